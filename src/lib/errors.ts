@@ -1,0 +1,70 @@
+/**
+ * Error codes of spec section 7. One table drives the HTTP status, the problem
+ * title and the docs page at {docs_url}/errors, so the three cannot drift apart.
+ */
+export const errorCatalog = {
+  invalid_parameter: {
+    status: 400,
+    title: "Invalid parameter",
+    when: "A query parameter is missing, malformed or out of range (includes a readings window over the allowed length, and a cursor that was tampered with or reused with other parameters).",
+  },
+  bad_request: {
+    status: 400,
+    title: "Bad request",
+    when: "The request itself cannot be read (for example a malformed URL or header).",
+  },
+  missing_api_key: {
+    status: 401,
+    title: "Missing API key",
+    when: "No `Authorization: Bearer <API_KEY>` header was sent.",
+  },
+  invalid_api_key: { status: 401, title: "Invalid API key", when: "The key does not exist." },
+  api_key_revoked: { status: 401, title: "API key revoked", when: "The key was revoked." },
+  api_key_expired: { status: 401, title: "API key expired", when: "The key passed its expiry date." },
+  insufficient_scope: {
+    status: 403,
+    title: "Insufficient scope",
+    when: "The key lacks the scope the endpoint needs; `detail` names the required scope.",
+  },
+  write_not_enabled: {
+    status: 403,
+    title: "Writing not enabled",
+    when: "A write method (POST, PUT, PATCH, DELETE) was sent to the read-only API; writing registers is not enabled for the organisation.",
+  },
+  not_found: {
+    status: 404,
+    title: "Not found",
+    when: "The path does not exist, or the gateway, register or alert is not in the key's organisation.",
+  },
+  conflict: { status: 409, title: "Conflict", when: "The request conflicts with the current state of the resource." },
+  rate_limited: {
+    status: 429,
+    title: "Rate limited",
+    when: "More requests than the key's limit in the current minute (100 by default; 60 per client address for the sandbox key). Wait `Retry-After` seconds.",
+  },
+  internal_error: {
+    status: 500,
+    title: "Internal error",
+    when: "A failure on the service side. The `request_id` identifies the request in the service log.",
+  },
+} as const satisfies Record<string, { status: number; title: string; when: string }>;
+
+export type ErrorCode = keyof typeof errorCatalog;
+export const errorCodes = Object.keys(errorCatalog) as ErrorCode[];
+
+/** An error that carries a stable code; transports map it to their own form. */
+export class CodedError extends Error {
+  readonly code: ErrorCode;
+  readonly detail: string | undefined;
+  readonly headers: Record<string, string> | undefined;
+  constructor(code: ErrorCode, detail?: string, headers?: Record<string, string>) {
+    super(detail ?? errorCatalog[code].title);
+    this.name = "CodedError";
+    this.code = code;
+    this.detail = detail;
+    this.headers = headers;
+  }
+  get status(): number {
+    return errorCatalog[this.code].status;
+  }
+}

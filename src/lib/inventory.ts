@@ -1,0 +1,67 @@
+/**
+ * The equipment inventory as the config describes it, in the shape the store
+ * keeps it: organisations, customers, gateways, Modbus devices and registers, each
+ * with its decided, stable public id. The config produces it; the store syncs it.
+ */
+
+export const modbusProtocols = ["rtu", "tcp"] as const;
+export type ModbusProtocol = (typeof modbusProtocols)[number];
+
+export interface InventoryRegister {
+  id: string;
+  name: string;
+  address: number;
+  functionCode: number | null;
+  dataType: string;
+  unit: string | null;
+  scaleFactor: number | null;
+  isWritable: boolean;
+  description: string | null;
+}
+
+export interface InventoryModbusDevice {
+  id: string;
+  name: string | null;
+  slaveId: number;
+  protocol: ModbusProtocol;
+  ipAddress: string | null;
+  port: number | null;
+  pollIntervalMs: number | null;
+  template: { id: string; brand: string; model: string } | null;
+  registers: InventoryRegister[];
+}
+
+export interface InventoryGateway {
+  id: string;
+  serial: string;
+  name: string;
+  /** Customer key within the organisation, or null. */
+  customer: string | null;
+  heartbeatMs: number;
+  firmwareVer: string | null;
+  ipEth: string | null;
+  ipWifi: string | null;
+  ip4g: string | null;
+  signal4g: number | null;
+  modbusDevices: InventoryModbusDevice[];
+}
+
+export interface InventoryCustomer {
+  id: string;
+  key: string;
+  name: string;
+  city: string | null;
+}
+
+export interface InventoryOrganization {
+  id: string;
+  key: string;
+  name: string;
+  customers: InventoryCustomer[];
+  gateways: InventoryGateway[];
+}
+
+export interface Inventory {
+  organizations: InventoryOrganization[];
+}
+

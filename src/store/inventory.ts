@@ -1,0 +1,148 @@
+/**
+ * Brings the store's organisations, customers, gateways, Modbus devices and
+ * registers in line with the config, which is their source of truth. Ids come in
+ * already decided (stable across restarts and edits); rows that left the config are
+ * retired, not deleted, so their history stays readable.
+ */
+import { and, eq, isNull, notInArray } from "drizzle-orm";
+import type { Inventory, InventoryModbusDevice } from "../lib/inventory.ts";
+import type { GatewayStatus } from "./schema.ts";
+import { customers, deviceTemplates, gateways, modbusDevices, organizations, registers } from "./schema.ts";
+import type { Store } from "./open.ts";
+
+/** Initial status a gateway gets when it first appears: pending until it reports. */
+const firstStatus: GatewayStatus = "pending";
+
+export function syncInventory(store: Store, inventory: Inventory, now: number): void {
+  const { db } = store;
+  db.transaction((tx) => {
+    const liveGatewayIds: number[] = [];
+    for (const org of inventory.organizations) {
+      const orgRow = tx
+        .insert(organizations)
+        .values({ uuid: org.id, key: org.key, name: org.name, createdAt: now })
+        .onConflictDoUpdate({ target: organizations.uuid, set: { key: org.key, name: org.name } })
+        .returning({ id: organizations.id })
+        .get();
+
+      const customerIds = new Map<string, number>();
+      for (const customer of org.customers) {
+        const row = tx
+          .insert(customers)
+          .values({ uuid: customer.id, orgId: orgRow.id, key: customer.key, name: customer.name, city: customer.city })
+          .onConflictDoUpdate({
+            target: customers.uuid,
+            set: { orgId: orgRow.id, key: customer.key, name: customer.name, city: customer.city },
+          })
+          .returning({ id: customers.id })
+          .get();
+        customerIds.set(customer.key, row.id);
+      }
+
+      for (const gateway of org.gateways) {
+        const values = {
+          orgId: orgRow.id,
+          customerId: gateway.customer === null ? null : (customerIds.get(gateway.customer) ?? null),
+          serial: gateway.serial,
+          name: gateway.name,
+          heartbeatMs: gateway.heartbeatMs,
+          firmwareVer: gateway.firmwareVer,
+          ipEth: gateway.ipEth,
+          ipWifi: gateway.ipWifi,
+          ip4g: gateway.ip4g,
+          signal4g: gateway.signal4g,
+          retiredAt: null,
+        };
+        const gatewayRow = tx
+          .insert(gateways)
+          .values({ uuid: gateway.id, status: firstStatus, createdAt: now, ...values })
+          .onConflictDoUpdate({ target: gateways.uuid, set: values })
+          .returning({ id: gateways.id })
+          .get();
+        liveGatewayIds.push(gatewayRow.id);
+        syncModbusDevices(tx, gatewayRow.id, gateway.modbusDevices, now);
+      }
+    }
+    retireMissing(tx, gateways, gateways.id, liveGatewayIds, now);
+  });
+}
+
+type Tx = Parameters<Parameters<Store["db"]["transaction"]>[0]>[0];
+
+function syncModbusDevices(tx: Tx, gatewayId: number, devices: InventoryModbusDevice[], now: number): void {
+  const liveDeviceIds: number[] = [];
+  const liveRegisterIds: number[] = [];
+  devices.forEach((device, devicePosition) => {
+    let templateId: number | null = null;
+    if (device.template !== null) {
+      const { id, brand, model } = device.template;
+      templateId = tx
+        .insert(deviceTemplates)
+        .values({ uuid: id, brand, model })
+        .onConflictDoUpdate({ target: deviceTemplates.uuid, set: { brand, model } })
+        .returning({ id: deviceTemplates.id })
+        .get().id;
+    }
+    const values = {
+      gatewayId,
+      name: device.name,
+      slaveId: device.slaveId,
+      protocol: device.protocol,
+      ipAddress: device.ipAddress,
+      port: device.port,
+      pollIntervalMs: device.pollIntervalMs,
+      templateId,
+      position: devicePosition,
+      retiredAt: null,
+    };
+    const deviceRow = tx
+      .insert(modbusDevices)
+      .values({ uuid: device.id, ...values })
+      .onConflictDoUpdate({ target: modbusDevices.uuid, set: values })
+      .returning({ id: modbusDevices.id })
+      .get();
+    liveDeviceIds.push(deviceRow.id);
+
+    device.registers.forEach((register, registerPosition) => {
+      const registerValues = {
+        gatewayId,
+        modbusDeviceId: deviceRow.id,
+        name: register.name,
+        address: register.address,
+        functionCode: register.functionCode,
+        dataType: register.dataType,
+        unit: register.unit,
+        scaleFactor: register.scaleFactor,
+        isWritable: register.isWritable,
+        description: register.description,
+        position: registerPosition,
+        retiredAt: null,
+      };
+      const registerRow = tx
+        .insert(registers)
+        .values({ uuid: register.id, ...registerValues })
+        .onConflictDoUpdate({ target: registers.uuid, set: registerValues })
+        .returning({ id: registers.id })
+        .get();
+      liveRegisterIds.push(registerRow.id);
+    });
+  });
+  retireMissing(tx, modbusDevices, modbusDevices.id, liveDeviceIds, now, eq(modbusDevices.gatewayId, gatewayId));
+  retireMissing(tx, registers, registers.id, liveRegisterIds, now, eq(registers.gatewayId, gatewayId));
+}
+
+function retireMissing(
+  tx: Tx,
+  table: typeof gateways | typeof modbusDevices | typeof registers,
+  idColumn: typeof gateways.id | typeof modbusDevices.id | typeof registers.id,
+  liveIds: number[],
+  now: number,
+  scope?: ReturnType<typeof eq>,
+): void {
+  const conditions = [isNull(table.retiredAt), notInArray(idColumn, liveIds.length > 0 ? liveIds : [-1])];
+  if (scope !== undefined) conditions.push(scope);
+  tx.update(table)
+    .set({ retiredAt: now })
+    .where(and(...conditions))
+    .run();
+}

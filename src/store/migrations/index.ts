@@ -1,0 +1,14 @@
+/**
+ * Migrations embedded in the executable: drizzle's own migrator reads a folder at
+ * run time, which a compiled executable does not have. Each new migration from
+ * `npx drizzle-kit generate` is added to `migrationSql` below; a test checks that
+ * every journal entry has its SQL here.
+ */
+import journal from "./meta/_journal.json" with { type: "json" };
+import initial from "./0000_initial.sql" with { type: "text" };
+
+export const migrationSql: Record<string, string> = {
+  "0000_initial": initial,
+};
+
+export const migrationJournal: { entries: { tag: string; when: number; breakpoints: boolean }[] } = journal;

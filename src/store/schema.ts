@@ -1,0 +1,204 @@
+/**
+ * The store's tables. Timestamps are integer milliseconds since the epoch (UTC);
+ * public ids are UUID text, internal joins use the integer primary keys so the big
+ * tables stay compact.
+ */
+import { modbusProtocols } from "../lib/inventory.ts";
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+export const organizations = sqliteTable("organizations", {
+  id: integer("id").primaryKey(),
+  uuid: text("uuid").notNull().unique(),
+  /** Handle used in config and on the CLI (`--org`). */
+  key: text("key").notNull().unique(),
+  name: text("name").notNull(),
+  createdAt: integer("created_at").notNull(),
+});
+
+export const customers = sqliteTable(
+  "customers",
+  {
+    id: integer("id").primaryKey(),
+    uuid: text("uuid").notNull().unique(),
+    orgId: integer("org_id")
+      .notNull()
+      .references(() => organizations.id),
+    key: text("key").notNull(),
+    name: text("name").notNull(),
+    city: text("city"),
+  },
+  (table) => [uniqueIndex("customers_org_key").on(table.orgId, table.key)],
+);
+
+export const deviceTemplates = sqliteTable(
+  "device_templates",
+  {
+    id: integer("id").primaryKey(),
+    uuid: text("uuid").notNull().unique(),
+    brand: text("brand").notNull(),
+    model: text("model").notNull(),
+  },
+  (table) => [uniqueIndex("device_templates_brand_model").on(table.brand, table.model)],
+);
+
+export const gatewayStatuses = ["online", "offline", "pending", "error"] as const;
+export type GatewayStatus = (typeof gatewayStatuses)[number];
+
+export const gateways = sqliteTable(
+  "gateways",
+  {
+    id: integer("id").primaryKey(),
+    uuid: text("uuid").notNull().unique(),
+    orgId: integer("org_id")
+      .notNull()
+      .references(() => organizations.id),
+    customerId: integer("customer_id").references(() => customers.id),
+    serial: text("serial").notNull().unique(),
+    name: text("name").notNull(),
+    status: text("status", { enum: gatewayStatuses }).notNull().default("pending"),
+    firmwareVer: text("firmware_ver"),
+    ipEth: text("ip_eth"),
+    ipWifi: text("ip_wifi"),
+    ip4g: text("ip_4g"),
+    signal4g: integer("signal_4g"),
+    lastSeen: integer("last_seen"),
+    heartbeatMs: integer("heartbeat_ms").notNull(),
+    createdAt: integer("created_at").notNull(),
+    claimedAt: integer("claimed_at"),
+    /** Set when the gateway left the config; kept so its history stays readable. */
+    retiredAt: integer("retired_at"),
+  },
+  (table) => [index("gateways_org_last_seen").on(table.orgId, table.lastSeen)],
+);
+
+
+export const modbusDevices = sqliteTable(
+  "modbus_devices",
+  {
+    id: integer("id").primaryKey(),
+    uuid: text("uuid").notNull().unique(),
+    gatewayId: integer("gateway_id")
+      .notNull()
+      .references(() => gateways.id),
+    name: text("name"),
+    slaveId: integer("slave_id").notNull(),
+    protocol: text("protocol", { enum: modbusProtocols }).notNull(),
+    ipAddress: text("ip_address"),
+    port: integer("port"),
+    pollIntervalMs: integer("poll_interval_ms"),
+    templateId: integer("template_id").references(() => deviceTemplates.id),
+    /** Order in the config file, so API lists follow it. */
+    position: integer("position").notNull(),
+    retiredAt: integer("retired_at"),
+  },
+  (table) => [index("modbus_devices_gateway").on(table.gatewayId)],
+);
+
+export const registers = sqliteTable(
+  "registers",
+  {
+    id: integer("id").primaryKey(),
+    uuid: text("uuid").notNull().unique(),
+    gatewayId: integer("gateway_id")
+      .notNull()
+      .references(() => gateways.id),
+    modbusDeviceId: integer("modbus_device_id")
+      .notNull()
+      .references(() => modbusDevices.id),
+    name: text("name").notNull(),
+    address: integer("address").notNull(),
+    functionCode: integer("function_code"),
+    dataType: text("data_type").notNull(),
+    unit: text("unit"),
+    scaleFactor: real("scale_factor"),
+    isWritable: integer("is_writable", { mode: "boolean" }).notNull().default(false),
+    description: text("description"),
+    latestRawValue: real("latest_raw_value"),
+    latestTs: integer("latest_ts"),
+    position: integer("position").notNull(),
+    retiredAt: integer("retired_at"),
+  },
+  (table) => [index("registers_gateway").on(table.gatewayId)],
+);
+
+/**
+ * The big table: one row per stored value. Clustered on (register, time) as a
+ * WITHOUT ROWID table (set in the migration; drizzle cannot express it), so the
+ * primary key is the only index and a row costs about 19 bytes on disk. Only the
+ * raw value is stored: value = raw_value x scale_factor is computed on the way out
+ * (spec section 1), with the register's current scale factor.
+ */
+export const readings = sqliteTable(
+  "readings",
+  {
+    registerId: integer("register_id").notNull(),
+    ts: integer("ts").notNull(),
+    rawValue: real("raw_value"),
+  },
+  (table) => [primaryKey({ columns: [table.registerId, table.ts] })],
+);
+
+export const alertSeverities = ["critical", "warning", "info"] as const;
+export type AlertSeverity = (typeof alertSeverities)[number];
+export const alertStatuses = ["active", "returned", "acknowledged", "resolved"] as const;
+export type AlertStatus = (typeof alertStatuses)[number];
+
+export const alerts = sqliteTable(
+  "alerts",
+  {
+    id: integer("id").primaryKey(),
+    uuid: text("uuid").notNull().unique(),
+    orgId: integer("org_id")
+      .notNull()
+      .references(() => organizations.id),
+    gatewayId: integer("gateway_id").references(() => gateways.id),
+    ruleId: text("rule_id"),
+    severity: text("severity", { enum: alertSeverities }).notNull(),
+    message: text("message").notNull(),
+    status: text("status", { enum: alertStatuses }).notNull(),
+    value: real("value"),
+    createdAt: integer("created_at").notNull(),
+    lastTriggeredAt: integer("last_triggered_at"),
+    returnedAt: integer("returned_at"),
+    ackAt: integer("ack_at"),
+    ackNote: text("ack_note"),
+    resolvedAt: integer("resolved_at"),
+    resolveNote: text("resolve_note"),
+    entryCount: integer("entry_count").notNull().default(1),
+  },
+  (table) => [
+    // GET /alerts: most recently triggered first, within one organisation
+    // (last_triggered_at is set when an alert opens, so it orders every alert).
+    index("alerts_org_triggered").on(table.orgId, table.lastTriggeredAt),
+  ],
+);
+
+export const apiKeyKinds = ["standard", "sandbox"] as const;
+export type ApiKeyKind = (typeof apiKeyKinds)[number];
+
+export const apiKeys = sqliteTable("api_keys", {
+  id: integer("id").primaryKey(),
+  uuid: text("uuid").notNull().unique(),
+  orgId: integer("org_id")
+    .notNull()
+    .references(() => organizations.id),
+  name: text("name").notNull(),
+  /** First characters of the key, shown to tell keys apart; the key itself is never stored. */
+  prefix: text("prefix").notNull(),
+  /** SHA-256 of the whole key, hex. */
+  hash: text("hash").notNull().unique(),
+  /** Space-separated scopes. */
+  scopes: text("scopes").notNull(),
+  kind: text("kind", { enum: apiKeyKinds }).notNull().default("standard"),
+  /** Requests per minute; for a sandbox key, per client address. */
+  rateLimitPerMinute: integer("rate_limit_per_minute").notNull(),
+  createdAt: integer("created_at").notNull(),
+  expiresAt: integer("expires_at"),
+  revokedAt: integer("revoked_at"),
+});
+
+/** Small settings the store keeps for itself (for example the cursor signing secret). */
+export const storeMeta = sqliteTable("store_meta", {
+  key: text("key").primaryKey(),
+  value: text("value").notNull(),
+});
