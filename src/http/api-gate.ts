@@ -1,0 +1,90 @@
+/**
+ * What every /v1 request passes before routing (spec sections 5, 7 and 8): a
+ * request id, the API key, the rate limit, and the read-only rule. It runs before
+ * the router so that unknown paths and write methods get the same treatment.
+ */
+import { CodedError } from "../lib/errors.ts";
+import { newRequestId } from "../lib/ids.ts";
+import type { KeyForRequest } from "../store/keys.ts";
+import { type FixedWindowRateLimiter, rateLimitHeaders } from "./rate-limit.ts";
+
+export interface RequestState {
+  requestId: string;
+  /** Headers every response to this request carries, errors included. */
+  headers: Record<string, string>;
+  principal: KeyForRequest | null;
+  startedAt: number;
+}
+
+export interface GateDeps {
+  lookupKey(key: string): KeyForRequest | null;
+  limiter: FixedWindowRateLimiter;
+  now(): number;
+  /** Requests per minute for a client address without a valid key. */
+  anonymousLimitPerMinute: number;
+}
+
+const readMethods = new Set(["GET", "HEAD", "OPTIONS"]);
+const bearerPattern = /^Bearer[ \t]+([^\s]+)[ \t]*$/i;
+
+export function newRequestState(now: number): RequestState {
+  const requestId = newRequestId();
+  return { requestId, headers: { "x-request-id": requestId }, principal: null, startedAt: now };
+}
+
+/**
+ * Authenticates and counts the request; throws a CodedError for the problem
+ * response. The rate-limit headers are on `state.headers` whatever the outcome.
+ */
+export function passApiGate(deps: GateDeps, state: RequestState, request: Request, clientAddress: string): void {
+  const authorization = request.headers.get("authorization");
+  const principal = authorization === null ? null : deps.lookupKey(bearerPattern.exec(authorization)?.[1] ?? "");
+  const failure = authFailure(authorization, principal, deps.now());
+
+  // Requests without a usable key are counted per client address, so guessing
+  // keys is throttled too and every response still carries the headers.
+  const decision =
+    failure !== null || principal === null
+      ? deps.limiter.take(`anon:${clientAddress}`, deps.anonymousLimitPerMinute)
+      : principal.kind === "sandbox"
+        ? deps.limiter.take(`key:${principal.id}:${clientAddress}`, principal.rateLimitPerMinute)
+        : deps.limiter.take(`key:${principal.id}`, principal.rateLimitPerMinute);
+  Object.assign(state.headers, rateLimitHeaders(decision));
+
+  if (failure !== null) throw failure;
+  if (!decision.allowed) {
+    throw new CodedError(
+      "rate_limited",
+      `More than ${decision.limit} requests in the current minute; retry in ${decision.resetSeconds} s.`,
+    );
+  }
+  state.principal = principal;
+  if (!readMethods.has(request.method)) {
+    throw new CodedError(
+      "write_not_enabled",
+      "This API is read-only: writing registers is not enabled for this organisation.",
+    );
+  }
+}
+
+function authFailure(authorization: string | null, principal: KeyForRequest | null, now: number): CodedError | null {
+  if (authorization === null || !bearerPattern.test(authorization)) {
+    return new CodedError("missing_api_key", "Send the header `Authorization: Bearer <API_KEY>`.");
+  }
+  if (principal === null) return new CodedError("invalid_api_key", "The API key does not exist.");
+  if (principal.revokedAt !== null && principal.revokedAt <= now) {
+    return new CodedError("api_key_revoked", "The API key was revoked.");
+  }
+  if (principal.expiresAt !== null && principal.expiresAt <= now) {
+    return new CodedError("api_key_expired", "The API key passed its expiry date.");
+  }
+  return null;
+}
+
+export function requireScope(principal: KeyForRequest | null, scope: string): KeyForRequest {
+  if (principal === null) throw new CodedError("missing_api_key");
+  if (!principal.scopes.includes(scope)) {
+    throw new CodedError("insufficient_scope", `This endpoint needs the scope "${scope}".`);
+  }
+  return principal;
+}

@@ -1,0 +1,134 @@
+/**
+ * The HTTP door: the /v1 read API (spec section 4) and its docs. Every request
+ * gets a request id; /v1 requests pass the gate (key, rate limit, read-only)
+ * before routing; every error leaves as problem+json.
+ */
+import { Elysia, ValidationError } from "elysia";
+import type { Clock } from "../lib/clock.ts";
+import { CodedError, type ErrorCode } from "../lib/errors.ts";
+import type { Logger } from "../lib/logger.ts";
+import { keyLookup } from "../store/keys.ts";
+import { storeSecret } from "../store/meta.ts";
+import type { Store } from "../store/open.ts";
+import { readingQueries } from "../store/readings.ts";
+import { registerQueries } from "../store/registers.ts";
+import { newRequestState, passApiGate, type RequestState } from "./api-gate.ts";
+import { buildOpenApiDocument } from "./docs/openapi.ts";
+import { docsRoutes } from "./docs/pages.ts";
+import { problemResponse } from "./problem.ts";
+import { describeValidation } from "./validation-message.ts";
+import { FixedWindowRateLimiter } from "./rate-limit.ts";
+import { alertRoutes } from "./v1/alerts.ts";
+import type { V1Deps } from "./v1/deps.ts";
+import { gatewayRoutes } from "./v1/gateways.ts";
+import { introspectRoutes } from "./v1/introspect.ts";
+import { readingRoutes } from "./v1/readings.ts";
+import { registerRoutes } from "./v1/registers.ts";
+
+export interface HttpAppDeps {
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  /** Absolute base URL clients use (for `{docs_url}`); null: taken from each request. */
+  publicUrl: string | null;
+  /** Requests per minute per client address for requests without a valid key. */
+  anonymousLimitPerMinute?: number;
+}
+
+export function createHttpApp(deps: HttpAppDeps) {
+  const { store, clock, logger } = deps;
+  const states = new WeakMap<Request, RequestState>();
+  const stateOf = (request: Request): RequestState => {
+    let state = states.get(request);
+    if (state === undefined) {
+      state = newRequestState(clock.now());
+      states.set(request, state);
+    }
+    return state;
+  };
+  const gateDeps = {
+    lookupKey: keyLookup(store),
+    limiter: new FixedWindowRateLimiter(clock),
+    now: () => clock.now(),
+    anonymousLimitPerMinute: deps.anonymousLimitPerMinute ?? 100,
+  };
+  const v1Deps: V1Deps = {
+    store,
+    clock,
+    registers: registerQueries(store),
+    readings: readingQueries(store),
+    cursorSecret: storeSecret(store, "readings-cursor"),
+    stateOf,
+  };
+  const v1 = new Elysia()
+    .use(introspectRoutes(v1Deps))
+    .use(gatewayRoutes(v1Deps))
+    .use(registerRoutes(v1Deps))
+    .use(readingRoutes(v1Deps))
+    .use(alertRoutes(v1Deps));
+
+  const docsUrlOf = (request: Request) => `${deps.publicUrl ?? new URL(request.url).origin}/docs`;
+  let openApiJson: string | null = null;
+  const openApi = () => {
+    openApiJson ??= JSON.stringify(buildOpenApiDocument(v1, deps.publicUrl ?? "/"));
+    return openApiJson;
+  };
+
+  const fail = (request: Request, code: ErrorCode, detail?: string) => {
+    const state = stateOf(request);
+    return problemResponse(code, state.requestId, docsUrlOf(request), state.headers, detail);
+  };
+
+  return new Elysia({ normalize: false })
+    .onRequest(({ request, server, set }) => {
+      const state = stateOf(request);
+      if (isApiPath(request.url)) {
+        try {
+          passApiGate(gateDeps, state, request, server?.requestIP(request)?.address ?? "unknown");
+        } catch (error) {
+          if (error instanceof CodedError) return fail(request, error.code, error.detail);
+          throw error;
+        }
+      }
+      Object.assign(set.headers, state.headers);
+    })
+    .onError(({ code, error, request }) => {
+      if (error instanceof CodedError) return fail(request, error.code, error.detail);
+      if (code === "VALIDATION" && error instanceof ValidationError) {
+        return fail(request, "invalid_parameter", describeValidation(error));
+      }
+      if (code === "NOT_FOUND") return fail(request, "not_found", "No such path.");
+      if (code === "PARSE") return fail(request, "bad_request", "The request could not be read.");
+      logger.error({ err: error, request_id: stateOf(request).requestId }, "request failed");
+      return fail(request, "internal_error");
+    })
+    .onAfterResponse(({ request, set }) => {
+      const state = stateOf(request);
+      logger.info(
+        {
+          request_id: state.requestId,
+          method: request.method,
+          path: pathOf(request.url),
+          status: set.status,
+          ms: clock.now() - state.startedAt,
+        },
+        "request",
+      );
+    })
+    .use(docsRoutes(openApi))
+    .use(v1);
+}
+
+export type HttpApp = ReturnType<typeof createHttpApp>;
+
+function pathOf(url: string): string {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  if (start < 0) return "/";
+  const query = url.indexOf("?", start);
+  return query < 0 ? url.slice(start) : url.slice(start, query);
+}
+
+function isApiPath(url: string): boolean {
+  const path = pathOf(url);
+  return path === "/v1" || path.startsWith("/v1/");
+}

@@ -1,0 +1,71 @@
+/**
+ * The OpenAPI 3.1 description, generated from the same Elysia schemas that
+ * validate the requests (@elysiajs/openapi's generator), then finished with what
+ * routes cannot say: error bodies are application/problem+json, the bearer scheme,
+ * the rate-limit headers on every response.
+ */
+import { toOpenAPISchema } from "@elysiajs/openapi";
+import type { AnyElysia } from "elysia";
+import { version } from "../../lib/version.ts";
+
+type JsonObject = Record<string, unknown>;
+
+const rateLimitHeaders = {
+  "X-Request-Id": { description: "Request id, `req_<hex>`; equals `request_id` of a problem.", schema: { type: "string" } },
+  "X-RateLimit-Limit": { description: "Requests allowed per minute.", schema: { type: "integer" } },
+  "X-RateLimit-Remaining": { description: "Requests left in the current minute.", schema: { type: "integer" } },
+  "X-RateLimit-Reset": { description: "Seconds until the window resets.", schema: { type: "integer" } },
+};
+
+export function buildOpenApiDocument(v1: AnyElysia, serverUrl: string): JsonObject {
+  const { paths, components } = toOpenAPISchema(v1, undefined, undefined, undefined, "3.1.0");
+  for (const pathItem of Object.values(paths as Record<string, Record<string, JsonObject>>)) {
+    for (const operation of Object.values(pathItem)) {
+      operation.security = [{ bearerAuth: [] }];
+      const responses = (operation.responses ?? {}) as Record<string, JsonObject>;
+      for (const [status, response] of Object.entries(responses)) {
+        const content = response.content as Record<string, unknown> | undefined;
+        if (status !== "200" && content !== undefined) {
+          response.content = { "application/problem+json": content["application/json"] ?? Object.values(content)[0] };
+          response.description = errorDescriptions[status] ?? "Error";
+        }
+        response.headers = {
+          ...rateLimitHeaders,
+          ...(status === "429" ? { "Retry-After": { description: "Seconds to wait.", schema: { type: "integer" } } } : {}),
+        };
+      }
+    }
+  }
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "fieldhub Gateway Data API",
+      version,
+      description:
+        "Read-only access to the gateways, Modbus devices, registers, reading history and alerts of one organisation. Every request sends `Authorization: Bearer <API_KEY>`. Errors are RFC 9457 problem details; clients branch on `code`.",
+    },
+    servers: [{ url: serverUrl }],
+    security: [{ bearerAuth: [] }],
+    tags: [
+      { name: "Introspection" },
+      { name: "Gateways", description: "Gateways are called `device` in paths." },
+      { name: "Registers" },
+      { name: "Readings" },
+      { name: "Alerts" },
+    ],
+    paths,
+    components: {
+      ...components,
+      securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", description: "API key" } },
+    },
+  };
+}
+
+const errorDescriptions: Record<string, string> = {
+  "400": "invalid_parameter: a query parameter is missing, malformed or out of range",
+  "401": "missing_api_key, invalid_api_key, api_key_revoked or api_key_expired",
+  "403": "insufficient_scope or write_not_enabled",
+  "404": "not_found",
+  "429": "rate_limited",
+  "500": "internal_error",
+};

@@ -1,0 +1,56 @@
+import { Elysia, t } from "elysia";
+import { CodedError } from "../../lib/errors.ts";
+import { listAlerts } from "../../store/alerts.ts";
+import { findGateway } from "../../store/gateways.ts";
+import { alertSeverities, alertStatuses } from "../../store/schema.ts";
+import { offsetMeta, offsetPaging, lookupErrors } from "./common.ts";
+import { principalOf, scopeCheck, type V1Deps } from "./deps.ts";
+import { queryObject, optionalEnum } from "./query.ts";
+import { Alert, OffsetMeta } from "./models.ts";
+import { presentAlert } from "./present.ts";
+
+const ListAlertsQuery = queryObject(
+  {
+    status: optionalEnum("status", alertStatuses),
+    severity: optionalEnum("severity", alertSeverities),
+    device_id: t.Optional(t.String({ title: "device_id", format: "uuid", description: "only alerts of this gateway" })),
+    ...offsetPaging,
+  },
+);
+
+/** GET /alerts (scope alerts:read). */
+export function alertRoutes(deps: V1Deps) {
+  return new Elysia().get(
+    "/v1/alerts",
+    ({ request, query }) => {
+      const key = principalOf(deps, request);
+      const limit = query.limit ?? 50;
+      const offset = query.offset ?? 0;
+      let gatewayId: number | undefined;
+      if (query.device_id !== undefined) {
+        const gateway = findGateway(deps.store, key.orgId, query.device_id);
+        if (gateway === null) throw new CodedError("not_found", `No gateway ${query.device_id}.`);
+        gatewayId = gateway.id;
+      }
+      const { rows, total } = listAlerts(deps.store, key.orgId, {
+        status: query.status,
+        severity: query.severity,
+        gatewayId,
+        limit,
+        offset,
+      });
+      return { data: rows.map(presentAlert), meta: offsetMeta(total, limit, offset) };
+    },
+    {
+      query: ListAlertsQuery,
+      transform: scopeCheck(deps, "alerts:read"),
+      response: { 200: t.Object({ data: t.Array(Alert), meta: OffsetMeta }), ...lookupErrors },
+      detail: {
+        operationId: "listAlerts",
+        summary: "List alerts",
+        description: "Alerts of the organisation, most recently triggered first.",
+        tags: ["Alerts"],
+      },
+    },
+  );
+}

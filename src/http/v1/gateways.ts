@@ -1,0 +1,68 @@
+import { Elysia, t } from "elysia";
+import { CodedError } from "../../lib/errors.ts";
+import { findGateway, listGateways, listModbusDevices } from "../../store/gateways.ts";
+import { gatewayStatuses } from "../../store/schema.ts";
+import { gatewayIdParams, lookupErrors, offsetMeta, offsetPaging, queryErrors } from "./common.ts";
+import { principalOf, scopeCheck, type V1Deps } from "./deps.ts";
+import { queryObject, optionalEnum } from "./query.ts";
+import { Gateway, GatewayDetail, OffsetMeta } from "./models.ts";
+import { presentGateway, presentModbusDevice } from "./present.ts";
+
+const ListGatewaysQuery = queryObject(
+  {
+    status: optionalEnum("status", gatewayStatuses, "filters by status"),
+    ...offsetPaging,
+  },
+);
+
+/** GET /devices and GET /devices/{id} (scope devices:read). */
+export function gatewayRoutes(deps: V1Deps) {
+  return new Elysia()
+    .get(
+      "/v1/devices",
+      ({ request, query }) => {
+        const key = principalOf(deps, request);
+        const limit = query.limit ?? 50;
+        const offset = query.offset ?? 0;
+        const { rows, total } = listGateways(deps.store, key.orgId, { status: query.status, limit, offset });
+        return { data: rows.map(presentGateway), meta: offsetMeta(total, limit, offset) };
+      },
+      {
+        query: ListGatewaysQuery,
+        transform: scopeCheck(deps, "devices:read"),
+        response: { 200: t.Object({ data: t.Array(Gateway), meta: OffsetMeta }), ...queryErrors },
+        detail: {
+          operationId: "listGateways",
+          summary: "List gateways",
+          description: "All gateways of the organisation, most recently seen first.",
+          tags: ["Gateways"],
+        },
+      },
+    )
+    .get(
+      "/v1/devices/:id",
+      ({ request, params }) => {
+        const key = principalOf(deps, request);
+        const gateway = findGateway(deps.store, key.orgId, params.id);
+        if (gateway === null) throw new CodedError("not_found", `No gateway ${params.id}.`);
+        return {
+          data: {
+            ...presentGateway(gateway),
+            claimed_at: gateway.claimedAt === null ? null : new Date(gateway.claimedAt).toISOString(),
+            modbus_devices: listModbusDevices(deps.store, gateway.id).map(presentModbusDevice),
+          },
+        };
+      },
+      {
+        params: gatewayIdParams,
+        transform: scopeCheck(deps, "devices:read"),
+        response: { 200: t.Object({ data: GatewayDetail }), ...lookupErrors },
+        detail: {
+          operationId: "getGateway",
+          summary: "Get a gateway",
+          description: "One gateway with its customer and the Modbus devices it reads.",
+          tags: ["Gateways"],
+        },
+      },
+    );
+}

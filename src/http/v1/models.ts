@@ -1,0 +1,157 @@
+/**
+ * Response shapes of spec section 2. These schemas feed the OpenAPI description;
+ * the request schemas live beside each controller.
+ */
+import { t } from "elysia";
+import { errorCodes } from "../../lib/errors.ts";
+
+const dateTime = t.String({ format: "date-time" });
+const uuid = t.String({ format: "uuid" });
+const nullable = t.Nullable;
+
+export const Customer = t.Object(
+  { id: uuid, name: t.String(), city: nullable(t.String()) },
+  { $id: "Customer", description: "The site or customer a gateway is assigned to." },
+);
+
+const gatewayFields = {
+  id: uuid,
+  serial: t.String(),
+  name: t.String(),
+  status: t.UnionEnum(["online", "offline", "pending", "error"]),
+  firmware_ver: nullable(t.String()),
+  ip_eth: nullable(t.String({ description: "address on wired network" })),
+  ip_wifi: nullable(t.String()),
+  ip_4g: nullable(t.String({ description: "address on 4G network" })),
+  signal_4g: nullable(t.Integer({ description: "signal strength in dBm" })),
+  last_seen: nullable(dateTime),
+  created_at: dateTime,
+  customer: nullable(Customer),
+};
+
+export const Gateway = t.Object(gatewayFields, {
+  $id: "Gateway",
+  description: "A gateway (called `device` in paths): one polling unit on site.",
+});
+
+export const DeviceTemplate = t.Object({ id: uuid, brand: t.String(), model: t.String() }, { $id: "DeviceTemplate" });
+
+export const ModbusDevice = t.Object(
+  {
+    id: uuid,
+    name: nullable(t.String()),
+    slave_id: t.Integer({ description: "Modbus unit id" }),
+    protocol: t.UnionEnum(["rtu", "tcp"]),
+    ip_address: nullable(t.String({ description: "for Modbus TCP" })),
+    port: nullable(t.Integer({ description: "for Modbus TCP" })),
+    poll_interval_ms: nullable(t.Integer()),
+    template: nullable(DeviceTemplate),
+  },
+  { $id: "ModbusDevice" },
+);
+
+export const GatewayDetail = t.Object(
+  { ...gatewayFields, claimed_at: nullable(dateTime), modbus_devices: t.Array(ModbusDevice) },
+  { $id: "GatewayDetail" },
+);
+
+export const Register = t.Object(
+  {
+    id: uuid,
+    modbus_device_id: uuid,
+    modbus_device_name: nullable(t.String()),
+    name: t.String(),
+    address: t.Integer({ description: "register address" }),
+    function_code: nullable(t.Integer({ description: "1 = coil, 2 = discrete input, 3 = holding register, 4 = input register" })),
+    data_type: t.String({ description: "for example int16, uint16, int32, float32" }),
+    unit: nullable(t.String()),
+    scale_factor: nullable(t.Number({ description: "value = raw_value x scale_factor" })),
+    is_writable: t.Boolean(),
+    description: nullable(t.String()),
+    latest_value: nullable(t.Number({ description: "engineering units" })),
+    latest_raw_value: nullable(t.Number({ description: "as read" })),
+    latest_ts: nullable(dateTime),
+  },
+  { $id: "Register" },
+);
+
+export const Reading = t.Object(
+  {
+    register_id: uuid,
+    modbus_device_id: nullable(uuid),
+    name: nullable(t.String()),
+    unit: nullable(t.String()),
+    value: nullable(t.Number({ description: "engineering units" })),
+    raw_value: nullable(t.Number({ description: "as read" })),
+    ts: dateTime,
+  },
+  { $id: "Reading" },
+);
+
+export const Alert = t.Object(
+  {
+    id: uuid,
+    device_id: nullable(uuid),
+    rule_id: nullable(uuid),
+    severity: t.UnionEnum(["critical", "warning", "info"]),
+    message: t.String(),
+    status: t.UnionEnum(["active", "returned", "acknowledged", "resolved"]),
+    value: nullable(t.Number()),
+    created_at: dateTime,
+    last_triggered_at: nullable(dateTime),
+    returned_at: nullable(dateTime),
+    ack_at: nullable(dateTime),
+    ack_note: nullable(t.String()),
+    resolved_at: nullable(dateTime),
+    resolve_note: nullable(t.String()),
+    entry_count: t.Integer({ description: "how often the alert fired while open" }),
+  },
+  { $id: "Alert" },
+);
+
+export const Introspection = t.Object(
+  {
+    key: t.Object({
+      name: t.String(),
+      scopes: t.Array(t.String()),
+      created_at: dateTime,
+      expires_at: nullable(dateTime),
+    }),
+    organization: t.Object({ name: t.String() }),
+    stats: t.Object({
+      gateways: t.Integer(),
+      devices: t.Integer({ description: "same as gateways, kept for older clients" }),
+      open_alerts: t.Integer(),
+    }),
+  },
+  { $id: "Introspection" },
+);
+
+export const OffsetMeta = t.Object(
+  { total: t.Integer(), limit: t.Integer(), offset: t.Integer() },
+  { $id: "OffsetMeta" },
+);
+
+export const CursorMeta = t.Object(
+  {
+    since: dateTime,
+    until: dateTime,
+    order: t.UnionEnum(["asc", "desc"]),
+    limit: t.Integer(),
+    has_more: t.Boolean(),
+    next_cursor: nullable(t.String({ description: "null on the last page" })),
+  },
+  { $id: "CursorMeta" },
+);
+
+export const Problem = t.Object(
+  {
+    type: t.String({ format: "uri", description: "{docs_url}/errors#<code>" }),
+    title: t.String(),
+    status: t.Integer(),
+    detail: t.Optional(t.String({ description: "for people; may change" })),
+    code: t.UnionEnum(errorCodes as [string, ...string[]], { description: "stable; clients branch on it" }),
+    request_id: t.String({ pattern: "^req_[0-9a-f]+$" }),
+  },
+  { $id: "Problem", description: "RFC 9457 problem details (application/problem+json)." },
+);

@@ -1,0 +1,80 @@
+/** Store rows to the JSON shapes of spec section 2 (ISO 8601 UTC timestamps, snake_case). */
+import { isoFromMs, isoOrNull } from "../../lib/clock.ts";
+import type { AlertRow } from "../../store/alerts.ts";
+import type { GatewayRow, ModbusDeviceRow } from "../../store/gateways.ts";
+import { type RegisterRow, scaleValue } from "../../store/registers.ts";
+
+export function presentGateway(row: GatewayRow) {
+  return {
+    id: row.uuid,
+    serial: row.serial,
+    name: row.name,
+    status: row.status,
+    firmware_ver: row.firmwareVer,
+    ip_eth: row.ipEth,
+    ip_wifi: row.ipWifi,
+    ip_4g: row.ip4g,
+    signal_4g: row.signal4g,
+    last_seen: isoOrNull(row.lastSeen),
+    created_at: isoFromMs(row.createdAt),
+    customer:
+      row.customerUuid === null
+        ? null
+        : { id: row.customerUuid, name: row.customerName ?? "", city: row.customerCity },
+  };
+}
+
+export function presentModbusDevice(row: ModbusDeviceRow) {
+  return {
+    id: row.uuid,
+    name: row.name,
+    slave_id: row.slaveId,
+    protocol: row.protocol,
+    ip_address: row.ipAddress,
+    port: row.port,
+    poll_interval_ms: row.pollIntervalMs,
+    template:
+      row.templateUuid === null
+        ? null
+        : { id: row.templateUuid, brand: row.templateBrand ?? "", model: row.templateModel ?? "" },
+  };
+}
+
+export function presentRegister(row: RegisterRow) {
+  return {
+    id: row.uuid,
+    modbus_device_id: row.modbusDeviceUuid,
+    modbus_device_name: row.modbusDeviceName,
+    name: row.name,
+    address: row.address,
+    function_code: row.functionCode,
+    data_type: row.dataType,
+    unit: row.unit,
+    scale_factor: row.scaleFactor,
+    is_writable: row.isWritable === 1,
+    description: row.description,
+    latest_value: scaleValue(row.latestRawValue, row.scaleFactor),
+    latest_raw_value: row.latestRawValue,
+    latest_ts: isoOrNull(row.latestTs),
+  };
+}
+
+export function presentAlert(row: AlertRow) {
+  return {
+    id: row.uuid,
+    device_id: row.gatewayUuid,
+    rule_id: row.ruleId,
+    severity: row.severity,
+    message: row.message,
+    status: row.status,
+    value: row.value,
+    created_at: isoFromMs(row.createdAt),
+    last_triggered_at: isoOrNull(row.lastTriggeredAt),
+    returned_at: isoOrNull(row.returnedAt),
+    ack_at: isoOrNull(row.ackAt),
+    ack_note: row.ackNote,
+    resolved_at: isoOrNull(row.resolvedAt),
+    resolve_note: row.resolveNote,
+    entry_count: row.entryCount,
+  };
+}

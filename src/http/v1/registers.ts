@@ -1,0 +1,45 @@
+import { Elysia, t } from "elysia";
+import { CodedError } from "../../lib/errors.ts";
+import { findGateway, findModbusDeviceId } from "../../store/gateways.ts";
+import { gatewayIdParams, lookupErrors } from "./common.ts";
+import { principalOf, scopeCheck, type V1Deps } from "./deps.ts";
+import { queryObject } from "./query.ts";
+import { Register } from "./models.ts";
+import { presentRegister } from "./present.ts";
+
+const ListRegistersQuery = queryObject(
+  { modbus_device_id: t.Optional(t.String({ title: "device_id", format: "uuid", description: "only registers of this Modbus device" })) },
+);
+
+/** GET /devices/{id}/registers (scope registers:read): current state, for polling. */
+export function registerRoutes(deps: V1Deps) {
+  return new Elysia().get(
+    "/v1/devices/:id/registers",
+    ({ request, params, query }) => {
+      const key = principalOf(deps, request);
+      const gateway = findGateway(deps.store, key.orgId, params.id);
+      if (gateway === null) throw new CodedError("not_found", `No gateway ${params.id}.`);
+      let modbusDeviceId: number | undefined;
+      if (query.modbus_device_id !== undefined) {
+        const found = findModbusDeviceId(deps.store, gateway.id, query.modbus_device_id);
+        if (found === null) {
+          throw new CodedError("not_found", `Gateway ${params.id} has no Modbus device ${query.modbus_device_id}.`);
+        }
+        modbusDeviceId = found;
+      }
+      return { data: deps.registers.listRegisters(gateway.id, modbusDeviceId).map(presentRegister) };
+    },
+    {
+      params: gatewayIdParams,
+      query: ListRegistersQuery,
+      transform: scopeCheck(deps, "registers:read"),
+      response: { 200: t.Object({ data: t.Array(Register) }), ...lookupErrors },
+      detail: {
+        operationId: "listRegisters",
+        summary: "List registers with latest values",
+        description: "Every register of the gateway with its latest value. Intended for polling the current state.",
+        tags: ["Registers"],
+      },
+    },
+  );
+}

@@ -1,0 +1,186 @@
+/**
+ * API keys (spec section 5). A key is shown once when created; the store keeps
+ * only its SHA-256 (keys are 160 random bits, so a fast hash is enough) and a
+ * short prefix to tell keys apart.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { desc, eq } from "drizzle-orm";
+import { randomUuid } from "../lib/ids.ts";
+import type { Store } from "./open.ts";
+import { type ApiKeyKind, apiKeys, organizations } from "./schema.ts";
+
+export const apiScopes = ["devices:read", "registers:read", "alerts:read"] as const;
+export type ApiScope = (typeof apiScopes)[number];
+
+export const defaultRateLimitPerMinute = 100;
+export const sandboxRateLimitPerMinute = 60;
+const keyPrefixLength = 11;
+
+export function hashApiKey(key: string): string {
+  return createHash("sha256").update(key).digest("hex");
+}
+
+export function generateApiKey(): string {
+  return `fh_${randomBytes(20).toString("hex")}`;
+}
+
+export interface NewApiKey {
+  orgKey: string;
+  name: string;
+  scopes: ApiScope[];
+  expiresAt: number | null;
+  rateLimitPerMinute?: number;
+  kind?: ApiKeyKind;
+  /** A fixed key value (the demo's sandbox key); otherwise one is generated. */
+  key?: string;
+}
+
+export interface CreatedApiKey {
+  id: string;
+  key: string;
+  prefix: string;
+  name: string;
+  orgKey: string;
+  scopes: ApiScope[];
+  createdAt: number;
+  expiresAt: number | null;
+  rateLimitPerMinute: number;
+}
+
+export class UnknownOrganizationError extends Error {
+  constructor(readonly orgKey: string) {
+    super(`no organisation with key "${orgKey}"`);
+  }
+}
+
+export function createApiKey(store: Store, input: NewApiKey, now: number): CreatedApiKey {
+  const org = store.db
+    .select({ id: organizations.id })
+    .from(organizations)
+    .where(eq(organizations.key, input.orgKey))
+    .get();
+  if (org === undefined) throw new UnknownOrganizationError(input.orgKey);
+  const key = input.key ?? generateApiKey();
+  const kind = input.kind ?? "standard";
+  const rateLimitPerMinute =
+    input.rateLimitPerMinute ?? (kind === "sandbox" ? sandboxRateLimitPerMinute : defaultRateLimitPerMinute);
+  const row = {
+    uuid: randomUuid(),
+    orgId: org.id,
+    name: input.name,
+    prefix: key.slice(0, keyPrefixLength),
+    hash: hashApiKey(key),
+    scopes: input.scopes.join(" "),
+    kind,
+    rateLimitPerMinute,
+    createdAt: now,
+    expiresAt: input.expiresAt,
+  };
+  store.db.insert(apiKeys).values(row).onConflictDoNothing({ target: apiKeys.hash }).run();
+  return {
+    id: row.uuid,
+    key,
+    prefix: row.prefix,
+    name: row.name,
+    orgKey: input.orgKey,
+    scopes: input.scopes,
+    createdAt: now,
+    expiresAt: input.expiresAt,
+    rateLimitPerMinute,
+  };
+}
+
+export interface ApiKeyListing {
+  id: string;
+  prefix: string;
+  name: string;
+  orgKey: string;
+  scopes: string[];
+  kind: ApiKeyKind;
+  rateLimitPerMinute: number;
+  createdAt: number;
+  expiresAt: number | null;
+  revokedAt: number | null;
+}
+
+export function listApiKeys(store: Store, orgKey?: string): ApiKeyListing[] {
+  const query = store.db
+    .select({
+      id: apiKeys.uuid,
+      prefix: apiKeys.prefix,
+      name: apiKeys.name,
+      orgKey: organizations.key,
+      scopes: apiKeys.scopes,
+      kind: apiKeys.kind,
+      rateLimitPerMinute: apiKeys.rateLimitPerMinute,
+      createdAt: apiKeys.createdAt,
+      expiresAt: apiKeys.expiresAt,
+      revokedAt: apiKeys.revokedAt,
+    })
+    .from(apiKeys)
+    .innerJoin(organizations, eq(organizations.id, apiKeys.orgId))
+    .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id));
+  const rows = orgKey === undefined ? query.all() : query.where(eq(organizations.key, orgKey)).all();
+  return rows.map((row) => ({ ...row, scopes: splitScopes(row.scopes) }));
+}
+
+/** Revokes by key id or by prefix; returns how many keys were revoked now. */
+export function revokeApiKey(store: Store, idOrPrefix: string, now: number): number {
+  const keys = listApiKeys(store).filter(
+    (key) => key.revokedAt === null && (key.id === idOrPrefix || key.prefix === idOrPrefix),
+  );
+  for (const key of keys) {
+    store.db.update(apiKeys).set({ revokedAt: now }).where(eq(apiKeys.uuid, key.id)).run();
+  }
+  return keys.length;
+}
+
+export interface KeyForRequest {
+  id: string;
+  name: string;
+  scopes: string[];
+  kind: ApiKeyKind;
+  rateLimitPerMinute: number;
+  createdAt: number;
+  expiresAt: number | null;
+  revokedAt: number | null;
+  orgId: number;
+  orgName: string;
+}
+
+/**
+ * The per-request key lookup: one prepared statement by hash, read from the store
+ * every time so a key created or revoked from the CLI (another process) counts on
+ * the very next request.
+ */
+export function keyLookup(store: Store): (key: string) => KeyForRequest | null {
+  const statement = store.sqlite.prepare<
+    {
+      id: string;
+      name: string;
+      scopes: string;
+      kind: ApiKeyKind;
+      rateLimitPerMinute: number;
+      createdAt: number;
+      expiresAt: number | null;
+      revokedAt: number | null;
+      orgId: number;
+      orgName: string;
+    },
+    [string]
+  >(
+    `SELECT k.uuid AS id, k.name AS name, k.scopes AS scopes, k.kind AS kind,
+            k.rate_limit_per_minute AS rateLimitPerMinute, k.created_at AS createdAt,
+            k.expires_at AS expiresAt, k.revoked_at AS revokedAt, o.id AS orgId, o.name AS orgName
+       FROM api_keys k JOIN organizations o ON o.id = k.org_id
+      WHERE k.hash = ?`,
+  );
+  return (key) => {
+    const row = statement.get(hashApiKey(key));
+    return row === null ? null : { ...row, scopes: splitScopes(row.scopes) };
+  };
+}
+
+function splitScopes(scopes: string): string[] {
+  return scopes.split(" ").filter((scope) => scope.length > 0);
+}
