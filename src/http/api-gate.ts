@@ -20,8 +20,8 @@ export interface GateDeps {
   lookupKey(key: string): KeyForRequest | null;
   limiter: FixedWindowRateLimiter;
   now(): number;
-  /** Requests per minute for a client address without a valid key. */
-  anonymousLimitPerMinute: number;
+  /** Requests per minute of a key that sets no limit of its own (spec section 8: 100). */
+  defaultLimitPerMinute: number;
 }
 
 const readMethods = new Set(["GET", "HEAD", "OPTIONS"]);
@@ -45,10 +45,11 @@ export function passApiGate(deps: GateDeps, state: RequestState, request: Reques
   // keys is throttled too and every response still carries the headers.
   const decision =
     failure !== null || principal === null
-      ? deps.limiter.take(`anon:${clientAddress}`, deps.anonymousLimitPerMinute)
-      : principal.kind === "sandbox"
-        ? deps.limiter.take(`key:${principal.id}:${clientAddress}`, principal.rateLimitPerMinute)
-        : deps.limiter.take(`key:${principal.id}`, principal.rateLimitPerMinute);
+      ? deps.limiter.take(`anon:${clientAddress}`, deps.defaultLimitPerMinute)
+      : deps.limiter.take(
+          principal.kind === "sandbox" ? `key:${principal.id}:${clientAddress}` : `key:${principal.id}`,
+          principal.rateLimitPerMinute ?? deps.defaultLimitPerMinute,
+        );
   Object.assign(state.headers, rateLimitHeaders(decision));
 
   if (failure !== null) throw failure;

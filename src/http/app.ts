@@ -31,8 +31,8 @@ export interface HttpAppDeps {
   logger: Logger;
   /** Absolute base URL clients use (for `{docs_url}`); null: taken from each request. */
   publicUrl: string | null;
-  /** Requests per minute per client address for requests without a valid key. */
-  anonymousLimitPerMinute?: number;
+  /** Requests per minute of keys without a limit of their own, and of requests without a valid key per client address. */
+  defaultLimitPerMinute: number;
 }
 
 export function createHttpApp(deps: HttpAppDeps) {
@@ -50,7 +50,7 @@ export function createHttpApp(deps: HttpAppDeps) {
     lookupKey: keyLookup(store),
     limiter: new FixedWindowRateLimiter(clock),
     now: () => clock.now(),
-    anonymousLimitPerMinute: deps.anonymousLimitPerMinute ?? 100,
+    defaultLimitPerMinute: deps.defaultLimitPerMinute,
   };
   const v1Deps: V1Deps = {
     store,

@@ -12,7 +12,6 @@ import { type ApiKeyKind, apiKeys, organizations } from "./schema.ts";
 export const apiScopes = ["devices:read", "registers:read", "alerts:read"] as const;
 export type ApiScope = (typeof apiScopes)[number];
 
-export const defaultRateLimitPerMinute = 100;
 export const sandboxRateLimitPerMinute = 60;
 const keyPrefixLength = 11;
 
@@ -29,6 +28,7 @@ export interface NewApiKey {
   name: string;
   scopes: ApiScope[];
   expiresAt: number | null;
+  /** Omitted: the server default (60 per client address for a sandbox key). */
   rateLimitPerMinute?: number;
   kind?: ApiKeyKind;
   /** A fixed key value (the demo's sandbox key); otherwise one is generated. */
@@ -44,7 +44,7 @@ export interface CreatedApiKey {
   scopes: ApiScope[];
   createdAt: number;
   expiresAt: number | null;
-  rateLimitPerMinute: number;
+  rateLimitPerMinute: number | null;
 }
 
 export class UnknownOrganizationError extends Error {
@@ -62,8 +62,7 @@ export function createApiKey(store: Store, input: NewApiKey, now: number): Creat
   if (org === undefined) throw new UnknownOrganizationError(input.orgKey);
   const key = input.key ?? generateApiKey();
   const kind = input.kind ?? "standard";
-  const rateLimitPerMinute =
-    input.rateLimitPerMinute ?? (kind === "sandbox" ? sandboxRateLimitPerMinute : defaultRateLimitPerMinute);
+  const rateLimitPerMinute = input.rateLimitPerMinute ?? (kind === "sandbox" ? sandboxRateLimitPerMinute : null);
   const row = {
     uuid: randomUuid(),
     orgId: org.id,
@@ -97,7 +96,7 @@ export interface ApiKeyListing {
   orgKey: string;
   scopes: string[];
   kind: ApiKeyKind;
-  rateLimitPerMinute: number;
+  rateLimitPerMinute: number | null;
   createdAt: number;
   expiresAt: number | null;
   revokedAt: number | null;
@@ -140,7 +139,7 @@ export interface KeyForRequest {
   name: string;
   scopes: string[];
   kind: ApiKeyKind;
-  rateLimitPerMinute: number;
+  rateLimitPerMinute: number | null;
   createdAt: number;
   expiresAt: number | null;
   revokedAt: number | null;
@@ -160,7 +159,7 @@ export function keyLookup(store: Store): (key: string) => KeyForRequest | null {
       name: string;
       scopes: string;
       kind: ApiKeyKind;
-      rateLimitPerMinute: number;
+      rateLimitPerMinute: number | null;
       createdAt: number;
       expiresAt: number | null;
       revokedAt: number | null;

@@ -190,8 +190,11 @@ export const apiKeys = sqliteTable("api_keys", {
   /** Space-separated scopes. */
   scopes: text("scopes").notNull(),
   kind: text("kind", { enum: apiKeyKinds }).notNull().default("standard"),
-  /** Requests per minute; for a sandbox key, per client address. */
-  rateLimitPerMinute: integer("rate_limit_per_minute").notNull(),
+  /**
+   * Requests per minute (for a sandbox key, per client address); null follows the
+   * server's default (config `api.rate_limit_per_minute`).
+   */
+  rateLimitPerMinute: integer("rate_limit_per_minute"),
   createdAt: integer("created_at").notNull(),
   expiresAt: integer("expires_at"),
   revokedAt: integer("revoked_at"),

@@ -31,7 +31,7 @@ CREATE TABLE `api_keys` (
 	`hash` text NOT NULL,
 	`scopes` text NOT NULL,
 	`kind` text DEFAULT 'standard' NOT NULL,
-	`rate_limit_per_minute` integer NOT NULL,
+	`rate_limit_per_minute` integer,
 	`created_at` integer NOT NULL,
 	`expires_at` integer,
 	`revoked_at` integer,

@@ -1,0 +1,32 @@
+/** Command-line parsing on node:util's parseArgs, with usage errors that name the command. */
+import { type ParseArgsConfig, parseArgs } from "node:util";
+
+/** A mistake in how a command was called: printed with its usage, exit code 2. */
+export class UsageError extends Error {}
+
+/** A command that ran and failed for a stated reason: exit code 1. */
+export class CommandError extends Error {}
+
+export function parseCommandArgs<const Options extends NonNullable<ParseArgsConfig["options"]>>(
+  argv: string[],
+  options: Options,
+  allowPositionals = false,
+) {
+  try {
+    return parseArgs({ args: argv, options, allowPositionals, strict: true });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+export function requireOption(value: string | undefined, flag: string): string {
+  if (value === undefined || value === "") throw new UsageError(`${flag} is required`);
+  return value;
+}
+
+export function parsePort(text: string | undefined, fallback: number): number {
+  if (text === undefined) return fallback;
+  const port = Number(text);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--port: not a port number: ${text}`);
+  return port;
+}

@@ -1,0 +1,24 @@
+/** `fieldhub config check FILE`: validates a config without starting anything. */
+import { formatProblems, loadConfigFile } from "../config/index.ts";
+import { CommandError, UsageError } from "./args.ts";
+
+export const configUsage = "fieldhub config check FILE";
+
+export function configCommand(argv: string[]): void {
+  const [action, file, ...extra] = argv;
+  if (action !== "check") throw new UsageError(action === undefined ? "config needs an action" : `unknown config action "${action}"`);
+  if (file === undefined || extra.length > 0) throw new UsageError("config check takes one file");
+  const result = loadConfigFile(file);
+  if (!result.ok) {
+    throw new CommandError(`${file}: ${result.problems.length} problem${result.problems.length === 1 ? "" : "s"}\n${formatProblems(result.problems)}`);
+  }
+  const { inventory } = result.config;
+  const gateways = inventory.organizations.reduce((sum, org) => sum + org.gateways.length, 0);
+  const registers = inventory.organizations
+    .flatMap((org) => org.gateways)
+    .flatMap((gateway) => gateway.modbusDevices)
+    .reduce((sum, device) => sum + device.registers.length, 0);
+  process.stdout.write(
+    `${file}: ok (${inventory.organizations.length} organisation${inventory.organizations.length === 1 ? "" : "s"}, ${gateways} gateways, ${registers} registers)\n`,
+  );
+}

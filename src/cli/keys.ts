@@ -1,0 +1,148 @@
+/** `fieldhub keys create|list|revoke`: API keys in the store of a data directory. */
+import { isoOrNull } from "../lib/clock.ts";
+import { parseRfc3339 } from "../lib/timestamps.ts";
+import { type ApiScope, apiScopes, createApiKey, listApiKeys, revokeApiKey, UnknownOrganizationError } from "../store/keys.ts";
+import { openStore } from "../store/open.ts";
+import { listOrganizations } from "../store/organizations.ts";
+import { CommandError, parseCommandArgs, requireOption, UsageError } from "./args.ts";
+
+export const keysUsage = [
+  "fieldhub keys create --data DIR --org ORG --name NAME --scopes a,b [--expires DATE-TIME] [--rate-limit N] [--json]",
+  "fieldhub keys list --data DIR [--org ORG] [--json]",
+  "fieldhub keys revoke --data DIR KEY_ID_OR_PREFIX",
+].join("\n");
+
+export function keysCommand(argv: string[], now: number): void {
+  const [action, ...rest] = argv;
+  switch (action) {
+    case "create":
+      return createKey(rest, now);
+    case "list":
+      return listKeys(rest);
+    case "revoke":
+      return revokeKey(rest, now);
+    default:
+      throw new UsageError(action === undefined ? "keys needs an action" : `unknown keys action "${action}"`);
+  }
+}
+
+function createKey(argv: string[], now: number): void {
+  const { values } = parseCommandArgs(argv, {
+    data: { type: "string" },
+    org: { type: "string" },
+    name: { type: "string" },
+    scopes: { type: "string" },
+    expires: { type: "string" },
+    "rate-limit": { type: "string" },
+    json: { type: "boolean" },
+  });
+  const dataDir = requireOption(values.data, "--data");
+  const orgKey = requireOption(values.org, "--org");
+  const name = requireOption(values.name, "--name");
+  const scopes = parseScopes(requireOption(values.scopes, "--scopes"));
+  let expiresAt: number | null = null;
+  if (values.expires !== undefined) {
+    expiresAt = parseRfc3339(values.expires);
+    if (expiresAt === null) throw new UsageError(`--expires: not an RFC 3339 date-time: ${values.expires}`);
+    if (expiresAt <= now) throw new UsageError("--expires: lies in the past");
+  }
+  let rateLimitPerMinute: number | undefined;
+  if (values["rate-limit"] !== undefined) {
+    rateLimitPerMinute = Number(values["rate-limit"]);
+    if (!Number.isInteger(rateLimitPerMinute) || rateLimitPerMinute < 1 || rateLimitPerMinute > 100_000) {
+      throw new UsageError("--rate-limit: a whole number of requests per minute from 1 to 100000");
+    }
+  }
+  const store = openStore(dataDir);
+  try {
+    const created = createApiKey(store, { orgKey, name, scopes, expiresAt, rateLimitPerMinute }, now);
+    if (values.json === true) {
+      process.stdout.write(
+        `${JSON.stringify({
+          key: created.key,
+          id: created.id,
+          prefix: created.prefix,
+          name: created.name,
+          organization: created.orgKey,
+          scopes: created.scopes,
+          created_at: isoOrNull(created.createdAt),
+          expires_at: isoOrNull(created.expiresAt),
+          rate_limit_per_minute: created.rateLimitPerMinute,
+        })}\n`,
+      );
+    } else {
+      process.stdout.write(`${created.key}\n`);
+      process.stderr.write(`Key "${name}" (${created.prefix}…, id ${created.id}) for ${orgKey}. It is shown only this once.\n`);
+    }
+  } catch (error) {
+    if (error instanceof UnknownOrganizationError) {
+      const known = listOrganizations(store).map((org) => org.key);
+      throw new CommandError(
+        `no organisation "${orgKey}" in ${dataDir}; ${known.length > 0 ? `known: ${known.join(", ")}` : "start fieldhub serve with its config once first"}`,
+      );
+    }
+    throw error;
+  } finally {
+    store.close();
+  }
+}
+
+function parseScopes(text: string): ApiScope[] {
+  const scopes = text.split(",").map((scope) => scope.trim()).filter((scope) => scope.length > 0);
+  const unknown = scopes.filter((scope) => !(apiScopes as readonly string[]).includes(scope));
+  if (unknown.length > 0) throw new UsageError(`--scopes: unknown ${unknown.join(", ")}; scopes are ${apiScopes.join(", ")}`);
+  if (scopes.length === 0) throw new UsageError(`--scopes: name at least one of ${apiScopes.join(", ")}`);
+  return [...new Set(scopes)] as ApiScope[];
+}
+
+function listKeys(argv: string[]): void {
+  const { values } = parseCommandArgs(argv, { data: { type: "string" }, org: { type: "string" }, json: { type: "boolean" } });
+  const store = openStore(requireOption(values.data, "--data"));
+  try {
+    const keys = listApiKeys(store, values.org);
+    if (values.json === true) {
+      const rows = keys.map((key) => ({
+        id: key.id,
+        prefix: key.prefix,
+        name: key.name,
+        organization: key.orgKey,
+        scopes: key.scopes,
+        kind: key.kind,
+        rate_limit_per_minute: key.rateLimitPerMinute,
+        created_at: isoOrNull(key.createdAt),
+        expires_at: isoOrNull(key.expiresAt),
+        revoked_at: isoOrNull(key.revokedAt),
+      }));
+      process.stdout.write(`${JSON.stringify(rows)}\n`);
+      return;
+    }
+    const lines = keys.map((key) =>
+      [
+        key.prefix,
+        key.id,
+        key.orgKey,
+        key.name,
+        key.scopes.join(","),
+        key.revokedAt !== null ? "revoked" : key.expiresAt !== null && key.expiresAt <= Date.now() ? "expired" : "active",
+        `expires ${isoOrNull(key.expiresAt) ?? "never"}`,
+      ].join("\t"),
+    );
+    process.stdout.write(lines.length > 0 ? `${lines.join("\n")}\n` : "no keys\n");
+  } finally {
+    store.close();
+  }
+}
+
+function revokeKey(argv: string[], now: number): void {
+  const { values, positionals } = parseCommandArgs(argv, { data: { type: "string" } }, true);
+  const target = positionals[0];
+  if (target === undefined || positionals.length > 1) throw new UsageError("revoke takes one key id or prefix");
+  const store = openStore(requireOption(values.data, "--data"));
+  try {
+    const revoked = revokeApiKey(store, target, now);
+    if (revoked === 0) throw new CommandError(`no active key with id or prefix "${target}"`);
+    process.stdout.write(`revoked ${revoked} key${revoked === 1 ? "" : "s"}\n`);
+  } finally {
+    store.close();
+  }
+}

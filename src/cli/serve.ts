@@ -1,0 +1,43 @@
+/** `fieldhub serve --config FILE --data DIR`: everything in one process. */
+import { formatProblems, loadConfigFile } from "../config/index.ts";
+import { systemClock } from "../lib/clock.ts";
+import { createLogger } from "../lib/logger.ts";
+import { syncInventory } from "../store/inventory.ts";
+import { openStore } from "../store/open.ts";
+import { CommandError, parseCommandArgs, parsePort, requireOption } from "./args.ts";
+import { startHttpServer, stopOnSignals } from "./server.ts";
+
+export const serveUsage = "fieldhub serve --config FILE --data DIR [--host H] [--port P]";
+
+export async function serveCommand(argv: string[]): Promise<void> {
+  const { values } = parseCommandArgs(argv, {
+    config: { type: "string" },
+    data: { type: "string" },
+    host: { type: "string" },
+    port: { type: "string" },
+  });
+  const configPath = requireOption(values.config, "--config");
+  const dataDir = requireOption(values.data, "--data");
+  const loaded = loadConfigFile(configPath);
+  if (!loaded.ok) {
+    throw new CommandError(`${configPath} is not a valid config; nothing was started:\n${formatProblems(loaded.problems)}`);
+  }
+  const { config } = loaded;
+  const logger = createLogger();
+  const store = openStore(dataDir);
+  syncInventory(store, config.inventory, systemClock.now());
+  const server = startHttpServer({
+    store,
+    clock: systemClock,
+    logger,
+    host: values.host ?? config.server.host,
+    port: parsePort(values.port, config.server.port),
+    publicUrl: config.server.publicUrl,
+    defaultLimitPerMinute: config.api.rateLimitPerMinute,
+  });
+  logger.info({ url: server.url, data: dataDir }, `fieldhub serving on ${server.url} (API ${server.url}/v1, docs ${server.url}/docs)`);
+  stopOnSignals(async () => {
+    await server.stop();
+    store.close();
+  }, logger);
+}

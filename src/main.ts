@@ -1,0 +1,65 @@
+/**
+ * fieldhub's composition root: reads the command line and hands each command the
+ * parts it wires together.
+ */
+import { CommandError, UsageError } from "./cli/args.ts";
+import { configCommand, configUsage } from "./cli/config.ts";
+import { demoCommand, demoUsage } from "./cli/demo.ts";
+import { keysCommand, keysUsage } from "./cli/keys.ts";
+import { serveCommand, serveUsage } from "./cli/serve.ts";
+import { commit, version } from "./lib/version.ts";
+
+const usage = `fieldhub ${version}: Modbus data appliance
+
+Usage:
+  ${serveUsage}
+  ${demoUsage}
+  ${keysUsage.split("\n").join("\n  ")}
+  ${configUsage}
+  fieldhub version
+`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case "serve":
+        await serveCommand(rest);
+        return -1;
+      case "demo":
+        await demoCommand(rest);
+        return -1;
+      case "keys":
+        keysCommand(rest, Date.now());
+        return 0;
+      case "config":
+        configCommand(rest);
+        return 0;
+      case "version":
+      case "--version":
+        process.stdout.write(`fieldhub ${version} (${commit})\n`);
+        return 0;
+      case "help":
+      case "--help":
+      case "-h":
+        process.stdout.write(usage);
+        return 0;
+      default:
+        throw new UsageError(command === undefined ? "no command given" : `unknown command "${command}"`);
+    }
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`fieldhub: ${error.message}\n\n${usage}`);
+      return 2;
+    }
+    if (error instanceof CommandError) {
+      process.stderr.write(`fieldhub: ${error.message}\n`);
+      return 1;
+    }
+    throw error;
+  }
+}
+
+const code = await main(process.argv.slice(2));
+// Long-running commands (serve, demo) return -1 and keep the process alive.
+if (code >= 0) process.exit(code);
