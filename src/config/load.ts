@@ -1,0 +1,83 @@
+/**
+ * parse -> check structure (TypeBox) -> check cross-field rules -> default -> normalise.
+ * Both checks always run in full, so a refused file lists every problem at once.
+ */
+import { readFileSync } from "node:fs";
+import { Value } from "@sinclair/typebox/value";
+import { normaliseConfig } from "./normalise.ts";
+import { finishProblems } from "./problems.ts";
+import { ruleFindings } from "./rules.ts";
+import { configSchema } from "./schema.ts";
+import { structuralFindings } from "./structure.ts";
+import type { ConfigResult } from "./types.ts";
+import { isRecord } from "./values.ts";
+import { readYaml } from "./yaml.ts";
+
+export function parseConfig(yamlText: string): ConfigResult {
+  try {
+    return checkAndNormalise(yamlText);
+  } catch (error) {
+    // Callers rely on "never throws"; a bug here must still come out as a refusal.
+    return {
+      ok: false,
+      problems: [
+        {
+          path: "",
+          message: `internal error while checking the config: ${String(error)}`,
+        },
+      ],
+    };
+  }
+}
+
+export function loadConfigFile(path: string): ConfigResult {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    return {
+      ok: false,
+      problems: [
+        {
+          path: "",
+          message: `cannot read config file ${path}: ${(error as Error).message}`,
+        },
+      ],
+    };
+  }
+  return parseConfig(text);
+}
+
+function checkAndNormalise(yamlText: string): ConfigResult {
+  const read = readYaml(yamlText);
+  if (!read.ok) return read;
+  if (read.data === undefined || read.data === null) {
+    return {
+      ok: false,
+      problems: [
+        {
+          path: "",
+          message: "the file is empty; it needs at least an organizations list",
+        },
+      ],
+    };
+  }
+
+  const data = withoutExtensions(read.data);
+  const findings = [...structuralFindings(configSchema, data, read.emptied), ...ruleFindings(data)];
+  if (findings.length > 0) return { ok: false, problems: finishProblems(findings, read.locate) };
+
+  const defaulted = Value.Default(configSchema, Value.Clone(data));
+  // Defaults only add fields the checks allowed to be missing; this guards that promise.
+  if (!Value.Check(configSchema, defaulted)) throw new Error("config no longer matches its schema after defaults");
+  return { ok: true, config: normaliseConfig(defaulted) };
+}
+
+/**
+ * Top-level keys starting with `x-` are ignored: they give YAML anchors a home
+ * (`x-meter-registers: &meter [...]`), as in docker-compose files.
+ */
+function withoutExtensions(data: unknown): unknown {
+  if (!isRecord(data)) return data;
+  return Object.fromEntries(Object.entries(data).filter(([key]) => !key.startsWith("x-")));
+}

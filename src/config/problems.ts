@@ -1,0 +1,79 @@
+/**
+ * Problems while they are being collected: the path is kept as segments so it can
+ * be located in the YAML source, and is turned into `a.b[2].c` only at the end.
+ */
+import type { ConfigProblem } from "./types.ts";
+
+export type PathSegment = string | number;
+export type Path = readonly PathSegment[];
+
+export interface Finding {
+  path: Path;
+  message: string;
+}
+
+const plainKey = /^[A-Za-z_][A-Za-z0-9_-]*$/;
+
+/** `["gateways", 2, "bus", "type"]` -> `gateways[2].bus.type`; odd keys are quoted: `server["my key"]`. */
+export function formatPath(path: Path): string {
+  let out = "";
+  for (const segment of path) {
+    if (typeof segment === "number") out += `[${segment}]`;
+    else if (plainKey.test(segment)) out += out === "" ? segment : `.${segment}`;
+    else out += `[${JSON.stringify(segment)}]`;
+  }
+  return out;
+}
+
+/** Orders paths the way they read: segment by segment, list indexes numerically. */
+export function comparePaths(a: Path, b: Path): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    const x = a[i] as PathSegment;
+    const y = b[i] as PathSegment;
+    if (x === y) continue;
+    if (typeof x === "number" && typeof y === "number") return x - y;
+    return String(x) < String(y) ? -1 : 1;
+  }
+  return a.length - b.length;
+}
+
+/**
+ * Final list: sorted by where each problem is in the file, one problem per path.
+ * A missing field borrows its parent's position, so at one position the fields
+ * that are there come first, then the missing ones, each group in path order. Findings are collected structure first, then rules, so when
+ * both speak about one field the more basic problem is the one kept.
+ */
+export function finishProblems(
+  findings: Finding[],
+  locate: (path: Path) => { offset: number; found: boolean },
+): ConfigProblem[] {
+  const seen = new Set<string>();
+  const unique: {
+    finding: Finding;
+    text: string;
+    offset: number;
+    missing: number;
+  }[] = [];
+  for (const finding of findings) {
+    const text = formatPath(finding.path);
+    if (seen.has(text)) continue;
+    seen.add(text);
+    const spot = locate(finding.path);
+    unique.push({
+      finding,
+      text,
+      offset: spot.offset,
+      missing: spot.found ? 0 : 1,
+    });
+  }
+  unique.sort((a, b) => a.offset - b.offset || a.missing - b.missing || comparePaths(a.finding.path, b.finding.path));
+  return unique.map(({ finding, text }) => ({
+    path: text,
+    message: finding.message,
+  }));
+}
+
+/** One line per problem, `<path>: <message>`; a problem about the whole file is just its message. */
+export function formatProblems(problems: ConfigProblem[]): string {
+  return problems.map((p) => (p.path === "" ? p.message : `${p.path}: ${p.message}`)).join("\n");
+}

@@ -1,0 +1,241 @@
+/**
+ * The structure of fieldhub.yaml as TypeBox schemas, in the file's own snake_case.
+ *
+ * Conventions (structure.ts relies on them):
+ * - a field with a `default` is listed as required but a missing one is never a
+ *   problem: Value.Default fills it, so Static<> already has the defaulted shape;
+ * - `Type.Optional` marks fields without a default (they become null, or their
+ *   default depends on other fields and is decided in normalise.ts);
+ * - `patternHint` says in words what a `pattern` accepts, for the error message;
+ * - `discriminator` marks a union whose variants are picked by that field, so a
+ *   mistake is reported against the variant the user chose, not against all of them.
+ * Rules that span fields (references, uniqueness, host only on TCP) live in rules.ts.
+ */
+import { type Static, type TLiteral, type TLiteralValue, type TSchema, type TUnion, Type } from "@sinclair/typebox";
+import { baudRates, parities } from "./types.ts";
+
+export const dataTypes = [
+  "int16",
+  "uint16",
+  "int32",
+  "uint32",
+  "float32",
+  "int64",
+  "uint64",
+  "float64",
+  "bool",
+  "string",
+] as const;
+export const functionCodes = [1, 2, 3, 4] as const;
+
+/** Defaults in one place: the schema uses them, and rules.ts/normalise.ts the context-dependent ones. */
+export const defaults = {
+  serverHost: "0.0.0.0",
+  serverPort: 8080,
+  readingsDays: 365,
+  rateLimitPerMinute: 100,
+  heartbeatS: 300,
+  devicePort: 502,
+  pollIntervalMs: 60_000,
+  functionCode: 3,
+  baud: 9600,
+  dataBits: 8,
+  parity: "none",
+  stopBits: 1,
+  rtuOverTcpPort: 502,
+} as const;
+
+const strict = { additionalProperties: false } as const;
+
+type Literals<T extends readonly TLiteralValue[]> = {
+  -readonly [K in keyof T]: TLiteral<T[K]>;
+};
+
+/** An enum: a union of literals, reported by structure.ts as "must be one of ...". */
+function oneOf<const T extends readonly TLiteralValue[]>(values: T, options: object = {}): TUnion<Literals<T>> {
+  return Type.Union(
+    values.map((value) => Type.Literal(value)),
+    options,
+  ) as unknown as TUnion<Literals<T>>;
+}
+
+function listOf<T extends TSchema>(items: T) {
+  return Type.Array(items, { default: [] });
+}
+
+const text = Type.String();
+const nonEmpty = Type.String({ minLength: 1 });
+const port = (options: object = {}) => Type.Integer({ minimum: 1, maximum: 65535, ...options });
+
+// uuidPattern in lib has the `i` flag, which a JSON-schema pattern cannot carry.
+const uuid = Type.String({
+  pattern: "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
+  patternHint: "a UUID such as 0b7e6a8c-3f1d-4f2a-9c55-2d1e8b7a6c40",
+});
+const key = Type.String({
+  pattern: "^[a-z0-9][a-z0-9_-]{0,62}$",
+  patternHint: "1 to 63 lowercase letters, digits, '_' or '-', starting with a letter or digit",
+});
+const serial = Type.String({
+  pattern: "^[A-Za-z0-9._-]{1,64}$",
+  patternHint: "1 to 64 letters, digits, '.', '_' or '-'",
+});
+
+export const serverSchema = Type.Object(
+  {
+    host: Type.String({ minLength: 1, default: defaults.serverHost }),
+    port: port({ default: defaults.serverPort }),
+    // Checked as a URL in rules.ts: a pattern cannot say what is wrong with it.
+    public_url: Type.Optional(nonEmpty),
+  },
+  { ...strict, default: {} },
+);
+
+export const retentionSchema = Type.Object(
+  {
+    readings_days: Type.Integer({
+      minimum: 1,
+      maximum: 3650,
+      default: defaults.readingsDays,
+    }),
+  },
+  { ...strict, default: {} },
+);
+
+export const apiSchema = Type.Object(
+  {
+    rate_limit_per_minute: Type.Integer({
+      minimum: 1,
+      maximum: 100_000,
+      default: defaults.rateLimitPerMinute,
+    }),
+  },
+  { ...strict, default: {} },
+);
+
+export const customerSchema = Type.Object(
+  {
+    key,
+    id: Type.Optional(uuid),
+    name: nonEmpty,
+    city: Type.Optional(text),
+  },
+  strict,
+);
+
+export const organizationSchema = Type.Object(
+  {
+    key,
+    id: Type.Optional(uuid),
+    name: nonEmpty,
+    customers: listOf(customerSchema),
+  },
+  strict,
+);
+
+export const tcpBusSchema = Type.Object({ type: Type.Literal("tcp") }, strict);
+
+export const rtuBusSchema = Type.Object(
+  {
+    type: Type.Literal("rtu"),
+    path: nonEmpty,
+    baud: oneOf(baudRates, { default: defaults.baud }),
+    data_bits: oneOf([7, 8], { default: defaults.dataBits }),
+    parity: oneOf(parities, { default: defaults.parity }),
+    stop_bits: oneOf([1, 2], { default: defaults.stopBits }),
+  },
+  strict,
+);
+
+export const rtuOverTcpBusSchema = Type.Object(
+  {
+    type: Type.Literal("rtu_over_tcp"),
+    host: nonEmpty,
+    port: port({ default: defaults.rtuOverTcpPort }),
+  },
+  strict,
+);
+
+export const busSchema = Type.Union([tcpBusSchema, rtuBusSchema, rtuOverTcpBusSchema], { discriminator: "type" });
+
+export const registerSchema = Type.Object(
+  {
+    name: nonEmpty,
+    id: Type.Optional(uuid),
+    address: Type.Integer({ minimum: 0, maximum: 65535 }),
+    function_code: oneOf(functionCodes, { default: defaults.functionCode }),
+    data_type: oneOf(dataTypes),
+    unit: Type.Optional(text),
+    // Non-zero is checked in rules.ts; TypeBox already refuses NaN and infinities.
+    scale_factor: Type.Optional(Type.Number()),
+    writable: Type.Boolean({ default: false }),
+    description: Type.Optional(text),
+  },
+  strict,
+);
+
+export const templateRefSchema = Type.Object({ brand: nonEmpty, model: nonEmpty }, strict);
+
+export const deviceSchema = Type.Object(
+  {
+    name: Type.Optional(nonEmpty),
+    id: Type.Optional(uuid),
+    // The allowed range depends on the bus type (0..255 on TCP, 1..247 on RTU): rules.ts.
+    slave_id: Type.Integer(),
+    // Required on a TCP bus and refused on the others: rules.ts. Port defaults to 502 on TCP only.
+    host: Type.Optional(nonEmpty),
+    port: Type.Optional(port()),
+    poll_interval_ms: Type.Integer({
+      minimum: 100,
+      maximum: 86_400_000,
+      default: defaults.pollIntervalMs,
+    }),
+    template: Type.Optional(templateRefSchema),
+    registers: listOf(registerSchema),
+  },
+  strict,
+);
+
+export const gatewaySchema = Type.Object(
+  {
+    serial,
+    id: Type.Optional(uuid),
+    name: nonEmpty,
+    // Defaults to the only organisation when there is exactly one: normalise.ts.
+    organization: Type.Optional(key),
+    customer: Type.Optional(key),
+    heartbeat_s: Type.Integer({
+      minimum: 5,
+      maximum: 86_400,
+      default: defaults.heartbeatS,
+    }),
+    firmware_ver: Type.Optional(text),
+    ip_eth: Type.Optional(text),
+    ip_wifi: Type.Optional(text),
+    ip_4g: Type.Optional(text),
+    signal_4g: Type.Optional(Type.Integer({ minimum: -150, maximum: 0 })),
+    bus: busSchema,
+    devices: listOf(deviceSchema),
+  },
+  strict,
+);
+
+export const configSchema = Type.Object(
+  {
+    server: serverSchema,
+    retention: retentionSchema,
+    api: apiSchema,
+    organizations: Type.Array(organizationSchema, {
+      minItems: 1,
+      minItemsMessage: "must list at least one organisation",
+    }),
+    gateways: listOf(gatewaySchema),
+  },
+  strict,
+);
+
+/** The file after Value.Default: every field with a default is present. */
+export type RawConfig = Static<typeof configSchema>;
+export type RawGateway = Static<typeof gatewaySchema>;
+export type RawDevice = Static<typeof deviceSchema>;
+export type RawBus = Static<typeof busSchema>;

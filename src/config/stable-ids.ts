@@ -1,0 +1,25 @@
+/**
+ * The ids fieldhub derives when the file gives none. Each is a name-based UUID of
+ * the element's natural key, so it survives restarts, reordering and unrelated
+ * edits. Changing any of these formulas changes every public id: don't.
+ */
+import { stableUuid } from "../lib/ids.ts";
+
+export const derivedId = {
+  organization: (orgKey: string) => stableUuid("organization", orgKey),
+  customer: (orgKey: string, customerKey: string) => stableUuid("customer", orgKey, customerKey),
+  gateway: (serial: string) => stableUuid("gateway", serial),
+  device: (serial: string, deviceKey: string) => stableUuid("modbus-device", serial, deviceKey),
+  register: (serial: string, deviceKey: string, registerName: string) =>
+    stableUuid("register", serial, deviceKey, registerName),
+  template: (brand: string, model: string) => stableUuid("template", brand, model),
+};
+
+/**
+ * A device's natural key within its gateway: its name, or else its address
+ * (`host:port/slave_id` on TCP, `:/slave_id` on RTU buses). The port is the one in
+ * effect, so writing the default 502 or leaving it out gives the same id.
+ */
+export function deviceKey(name: string | null, host: string | null, port: number | null, slaveId: number): string {
+  return name ?? `${host ?? ""}:${port ?? ""}/${slaveId}`;
+}

@@ -1,0 +1,159 @@
+/**
+ * YAML text -> plain data, plus a way to find where a path sits in the text so
+ * problems can be listed in file order.
+ */
+import { type Document, isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
+import type { Path } from "./problems.ts";
+import { formatPath } from "./problems.ts";
+import type { ConfigProblem } from "./types.ts";
+
+export type YamlReadResult =
+  | {
+      ok: true;
+      data: unknown;
+      /** Paths (formatted) of keys written with an empty value, which are treated as absent. */
+      emptied: ReadonlySet<string>;
+      /** Where a path is in the text, for listing problems in file order. */
+      locate: (path: Path) => SourceSpot;
+    }
+  | { ok: false; problems: ConfigProblem[] };
+
+/**
+ * `offset` is where the deepest existing node on the path starts; `found` says the
+ * whole path exists (false for a missing field, which borrows its parent's offset).
+ */
+export interface SourceSpot {
+  offset: number;
+  found: boolean;
+}
+
+export function readYaml(text: string): YamlReadResult {
+  const lineCounter = new LineCounter();
+  // `merge` lets a file share register lists with anchors and `<<:`, a common YAML habit.
+  const doc = parseDocument(text, {
+    lineCounter,
+    prettyErrors: false,
+    merge: true,
+    uniqueKeys: true,
+  });
+  const where = (offset: number | undefined) => {
+    if (offset === undefined) return "";
+    const { line, col } = lineCounter.linePos(offset);
+    return ` at line ${line}, column ${col}`;
+  };
+
+  // Warnings too (an unknown tag, say): a value YAML could not read as written must not pass.
+  const issues = [
+    ...doc.errors.map((e) => ({ kind: "syntax error", error: e })),
+    ...doc.warnings.map((e) => ({ kind: "warning", error: e })),
+  ].sort((a, b) => (a.error.pos[0] ?? 0) - (b.error.pos[0] ?? 0));
+  if (issues.length > 0) {
+    // Stop here: the structure YAML recovers from broken text would only add confusing problems.
+    return {
+      ok: false,
+      problems: issues.map(({ kind, error }) => ({
+        path: "",
+        message: `YAML ${kind}${where(error.pos[0])}: ${error.message}`,
+      })),
+    };
+  }
+
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: 100 });
+  } catch (error) {
+    // Unresolvable aliases and alias bombs surface only here.
+    return {
+      ok: false,
+      problems: [{ path: "", message: `YAML error: ${(error as Error).message}` }],
+    };
+  }
+  const emptied = new Set<string>();
+  try {
+    data = dropEmptyValues(data, [], emptied, new Set());
+  } catch (error) {
+    if (!(error instanceof CycleError)) throw error;
+    return {
+      ok: false,
+      problems: [
+        {
+          path: formatPath(error.path),
+          message: "YAML error: an alias refers to the node that contains it; config data must not loop",
+        },
+      ],
+    };
+  }
+  return { ok: true, data, emptied, locate: (path) => locate(doc, path) };
+}
+
+class CycleError extends Error {
+  constructor(readonly path: Path) {
+    super("cycle");
+  }
+}
+
+/**
+ * `unit:` with nothing after it reads as null; the file means "not set", so the key
+ * is removed and the field gets its default, exactly as if it were left out.
+ */
+function dropEmptyValues(value: unknown, path: Path, emptied: Set<string>, ancestors: Set<unknown>): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  // `a: &x [*x]` builds a loop, which no config can mean.
+  if (ancestors.has(value)) throw new CycleError(path);
+  ancestors.add(value);
+  let out: unknown;
+  if (Array.isArray(value)) {
+    out = value.map((item, i) => dropEmptyValues(item, [...path, i], emptied, ancestors));
+  } else {
+    const copy: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) {
+      if (item === null) emptied.add(formatPath([...path, key]));
+      // defineProperty, so a `__proto__` key stays a key (and is reported as unknown).
+      else
+        Object.defineProperty(copy, key, {
+          value: dropEmptyValues(item, [...path, key], emptied, ancestors),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+    }
+    out = copy;
+  }
+  ancestors.delete(value);
+  return out;
+}
+
+function locate(doc: Document, path: Path): SourceSpot {
+  let node: unknown = doc.contents;
+  let offset = nodeStart(node) ?? 0;
+  let depth = 0;
+  for (const segment of path) {
+    if (isAlias(node)) node = node.resolve(doc);
+    let next: unknown;
+    let start: number | undefined;
+    if (isMap(node)) {
+      const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === String(segment));
+      if (pair === undefined) break;
+      // The key's position: a problem about `port` reads best at the line `port:` is on.
+      start = nodeStart(pair.key);
+      next = pair.value;
+    } else if (isSeq(node) && typeof segment === "number") {
+      next = node.items[segment];
+      if (next === undefined) break;
+      start = nodeStart(next);
+    } else {
+      break;
+    }
+    offset = start ?? offset;
+    node = next;
+    depth++;
+  }
+  return { offset, found: depth === path.length };
+}
+
+function nodeStart(node: unknown): number | undefined {
+  if (typeof node === "object" && node !== null && "range" in node && Array.isArray(node.range)) {
+    return node.range[0] as number;
+  }
+  return undefined;
+}
