@@ -18,7 +18,9 @@ const rateLimitHeaders = {
 };
 
 export function buildOpenApiDocument(v1: AnyElysia, serverUrl: string): JsonObject {
-  const { paths, components } = toOpenAPISchema(v1, undefined, undefined, undefined, "3.1.0");
+  const generated = toOpenAPISchema(v1, undefined, undefined, undefined, "3.1.0");
+  const namedSchemas: Record<string, unknown> = { ...(generated.components?.schemas ?? {}) };
+  const paths = hoistNamedSchemas(generated.paths, namedSchemas) as typeof generated.paths;
   for (const pathItem of Object.values(paths as Record<string, Record<string, JsonObject>>)) {
     for (const operation of Object.values(pathItem)) {
       operation.security = [{ bearerAuth: [] }];
@@ -55,7 +57,7 @@ export function buildOpenApiDocument(v1: AnyElysia, serverUrl: string): JsonObje
     ],
     paths,
     components: {
-      ...components,
+      schemas: namedSchemas,
       securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", description: "API key" } },
     },
   };
@@ -69,3 +71,38 @@ const errorDescriptions: Record<string, string> = {
   "429": "rate_limited",
   "500": "internal_error",
 };
+
+/**
+ * The generator inlines a model wherever it is used, each copy carrying the same
+ * `$id`, which JSON Schema reads as one id claimed twice. Each named model moves
+ * to components.schemas once and every use becomes a $ref. It also drops the
+ * 3.0-style `nullable` the generator adds beside 3.1 type arrays.
+ */
+function hoistNamedSchemas(node: unknown, named: Record<string, unknown>): unknown {
+  if (Array.isArray(node)) return node.map((item) => hoistNamedSchemas(item, named));
+  if (node === null || typeof node !== "object") return node;
+  // `nullable` is OpenAPI 3.0; in 3.1 the type array (["string", "null"]) says it.
+  const { $id, nullable: _nullable, ...rest } = node as JsonObject;
+  const children = withoutCoercion(
+    Object.fromEntries(Object.entries(rest).map(([key, value]) => [key, hoistNamedSchemas(value, named)])),
+  );
+  if (typeof $id !== "string") return children;
+  named[$id] ??= children;
+  return { $ref: `#/components/schemas/${$id}` };
+}
+
+/**
+ * Elysia widens numbers to anyOf(numeric string, number) so query strings can be
+ * coerced; that is how it parses, not what the API documents: a number is a number.
+ */
+function withoutCoercion(schema: JsonObject): JsonObject {
+  const members = schema.anyOf;
+  if (!Array.isArray(members) || members.length !== 2) return schema;
+  const isCoercion = (member: JsonObject) =>
+    member.type === "string" && (member.format === "integer" || member.format === "numeric" || member.format === "number");
+  const [first, second] = members as [JsonObject, JsonObject];
+  const kept = isCoercion(first) ? second : isCoercion(second) ? first : null;
+  if (kept === null) return schema;
+  const { anyOf: _anyOf, ...outer } = schema;
+  return { ...outer, ...kept };
+}

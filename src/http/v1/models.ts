@@ -8,6 +8,9 @@ import { errorCodes } from "../../lib/errors.ts";
 const dateTime = t.String({ format: "date-time" });
 const uuid = t.String({ format: "uuid" });
 const nullable = t.Nullable;
+/** A string enum; `default: undefined` keeps TypeBox from documenting the first member as a default. */
+const oneOf = <const Values extends readonly [string, ...string[]]>(values: Values, description?: string) =>
+  t.UnionEnum(values, { default: undefined, description });
 
 export const Customer = t.Object(
   { id: uuid, name: t.String(), city: nullable(t.String()) },
@@ -18,7 +21,7 @@ const gatewayFields = {
   id: uuid,
   serial: t.String(),
   name: t.String(),
-  status: t.UnionEnum(["online", "offline", "pending", "error"]),
+  status: oneOf(["online", "offline", "pending", "error"]),
   firmware_ver: nullable(t.String()),
   ip_eth: nullable(t.String({ description: "address on wired network" })),
   ip_wifi: nullable(t.String()),
@@ -41,7 +44,7 @@ export const ModbusDevice = t.Object(
     id: uuid,
     name: nullable(t.String()),
     slave_id: t.Integer({ description: "Modbus unit id" }),
-    protocol: t.UnionEnum(["rtu", "tcp"]),
+    protocol: oneOf(["rtu", "tcp"]),
     ip_address: nullable(t.String({ description: "for Modbus TCP" })),
     port: nullable(t.Integer({ description: "for Modbus TCP" })),
     poll_interval_ms: nullable(t.Integer()),
@@ -93,9 +96,9 @@ export const Alert = t.Object(
     id: uuid,
     device_id: nullable(uuid),
     rule_id: nullable(uuid),
-    severity: t.UnionEnum(["critical", "warning", "info"]),
+    severity: oneOf(["critical", "warning", "info"]),
     message: t.String(),
-    status: t.UnionEnum(["active", "returned", "acknowledged", "resolved"]),
+    status: oneOf(["active", "returned", "acknowledged", "resolved"]),
     value: nullable(t.Number()),
     created_at: dateTime,
     last_triggered_at: nullable(dateTime),
@@ -136,7 +139,7 @@ export const CursorMeta = t.Object(
   {
     since: dateTime,
     until: dateTime,
-    order: t.UnionEnum(["asc", "desc"]),
+    order: oneOf(["asc", "desc"]),
     limit: t.Integer(),
     has_more: t.Boolean(),
     next_cursor: nullable(t.String({ description: "null on the last page" })),
@@ -150,7 +153,7 @@ export const Problem = t.Object(
     title: t.String(),
     status: t.Integer(),
     detail: t.Optional(t.String({ description: "for people; may change" })),
-    code: t.UnionEnum(errorCodes as [string, ...string[]], { description: "stable; clients branch on it" }),
+    code: oneOf(errorCodes as [string, ...string[]], "stable; clients branch on it"),
     request_id: t.String({ pattern: "^req_[0-9a-f]+$" }),
   },
   { $id: "Problem", description: "RFC 9457 problem details (application/problem+json)." },

@@ -1,0 +1,205 @@
+/**
+ * A running fieldhub API on a temporary store: two organisations (so tests can
+ * prove nothing crosses between them), gateways in every status, Modbus devices,
+ * registers, keys of every scope, and a clock the test moves by hand.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseConfig } from "../../src/config/index.ts";
+import { createHttpApp } from "../../src/http/app.ts";
+import { ManualClock } from "../../src/lib/clock.ts";
+import { stableUuid } from "../../src/lib/ids.ts";
+import { silentLogger } from "../../src/lib/logger.ts";
+import { insertAlert, type NewAlert } from "../../src/store/alerts.ts";
+import { findGateway, setGatewayStatus } from "../../src/store/gateways.ts";
+import { syncInventory } from "../../src/store/inventory.ts";
+import { type ApiScope, createApiKey } from "../../src/store/keys.ts";
+import { openStore, type Store } from "../../src/store/open.ts";
+import { findOrganizationByKey } from "../../src/store/organizations.ts";
+import { type NewReading, readingQueries } from "../../src/store/readings.ts";
+
+export const testSiteYaml = `
+organizations:
+  - key: acme
+    name: Acme Greenhouses
+    customers:
+      - { key: north, name: North site, city: Venlo }
+      - { key: south, name: South site }
+  - key: globex
+    name: Globex Utilities
+gateways:
+  - serial: ACME-1
+    name: Greenhouse 1
+    organization: acme
+    customer: north
+    bus: { type: tcp }
+    devices:
+      - name: Climate computer
+        slave_id: 1
+        host: 10.0.0.5
+        port: 502
+        poll_interval_ms: 10000
+        template: { brand: Priva, model: Connext }
+        registers:
+          - { name: air_temperature, address: 0, function_code: 4, data_type: int16, unit: "°C", scale_factor: 0.1, description: Air temperature }
+          - { name: humidity, address: 1, function_code: 4, data_type: uint16, unit: "%RH", scale_factor: 0.1 }
+          - { name: setpoint, address: 100, function_code: 3, data_type: int16, unit: "°C", scale_factor: 0.1, writable: true }
+      - name: Energy meter
+        slave_id: 2
+        host: 10.0.0.6
+        registers:
+          - { name: power, address: 52, function_code: 4, data_type: float32, unit: W }
+          - { name: energy, address: 72, function_code: 4, data_type: int32, unit: kWh, scale_factor: 0.01 }
+  - serial: ACME-2
+    name: Greenhouse 2
+    organization: acme
+    customer: south
+    bus: { type: rtu, path: /dev/ttyUSB0, baud: 9600, parity: even }
+    devices:
+      - slave_id: 7
+        registers:
+          - { name: flow_temperature, address: 1, data_type: int16, unit: "°C", scale_factor: 0.1 }
+  - serial: ACME-3
+    name: Packing hall
+    organization: acme
+    bus: { type: tcp }
+  - serial: ACME-4
+    name: Boiler room
+    organization: acme
+    bus: { type: tcp }
+  - serial: GLOBEX-1
+    name: Substation
+    organization: globex
+    bus: { type: tcp }
+    devices:
+      - name: Meter
+        slave_id: 1
+        host: 10.1.0.5
+        registers:
+          - { name: voltage, address: 0, data_type: float32, unit: V }
+`;
+
+export const ids = {
+  acmeGateway1: stableUuid("gateway", "ACME-1"),
+  acmeGateway2: stableUuid("gateway", "ACME-2"),
+  acmeGateway3: stableUuid("gateway", "ACME-3"),
+  acmeGateway4: stableUuid("gateway", "ACME-4"),
+  globexGateway: stableUuid("gateway", "GLOBEX-1"),
+};
+
+/** 2026-03-10T12:00:00Z: a fixed "now" so windows and minutes are predictable. */
+export const startTime = Date.UTC(2026, 2, 10, 12, 0, 0);
+
+export interface TestSite {
+  baseUrl: string;
+  store: Store;
+  clock: ManualClock;
+  dataDir: string;
+  keys: {
+    acme: string;
+    acmeDevicesOnly: string;
+    acmeRegistersOnly: string;
+    acmeAlertsOnly: string;
+    acmeNoScopes: string;
+    globex: string;
+  };
+  /** Internal register ids by "serial/device/register" name, for writing readings. */
+  registerId(path: string): number;
+  registerUuid(path: string): string;
+  record(readings: NewReading[]): void;
+  addAlert(alert: Omit<NewAlert, "orgId" | "gatewayId"> & { org: string; gatewaySerial: string | null }): void;
+  createKey(org: string, scopes: ApiScope[], options?: { expiresAt?: number; rateLimitPerMinute?: number; sandbox?: boolean }): string;
+  stop(): Promise<void>;
+}
+
+export async function startTestSite(options: { defaultLimitPerMinute?: number } = {}): Promise<TestSite> {
+  const parsed = parseConfig(testSiteYaml);
+  if (!parsed.ok) throw new Error(`test site config invalid: ${JSON.stringify(parsed.problems)}`);
+  const dataDir = mkdtempSync(join(tmpdir(), "fieldhub-test-"));
+  const store = openStore(dataDir);
+  const clock = new ManualClock(startTime);
+  syncInventory(store, parsed.config.inventory, clock.now());
+
+  const acme = findOrganizationByKey(store, "acme");
+  const globex = findOrganizationByKey(store, "globex");
+  if (acme === null || globex === null) throw new Error("organisations missing");
+  // Statuses and last-seen times chosen so "most recently seen first" has one answer.
+  setGatewayStatus(store, ids.acmeGateway1, { status: "online", lastSeen: startTime - 60_000, claimedAt: startTime - 86_400_000 });
+  setGatewayStatus(store, ids.acmeGateway2, { status: "offline", lastSeen: startTime - 3_600_000 });
+  setGatewayStatus(store, ids.acmeGateway3, { status: "pending", lastSeen: null });
+  setGatewayStatus(store, ids.acmeGateway4, { status: "error", lastSeen: startTime - 30_000 });
+  setGatewayStatus(store, ids.globexGateway, { status: "online", lastSeen: startTime });
+
+  const registerRows = store.sqlite
+    .query<{ id: number; uuid: string; path: string }, []>(
+      `SELECT r.id AS id, r.uuid AS uuid, g.serial || '/' || coalesce(d.name, d.slave_id) || '/' || r.name AS path
+         FROM registers r JOIN modbus_devices d ON d.id = r.modbus_device_id JOIN gateways g ON g.id = r.gateway_id`,
+    )
+    .all();
+  const registerByPath = new Map(registerRows.map((row) => [row.path, row]));
+  const lookup = (path: string) => {
+    const row = registerByPath.get(path);
+    if (row === undefined) throw new Error(`no register ${path}; have ${[...registerByPath.keys()].join(", ")}`);
+    return row;
+  };
+
+  const createKey: TestSite["createKey"] = (org, scopes, keyOptions = {}) =>
+    createApiKey(
+      store,
+      {
+        orgKey: org,
+        name: `${org} ${scopes.join(" ") || "no scopes"}`,
+        scopes,
+        expiresAt: keyOptions.expiresAt ?? null,
+        rateLimitPerMinute: keyOptions.rateLimitPerMinute,
+        kind: keyOptions.sandbox === true ? "sandbox" : "standard",
+      },
+      clock.now(),
+    ).key;
+  const all: ApiScope[] = ["devices:read", "registers:read", "alerts:read"];
+  const keys = {
+    acme: createKey("acme", all),
+    acmeDevicesOnly: createKey("acme", ["devices:read"]),
+    acmeRegistersOnly: createKey("acme", ["registers:read"]),
+    acmeAlertsOnly: createKey("acme", ["alerts:read"]),
+    acmeNoScopes: createKey("acme", []),
+    globex: createKey("globex", all),
+  };
+
+  const app = createHttpApp({
+    store,
+    clock,
+    logger: silentLogger(),
+    publicUrl: null,
+    defaultLimitPerMinute: options.defaultLimitPerMinute ?? 100_000,
+  });
+  app.listen({ hostname: "127.0.0.1", port: 0, reusePort: false });
+  const port = app.server?.port;
+  if (port === undefined) throw new Error("test server did not start");
+  const readings = readingQueries(store);
+  const orgIds: Record<string, number> = { acme: acme.id, globex: globex.id };
+
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    store,
+    clock,
+    dataDir,
+    keys,
+    registerId: (path) => lookup(path).id,
+    registerUuid: (path) => lookup(path).uuid,
+    record: (batch) => readings.record(batch),
+    addAlert: ({ org, gatewaySerial, ...alert }) => {
+      const orgId = orgIds[org];
+      if (orgId === undefined) throw new Error(`unknown org ${org}`);
+      const gateway = gatewaySerial === null ? null : findGateway(store, orgId, stableUuid("gateway", gatewaySerial));
+      insertAlert(store, { ...alert, orgId, gatewayId: gateway?.id ?? null });
+    },
+    createKey,
+    stop: async () => {
+      await app.stop(true);
+      store.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
