@@ -13,7 +13,7 @@ import { demoRawValue, demoTimestamps } from "../demo/history.ts";
 import { type Clock, systemClock } from "../lib/clock.ts";
 import { createLogger } from "../lib/logger.ts";
 import { insertAlert } from "../store/alerts.ts";
-import { findGateway, setGatewayStatus } from "../store/gateways.ts";
+import { gatewayQueries, setGatewayStatus } from "../store/gateways.ts";
 import { syncInventory } from "../store/inventory.ts";
 import { createApiKey } from "../store/keys.ts";
 import { type Store, openStore } from "../store/open.ts";
@@ -90,9 +90,10 @@ export function seedDemo(
   const org = findOrganizationByKey(store, demoOrganizationKey);
   if (org === null) throw new Error("demo organisation missing after sync");
 
+  const gateways = gatewayQueries(store);
   const gatewayIds = new Map<string, { id: number; uuid: string }>();
   for (const gateway of parsed.config.inventory.organizations[0]?.gateways ?? []) {
-    const row = findGateway(store, org.id, gateway.id);
+    const row = gateways.find(org.id, gateway.id);
     if (row !== null) gatewayIds.set(gateway.serial, { id: row.id, uuid: row.uuid });
   }
   const reporting = [demoGatewaySerials.greenhouse, demoGatewaySerials.energy];

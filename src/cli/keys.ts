@@ -16,11 +16,14 @@ export function keysCommand(argv: string[], now: number): void {
   const [action, ...rest] = argv;
   switch (action) {
     case "create":
-      return createKey(rest, now);
+      createKey(rest, now);
+      return;
     case "list":
-      return listKeys(rest);
+      listKeys(rest);
+      return;
     case "revoke":
-      return revokeKey(rest, now);
+      revokeKey(rest, now);
+      return;
     default:
       throw new UsageError(action === undefined ? "keys needs an action" : `unknown keys action "${action}"`);
   }

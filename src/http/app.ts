@@ -8,6 +8,8 @@ import type { Clock } from "../lib/clock.ts";
 import { CodedError, type ErrorCode } from "../lib/errors.ts";
 import type { Logger } from "../lib/logger.ts";
 import { keyLookup } from "../store/keys.ts";
+import { alertQueries } from "../store/alerts.ts";
+import { gatewayQueries } from "../store/gateways.ts";
 import { storeSecret } from "../store/meta.ts";
 import type { Store } from "../store/open.ts";
 import { readingQueries } from "../store/readings.ts";
@@ -55,6 +57,8 @@ export function createHttpApp(deps: HttpAppDeps) {
   const v1Deps: V1Deps = {
     store,
     clock,
+    gateways: gatewayQueries(store),
+    alerts: alertQueries(store),
     registers: registerQueries(store),
     readings: readingQueries(store),
     cursorSecret: storeSecret(store, "readings-cursor"),

@@ -27,7 +27,7 @@ export function describeValidation(error: ValidationError): string {
   return `${name}: ${expectation(schema) ?? first.message}${got}.`;
 }
 
-function expectation(declared: SchemaLike): string | null {
+export function expectation(declared: SchemaLike): string | null {
   // Query numbers arrive as an anyOf(numeric string, integer) Elysia builds for coercion.
   const schema = declared.anyOf?.find((member) => (member as SchemaLike).type === "integer") ?? declared;
   const choices = schema.enum ?? schema.anyOf?.map((member) => member.const).filter((value) => value !== undefined);

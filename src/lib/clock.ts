@@ -19,9 +19,32 @@ export class ManualClock implements Clock {
   }
 }
 
-/** Spec: all timestamps are ISO 8601 in UTC. Stored as integer milliseconds. */
+const dayMs = 86_400_000;
+const twoDigits = Array.from({ length: 60 }, (_, n) => String(n).padStart(2, "0"));
+const threeDigits = Array.from({ length: 1000 }, (_, n) => String(n).padStart(3, "0"));
+let cachedDay = Number.NaN;
+let cachedDayPrefix = "";
+
+/**
+ * Spec: all timestamps are ISO 8601 in UTC (stored as integer milliseconds).
+ * Same output as Date#toISOString; the date part is cached per day because a
+ * page of readings formats a thousand timestamps from the same few days.
+ */
 export function isoFromMs(ms: number): string {
-  return new Date(ms).toISOString();
+  if (!Number.isInteger(ms) || ms < 0 || ms >= 253_402_300_800_000) return new Date(ms).toISOString();
+  const day = Math.floor(ms / dayMs);
+  if (day !== cachedDay) {
+    cachedDay = day;
+    cachedDayPrefix = new Date(day * dayMs).toISOString().slice(0, 11);
+  }
+  let rest = ms - day * dayMs;
+  const milliseconds = rest % 1000;
+  rest = (rest - milliseconds) / 1000;
+  const seconds = rest % 60;
+  rest = (rest - seconds) / 60;
+  const minutes = rest % 60;
+  const hours = (rest - minutes) / 60;
+  return `${cachedDayPrefix}${twoDigits[hours]}:${twoDigits[minutes]}:${twoDigits[seconds]}.${threeDigits[milliseconds]}Z`;
 }
 
 export function isoOrNull(ms: number | null | undefined): string | null {

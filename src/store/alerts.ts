@@ -1,25 +1,7 @@
-/** Alerts of an organisation (spec section 2, Alert; GET /alerts). */
-import { and, count, desc, eq, ne, type SQL } from "drizzle-orm";
+/** Alerts of an organisation (spec section 2, Alert; GET /alerts), prepared once per store. */
+import { and, count, desc, eq, ne, or, sql } from "drizzle-orm";
 import type { Store } from "./open.ts";
 import { type AlertSeverity, type AlertStatus, alerts, gateways } from "./schema.ts";
-
-export type AlertRow = {
-  uuid: string;
-  gatewayUuid: string | null;
-  ruleId: string | null;
-  severity: AlertSeverity;
-  message: string;
-  status: AlertStatus;
-  value: number | null;
-  createdAt: number;
-  lastTriggeredAt: number | null;
-  returnedAt: number | null;
-  ackAt: number | null;
-  ackNote: string | null;
-  resolvedAt: number | null;
-  resolveNote: string | null;
-  entryCount: number;
-};
 
 export interface AlertFilter {
   status?: AlertStatus;
@@ -29,14 +11,20 @@ export interface AlertFilter {
   offset: number;
 }
 
-/** Most recently triggered first; ties by newest id so offset paging is stable. */
-export function listAlerts(store: Store, orgId: number, filter: AlertFilter): { rows: AlertRow[]; total: number } {
-  const conditions: SQL[] = [eq(alerts.orgId, orgId)];
-  if (filter.status !== undefined) conditions.push(eq(alerts.status, filter.status));
-  if (filter.severity !== undefined) conditions.push(eq(alerts.severity, filter.severity));
-  if (filter.gatewayId !== undefined) conditions.push(eq(alerts.gatewayId, filter.gatewayId));
-  const where = and(...conditions);
-  const rows = store.db
+const status = sql.placeholder("status");
+const severity = sql.placeholder("severity");
+const gatewayId = sql.placeholder("gatewayId");
+/** Alerts of one organisation; each filter null means "any". */
+const filtered = and(
+  eq(alerts.orgId, sql.placeholder("orgId")),
+  or(sql`${status} IS NULL`, eq(alerts.status, status)),
+  or(sql`${severity} IS NULL`, eq(alerts.severity, severity)),
+  or(sql`${gatewayId} IS NULL`, eq(alerts.gatewayId, gatewayId)),
+);
+
+export function alertQueries(store: Store) {
+  const { db } = store;
+  const list = db
     .select({
       uuid: alerts.uuid,
       gatewayUuid: gateways.uuid,
@@ -56,25 +44,40 @@ export function listAlerts(store: Store, orgId: number, filter: AlertFilter): { 
     })
     .from(alerts)
     .leftJoin(gateways, eq(gateways.id, alerts.gatewayId))
-    .where(where)
+    .where(filtered)
+    // Most recently triggered first; ties by newest id so offset paging is stable.
     .orderBy(desc(alerts.lastTriggeredAt), desc(alerts.id))
-    .limit(filter.limit)
-    .offset(filter.offset)
-    .all();
-  const total = store.db.select({ total: count() }).from(alerts).where(where).get()?.total ?? 0;
-  return { rows, total };
-}
+    .limit(sql.placeholder("limit"))
+    .offset(sql.placeholder("offset"))
+    .prepare();
+  const total = db.select({ total: count() }).from(alerts).where(filtered).prepare();
+  const open = db
+    .select({ total: count() })
+    .from(alerts)
+    .where(and(eq(alerts.orgId, sql.placeholder("orgId")), ne(alerts.status, "resolved")))
+    .prepare();
 
-/** Alerts not yet resolved (introspection's stats.open_alerts). */
-export function countOpenAlerts(store: Store, orgId: number): number {
-  return (
-    store.db
-      .select({ total: count() })
-      .from(alerts)
-      .where(and(eq(alerts.orgId, orgId), ne(alerts.status, "resolved")))
-      .get()?.total ?? 0
-  );
+  return {
+    list(orgId: number, filter: AlertFilter) {
+      const values = {
+        orgId,
+        status: filter.status ?? null,
+        severity: filter.severity ?? null,
+        gatewayId: filter.gatewayId ?? null,
+      };
+      return {
+        rows: list.all({ ...values, limit: filter.limit, offset: filter.offset }),
+        total: total.get(values)?.total ?? 0,
+      };
+    },
+    /** Alerts not yet resolved (introspection's stats.open_alerts). */
+    countOpen(orgId: number): number {
+      return open.get({ orgId })?.total ?? 0;
+    },
+  };
 }
+export type AlertQueries = ReturnType<typeof alertQueries>;
+export type AlertRow = ReturnType<AlertQueries["list"]>["rows"][number];
 
 export type NewAlert = typeof alerts.$inferInsert;
 

@@ -1,5 +1,9 @@
-/** Gateways and the Modbus devices they read, for one organisation at a time. */
-import { and, asc, count, desc, eq, isNull, sql } from "drizzle-orm";
+/**
+ * Gateways and the Modbus devices they read, for one organisation at a time.
+ * Statements are prepared once per store: building drizzle SQL on every API
+ * request cost more than running it.
+ */
+import { and, asc, count, desc, eq, isNull, or, sql } from "drizzle-orm";
 import type { Store } from "./open.ts";
 import { customers, deviceTemplates, type GatewayStatus, gateways, modbusDevices } from "./schema.ts";
 
@@ -22,82 +26,35 @@ const gatewayColumns = {
   customerCity: customers.city,
 };
 
-export type GatewayRow = {
-  id: number;
-  uuid: string;
-  serial: string;
-  name: string;
-  status: GatewayStatus;
-  firmwareVer: string | null;
-  ipEth: string | null;
-  ipWifi: string | null;
-  ip4g: string | null;
-  signal4g: number | null;
-  lastSeen: number | null;
-  createdAt: number;
-  claimedAt: number | null;
-  customerUuid: string | null;
-  customerName: string | null;
-  customerCity: string | null;
-};
+const orgId = sql.placeholder("orgId");
+const statusFilter = sql.placeholder("status");
+/** Active gateways of one organisation; `status` null means any status. */
+const gatewaysOfOrg = and(
+  eq(gateways.orgId, orgId),
+  isNull(gateways.retiredAt),
+  or(sql`${statusFilter} IS NULL`, eq(gateways.status, statusFilter)),
+);
 
-function activeGatewaysOf(orgId: number, status?: GatewayStatus) {
-  const conditions = [eq(gateways.orgId, orgId), isNull(gateways.retiredAt)];
-  if (status !== undefined) conditions.push(eq(gateways.status, status));
-  return and(...conditions);
-}
-
-/** GET /devices: most recently seen first; never-seen gateways last, then by name. */
-export function listGateways(
-  store: Store,
-  orgId: number,
-  filter: { status?: GatewayStatus; limit: number; offset: number },
-): { rows: GatewayRow[]; total: number } {
-  const where = activeGatewaysOf(orgId, filter.status);
-  const rows = store.db
+export function gatewayQueries(store: Store) {
+  const { db } = store;
+  const list = db
     .select(gatewayColumns)
     .from(gateways)
     .leftJoin(customers, eq(customers.id, gateways.customerId))
-    .where(where)
+    .where(gatewaysOfOrg)
+    // GET /devices: most recently seen first; never-seen gateways last, then by name.
     .orderBy(sql`${gateways.lastSeen} IS NULL`, desc(gateways.lastSeen), asc(gateways.name), asc(gateways.id))
-    .limit(filter.limit)
-    .offset(filter.offset)
-    .all();
-  const total = store.db.select({ total: count() }).from(gateways).where(where).get()?.total ?? 0;
-  return { rows, total };
-}
-
-export function findGateway(store: Store, orgId: number, uuid: string): GatewayRow | null {
-  return (
-    store.db
-      .select(gatewayColumns)
-      .from(gateways)
-      .leftJoin(customers, eq(customers.id, gateways.customerId))
-      .where(and(activeGatewaysOf(orgId), eq(gateways.uuid, uuid)))
-      .get() ?? null
-  );
-}
-
-export function countGateways(store: Store, orgId: number): number {
-  return store.db.select({ total: count() }).from(gateways).where(activeGatewaysOf(orgId)).get()?.total ?? 0;
-}
-
-export type ModbusDeviceRow = {
-  id: number;
-  uuid: string;
-  name: string | null;
-  slaveId: number;
-  protocol: "rtu" | "tcp";
-  ipAddress: string | null;
-  port: number | null;
-  pollIntervalMs: number | null;
-  templateUuid: string | null;
-  templateBrand: string | null;
-  templateModel: string | null;
-};
-
-export function listModbusDevices(store: Store, gatewayId: number): ModbusDeviceRow[] {
-  return store.db
+    .limit(sql.placeholder("limit"))
+    .offset(sql.placeholder("offset"))
+    .prepare();
+  const total = db.select({ total: count() }).from(gateways).where(gatewaysOfOrg).prepare();
+  const byUuid = db
+    .select(gatewayColumns)
+    .from(gateways)
+    .leftJoin(customers, eq(customers.id, gateways.customerId))
+    .where(and(eq(gateways.orgId, orgId), isNull(gateways.retiredAt), eq(gateways.uuid, sql.placeholder("uuid"))))
+    .prepare();
+  const devices = db
     .select({
       id: modbusDevices.id,
       uuid: modbusDevices.uuid,
@@ -113,20 +70,47 @@ export function listModbusDevices(store: Store, gatewayId: number): ModbusDevice
     })
     .from(modbusDevices)
     .leftJoin(deviceTemplates, eq(deviceTemplates.id, modbusDevices.templateId))
-    .where(and(eq(modbusDevices.gatewayId, gatewayId), isNull(modbusDevices.retiredAt)))
+    .where(and(eq(modbusDevices.gatewayId, sql.placeholder("gatewayId")), isNull(modbusDevices.retiredAt)))
     .orderBy(asc(modbusDevices.position), asc(modbusDevices.id))
-    .all();
-}
+    .prepare();
+  const deviceByUuid = db
+    .select({ id: modbusDevices.id })
+    .from(modbusDevices)
+    .where(
+      and(
+        eq(modbusDevices.gatewayId, sql.placeholder("gatewayId")),
+        eq(modbusDevices.uuid, sql.placeholder("uuid")),
+        isNull(modbusDevices.retiredAt),
+      ),
+    )
+    .prepare();
 
-export function findModbusDeviceId(store: Store, gatewayId: number, uuid: string): number | null {
-  return (
-    store.db
-      .select({ id: modbusDevices.id })
-      .from(modbusDevices)
-      .where(and(eq(modbusDevices.gatewayId, gatewayId), eq(modbusDevices.uuid, uuid), isNull(modbusDevices.retiredAt)))
-      .get()?.id ?? null
-  );
+  return {
+    list(organization: number, filter: { status?: GatewayStatus; limit: number; offset: number }) {
+      const status = filter.status ?? null;
+      return {
+        rows: list.all({ orgId: organization, status, limit: filter.limit, offset: filter.offset }),
+        total: total.get({ orgId: organization, status })?.total ?? 0,
+      };
+    },
+    count(organization: number): number {
+      return total.get({ orgId: organization, status: null })?.total ?? 0;
+    },
+    /** UUIDs are matched in any letter case (stored lower case). */
+    find(organization: number, uuid: string) {
+      return byUuid.get({ orgId: organization, uuid: uuid.toLowerCase() }) ?? null;
+    },
+    modbusDevices(gatewayId: number) {
+      return devices.all({ gatewayId });
+    },
+    findModbusDeviceId(gatewayId: number, uuid: string): number | null {
+      return deviceByUuid.get({ gatewayId, uuid: uuid.toLowerCase() })?.id ?? null;
+    },
+  };
 }
+export type GatewayQueries = ReturnType<typeof gatewayQueries>;
+export type GatewayRow = NonNullable<ReturnType<GatewayQueries["find"]>>;
+export type ModbusDeviceRow = ReturnType<GatewayQueries["modbusDevices"]>[number];
 
 /** Sets a gateway's reported state (used by the demo now, by the pollers later). */
 export function setGatewayStatus(

@@ -9,7 +9,7 @@
  * cost of a page therefore follows the page size, not the length of the window.
  */
 import type { Store } from "./open.ts";
-import { readings } from "./schema.ts";
+import type { readings } from "./schema.ts";
 
 export type ReadingRow = { registerId: number; ts: number; rawValue: number | null };
 export type NewReading = typeof readings.$inferInsert;
@@ -118,11 +118,16 @@ export function readingQueries(store: Store) {
       return { rows, hasMore };
     },
 
-    /** Stores readings and moves each register's latest value forward, in one transaction. */
+    /**
+     * Stores readings and moves each register's latest value forward, in one
+     * transaction. A second reading for a (register, time) already stored is
+     * ignored, and so is its value for the latest: history and latest agree.
+     */
     record: sqlite.transaction((batch: NewReading[]) => {
       for (const reading of batch) {
-        insert.run(reading.registerId, reading.ts, reading.rawValue ?? null);
-        updateLatest.run(reading.registerId, reading.rawValue ?? null, reading.ts);
+        if (insert.run(reading.registerId, reading.ts, reading.rawValue ?? null).changes > 0) {
+          updateLatest.run(reading.registerId, reading.rawValue ?? null, reading.ts);
+        }
       }
     }),
   };

@@ -12,7 +12,7 @@ import { ManualClock } from "../../src/lib/clock.ts";
 import { stableUuid } from "../../src/lib/ids.ts";
 import { silentLogger } from "../../src/lib/logger.ts";
 import { insertAlert, type NewAlert } from "../../src/store/alerts.ts";
-import { findGateway, setGatewayStatus } from "../../src/store/gateways.ts";
+import { gatewayQueries, setGatewayStatus } from "../../src/store/gateways.ts";
 import { syncInventory } from "../../src/store/inventory.ts";
 import { type ApiScope, createApiKey } from "../../src/store/keys.ts";
 import { openStore, type Store } from "../../src/store/open.ts";
@@ -192,7 +192,7 @@ export async function startTestSite(options: { defaultLimitPerMinute?: number } 
     addAlert: ({ org, gatewaySerial, ...alert }) => {
       const orgId = orgIds[org];
       if (orgId === undefined) throw new Error(`unknown org ${org}`);
-      const gateway = gatewaySerial === null ? null : findGateway(store, orgId, stableUuid("gateway", gatewaySerial));
+      const gateway = gatewaySerial === null ? null : gatewayQueries(store).find(orgId, stableUuid("gateway", gatewaySerial));
       insertAlert(store, { ...alert, orgId, gatewayId: gateway?.id ?? null });
     },
     createKey,

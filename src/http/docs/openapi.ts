@@ -20,7 +20,10 @@ const rateLimitHeaders = {
 export function buildOpenApiDocument(v1: AnyElysia, serverUrl: string): JsonObject {
   const generated = toOpenAPISchema(v1, undefined, undefined, undefined, "3.1.0");
   const namedSchemas: Record<string, unknown> = { ...(generated.components?.schemas ?? {}) };
-  const paths = hoistNamedSchemas(generated.paths, namedSchemas) as typeof generated.paths;
+  // Elysia shares route history between mounted instances, so the generator also
+  // sees the docs pages; the description is of the API alone.
+  const apiPaths = Object.fromEntries(Object.entries(generated.paths).filter(([path]) => path.startsWith("/v1/")));
+  const paths = hoistNamedSchemas(apiPaths, namedSchemas) as typeof generated.paths;
   for (const pathItem of Object.values(paths as Record<string, Record<string, JsonObject>>)) {
     for (const operation of Object.values(pathItem)) {
       operation.security = [{ bearerAuth: [] }];

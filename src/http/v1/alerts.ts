@@ -1,10 +1,8 @@
 import { Elysia, t } from "elysia";
 import { CodedError } from "../../lib/errors.ts";
-import { listAlerts } from "../../store/alerts.ts";
-import { findGateway } from "../../store/gateways.ts";
 import { alertSeverities, alertStatuses } from "../../store/schema.ts";
-import { offsetMeta, offsetPaging, lookupErrors } from "./common.ts";
-import { principalOf, scopeCheck, type V1Deps } from "./deps.ts";
+import { jsonResponse, lookupErrors, offsetMeta, offsetPaging } from "./common.ts";
+import { guardRoute, principalOf, type V1Deps } from "./deps.ts";
 import { queryObject, optionalEnum } from "./query.ts";
 import { Alert, OffsetMeta } from "./models.ts";
 import { presentAlert } from "./present.ts";
@@ -28,22 +26,22 @@ export function alertRoutes(deps: V1Deps) {
       const offset = query.offset ?? 0;
       let gatewayId: number | undefined;
       if (query.device_id !== undefined) {
-        const gateway = findGateway(deps.store, key.orgId, query.device_id);
+        const gateway = deps.gateways.find(key.orgId, query.device_id);
         if (gateway === null) throw new CodedError("not_found", `No gateway ${query.device_id}.`);
         gatewayId = gateway.id;
       }
-      const { rows, total } = listAlerts(deps.store, key.orgId, {
+      const { rows, total } = deps.alerts.list(key.orgId, {
         status: query.status,
         severity: query.severity,
         gatewayId,
         limit,
         offset,
       });
-      return { data: rows.map(presentAlert), meta: offsetMeta(total, limit, offset) };
+      return jsonResponse({ data: rows.map(presentAlert), meta: offsetMeta(total, limit, offset) });
     },
     {
       query: ListAlertsQuery,
-      transform: scopeCheck(deps, "alerts:read"),
+      transform: guardRoute(deps, "alerts:read", ListAlertsQuery),
       response: { 200: t.Object({ data: t.Array(Alert), meta: OffsetMeta }), ...lookupErrors },
       detail: {
         operationId: "listAlerts",

@@ -1,9 +1,13 @@
+import type { TObject } from "@sinclair/typebox";
 import type { Clock } from "../../lib/clock.ts";
+import type { AlertQueries } from "../../store/alerts.ts";
+import type { GatewayQueries } from "../../store/gateways.ts";
 import type { Store } from "../../store/open.ts";
 import type { ReadingQueries } from "../../store/readings.ts";
 import type { RegisterQueries } from "../../store/registers.ts";
 import { CodedError } from "../../lib/errors.ts";
 import { requireScope } from "../api-gate.ts";
+import { expectation } from "../validation-message.ts";
 import { repeatedParameter } from "./query.ts";
 import type { RequestState } from "../api-gate.ts";
 import type { KeyForRequest } from "../../store/keys.ts";
@@ -12,6 +16,8 @@ import type { KeyForRequest } from "../../store/keys.ts";
 export interface V1Deps {
   store: Store;
   clock: Clock;
+  gateways: GatewayQueries;
+  alerts: AlertQueries;
   registers: RegisterQueries;
   readings: ReadingQueries;
   cursorSecret: Buffer;
@@ -19,14 +25,31 @@ export interface V1Deps {
 }
 
 /**
- * A route's `transform` hook: checks the scope before the query is validated, so
- * a key without the scope hears 403 whatever it sent (spec section 5.7).
+ * A route's `transform` hook, run before Elysia validates the query: checks the
+ * scope first, so a key without the scope hears 403 whatever it sent (spec
+ * section 5.7); then what Elysia's coercion would let through: a repeated
+ * parameter, or an integer written as `0x10`, `1e2` or ` 5`.
  */
-export function scopeCheck(deps: V1Deps, scope: string) {
+export function guardRoute(deps: V1Deps, scope: string, query?: TObject) {
+  const integerParameters = Object.entries(query?.properties ?? {}).filter(
+    ([, schema]) => (schema as { type?: string }).type === "integer",
+  );
   return ({ request }: { request: Request }) => {
     requireScope(deps.stateOf(request).principal, scope);
-    const repeated = repeatedParameter(request.url);
+    const queryStart = request.url.indexOf("?");
+    if (queryStart < 0) return;
+    const parameters = new URLSearchParams(request.url.slice(queryStart + 1));
+    const repeated = repeatedParameter(parameters);
     if (repeated !== null) throw new CodedError("invalid_parameter", `${repeated}: given more than once.`);
+    for (const [name, schema] of integerParameters) {
+      const value = parameters.get(name);
+      if (value !== null && !/^-?\d{1,16}$/.test(value)) {
+        throw new CodedError(
+          "invalid_parameter",
+          `${name}: ${expectation(schema as Parameters<typeof expectation>[0]) ?? "must be an integer"}; got "${value.slice(0, 64)}".`,
+        );
+      }
+    }
   };
 }
 

@@ -1,9 +1,9 @@
 import { Elysia, t } from "elysia";
+import { isoOrNull } from "../../lib/clock.ts";
 import { CodedError } from "../../lib/errors.ts";
-import { findGateway, listGateways, listModbusDevices } from "../../store/gateways.ts";
 import { gatewayStatuses } from "../../store/schema.ts";
-import { gatewayIdParams, lookupErrors, offsetMeta, offsetPaging, queryErrors } from "./common.ts";
-import { principalOf, scopeCheck, type V1Deps } from "./deps.ts";
+import { gatewayIdParams, jsonResponse, lookupErrors, offsetMeta, offsetPaging, queryErrors } from "./common.ts";
+import { guardRoute, principalOf, type V1Deps } from "./deps.ts";
 import { queryObject, optionalEnum } from "./query.ts";
 import { Gateway, GatewayDetail, OffsetMeta } from "./models.ts";
 import { presentGateway, presentModbusDevice } from "./present.ts";
@@ -24,12 +24,12 @@ export function gatewayRoutes(deps: V1Deps) {
         const key = principalOf(deps, request);
         const limit = query.limit ?? 50;
         const offset = query.offset ?? 0;
-        const { rows, total } = listGateways(deps.store, key.orgId, { status: query.status, limit, offset });
-        return { data: rows.map(presentGateway), meta: offsetMeta(total, limit, offset) };
+        const { rows, total } = deps.gateways.list(key.orgId, { status: query.status, limit, offset });
+        return jsonResponse({ data: rows.map(presentGateway), meta: offsetMeta(total, limit, offset) });
       },
       {
         query: ListGatewaysQuery,
-        transform: scopeCheck(deps, "devices:read"),
+        transform: guardRoute(deps, "devices:read", ListGatewaysQuery),
         response: { 200: t.Object({ data: t.Array(Gateway), meta: OffsetMeta }), ...queryErrors },
         detail: {
           operationId: "listGateways",
@@ -43,19 +43,19 @@ export function gatewayRoutes(deps: V1Deps) {
       "/v1/devices/:id",
       ({ request, params }) => {
         const key = principalOf(deps, request);
-        const gateway = findGateway(deps.store, key.orgId, params.id);
+        const gateway = deps.gateways.find(key.orgId, params.id);
         if (gateway === null) throw new CodedError("not_found", `No gateway ${params.id}.`);
-        return {
+        return jsonResponse({
           data: {
             ...presentGateway(gateway),
-            claimed_at: gateway.claimedAt === null ? null : new Date(gateway.claimedAt).toISOString(),
-            modbus_devices: listModbusDevices(deps.store, gateway.id).map(presentModbusDevice),
+            claimed_at: isoOrNull(gateway.claimedAt),
+            modbus_devices: deps.gateways.modbusDevices(gateway.id).map(presentModbusDevice),
           },
-        };
+        });
       },
       {
         params: gatewayIdParams,
-        transform: scopeCheck(deps, "devices:read"),
+        transform: guardRoute(deps, "devices:read"),
         response: { 200: t.Object({ data: GatewayDetail }), ...lookupErrors },
         detail: {
           operationId: "getGateway",

@@ -1,8 +1,6 @@
 import { Elysia, t } from "elysia";
 import { isoFromMs, isoOrNull } from "../../lib/clock.ts";
-import { countOpenAlerts } from "../../store/alerts.ts";
-import { countGateways } from "../../store/gateways.ts";
-import { commonErrors } from "./common.ts";
+import { commonErrors, jsonResponse } from "./common.ts";
 import { type V1Deps, principalOf } from "./deps.ts";
 import { Introspection } from "./models.ts";
 
@@ -12,8 +10,8 @@ export function introspectRoutes(deps: V1Deps) {
     "/v1/introspect",
     ({ request }) => {
       const key = principalOf(deps, request);
-      const gateways = countGateways(deps.store, key.orgId);
-      return {
+      const gateways = deps.gateways.count(key.orgId);
+      return jsonResponse({
         data: {
           key: {
             name: key.name,
@@ -22,9 +20,9 @@ export function introspectRoutes(deps: V1Deps) {
             expires_at: isoOrNull(key.expiresAt),
           },
           organization: { name: key.orgName },
-          stats: { gateways, devices: gateways, open_alerts: countOpenAlerts(deps.store, key.orgId) },
+          stats: { gateways, devices: gateways, open_alerts: deps.alerts.countOpen(key.orgId) },
         },
-      };
+      });
     },
     {
       response: { 200: t.Object({ data: Introspection }), ...commonErrors },

@@ -19,12 +19,10 @@ export function optionalEnum<const Values extends readonly [string, ...string[]]
   return t.Optional(t.UnionEnum(values, { title: name, default: undefined, description }));
 }
 
-/** Rejects a parameter given twice (`limit=1&limit=2`) instead of picking one. */
-export function repeatedParameter(url: string): string | null {
-  const queryStart = url.indexOf("?");
-  if (queryStart < 0) return null;
+/** The name of a parameter given twice (`limit=1&limit=2`), which is refused rather than guessed at. */
+export function repeatedParameter(parameters: URLSearchParams): string | null {
   const seen = new Set<string>();
-  for (const name of new URLSearchParams(url.slice(queryStart + 1)).keys()) {
+  for (const name of parameters.keys()) {
     if (seen.has(name)) return name;
     seen.add(name);
   }

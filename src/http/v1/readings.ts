@@ -1,15 +1,13 @@
 import { Elysia, t } from "elysia";
-import { isoFromMs } from "../../lib/clock.ts";
 import { CodedError } from "../../lib/errors.ts";
 import { uuidPattern } from "../../lib/ids.ts";
 import { parseRfc3339 } from "../../lib/timestamps.ts";
-import { findGateway } from "../../store/gateways.ts";
-import { scaleValue } from "../../store/registers.ts";
-import { gatewayIdParams, lookupErrors } from "./common.ts";
-import { principalOf, scopeCheck, type V1Deps } from "./deps.ts";
+import { gatewayIdParams, jsonText, lookupErrors } from "./common.ts";
+import { guardRoute, principalOf, type V1Deps } from "./deps.ts";
 import { queryObject, optionalEnum } from "./query.ts";
 import { CursorMeta, Reading } from "./models.ts";
 import { decodeCursor, encodeCursor, parameterFingerprint } from "./readings-cursor.ts";
+import { encodeReadingsPage, encodeRegister } from "./readings-json.ts";
 
 const hourMs = 3_600_000;
 const dayMs = 24 * hourMs;
@@ -38,6 +36,7 @@ const ListReadingsQuery = queryObject(
 );
 
 type RegisterInfo = {
+  id: number;
   uuid: string;
   modbusDeviceUuid: string;
   name: string;
@@ -47,26 +46,32 @@ type RegisterInfo = {
 
 /** GET /devices/{id}/readings (scope registers:read): history in a window, paged by cursor. */
 export function readingRoutes(deps: V1Deps) {
-  const registerInfo = deps.store.sqlite.prepare<RegisterInfo & { id: number }, [number]>(
-    `SELECT r.id AS id, r.uuid AS uuid, d.uuid AS modbusDeviceUuid, r.name AS name, r.unit AS unit,
+  const registerColumns = `SELECT r.id AS id, r.uuid AS uuid, d.uuid AS modbusDeviceUuid, r.name AS name, r.unit AS unit,
             r.scale_factor AS scaleFactor
-       FROM registers r JOIN modbus_devices d ON d.id = r.modbus_device_id WHERE r.gateway_id = ?`,
+       FROM registers r JOIN modbus_devices d ON d.id = r.modbus_device_id`;
+  // Retired registers are included: their history is still the gateway's history.
+  const allRegisters = deps.store.sqlite.prepare<RegisterInfo, [number]>(`${registerColumns} WHERE r.gateway_id = ?`);
+  const oneRegister = deps.store.sqlite.prepare<RegisterInfo, [number, string]>(
+    `${registerColumns} WHERE r.gateway_id = ? AND r.uuid = ?`,
   );
 
   return new Elysia().get(
     "/v1/devices/:id/readings",
     ({ request, params, query }) => {
       const key = principalOf(deps, request);
-      const gateway = findGateway(deps.store, key.orgId, params.id);
+      const gateway = deps.gateways.find(key.orgId, params.id);
       if (gateway === null) throw new CodedError("not_found", `No gateway ${params.id}.`);
 
-      const registersById = new Map<number, RegisterInfo>();
-      const idByUuid = new Map<string, number>();
-      for (const row of registerInfo.all(gateway.id)) {
-        registersById.set(row.id, row);
-        idByUuid.set(row.uuid, row.id);
-      }
-      const registerIds = resolveRegisterIds(query.register_id, idByUuid, params.id);
+      const registers =
+        query.register_id === undefined
+          ? allRegisters.all(gateway.id)
+          : parseRegisterIds(query.register_id).map((uuid) => {
+              const register = oneRegister.get(gateway.id, uuid);
+              if (register === null) throw new CodedError("not_found", `Gateway ${params.id} has no register ${uuid}.`);
+              return register;
+            });
+      const encoded = new Map(registers.map((register) => [register.id, encodeRegister(register)]));
+      const registerIds = [...encoded.keys()];
       const order = query.order ?? "desc";
       const limit = query.limit ?? 100;
       const requestedSince = parseTime("since", query.since);
@@ -106,44 +111,19 @@ export function readingRoutes(deps: V1Deps) {
       }
 
       const page = deps.readings.page({ registerIds, since, until, order, limit, after });
-      const data = page.rows.map((row) => {
-        const register = registersById.get(row.registerId);
-        return {
-          register_id: register?.uuid ?? "",
-          modbus_device_id: register?.modbusDeviceUuid ?? null,
-          name: register?.name ?? null,
-          unit: register?.unit ?? null,
-          value: scaleValue(row.rawValue, register?.scaleFactor ?? null),
-          raw_value: row.rawValue,
-          ts: isoFromMs(row.ts),
-        };
-      });
       const last = page.rows.at(-1);
       const nextCursor =
         page.hasMore && last !== undefined
-          ? encodeCursor(deps.cursorSecret, fingerprint, {
-              since,
-              until,
-              lastTs: last.ts,
-              lastRegisterId: last.registerId,
-            })
+          ? encodeCursor(deps.cursorSecret, fingerprint, { since, until, lastTs: last.ts, lastRegisterId: last.registerId })
           : null;
-      return {
-        data,
-        meta: {
-          since: isoFromMs(since),
-          until: isoFromMs(until),
-          order,
-          limit,
-          has_more: page.hasMore,
-          next_cursor: nextCursor,
-        },
-      };
+      return jsonText(
+        encodeReadingsPage(page.rows, encoded, { since, until, order, limit, hasMore: page.hasMore, nextCursor }),
+      );
     },
     {
       params: gatewayIdParams,
       query: ListReadingsQuery,
-      transform: scopeCheck(deps, "registers:read"),
+      transform: guardRoute(deps, "registers:read", ListReadingsQuery),
       response: { 200: t.Object({ data: t.Array(Reading), meta: CursorMeta }), ...lookupErrors },
       detail: {
         operationId: "listReadings",
@@ -156,19 +136,17 @@ export function readingRoutes(deps: V1Deps) {
   );
 }
 
-function resolveRegisterIds(list: string | undefined, idByUuid: Map<string, number>, gatewayUuid: string): number[] {
-  if (list === undefined) return [...idByUuid.values()];
-  const ids = new Set<number>();
+/** The comma-separated ids of `register_id`, checked and without repeats. */
+function parseRegisterIds(list: string): string[] {
+  const uuids = new Set<string>();
   for (const part of list.split(",")) {
     const uuid = part.trim().toLowerCase();
     if (!uuidPattern.test(uuid)) {
       throw new CodedError("invalid_parameter", `register_id: "${part.slice(0, 64)}" is not a UUID.`);
     }
-    const id = idByUuid.get(uuid);
-    if (id === undefined) throw new CodedError("not_found", `Gateway ${gatewayUuid} has no register ${uuid}.`);
-    ids.add(id);
+    uuids.add(uuid);
   }
-  return [...ids];
+  return [...uuids];
 }
 
 function parseTime(name: string, text: string | undefined): number | undefined {

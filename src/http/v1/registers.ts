@@ -1,14 +1,13 @@
 import { Elysia, t } from "elysia";
 import { CodedError } from "../../lib/errors.ts";
-import { findGateway, findModbusDeviceId } from "../../store/gateways.ts";
-import { gatewayIdParams, lookupErrors } from "./common.ts";
-import { principalOf, scopeCheck, type V1Deps } from "./deps.ts";
+import { gatewayIdParams, jsonResponse, lookupErrors } from "./common.ts";
+import { guardRoute, principalOf, type V1Deps } from "./deps.ts";
 import { queryObject } from "./query.ts";
 import { Register } from "./models.ts";
 import { presentRegister } from "./present.ts";
 
 const ListRegistersQuery = queryObject(
-  { modbus_device_id: t.Optional(t.String({ title: "device_id", format: "uuid", description: "only registers of this Modbus device" })) },
+  { modbus_device_id: t.Optional(t.String({ title: "modbus_device_id", format: "uuid", description: "only registers of this Modbus device" })) },
 );
 
 /** GET /devices/{id}/registers (scope registers:read): current state, for polling. */
@@ -17,22 +16,22 @@ export function registerRoutes(deps: V1Deps) {
     "/v1/devices/:id/registers",
     ({ request, params, query }) => {
       const key = principalOf(deps, request);
-      const gateway = findGateway(deps.store, key.orgId, params.id);
+      const gateway = deps.gateways.find(key.orgId, params.id);
       if (gateway === null) throw new CodedError("not_found", `No gateway ${params.id}.`);
       let modbusDeviceId: number | undefined;
       if (query.modbus_device_id !== undefined) {
-        const found = findModbusDeviceId(deps.store, gateway.id, query.modbus_device_id);
+        const found = deps.gateways.findModbusDeviceId(gateway.id, query.modbus_device_id);
         if (found === null) {
           throw new CodedError("not_found", `Gateway ${params.id} has no Modbus device ${query.modbus_device_id}.`);
         }
         modbusDeviceId = found;
       }
-      return { data: deps.registers.listRegisters(gateway.id, modbusDeviceId).map(presentRegister) };
+      return jsonResponse({ data: deps.registers.listRegisters(gateway.id, modbusDeviceId).map(presentRegister) });
     },
     {
       params: gatewayIdParams,
       query: ListRegistersQuery,
-      transform: scopeCheck(deps, "registers:read"),
+      transform: guardRoute(deps, "registers:read", ListRegistersQuery),
       response: { 200: t.Object({ data: t.Array(Register) }), ...lookupErrors },
       detail: {
         operationId: "listRegisters",

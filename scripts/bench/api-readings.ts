@@ -1,0 +1,207 @@
+/**
+ * Benchmark of the /v1 read path on a store of 10 million readings.
+ *
+ * 1. Readings page: median latency of a 1000-row page through HTTP (key lookup,
+ *    rate limit, validation, cursor included) against the bare bun:sqlite query
+ *    plus the JSON encoding of the same page, in the same run. Target: <= 1.5x.
+ * 2. Registers: GET /devices/{id}/registers throughput against a bare Bun.serve
+ *    answering the same query with the same JSON. Target: >= 0.6x.
+ *
+ * Usage: bun scripts/bench/api-readings.ts [--rows 10000000] [--seconds 5] [--store DIR]
+ * The store is built once in DIR (default: $TMPDIR/fieldhub-bench-api) and reused.
+ */
+import { existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { parseConfig } from "../../src/config/index.ts";
+import { createHttpApp } from "../../src/http/app.ts";
+import { presentRegister } from "../../src/http/v1/present.ts";
+import { systemClock } from "../../src/lib/clock.ts";
+import { stableUuid } from "../../src/lib/ids.ts";
+import { silentLogger } from "../../src/lib/logger.ts";
+import { setGatewayStatus } from "../../src/store/gateways.ts";
+import { syncInventory } from "../../src/store/inventory.ts";
+import { createApiKey } from "../../src/store/keys.ts";
+import { openStore, storeFileName } from "../../src/store/open.ts";
+import { registerQueries, scaleValue } from "../../src/store/registers.ts";
+
+const { values } = parseArgs({
+  args: process.argv.slice(2),
+  options: { rows: { type: "string" }, seconds: { type: "string" }, store: { type: "string" } },
+});
+const totalRows = Number(values.rows ?? 10_000_000);
+const loadSeconds = Number(values.seconds ?? 5);
+const dataDir = values.store ?? join(tmpdir(), `fieldhub-bench-api-${totalRows}`);
+const registerCount = 40;
+const intervalMs = 60_000;
+const perRegister = Math.ceil(totalRows / registerCount);
+const end = Date.UTC(2026, 0, 1);
+const start = end - perRegister * intervalMs;
+
+const registersYaml = Array.from(
+  { length: registerCount },
+  (_, index) =>
+    `          - { name: r${index}, address: ${index * 2}, function_code: 3, data_type: ${index % 2 === 0 ? "int16" : "float32"}, unit: "°C", scale_factor: ${index % 2 === 0 ? 0.1 : 1} }`,
+).join("\n");
+const config = parseConfig(`
+organizations: [{ key: bench, name: Bench }]
+gateways:
+  - serial: BENCH-1
+    name: Bench gateway
+    bus: { type: tcp }
+    devices:
+      - name: Device
+        slave_id: 1
+        host: 127.0.0.1
+        registers:
+${registersYaml}
+`);
+if (!config.ok) throw new Error(JSON.stringify(config.problems));
+
+const fresh = !existsSync(join(dataDir, storeFileName));
+const store = openStore(dataDir);
+syncInventory(store, config.config.inventory, end);
+const gatewayUuid = stableUuid("gateway", "BENCH-1");
+setGatewayStatus(store, gatewayUuid, { status: "online", lastSeen: end });
+if (fresh) {
+  const began = performance.now();
+  const insert = store.sqlite.prepare("INSERT INTO readings (register_id, ts, raw_value) VALUES (?, ?, ?)");
+  const ids = store.sqlite.query<{ id: number }, []>("SELECT id FROM registers ORDER BY id").all();
+  const insertRegister = store.sqlite.transaction((registerId: number, from: number, to: number) => {
+    for (let step = from; step < to; step++) insert.run(registerId, start + step * intervalMs, (step * 7) % 1000);
+  });
+  for (const { id } of ids) {
+    for (let from = 0; from < perRegister; from += 500_000) insertRegister(id, from, Math.min(perRegister, from + 500_000));
+    store.sqlite.run("UPDATE registers SET latest_raw_value = 42, latest_ts = ? WHERE id = ?", [end - intervalMs, id]);
+  }
+  process.stderr.write(`built ${registerCount * perRegister} readings in ${((performance.now() - began) / 1000).toFixed(1)} s\n`);
+}
+const rowCount = store.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM readings").get()?.n ?? 0;
+const key = createApiKey(
+  store,
+  { orgKey: "bench", name: "bench", scopes: ["devices:read", "registers:read"], expiresAt: null, rateLimitPerMinute: 1_000_000_000 },
+  Date.now(),
+).key;
+
+const app = createHttpApp({ store, clock: systemClock, logger: silentLogger(), publicUrl: null, defaultLimitPerMinute: 100 });
+app.listen({ hostname: "127.0.0.1", port: 0, reusePort: false });
+const base = `http://127.0.0.1:${app.server?.port}`;
+
+// --- 1. readings page ------------------------------------------------------
+type RegisterMeta = { id: number; uuid: string; deviceUuid: string; name: string; unit: string | null; scale: number | null };
+const registerMeta = store.sqlite
+  .query<RegisterMeta, []>(
+    `SELECT r.id AS id, r.uuid AS uuid, d.uuid AS deviceUuid, r.name AS name, r.unit AS unit, r.scale_factor AS scale
+       FROM registers r JOIN modbus_devices d ON d.id = r.modbus_device_id ORDER BY r.id`,
+  )
+  .all();
+const bareQuery = store.sqlite.prepare<{ registerId: number; ts: number; rawValue: number | null }, [number, number, number, number]>(
+  "SELECT register_id AS registerId, ts, raw_value AS rawValue FROM readings WHERE register_id = ?1 AND ts >= ?2 AND ts < ?3 ORDER BY ts DESC LIMIT ?4",
+);
+function barePage(register: RegisterMeta, since: number, until: number): string {
+  const rows = bareQuery.all(register.id, since, until, 1001);
+  const page = rows.slice(0, 1000).map((row) => ({
+    register_id: register.uuid,
+    modbus_device_id: register.deviceUuid,
+    name: register.name,
+    unit: register.unit,
+    value: scaleValue(row.rawValue, register.scale),
+    raw_value: row.rawValue,
+    ts: new Date(row.ts).toISOString(),
+  }));
+  return JSON.stringify({ data: page, meta: { since: new Date(since).toISOString(), until: new Date(until).toISOString(), order: "desc", limit: 1000, has_more: rows.length > 1000, next_cursor: null } });
+}
+
+const dayMs = 86_400_000;
+const samples = 300;
+const windows = Array.from({ length: samples }, (_, index) => {
+  const register = registerMeta[index % registerMeta.length] as RegisterMeta;
+  // Windows spread over the whole history, each holding well over 1000 rows.
+  const spreadMinutes = Math.max(1, perRegister - 7 * 1440);
+  const until = end - ((index * 7919) % spreadMinutes) * intervalMs;
+  return { register, since: until - 7 * dayMs, until };
+});
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] as number;
+};
+const p99 = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length * 0.99)] as number;
+
+async function measurePages() {
+  const bare: number[] = [];
+  const http: number[] = [];
+  const httpAll: number[] = [];
+  for (let round = 0; round < 2; round++) {
+    for (const window of windows) {
+      let began = performance.now();
+      const body = barePage(window.register, window.since, window.until);
+      if (body.length < 1000) throw new Error("bare page empty");
+      bare.push(performance.now() - began);
+
+      const query = `since=${new Date(window.since).toISOString()}&until=${new Date(window.until).toISOString()}&limit=1000`;
+      began = performance.now();
+      const response = await fetch(`${base}/v1/devices/${gatewayUuid}/readings?register_id=${window.register.uuid}&${query}`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      const text = await response.text();
+      http.push(performance.now() - began);
+      if (response.status !== 200 || text.length < 1000) throw new Error(`page failed: ${response.status} ${text.slice(0, 200)}`);
+
+      began = performance.now();
+      const all = await fetch(`${base}/v1/devices/${gatewayUuid}/readings?${query}`, { headers: { authorization: `Bearer ${key}` } });
+      await all.text();
+      httpAll.push(performance.now() - began);
+    }
+  }
+  // First round warms caches and JIT; report the second.
+  return { bare: bare.slice(samples), http: http.slice(samples), httpAll: httpAll.slice(samples) };
+}
+
+// --- 2. registers throughput ------------------------------------------------
+async function loadTest(url: string, withKey: boolean): Promise<number> {
+  const child = Bun.spawn(
+    [process.execPath, join(import.meta.dir, "load-client.ts"), url, String(loadSeconds), "16", ...(withKey ? [key] : [])],
+    { stdout: "pipe", stderr: "inherit" },
+  );
+  const output = await new Response(child.stdout).text();
+  await child.exited;
+  const result = JSON.parse(output) as { requests: number; errors: number; seconds: number };
+  if (result.errors > 0) throw new Error(`${result.errors} failed requests against ${url}`);
+  return result.requests / result.seconds;
+}
+
+const gatewayId = store.sqlite.query<{ id: number }, [string]>("SELECT id FROM gateways WHERE uuid = ?").get(gatewayUuid)?.id ?? 0;
+const registers = registerQueries(store);
+const bareServer = Bun.serve({
+  hostname: "127.0.0.1",
+  port: 0,
+  reusePort: false,
+  fetch: () =>
+    new Response(JSON.stringify({ data: registers.listRegisters(gatewayId).map(presentRegister) }), {
+      headers: { "content-type": "application/json" },
+    }),
+});
+
+const pages = await measurePages();
+const bareRate = await loadTest(`http://127.0.0.1:${bareServer.port}/`, false);
+const apiRate = await loadTest(`${base}/v1/devices/${gatewayUuid}/registers`, true);
+bareServer.stop(true);
+await app.stop(true);
+store.close();
+
+const pageRatio = median(pages.http) / median(pages.bare);
+const throughputRatio = apiRate / bareRate;
+const lines = [
+  `store: ${rowCount.toLocaleString("en")} readings, ${registerCount} registers (${dataDir})`,
+  `readings page (1000 rows, one register_id, 7-day window), ${samples} pages:`,
+  `  bare bun:sqlite query + JSON encoding: median ${median(pages.bare).toFixed(3)} ms, p99 ${p99(pages.bare).toFixed(3)} ms`,
+  `  GET /v1/devices/{id}/readings via HTTP: median ${median(pages.http).toFixed(3)} ms, p99 ${p99(pages.http).toFixed(3)} ms`,
+  `  ratio HTTP / bare: ${pageRatio.toFixed(2)}x (target <= 1.5x) ${pageRatio <= 1.5 ? "OK" : "MISSED"}`,
+  `  all ${registerCount} registers (no register_id), 1000 rows: median ${median(pages.httpAll).toFixed(3)} ms, p99 ${p99(pages.httpAll).toFixed(3)} ms`,
+  `registers list (${registerCount} registers), 16 connections for ${loadSeconds} s from a separate process:`,
+  `  bare Bun.serve, same query and JSON: ${bareRate.toFixed(0)} req/s`,
+  `  GET /v1/devices/{id}/registers: ${apiRate.toFixed(0)} req/s`,
+  `  ratio API / bare: ${throughputRatio.toFixed(2)}x (target >= 0.6x) ${throughputRatio >= 0.6 ? "OK" : "MISSED"}`,
+];
+process.stdout.write(`${lines.join("\n")}\n`);
