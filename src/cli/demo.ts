@@ -11,7 +11,9 @@ import { demoAlerts } from "../demo/alerts.ts";
 import { demoConfigYaml, demoGatewaySerials, demoOrganizationKey, demoSandboxKey } from "../demo/demo-config.ts";
 import { demoRawValue, demoTimestamps } from "../demo/history.ts";
 import { type Clock, systemClock } from "../lib/clock.ts";
+import { hostAddresses, withHostFacts } from "../lib/host.ts";
 import { createLogger } from "../lib/logger.ts";
+import { version } from "../lib/version.ts";
 import { insertAlert } from "../store/alerts.ts";
 import { gatewayQueries, setGatewayStatus } from "../store/gateways.ts";
 import { syncInventory } from "../store/inventory.ts";
@@ -86,7 +88,7 @@ export function seedDemo(
 ): { added: number; reportingGatewayIds: { id: number; uuid: string }[] } {
   const parsed = parseConfig(demoConfigYaml);
   if (!parsed.ok) throw new Error(`embedded demo config is invalid: ${JSON.stringify(parsed.problems)}`);
-  syncInventory(store, parsed.config.inventory, now);
+  syncInventory(store, withHostFacts(parsed.config.inventory, hostAddresses(), version), now);
   const org = findOrganizationByKey(store, demoOrganizationKey);
   if (org === null) throw new Error("demo organisation missing after sync");
 

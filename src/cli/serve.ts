@@ -1,7 +1,9 @@
 /** `fieldhub serve --config FILE --data DIR`: everything in one process. */
 import { formatProblems, loadConfigFile } from "../config/index.ts";
 import { systemClock } from "../lib/clock.ts";
+import { hostAddresses, withHostFacts } from "../lib/host.ts";
 import { createLogger } from "../lib/logger.ts";
+import { version } from "../lib/version.ts";
 import { syncInventory } from "../store/inventory.ts";
 import { openStore } from "../store/open.ts";
 import { CommandError, parseCommandArgs, parsePort, requireOption } from "./args.ts";
@@ -25,7 +27,7 @@ export async function serveCommand(argv: string[]): Promise<void> {
   const { config } = loaded;
   const logger = createLogger();
   const store = openStore(dataDir);
-  syncInventory(store, config.inventory, systemClock.now());
+  syncInventory(store, withHostFacts(config.inventory, hostAddresses(), version), systemClock.now());
   const server = startHttpServer({
     store,
     clock: systemClock,

@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import { CodedError } from "../../lib/errors.ts";
 import { alertSeverities, alertStatuses } from "../../store/schema.ts";
-import { jsonResponse, lookupErrors, offsetMeta, offsetPaging } from "./common.ts";
+import { lookupErrors, offsetMeta, offsetPaging } from "./common.ts";
 import { guardRoute, principalOf, type V1Deps } from "./deps.ts";
 import { queryObject, optionalEnum } from "./query.ts";
 import { Alert, OffsetMeta } from "./models.ts";
@@ -37,7 +37,7 @@ export function alertRoutes(deps: V1Deps) {
         limit,
         offset,
       });
-      return jsonResponse({ data: rows.map(presentAlert), meta: offsetMeta(total, limit, offset) });
+      return deps.json(request, { data: rows.map(presentAlert), meta: offsetMeta(total, limit, offset) });
     },
     {
       query: ListAlertsQuery,

@@ -19,20 +19,6 @@ export const commonErrors = { 401: Problem, 403: Problem, 429: Problem, 500: Pro
 export const queryErrors = { ...commonErrors, 400: Problem };
 export const lookupErrors = { ...queryErrors, 404: Problem };
 
-/**
- * A JSON success response. Handlers return it ready-made because Elysia would
- * otherwise re-validate every response against its schema, which cost more than
- * the query on a 1000-row page; the tests check responses against the OpenAPI
- * description instead.
- */
-export function jsonResponse(body: unknown): Response {
-  return jsonText(JSON.stringify(body));
-}
-
-export function jsonText(json: string): Response {
-  return new Response(json, { headers: { "content-type": "application/json" } });
-}
-
 export function offsetMeta(total: number, limit: number, offset: number) {
   return { total, limit, offset };
 }

@@ -22,6 +22,8 @@ export interface V1Deps {
   readings: ReadingQueries;
   cursorSecret: Buffer;
   stateOf(request: Request): RequestState;
+  /** A JSON success response with the request's headers (request id, rate limit). */
+  json(request: Request, body: unknown): Response;
 }
 
 /**

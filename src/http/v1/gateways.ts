@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import { isoOrNull } from "../../lib/clock.ts";
 import { CodedError } from "../../lib/errors.ts";
 import { gatewayStatuses } from "../../store/schema.ts";
-import { gatewayIdParams, jsonResponse, lookupErrors, offsetMeta, offsetPaging, queryErrors } from "./common.ts";
+import { gatewayIdParams, lookupErrors, offsetMeta, offsetPaging, queryErrors } from "./common.ts";
 import { guardRoute, principalOf, type V1Deps } from "./deps.ts";
 import { queryObject, optionalEnum } from "./query.ts";
 import { Gateway, GatewayDetail, OffsetMeta } from "./models.ts";
@@ -25,7 +25,7 @@ export function gatewayRoutes(deps: V1Deps) {
         const limit = query.limit ?? 50;
         const offset = query.offset ?? 0;
         const { rows, total } = deps.gateways.list(key.orgId, { status: query.status, limit, offset });
-        return jsonResponse({ data: rows.map(presentGateway), meta: offsetMeta(total, limit, offset) });
+        return deps.json(request, { data: rows.map(presentGateway), meta: offsetMeta(total, limit, offset) });
       },
       {
         query: ListGatewaysQuery,
@@ -45,7 +45,7 @@ export function gatewayRoutes(deps: V1Deps) {
         const key = principalOf(deps, request);
         const gateway = deps.gateways.find(key.orgId, params.id);
         if (gateway === null) throw new CodedError("not_found", `No gateway ${params.id}.`);
-        return jsonResponse({
+        return deps.json(request, {
           data: {
             ...presentGateway(gateway),
             claimed_at: isoOrNull(gateway.claimedAt),

@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import { isoFromMs, isoOrNull } from "../../lib/clock.ts";
-import { commonErrors, jsonResponse } from "./common.ts";
+import { commonErrors } from "./common.ts";
 import { type V1Deps, principalOf } from "./deps.ts";
 import { Introspection } from "./models.ts";
 
@@ -11,7 +11,7 @@ export function introspectRoutes(deps: V1Deps) {
     ({ request }) => {
       const key = principalOf(deps, request);
       const gateways = deps.gateways.count(key.orgId);
-      return jsonResponse({
+      return deps.json(request, {
         data: {
           key: {
             name: key.name,

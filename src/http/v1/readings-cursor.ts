@@ -44,7 +44,10 @@ export type CursorReading =
 export function decodeCursor(secret: Buffer, fingerprint: Buffer, cursor: string): CursorReading {
   if (!/^[A-Za-z0-9_-]+$/.test(cursor)) return { ok: false, reason: "malformed" };
   const bytes = Buffer.from(cursor, "base64url");
-  if (bytes.length !== payloadBytes + signatureBytes) return { ok: false, reason: "malformed" };
+  // Only the one spelling this service issues: no padding variants or unused bits.
+  if (bytes.length !== payloadBytes + signatureBytes || bytes.toString("base64url") !== cursor) {
+    return { ok: false, reason: "malformed" };
+  }
   const payload = bytes.subarray(0, payloadBytes);
   if (!timingSafeEqual(bytes.subarray(payloadBytes), sign(secret, payload))) return { ok: false, reason: "malformed" };
   if (payload.readUInt8(0) !== version) return { ok: false, reason: "malformed" };

@@ -1,13 +1,14 @@
 import { Elysia, t } from "elysia";
+import { isoFromMs } from "../../lib/clock.ts";
 import { CodedError } from "../../lib/errors.ts";
 import { uuidPattern } from "../../lib/ids.ts";
 import { parseRfc3339 } from "../../lib/timestamps.ts";
-import { gatewayIdParams, jsonText, lookupErrors } from "./common.ts";
+import { scalerFor } from "../../store/registers.ts";
+import { gatewayIdParams, lookupErrors } from "./common.ts";
 import { guardRoute, principalOf, type V1Deps } from "./deps.ts";
 import { queryObject, optionalEnum } from "./query.ts";
 import { CursorMeta, Reading } from "./models.ts";
 import { decodeCursor, encodeCursor, parameterFingerprint } from "./readings-cursor.ts";
-import { encodeReadingsPage, encodeRegister } from "./readings-json.ts";
 
 const hourMs = 3_600_000;
 const dayMs = 24 * hourMs;
@@ -70,8 +71,8 @@ export function readingRoutes(deps: V1Deps) {
               if (register === null) throw new CodedError("not_found", `Gateway ${params.id} has no register ${uuid}.`);
               return register;
             });
-      const encoded = new Map(registers.map((register) => [register.id, encodeRegister(register)]));
-      const registerIds = [...encoded.keys()];
+      const byId = new Map(registers.map((register) => [register.id, { ...register, scale: scalerFor(register.scaleFactor) }]));
+      const registerIds = [...byId.keys()];
       const order = query.order ?? "desc";
       const limit = query.limit ?? 100;
       const requestedSince = parseTime("since", query.since);
@@ -116,9 +117,31 @@ export function readingRoutes(deps: V1Deps) {
         page.hasMore && last !== undefined
           ? encodeCursor(deps.cursorSecret, fingerprint, { since, until, lastTs: last.ts, lastRegisterId: last.registerId })
           : null;
-      return jsonText(
-        encodeReadingsPage(page.rows, encoded, { since, until, order, limit, hasMore: page.hasMore, nextCursor }),
-      );
+      const data: unknown[] = [];
+      for (const row of page.rows) {
+        const register = byId.get(row.registerId);
+        if (register === undefined) continue;
+        data.push({
+          register_id: register.uuid,
+          modbus_device_id: register.modbusDeviceUuid,
+          name: register.name,
+          unit: register.unit,
+          value: row.rawValue === null ? null : register.scale(row.rawValue),
+          raw_value: row.rawValue,
+          ts: isoFromMs(row.ts),
+        });
+      }
+      return deps.json(request, {
+        data,
+        meta: {
+          since: isoFromMs(since),
+          until: isoFromMs(until),
+          order,
+          limit,
+          has_more: page.hasMore,
+          next_cursor: nextCursor,
+        },
+      });
     },
     {
       params: gatewayIdParams,

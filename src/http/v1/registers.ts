@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import { CodedError } from "../../lib/errors.ts";
-import { gatewayIdParams, jsonResponse, lookupErrors } from "./common.ts";
+import { gatewayIdParams, lookupErrors } from "./common.ts";
 import { guardRoute, principalOf, type V1Deps } from "./deps.ts";
 import { queryObject } from "./query.ts";
 import { Register } from "./models.ts";
@@ -26,7 +26,7 @@ export function registerRoutes(deps: V1Deps) {
         }
         modbusDeviceId = found;
       }
-      return jsonResponse({ data: deps.registers.listRegisters(gateway.id, modbusDeviceId).map(presentRegister) });
+      return deps.json(request, { data: deps.registers.listRegisters(gateway.id, modbusDeviceId).map(presentRegister) });
     },
     {
       params: gatewayIdParams,
