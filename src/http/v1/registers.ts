@@ -16,17 +16,17 @@ export function registerRoutes(deps: V1Deps) {
     "/v1/devices/:id/registers",
     ({ request, params, query }) => {
       const key = principalOf(deps, request);
-      const gateway = deps.gateways.find(key.orgId, params.id);
-      if (gateway === null) throw new CodedError("not_found", `No gateway ${params.id}.`);
+      const gatewayId = deps.gateways.locate(key.orgId, params.id);
+      if (gatewayId === null) throw new CodedError("not_found", `No gateway ${params.id}.`);
       let modbusDeviceId: number | undefined;
       if (query.modbus_device_id !== undefined) {
-        const found = deps.gateways.findModbusDeviceId(gateway.id, query.modbus_device_id);
+        const found = deps.gateways.findModbusDeviceId(gatewayId, query.modbus_device_id);
         if (found === null) {
           throw new CodedError("not_found", `Gateway ${params.id} has no Modbus device ${query.modbus_device_id}.`);
         }
         modbusDeviceId = found;
       }
-      return deps.json(request, { data: deps.registers.listRegisters(gateway.id, modbusDeviceId).map(presentRegister) });
+      return deps.json(request, { data: deps.registers.listRegisters(gatewayId, modbusDeviceId).map(presentRegister) });
     },
     {
       params: gatewayIdParams,
