@@ -74,31 +74,56 @@ if (fresh) {
     for (let step = from; step < to; step++) insert.run(registerId, start + step * intervalMs, (step * 7) % 1000);
   });
   for (const { id } of ids) {
-    for (let from = 0; from < perRegister; from += 500_000) insertRegister(id, from, Math.min(perRegister, from + 500_000));
+    for (let from = 0; from < perRegister; from += 500_000)
+      insertRegister(id, from, Math.min(perRegister, from + 500_000));
     store.sqlite.run("UPDATE registers SET latest_raw_value = 42, latest_ts = ? WHERE id = ?", [end - intervalMs, id]);
   }
-  process.stderr.write(`built ${registerCount * perRegister} readings in ${((performance.now() - began) / 1000).toFixed(1)} s\n`);
+  process.stderr.write(
+    `built ${registerCount * perRegister} readings in ${((performance.now() - began) / 1000).toFixed(1)} s\n`,
+  );
 }
 const rowCount = store.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM readings").get()?.n ?? 0;
 const key = createApiKey(
   store,
-  { orgKey: "bench", name: "bench", scopes: ["devices:read", "registers:read"], expiresAt: null, rateLimitPerMinute: 1_000_000_000 },
+  {
+    orgKey: "bench",
+    name: "bench",
+    scopes: ["devices:read", "registers:read"],
+    expiresAt: null,
+    rateLimitPerMinute: 1_000_000_000,
+  },
   Date.now(),
 ).key;
 
-const app = createHttpApp({ store, clock: systemClock, logger: silentLogger(), publicUrl: null, defaultLimitPerMinute: 100 });
+const app = createHttpApp({
+  store,
+  clock: systemClock,
+  logger: silentLogger(),
+  publicUrl: null,
+  defaultLimitPerMinute: 100,
+});
 app.listen({ hostname: "127.0.0.1", port: 0, reusePort: false });
 const base = `http://127.0.0.1:${app.server?.port}`;
 
 // --- 1. readings page ------------------------------------------------------
-type RegisterMeta = { id: number; uuid: string; deviceUuid: string; name: string; unit: string | null; scale: number | null };
+type RegisterMeta = {
+  id: number;
+  uuid: string;
+  deviceUuid: string;
+  name: string;
+  unit: string | null;
+  scale: number | null;
+};
 const registerMeta = store.sqlite
   .query<RegisterMeta, []>(
     `SELECT r.id AS id, r.uuid AS uuid, d.uuid AS deviceUuid, r.name AS name, r.unit AS unit, r.scale_factor AS scale
        FROM registers r JOIN modbus_devices d ON d.id = r.modbus_device_id ORDER BY r.id`,
   )
   .all();
-const bareQuery = store.sqlite.prepare<{ registerId: number; ts: number; rawValue: number | null }, [number, number, number, number]>(
+const bareQuery = store.sqlite.prepare<
+  { registerId: number; ts: number; rawValue: number | null },
+  [number, number, number, number]
+>(
   "SELECT register_id AS registerId, ts, raw_value AS rawValue FROM readings WHERE register_id = ?1 AND ts >= ?2 AND ts < ?3 ORDER BY ts DESC LIMIT ?4",
 );
 /** The baseline: the same rows, straightforwardly mapped to the spec's Reading objects and JSON-encoded. */
@@ -115,7 +140,14 @@ function barePage(register: RegisterMeta, since: number, until: number): string 
   }));
   return JSON.stringify({
     data: page,
-    meta: { since: new Date(since).toISOString(), until: new Date(until).toISOString(), order: "desc", limit: 1000, has_more: rows.length > 1000, next_cursor: null },
+    meta: {
+      since: new Date(since).toISOString(),
+      until: new Date(until).toISOString(),
+      order: "desc",
+      limit: 1000,
+      has_more: rows.length > 1000,
+      next_cursor: null,
+    },
   });
 }
 
@@ -169,7 +201,15 @@ const allRegisterUrls = windows.map((window) => `${base}/v1/devices/${gatewayUui
 // --- 2. registers throughput ------------------------------------------------
 async function loadTest(url: string, withKey: boolean): Promise<number> {
   const child = Bun.spawn(
-    [process.execPath, join(import.meta.dir, "load-client.ts"), "load", url, String(loadSeconds), "16", ...(withKey ? [key] : [])],
+    [
+      process.execPath,
+      join(import.meta.dir, "load-client.ts"),
+      "load",
+      url,
+      String(loadSeconds),
+      "16",
+      ...(withKey ? [key] : []),
+    ],
     { stdout: "pipe", stderr: "inherit" },
   );
   const output = await new Response(child.stdout).text();
@@ -179,7 +219,8 @@ async function loadTest(url: string, withKey: boolean): Promise<number> {
   return result.requests / result.seconds;
 }
 
-const gatewayId = store.sqlite.query<{ id: number }, [string]>("SELECT id FROM gateways WHERE uuid = ?").get(gatewayUuid)?.id ?? 0;
+const gatewayId =
+  store.sqlite.query<{ id: number }, [string]>("SELECT id FROM gateways WHERE uuid = ?").get(gatewayUuid)?.id ?? 0;
 const registerByUuid = new Map(registerMeta.map((register) => [register.uuid, register]));
 /** The same bare page served by a bare Bun.serve: the like-for-like HTTP baseline. */
 const barePageServer = Bun.serve({
@@ -190,7 +231,11 @@ const barePageServer = Bun.serve({
     const url = new URL(request.url);
     const register = registerByUuid.get(url.searchParams.get("register_id") ?? "");
     if (register === undefined) return new Response("no register", { status: 404 });
-    const body = barePage(register, Date.parse(url.searchParams.get("since") ?? ""), Date.parse(url.searchParams.get("until") ?? ""));
+    const body = barePage(
+      register,
+      Date.parse(url.searchParams.get("since") ?? ""),
+      Date.parse(url.searchParams.get("until") ?? ""),
+    );
     return new Response(body, { headers: { "content-type": "application/json" } });
   },
 });

@@ -6,11 +6,14 @@ export const configUsage = "fieldhub config check FILE";
 
 export function configCommand(argv: string[]): void {
   const [action, file, ...extra] = argv;
-  if (action !== "check") throw new UsageError(action === undefined ? "config needs an action" : `unknown config action "${action}"`);
+  if (action !== "check")
+    throw new UsageError(action === undefined ? "config needs an action" : `unknown config action "${action}"`);
   if (file === undefined || extra.length > 0) throw new UsageError("config check takes one file");
   const result = loadConfigFile(file);
   if (!result.ok) {
-    throw new CommandError(`${file}: ${result.problems.length} problem${result.problems.length === 1 ? "" : "s"}\n${formatProblems(result.problems)}`);
+    throw new CommandError(
+      `${file}: ${result.problems.length} problem${result.problems.length === 1 ? "" : "s"}\n${formatProblems(result.problems)}`,
+    );
   }
   const { inventory } = result.config;
   const gateways = inventory.organizations.reduce((sum, org) => sum + org.gateways.length, 0);

@@ -101,11 +101,16 @@ export function seedDemo(
   const reporting = [demoGatewaySerials.greenhouse, demoGatewaySerials.energy];
   for (const serial of reporting) {
     const gateway = gatewayIds.get(serial);
-    if (gateway !== undefined) setGatewayStatus(store, gateway.uuid, { status: "online", lastSeen: now, claimedAt: now - days * 24 * hour });
+    if (gateway !== undefined)
+      setGatewayStatus(store, gateway.uuid, { status: "online", lastSeen: now, claimedAt: now - days * 24 * hour });
   }
   const heatPump = gatewayIds.get(demoGatewaySerials.heatPump);
   if (heatPump !== undefined) {
-    setGatewayStatus(store, heatPump.uuid, { status: "offline", lastSeen: now - heatPumpSilentFor, claimedAt: now - days * 24 * hour });
+    setGatewayStatus(store, heatPump.uuid, {
+      status: "offline",
+      lastSeen: now - heatPumpSilentFor,
+      claimedAt: now - days * 24 * hour,
+    });
   }
 
   const registers = registerQueries(store);

@@ -1,7 +1,14 @@
 /** `fieldhub keys create|list|revoke`: API keys in the store of a data directory. */
 import { isoOrNull } from "../lib/clock.ts";
 import { parseRfc3339 } from "../lib/timestamps.ts";
-import { type ApiScope, apiScopes, createApiKey, listApiKeys, revokeApiKey, UnknownOrganizationError } from "../store/keys.ts";
+import {
+  type ApiScope,
+  apiScopes,
+  createApiKey,
+  listApiKeys,
+  revokeApiKey,
+  UnknownOrganizationError,
+} from "../store/keys.ts";
 import { openStore } from "../store/open.ts";
 import { listOrganizations } from "../store/organizations.ts";
 import { CommandError, parseCommandArgs, requireOption, UsageError } from "./args.ts";
@@ -75,7 +82,9 @@ function createKey(argv: string[], now: number): void {
       );
     } else {
       process.stdout.write(`${created.key}\n`);
-      process.stderr.write(`Key "${name}" (${created.prefix}…, id ${created.id}) for ${orgKey}. It is shown only this once.\n`);
+      process.stderr.write(
+        `Key "${name}" (${created.prefix}…, id ${created.id}) for ${orgKey}. It is shown only this once.\n`,
+      );
     }
   } catch (error) {
     if (error instanceof UnknownOrganizationError) {
@@ -91,15 +100,23 @@ function createKey(argv: string[], now: number): void {
 }
 
 function parseScopes(text: string): ApiScope[] {
-  const scopes = text.split(",").map((scope) => scope.trim()).filter((scope) => scope.length > 0);
+  const scopes = text
+    .split(",")
+    .map((scope) => scope.trim())
+    .filter((scope) => scope.length > 0);
   const unknown = scopes.filter((scope) => !(apiScopes as readonly string[]).includes(scope));
-  if (unknown.length > 0) throw new UsageError(`--scopes: unknown ${unknown.join(", ")}; scopes are ${apiScopes.join(", ")}`);
+  if (unknown.length > 0)
+    throw new UsageError(`--scopes: unknown ${unknown.join(", ")}; scopes are ${apiScopes.join(", ")}`);
   if (scopes.length === 0) throw new UsageError(`--scopes: name at least one of ${apiScopes.join(", ")}`);
   return [...new Set(scopes)] as ApiScope[];
 }
 
 function listKeys(argv: string[]): void {
-  const { values } = parseCommandArgs(argv, { data: { type: "string" }, org: { type: "string" }, json: { type: "boolean" } });
+  const { values } = parseCommandArgs(argv, {
+    data: { type: "string" },
+    org: { type: "string" },
+    json: { type: "boolean" },
+  });
   const store = openStore(requireOption(values.data, "--data"));
   try {
     const keys = listApiKeys(store, values.org);
@@ -126,7 +143,11 @@ function listKeys(argv: string[]): void {
         key.orgKey,
         key.name,
         key.scopes.join(","),
-        key.revokedAt !== null ? "revoked" : key.expiresAt !== null && key.expiresAt <= Date.now() ? "expired" : "active",
+        key.revokedAt !== null
+          ? "revoked"
+          : key.expiresAt !== null && key.expiresAt <= Date.now()
+            ? "expired"
+            : "active",
         `expires ${isoOrNull(key.expiresAt) ?? "never"}`,
       ].join("\t"),
     );

@@ -22,7 +22,9 @@ export async function serveCommand(argv: string[]): Promise<void> {
   const dataDir = requireOption(values.data, "--data");
   const loaded = loadConfigFile(configPath);
   if (!loaded.ok) {
-    throw new CommandError(`${configPath} is not a valid config; nothing was started:\n${formatProblems(loaded.problems)}`);
+    throw new CommandError(
+      `${configPath} is not a valid config; nothing was started:\n${formatProblems(loaded.problems)}`,
+    );
   }
   const { config } = loaded;
   const logger = createLogger();
@@ -37,7 +39,10 @@ export async function serveCommand(argv: string[]): Promise<void> {
     publicUrl: config.server.publicUrl,
     defaultLimitPerMinute: config.api.rateLimitPerMinute,
   });
-  logger.info({ url: server.url, data: dataDir }, `fieldhub serving on ${server.url} (API ${server.url}/v1, docs ${server.url}/docs)`);
+  logger.info(
+    { url: server.url, data: dataDir },
+    `fieldhub serving on ${server.url} (API ${server.url}/v1, docs ${server.url}/docs)`,
+  );
   stopOnSignals(async () => {
     await server.stop();
     store.close();

@@ -60,7 +60,9 @@ export function createHttpApp(deps: HttpAppDeps) {
   // 1000-row page. The tests check every response against the OpenAPI description.
   const v1Deps: V1Deps = {
     json: (request, body) =>
-      new Response(JSON.stringify(body), { headers: { ...stateOf(request).headers, "content-type": "application/json" } }),
+      new Response(JSON.stringify(body), {
+        headers: { ...stateOf(request).headers, "content-type": "application/json" },
+      }),
     store,
     clock,
     gateways: gatewayQueries(store),

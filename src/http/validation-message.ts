@@ -23,7 +23,11 @@ export function describeValidation(error: ValidationError): string {
   const name = schema.title ?? (pathName === "" ? "parameter" : pathName);
   const value = "value" in first ? first.value : undefined;
   const got =
-    value === undefined ? "" : typeof value === "string" ? `; got "${value.slice(0, 64)}"` : `; got ${String(value).slice(0, 64)}`;
+    value === undefined
+      ? ""
+      : typeof value === "string"
+        ? `; got "${value.slice(0, 64)}"`
+        : `; got ${String(value).slice(0, 64)}`;
   return `${name}: ${expectation(schema) ?? first.message}${got}.`;
 }
 

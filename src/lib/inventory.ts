@@ -64,4 +64,3 @@ export interface InventoryOrganization {
 export interface Inventory {
   organizations: InventoryOrganization[];
 }
-

@@ -8,7 +8,12 @@ export function parseRfc3339(text: string): number | null {
   const match = rfc3339.exec(text);
   if (match === null) return null;
   const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [
-    number, number, number, number, number, number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
   ];
   if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 60) return null;
   const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();

@@ -67,7 +67,8 @@ export function scalerFor(scaleFactor: number | null): (raw: number) => number {
   if (scaleFactor === null || scaleFactor === 1) return (raw) => raw;
   if (Number.isInteger(scaleFactor)) return (raw) => raw * scaleFactor;
   const inverse = Math.round(1 / scaleFactor);
-  if (inverse > 1 && 1 / inverse === scaleFactor && Number.isInteger(Math.log10(inverse))) return (raw) => raw / inverse;
+  if (inverse > 1 && 1 / inverse === scaleFactor && Number.isInteger(Math.log10(inverse)))
+    return (raw) => raw / inverse;
   // Any other factor: rounded to 15 significant digits, the precision a double can promise.
   return (raw) => Number((raw * scaleFactor).toPrecision(15));
 }

@@ -71,7 +71,6 @@ export const gateways = sqliteTable(
   (table) => [index("gateways_org_last_seen").on(table.orgId, table.lastSeen)],
 );
 
-
 export const modbusDevices = sqliteTable(
   "modbus_devices",
   {

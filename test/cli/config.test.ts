@@ -36,7 +36,8 @@ async function runCli(args: string[], timeoutMs = 15_000): Promise<CliResult> {
       new Response(proc.stderr).text(),
       proc.exited,
     ]);
-    if (proc.signalCode === "SIGKILL") throw new Error(`fieldhub ${args.join(" ")} was still running after ${timeoutMs} ms:\n${stdout}\n${stderr}`);
+    if (proc.signalCode === "SIGKILL")
+      throw new Error(`fieldhub ${args.join(" ")} was still running after ${timeoutMs} ms:\n${stdout}\n${stderr}`);
     return { code, stdout, stderr };
   } finally {
     clearTimeout(timer);
@@ -173,7 +174,9 @@ describe("config check", () => {
       organizations: unknown[];
       gateways: { devices?: { registers?: unknown[] }[] }[];
     };
-    const registers = plain.gateways.flatMap((gateway) => gateway.devices ?? []).reduce((sum, device) => sum + (device.registers ?? []).length, 0);
+    const registers = plain.gateways
+      .flatMap((gateway) => gateway.devices ?? [])
+      .reduce((sum, device) => sum + (device.registers ?? []).length, 0);
     const result = await runCli(["config", "check", file]);
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
@@ -220,7 +223,17 @@ describe("serve with a bad config", () => {
     const file = writeTemp("bad-serve.yaml", badYaml);
     const dataDir = join(workDir, "serve-data");
     const port = freePort();
-    const result = await runCli(["serve", "--config", file, "--data", dataDir, "--host", "127.0.0.1", "--port", String(port)]);
+    const result = await runCli([
+      "serve",
+      "--config",
+      file,
+      "--data",
+      dataDir,
+      "--host",
+      "127.0.0.1",
+      "--port",
+      String(port),
+    ]);
     expect(result.code).not.toBe(0);
     expectAllProblemsListed(result.stderr);
     // Nothing started: no serving log line, no store created, the port still free.
@@ -241,7 +254,10 @@ describe("serve on a port that is taken", () => {
     await new Promise<void>((resolve) => holder.listen({ host: "127.0.0.1", port: 0 }, resolve));
     const port = (holder.address() as { port: number }).port;
     try {
-      const result = await runCli(["serve", "--config", file, "--data", dataDir, "--host", "127.0.0.1", "--port", String(port)], 10_000);
+      const result = await runCli(
+        ["serve", "--config", file, "--data", dataDir, "--host", "127.0.0.1", "--port", String(port)],
+        10_000,
+      );
       expect(result.code).not.toBe(0);
       expect(result.stderr).toContain(String(port));
     } finally {
@@ -252,7 +268,8 @@ describe("serve on a port that is taken", () => {
 
 describe("version and usage", () => {
   test("version prints the package.json version", async () => {
-    const packageVersion = (JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { version: string }).version;
+    const packageVersion = (JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { version: string })
+      .version;
     const result = await runCli(["version"]);
     expect(result.code).toBe(0);
     expect(result.stderr).toBe("");
@@ -266,7 +283,15 @@ describe("version and usage", () => {
     expect(result.stdout).toBe("");
     expect(result.stderr).toContain('unknown command "frobnicate"');
     expect(result.stderr).toContain("Usage:");
-    for (const command of ["fieldhub serve", "fieldhub demo", "fieldhub keys create", "fieldhub keys list", "fieldhub keys revoke", "fieldhub config check", "fieldhub version"]) {
+    for (const command of [
+      "fieldhub serve",
+      "fieldhub demo",
+      "fieldhub keys create",
+      "fieldhub keys list",
+      "fieldhub keys revoke",
+      "fieldhub config check",
+      "fieldhub version",
+    ]) {
       expect(result.stderr).toContain(command);
     }
   });

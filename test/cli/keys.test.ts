@@ -67,7 +67,9 @@ function startCli(args: string[]) {
         if (proc.exitCode !== null) break;
         await Bun.sleep(25);
       }
-      throw new Error(`process did not print what was awaited (exit ${proc.exitCode}).\nstdout:\n${stdout}\nstderr:\n${stderr}`);
+      throw new Error(
+        `process did not print what was awaited (exit ${proc.exitCode}).\nstdout:\n${stdout}\nstderr:\n${stderr}`,
+      );
     },
   };
 }
@@ -129,7 +131,12 @@ afterAll(async () => {
 async function get(path: string, key: string) {
   const response = await fetch(`${baseUrl}${path}`, { headers: { authorization: `Bearer ${key}` } });
   const text = await response.text();
-  return { status: response.status, contentType: response.headers.get("content-type"), body: JSON.parse(text) as any, text };
+  return {
+    status: response.status,
+    contentType: response.headers.get("content-type"),
+    body: JSON.parse(text) as any,
+    text,
+  };
 }
 
 interface CreatedJson {
@@ -157,7 +164,20 @@ interface ListedJson {
 }
 
 async function createKey(name: string, extra: string[] = [], scopes = "devices:read"): Promise<CreatedJson> {
-  const result = await runCli(["keys", "create", "--data", dataDir, "--org", "acme", "--name", name, "--scopes", scopes, "--json", ...extra]);
+  const result = await runCli([
+    "keys",
+    "create",
+    "--data",
+    dataDir,
+    "--org",
+    "acme",
+    "--name",
+    name,
+    "--scopes",
+    scopes,
+    "--json",
+    ...extra,
+  ]);
   expect(result.stderr).toBe("");
   expect(result.code).toBe(0);
   return JSON.parse(result.stdout) as CreatedJson;
@@ -214,7 +234,18 @@ describe("keys create while serve runs", () => {
   });
 
   test("without --json only the key is on stdout; the notice goes to stderr", async () => {
-    const result = await runCli(["keys", "create", "--data", dataDir, "--org", "acme", "--name", "plain-output", "--scopes", "devices:read,alerts:read"]);
+    const result = await runCli([
+      "keys",
+      "create",
+      "--data",
+      dataDir,
+      "--org",
+      "acme",
+      "--name",
+      "plain-output",
+      "--scopes",
+      "devices:read,alerts:read",
+    ]);
     expect(result.code).toBe(0);
     const key = result.stdout.trim();
     expect(result.stdout).toBe(`${key}\n`);
@@ -296,7 +327,16 @@ describe("keys create refuses", () => {
   const refusedCases: { title: string; args: string[]; mentions: RegExp }[] = [
     {
       title: "an expiry in the past",
-      args: ["--org", "acme", "--name", "refused-past", "--scopes", "devices:read", "--expires", "2020-01-01T00:00:00Z"],
+      args: [
+        "--org",
+        "acme",
+        "--name",
+        "refused-past",
+        "--scopes",
+        "devices:read",
+        "--expires",
+        "2020-01-01T00:00:00Z",
+      ],
       mentions: /--expires.*past/,
     },
     {
@@ -334,7 +374,18 @@ describe("keys create refuses", () => {
   }
 
   test("the unknown-organisation message names the organisations that exist", async () => {
-    const result = await runCli(["keys", "create", "--data", dataDir, "--org", "initech", "--name", "x", "--scopes", "devices:read"]);
+    const result = await runCli([
+      "keys",
+      "create",
+      "--data",
+      dataDir,
+      "--org",
+      "initech",
+      "--name",
+      "x",
+      "--scopes",
+      "devices:read",
+    ]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("acme");
     expect(result.stderr).toContain("globex");

@@ -65,7 +65,9 @@ async function waitForBanner(demo: Running, port: number, timeoutMs = 30_000): P
     if (demo.proc.exitCode !== null) break;
     await Bun.sleep(25);
   }
-  throw new Error(`demo printed no banner (exit ${demo.proc.exitCode}).\nstdout:\n${demo.stdout()}\nstderr:\n${demo.stderr()}`);
+  throw new Error(
+    `demo printed no banner (exit ${demo.proc.exitCode}).\nstdout:\n${demo.stdout()}\nstderr:\n${demo.stderr()}`,
+  );
 }
 
 async function stop(demo: Running, timeoutMs = 10_000): Promise<number | null> {
@@ -171,7 +173,12 @@ describe("fieldhub demo", () => {
     for (const id of firstGatewayIds) {
       const detail = (await get(`/v1/devices/${id}`)).body.data as {
         id: string;
-        modbus_devices: { id: string; slave_id: number; protocol: string; template: { id: string; brand: string; model: string } | null }[];
+        modbus_devices: {
+          id: string;
+          slave_id: number;
+          protocol: string;
+          template: { id: string; brand: string; model: string } | null;
+        }[];
       };
       expect(detail.id).toBe(id);
       if (detail.modbus_devices.length === 0) continue;
@@ -193,7 +200,11 @@ describe("fieldhub demo", () => {
         expect(register.latest_value).toBeCloseTo((register.latest_raw_value ?? 0) * (register.scale_factor ?? 1), 6);
       }
       // History is read from an online gateway: its readings reach up to now.
-      if (historyRegisterId === undefined && onlineGatewayIds.has(id) && registers.some((register) => register.data_type === "int16")) {
+      if (
+        historyRegisterId === undefined &&
+        onlineGatewayIds.has(id) &&
+        registers.some((register) => register.data_type === "int16")
+      ) {
         historyRegisterGateway = id;
         historyRegisterId = registers.find((register) => register.data_type === "int16")?.id ?? "";
       }
@@ -205,7 +216,11 @@ describe("fieldhub demo", () => {
 
   test("about three days of readings are stored", async () => {
     const now = Date.now();
-    const oldest = (await get(`/v1/devices/${historyRegisterGateway}/readings?order=asc&limit=1&since=${iso(now - 5 * day)}&until=${iso(now + minute)}`)).body;
+    const oldest = (
+      await get(
+        `/v1/devices/${historyRegisterGateway}/readings?order=asc&limit=1&since=${iso(now - 5 * day)}&until=${iso(now + minute)}`,
+      )
+    ).body;
     expect(oldest.data).toHaveLength(1);
     const first = Date.parse((oldest.data[0] as Reading).ts);
     expect(first).toBeLessThan(now - 2.5 * day);
@@ -231,7 +246,9 @@ describe("fieldhub demo", () => {
     const { body } = await get("/v1/alerts");
     firstAlerts = body.data as Alert[];
     expect(body.meta.total).toBe(firstAlerts.length);
-    expect(new Set(firstAlerts.map((alert) => alert.status))).toEqual(new Set(["active", "returned", "acknowledged", "resolved"]));
+    expect(new Set(firstAlerts.map((alert) => alert.status))).toEqual(
+      new Set(["active", "returned", "acknowledged", "resolved"]),
+    );
   });
 
   test("SIGTERM stops it with exit code 0", async () => {
@@ -251,8 +268,12 @@ describe("fieldhub demo", () => {
 
     const alerts = (await get("/v1/alerts")).body;
     expect(alerts.meta.total).toBe(firstAlerts.length);
-    expect((alerts.data as Alert[]).map((alert) => alert.id).sort()).toEqual(firstAlerts.map((alert) => alert.id).sort());
-    expect(new Set((alerts.data as Alert[]).map((alert) => alert.status))).toEqual(new Set(["active", "returned", "acknowledged", "resolved"]));
+    expect((alerts.data as Alert[]).map((alert) => alert.id).sort()).toEqual(
+      firstAlerts.map((alert) => alert.id).sort(),
+    );
+    expect(new Set((alerts.data as Alert[]).map((alert) => alert.status))).toEqual(
+      new Set(["active", "returned", "acknowledged", "resolved"]),
+    );
 
     const history = (
       await get(
@@ -262,13 +283,19 @@ describe("fieldhub demo", () => {
     expect(history).toEqual(firstHistory);
 
     const now = Date.now();
-    const oldest = (await get(`/v1/devices/${historyRegisterGateway}/readings?order=asc&limit=1&since=${iso(now - 5 * day)}&until=${iso(now + minute)}`)).body;
+    const oldest = (
+      await get(
+        `/v1/devices/${historyRegisterGateway}/readings?order=asc&limit=1&since=${iso(now - 5 * day)}&until=${iso(now + minute)}`,
+      )
+    ).body;
     expect(Date.parse((oldest.data[0] as Reading).ts)).toBeLessThan(now - 2.5 * day);
   }, 45_000);
 
   test("the sandbox key allows 60 requests a minute, then 429 rate_limited with Retry-After", async () => {
     const probe = async () => {
-      const response = await fetch(`${baseUrl}/v1/introspect`, { headers: { authorization: `Bearer ${demoSandboxKey}` } });
+      const response = await fetch(`${baseUrl}/v1/introspect`, {
+        headers: { authorization: `Bearer ${demoSandboxKey}` },
+      });
       return { status: response.status, headers: response.headers, body: (await response.json()) as { code?: string } };
     };
     let first = await probe();

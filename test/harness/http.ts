@@ -42,7 +42,12 @@ function pathTemplateFor(document: OpenApiDocument, path: string): string | null
 const pointer = (part: string) => part.replaceAll("~", "~0").replaceAll("/", "~1");
 
 /** Asserts the response is one the OpenAPI description allows for this operation. */
-export async function expectConformsToOpenApi(baseUrl: string, method: string, url: URL, response: ApiResponse): Promise<void> {
+export async function expectConformsToOpenApi(
+  baseUrl: string,
+  method: string,
+  url: URL,
+  response: ApiResponse,
+): Promise<void> {
   const { document, ajv } = await openApiFor(baseUrl);
   const template = pathTemplateFor(document, url.pathname);
   if (template === null) {
@@ -63,7 +68,9 @@ export async function expectConformsToOpenApi(baseUrl: string, method: string, u
   const validate = ajv.getSchema(schemaRef) ?? ajv.compile({ $ref: schemaRef });
   const valid = validate(response.body);
   if (!valid) {
-    throw new Error(`${method} ${url.pathname} ${response.status} does not match the OpenAPI description: ${ajv.errorsText(validate.errors)}`);
+    throw new Error(
+      `${method} ${url.pathname} ${response.status} does not match the OpenAPI description: ${ajv.errorsText(validate.errors)}`,
+    );
   }
 }
 

@@ -109,7 +109,11 @@ export interface TestSite {
   registerUuid(path: string): string;
   record(readings: NewReading[]): void;
   addAlert(alert: Omit<NewAlert, "orgId" | "gatewayId"> & { org: string; gatewaySerial: string | null }): void;
-  createKey(org: string, scopes: ApiScope[], options?: { expiresAt?: number; rateLimitPerMinute?: number; sandbox?: boolean }): string;
+  createKey(
+    org: string,
+    scopes: ApiScope[],
+    options?: { expiresAt?: number; rateLimitPerMinute?: number; sandbox?: boolean },
+  ): string;
   stop(): Promise<void>;
 }
 
@@ -125,7 +129,11 @@ export async function startTestSite(options: { defaultLimitPerMinute?: number } 
   const globex = findOrganizationByKey(store, "globex");
   if (acme === null || globex === null) throw new Error("organisations missing");
   // Statuses and last-seen times chosen so "most recently seen first" has one answer.
-  setGatewayStatus(store, ids.acmeGateway1, { status: "online", lastSeen: startTime - 60_000, claimedAt: startTime - 86_400_000 });
+  setGatewayStatus(store, ids.acmeGateway1, {
+    status: "online",
+    lastSeen: startTime - 60_000,
+    claimedAt: startTime - 86_400_000,
+  });
   setGatewayStatus(store, ids.acmeGateway2, { status: "offline", lastSeen: startTime - 3_600_000 });
   setGatewayStatus(store, ids.acmeGateway3, { status: "pending", lastSeen: null });
   setGatewayStatus(store, ids.acmeGateway4, { status: "error", lastSeen: startTime - 30_000 });
@@ -192,7 +200,8 @@ export async function startTestSite(options: { defaultLimitPerMinute?: number } 
     addAlert: ({ org, gatewaySerial, ...alert }) => {
       const orgId = orgIds[org];
       if (orgId === undefined) throw new Error(`unknown org ${org}`);
-      const gateway = gatewaySerial === null ? null : gatewayQueries(store).find(orgId, stableUuid("gateway", gatewaySerial));
+      const gateway =
+        gatewaySerial === null ? null : gatewayQueries(store).find(orgId, stableUuid("gateway", gatewaySerial));
       insertAlert(store, { ...alert, orgId, gatewayId: gateway?.id ?? null });
     },
     createKey,

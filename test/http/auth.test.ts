@@ -43,7 +43,9 @@ describe("missing and unknown keys", () => {
   });
 
   test("the scheme name is case-insensitive", async () => {
-    const response = await call(site.baseUrl, "/v1/introspect", { headers: { authorization: `bearer ${site.keys.acme}` } });
+    const response = await call(site.baseUrl, "/v1/introspect", {
+      headers: { authorization: `bearer ${site.keys.acme}` },
+    });
     expect(response.status).toBe(200);
   });
 });
@@ -90,11 +92,13 @@ describe("scopes", () => {
   });
 
   test("introspect answers any valid key, even one without scopes", async () => {
-    const response = await call<{ data: { key: { name: string; scopes: string[]; expires_at: null }; organization: { name: string }; stats: Record<string, number> } }>(
-      site.baseUrl,
-      "/v1/introspect",
-      { key: site.keys.acmeNoScopes },
-    );
+    const response = await call<{
+      data: {
+        key: { name: string; scopes: string[]; expires_at: null };
+        organization: { name: string };
+        stats: Record<string, number>;
+      };
+    }>(site.baseUrl, "/v1/introspect", { key: site.keys.acmeNoScopes });
     expect(response.status).toBe(200);
     expect(response.body.data.key.scopes).toEqual([]);
     expect(response.body.data.organization.name).toBe("Acme Greenhouses");
@@ -135,7 +139,20 @@ describe("problem details", () => {
     const page = await fetch(type.split("#")[0] ?? "");
     expect(page.status).toBe(200);
     const html = await page.text();
-    for (const code of ["invalid_parameter", "missing_api_key", "invalid_api_key", "api_key_revoked", "api_key_expired", "insufficient_scope", "write_not_enabled", "not_found", "rate_limited", "internal_error", "bad_request", "conflict"]) {
+    for (const code of [
+      "invalid_parameter",
+      "missing_api_key",
+      "invalid_api_key",
+      "api_key_revoked",
+      "api_key_expired",
+      "insufficient_scope",
+      "write_not_enabled",
+      "not_found",
+      "rate_limited",
+      "internal_error",
+      "bad_request",
+      "conflict",
+    ]) {
       expect(html).toContain(`id="${code}"`);
     }
   });

@@ -108,7 +108,9 @@ describe("GET /docs/json", () => {
   });
 
   test("documents nothing else: every documented path is a /v1 operation", () => {
-    const documented = operations().map(({ method, path, operation }) => `${operation.operationId} (${method} ${path})`);
+    const documented = operations().map(
+      ({ method, path, operation }) => `${operation.operationId} (${method} ${path})`,
+    );
     expect(documented.sort()).toEqual(
       Object.entries(expectedOperations)
         .map(([operationId, route]) => `${operationId} (${route})`)
@@ -166,7 +168,8 @@ describe("GET /docs/json", () => {
     for (const operationId of Object.keys(expectedOperations)) {
       for (const response of Object.values(operation(operationId).responses as Record<string, JsonObject>)) {
         const headers = Object.keys(resolve(response).headers ?? {});
-        for (const name of ["X-Request-Id", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"]) expect(headers).toContain(name);
+        for (const name of ["X-Request-Id", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"])
+          expect(headers).toContain(name);
       }
     }
   });
@@ -191,7 +194,8 @@ describe("the errors the API really answers are the ones documented", () => {
 
   test("403 with a key that lacks the scope", async () => {
     const { introspect: _introspect, ...scoped } = paths();
-    for (const path of Object.values(scoped)) expect((await call(site.baseUrl, path, { key: site.keys.acmeNoScopes })).status).toBe(403);
+    for (const path of Object.values(scoped))
+      expect((await call(site.baseUrl, path, { key: site.keys.acmeNoScopes })).status).toBe(403);
   });
 
   test("400 on malformed parameters", async () => {
@@ -208,7 +212,9 @@ describe("the errors the API really answers are the ones documented", () => {
 
   test("404 on an unknown gateway", async () => {
     for (const suffix of ["", "/registers", "/readings"]) {
-      expect((await call(site.baseUrl, `/v1/devices/${unknownGateway}${suffix}`, { key: site.keys.acme })).status).toBe(404);
+      expect((await call(site.baseUrl, `/v1/devices/${unknownGateway}${suffix}`, { key: site.keys.acme })).status).toBe(
+        404,
+      );
     }
   });
 

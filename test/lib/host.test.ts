@@ -3,9 +3,24 @@ import type { NetworkInterfaceInfo } from "node:os";
 import { hostAddresses, withHostFacts } from "../../src/lib/host.ts";
 
 const v4 = (address: string, internal = false): NetworkInterfaceInfo =>
-  ({ address, family: "IPv4", internal, netmask: "255.255.255.0", mac: "00:00:00:00:00:00", cidr: null }) as NetworkInterfaceInfo;
+  ({
+    address,
+    family: "IPv4",
+    internal,
+    netmask: "255.255.255.0",
+    mac: "00:00:00:00:00:00",
+    cidr: null,
+  }) as NetworkInterfaceInfo;
 const v6 = (address: string): NetworkInterfaceInfo =>
-  ({ address, family: "IPv6", internal: false, netmask: "ffff::", mac: "00:00:00:00:00:00", cidr: null, scopeid: 0 }) as NetworkInterfaceInfo;
+  ({
+    address,
+    family: "IPv6",
+    internal: false,
+    netmask: "ffff::",
+    mac: "00:00:00:00:00:00",
+    cidr: null,
+    scopeid: 0,
+  }) as NetworkInterfaceInfo;
 
 describe("hostAddresses", () => {
   test("classifies wired, wireless and cellular interfaces by name, preferring IPv4", () => {
@@ -48,5 +63,10 @@ test("withHostFacts fills only what the config left open", () => {
     { ipEth: "192.168.1.20", ipWifi: "10.0.0.7", ip4g: null },
     "1.2.3",
   );
-  expect(filled.organizations[0]?.gateways[0]).toMatchObject({ firmwareVer: "1.2.3", ipEth: "10.9.9.9", ipWifi: "10.0.0.7", ip4g: null });
+  expect(filled.organizations[0]?.gateways[0]).toMatchObject({
+    firmwareVer: "1.2.3",
+    ipEth: "10.9.9.9",
+    ipWifi: "10.0.0.7",
+    ip4g: null,
+  });
 });

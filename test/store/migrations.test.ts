@@ -97,7 +97,9 @@ describe("a fresh store", () => {
   });
 
   test("records each migration once", () => {
-    const rows = sqlite.query<{ created_at: number }, []>("SELECT created_at FROM __drizzle_migrations ORDER BY created_at").all();
+    const rows = sqlite
+      .query<{ created_at: number }, []>("SELECT created_at FROM __drizzle_migrations ORDER BY created_at")
+      .all();
     expect(rows.map((row) => Number(row.created_at))).toEqual(journalOnDisk.entries.map((entry) => entry.when));
   });
 
@@ -141,8 +143,17 @@ describe("opening an existing store", () => {
   test("is a no-op: same migration rows, same schema, data kept", () => {
     const dataDir = tempDir();
     const schemaOf = (db: Database) =>
-      db.query<{ type: string; name: string; sql: string | null }, []>("SELECT type, name, sql FROM sqlite_master ORDER BY type, name").all();
-    const migrationRows = (db: Database) => db.query<{ hash: string; created_at: number }, []>("SELECT hash, created_at FROM __drizzle_migrations ORDER BY created_at").all();
+      db
+        .query<{ type: string; name: string; sql: string | null }, []>(
+          "SELECT type, name, sql FROM sqlite_master ORDER BY type, name",
+        )
+        .all();
+    const migrationRows = (db: Database) =>
+      db
+        .query<{ hash: string; created_at: number }, []>(
+          "SELECT hash, created_at FROM __drizzle_migrations ORDER BY created_at",
+        )
+        .all();
 
     const first = openStore(dataDir);
     const firstRows = migrationRows(first.sqlite);
@@ -155,7 +166,10 @@ describe("opening an existing store", () => {
       expect(migrationRows(second.sqlite)).toEqual(firstRows);
       expect(firstRows.length).toBe(journalOnDisk.entries.length);
       expect(schemaOf(second.sqlite)).toEqual(firstSchema);
-      expect(second.sqlite.query<{ value: string }, []>("SELECT value FROM store_meta WHERE key = 'migration-test'").get()?.value).toBe("kept");
+      expect(
+        second.sqlite.query<{ value: string }, []>("SELECT value FROM store_meta WHERE key = 'migration-test'").get()
+          ?.value,
+      ).toBe("kept");
     } finally {
       second.close();
     }

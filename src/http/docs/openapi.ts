@@ -20,7 +20,10 @@ FormatRegistry.Set("date-time", (value) => parseRfc3339(value) !== null);
 type JsonObject = Record<string, unknown>;
 
 const rateLimitHeaders = {
-  "X-Request-Id": { description: "Request id, `req_<hex>`; equals `request_id` of a problem.", schema: { type: "string" } },
+  "X-Request-Id": {
+    description: "Request id, `req_<hex>`; equals `request_id` of a problem.",
+    schema: { type: "string" },
+  },
   "X-RateLimit-Limit": { description: "Requests allowed per minute.", schema: { type: "integer" } },
   "X-RateLimit-Remaining": { description: "Requests left in the current minute.", schema: { type: "integer" } },
   "X-RateLimit-Reset": { description: "Seconds until the window resets.", schema: { type: "integer" } },
@@ -45,7 +48,9 @@ export function buildOpenApiDocument(v1: AnyElysia, serverUrl: string): JsonObje
         }
         response.headers = {
           ...rateLimitHeaders,
-          ...(status === "429" ? { "Retry-After": { description: "Seconds to wait.", schema: { type: "integer" } } } : {}),
+          ...(status === "429"
+            ? { "Retry-After": { description: "Seconds to wait.", schema: { type: "integer" } } }
+            : {}),
         };
       }
     }
@@ -111,7 +116,8 @@ function withoutCoercion(schema: JsonObject): JsonObject {
   const members = schema.anyOf;
   if (!Array.isArray(members) || members.length !== 2) return schema;
   const isCoercion = (member: JsonObject) =>
-    member.type === "string" && (member.format === "integer" || member.format === "numeric" || member.format === "number");
+    member.type === "string" &&
+    (member.format === "integer" || member.format === "numeric" || member.format === "number");
   const [first, second] = members as [JsonObject, JsonObject];
   const kept = isCoercion(first) ? second : isCoercion(second) ? first : null;
   if (kept === null) return schema;

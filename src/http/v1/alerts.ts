@@ -7,14 +7,12 @@ import { queryObject, optionalEnum } from "./query.ts";
 import { Alert, OffsetMeta } from "./models.ts";
 import { presentAlert } from "./present.ts";
 
-const ListAlertsQuery = queryObject(
-  {
-    status: optionalEnum("status", alertStatuses),
-    severity: optionalEnum("severity", alertSeverities),
-    device_id: t.Optional(t.String({ title: "device_id", format: "uuid", description: "only alerts of this gateway" })),
-    ...offsetPaging,
-  },
-);
+const ListAlertsQuery = queryObject({
+  status: optionalEnum("status", alertStatuses),
+  severity: optionalEnum("severity", alertSeverities),
+  device_id: t.Optional(t.String({ title: "device_id", format: "uuid", description: "only alerts of this gateway" })),
+  ...offsetPaging,
+});
 
 /** GET /alerts (scope alerts:read). */
 export function alertRoutes(deps: V1Deps) {

@@ -7,7 +7,9 @@ const maxOffset = 2_147_483_647;
 
 export const offsetPaging = {
   limit: t.Optional(t.Integer({ title: "limit", minimum: 1, maximum: 100, default: 50, description: "1 to 100" })),
-  offset: t.Optional(t.Integer({ title: "offset", minimum: 0, maximum: maxOffset, default: 0, description: "rows to skip" })),
+  offset: t.Optional(
+    t.Integer({ title: "offset", minimum: 0, maximum: maxOffset, default: 0, description: "rows to skip" }),
+  ),
 };
 
 export const gatewayIdParams = t.Object({

@@ -8,12 +8,10 @@ import { queryObject, optionalEnum } from "./query.ts";
 import { Gateway, GatewayDetail, OffsetMeta } from "./models.ts";
 import { presentGateway, presentModbusDevice } from "./present.ts";
 
-const ListGatewaysQuery = queryObject(
-  {
-    status: optionalEnum("status", gatewayStatuses, "filters by status"),
-    ...offsetPaging,
-  },
-);
+const ListGatewaysQuery = queryObject({
+  status: optionalEnum("status", gatewayStatuses, "filters by status"),
+  ...offsetPaging,
+});
 
 /** GET /devices and GET /devices/{id} (scope devices:read). */
 export function gatewayRoutes(deps: V1Deps) {

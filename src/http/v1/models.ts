@@ -65,7 +65,9 @@ export const Register = t.Object(
     modbus_device_name: nullable(t.String()),
     name: t.String(),
     address: t.Integer({ description: "register address" }),
-    function_code: nullable(t.Integer({ description: "1 = coil, 2 = discrete input, 3 = holding register, 4 = input register" })),
+    function_code: nullable(
+      t.Integer({ description: "1 = coil, 2 = discrete input, 3 = holding register, 4 = input register" }),
+    ),
     data_type: t.String({ description: "for example int16, uint16, int32, float32" }),
     unit: nullable(t.String()),
     scale_factor: nullable(t.Number({ description: "value = raw_value x scale_factor" })),

@@ -18,9 +18,7 @@ export function presentGateway(row: GatewayRow) {
     last_seen: isoOrNull(row.lastSeen),
     created_at: isoFromMs(row.createdAt),
     customer:
-      row.customerUuid === null
-        ? null
-        : { id: row.customerUuid, name: row.customerName ?? "", city: row.customerCity },
+      row.customerUuid === null ? null : { id: row.customerUuid, name: row.customerName ?? "", city: row.customerCity },
   };
 }
 

@@ -37,9 +37,7 @@ export function encodeCursor(secret: Buffer, fingerprint: Buffer, state: CursorS
   return Buffer.concat([payload, sign(secret, payload)]).toString("base64url");
 }
 
-export type CursorReading =
-  | { ok: true; state: CursorState }
-  | { ok: false; reason: "malformed" | "other_parameters" };
+export type CursorReading = { ok: true; state: CursorState } | { ok: false; reason: "malformed" | "other_parameters" };
 
 export function decodeCursor(secret: Buffer, fingerprint: Buffer, cursor: string): CursorReading {
   if (!/^[A-Za-z0-9_-]+$/.test(cursor)) return { ok: false, reason: "malformed" };

@@ -17,24 +17,29 @@ const defaultWindowMs = 24 * hourMs;
 const maxWindowMs = 7 * dayMs;
 const maxSingleRegisterWindowMs = 366 * dayMs;
 
-const ListReadingsQuery = queryObject(
-  {
-    register_id: t.Optional(
-      t.String({ title: "register_id", description: "one register id, or several separated by commas; default all registers" }),
-    ),
-    since: t.Optional(t.String({ title: "since", format: "date-time", description: "start of window, inclusive; default until - 24 h" })),
-    until: t.Optional(t.String({ title: "until", format: "date-time", description: "end of window, exclusive; default now" })),
-    order: optionalEnum("order", ["desc", "asc"], "default desc"),
-    limit: t.Optional(t.Integer({ title: "limit", minimum: 1, maximum: 1000, default: 100, description: "1 to 1000" })),
-    cursor: t.Optional(
-      t.String({
-        title: "cursor",
-        maxLength: 256,
-        description: "meta.next_cursor of the previous page; the other parameters must be the same as on that request",
-      }),
-    ),
-  },
-);
+const ListReadingsQuery = queryObject({
+  register_id: t.Optional(
+    t.String({
+      title: "register_id",
+      description: "one register id, or several separated by commas; default all registers",
+    }),
+  ),
+  since: t.Optional(
+    t.String({ title: "since", format: "date-time", description: "start of window, inclusive; default until - 24 h" }),
+  ),
+  until: t.Optional(
+    t.String({ title: "until", format: "date-time", description: "end of window, exclusive; default now" }),
+  ),
+  order: optionalEnum("order", ["desc", "asc"], "default desc"),
+  limit: t.Optional(t.Integer({ title: "limit", minimum: 1, maximum: 1000, default: 100, description: "1 to 1000" })),
+  cursor: t.Optional(
+    t.String({
+      title: "cursor",
+      maxLength: 256,
+      description: "meta.next_cursor of the previous page; the other parameters must be the same as on that request",
+    }),
+  ),
+});
 
 type RegisterInfo = {
   id: number;
@@ -71,7 +76,9 @@ export function readingRoutes(deps: V1Deps) {
               if (register === null) throw new CodedError("not_found", `Gateway ${params.id} has no register ${uuid}.`);
               return register;
             });
-      const byId = new Map(registers.map((register) => [register.id, { ...register, scale: scalerFor(register.scaleFactor) }]));
+      const byId = new Map(
+        registers.map((register) => [register.id, { ...register, scale: scalerFor(register.scaleFactor) }]),
+      );
       const registerIds = [...byId.keys()];
       const order = query.order ?? "desc";
       const limit = query.limit ?? 100;
@@ -115,7 +122,12 @@ export function readingRoutes(deps: V1Deps) {
       const last = page.rows.at(-1);
       const nextCursor =
         page.hasMore && last !== undefined
-          ? encodeCursor(deps.cursorSecret, fingerprint, { since, until, lastTs: last.ts, lastRegisterId: last.registerId })
+          ? encodeCursor(deps.cursorSecret, fingerprint, {
+              since,
+              until,
+              lastTs: last.ts,
+              lastRegisterId: last.registerId,
+            })
           : null;
       const data: unknown[] = [];
       for (const row of page.rows) {

@@ -6,9 +6,11 @@ import { queryObject } from "./query.ts";
 import { Register } from "./models.ts";
 import { presentRegister } from "./present.ts";
 
-const ListRegistersQuery = queryObject(
-  { modbus_device_id: t.Optional(t.String({ title: "modbus_device_id", format: "uuid", description: "only registers of this Modbus device" })) },
-);
+const ListRegistersQuery = queryObject({
+  modbus_device_id: t.Optional(
+    t.String({ title: "modbus_device_id", format: "uuid", description: "only registers of this Modbus device" }),
+  ),
+});
 
 /** GET /devices/{id}/registers (scope registers:read): current state, for polling. */
 export function registerRoutes(deps: V1Deps) {
