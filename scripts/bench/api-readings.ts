@@ -26,7 +26,7 @@ import { setGatewayStatus } from "../../src/store/gateways.ts";
 import { syncInventory } from "../../src/store/inventory.ts";
 import { createApiKey } from "../../src/store/keys.ts";
 import { openStore, storeFileName } from "../../src/store/open.ts";
-import { registerQueries, scaleValue } from "../../src/store/registers.ts";
+import { registerQueries } from "../../src/store/registers.ts";
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
