@@ -14,6 +14,8 @@ export interface RequestState {
   headers: Record<string, string>;
   principal: KeyForRequest | null;
   startedAt: number;
+  /** The status answered, for the request log (Elysia's `set.status` misses finished responses). */
+  status: number;
 }
 
 export interface GateDeps {
@@ -29,7 +31,7 @@ const bearerPattern = /^Bearer[ \t]+([^\s]+)[ \t]*$/i;
 
 export function newRequestState(now: number): RequestState {
   const requestId = newRequestId();
-  return { requestId, headers: { "x-request-id": requestId }, principal: null, startedAt: now };
+  return { requestId, headers: { "x-request-id": requestId }, principal: null, startedAt: now, status: 200 };
 }
 
 /**

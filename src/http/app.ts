@@ -88,7 +88,9 @@ export function createHttpApp(deps: HttpAppDeps) {
 
   const fail = (request: Request, code: ErrorCode, detail?: string) => {
     const state = stateOf(request);
-    return problemResponse(code, state.requestId, docsUrlOf(request), state.headers, detail);
+    const response = problemResponse(code, state.requestId, docsUrlOf(request), state.headers, detail);
+    state.status = response.status;
+    return response;
   };
 
   return new Elysia({ normalize: false })
@@ -116,14 +118,14 @@ export function createHttpApp(deps: HttpAppDeps) {
       logger.error({ err: error, request_id: stateOf(request).requestId }, "request failed");
       return fail(request, "internal_error");
     })
-    .onAfterResponse(({ request, set }) => {
+    .onAfterResponse(({ request }) => {
       const state = stateOf(request);
       logger.info(
         {
           request_id: state.requestId,
           method: request.method,
           path: pathOf(request.url),
-          status: set.status,
+          status: state.status,
           ms: clock.now() - state.startedAt,
         },
         "request",

@@ -65,3 +65,14 @@ test("the other operations keep working", async () => {
   const response = await fetch(`${baseUrl}/v1/devices`, { headers: { authorization: `Bearer ${site.keys.acme}` } });
   expect(response.status).toBe(200);
 });
+
+test("every request is logged once with its request id and the status it was answered", async () => {
+  const notFound = await fetch(`${baseUrl}/v1/nothing`, { headers: { authorization: `Bearer ${site.keys.acme}` } });
+  await notFound.text();
+  const id = notFound.headers.get("x-request-id");
+  const lines = logLines.map((line) => JSON.parse(line)).filter((entry) => entry.msg === "request" && entry.request_id === id);
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatchObject({ method: "GET", path: "/v1/nothing", status: 404 });
+  const failed = logLines.map((line) => JSON.parse(line)).filter((entry) => entry.msg === "request" && entry.status === 500);
+  expect(failed.length).toBeGreaterThan(0);
+});
