@@ -10,47 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { exampleConfigYaml } from "../../src/config/index.ts";
-
-const repoRoot = join(import.meta.dir, "..", "..");
-const bun = process.execPath;
-
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the CLI to its end; a process still running after `timeoutMs` is killed and fails the test. */
-async function runCli(args: string[], timeoutMs = 15_000): Promise<CliResult> {
-  const proc = Bun.spawn([bun, "src/main.ts", ...args], {
-    cwd: repoRoot,
-    env: { ...process.env, CI: "true" },
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const timer = setTimeout(() => proc.kill("SIGKILL"), timeoutMs);
-  try {
-    const [stdout, stderr, code] = await Promise.all([
-      new Response(proc.stdout).text(),
-      new Response(proc.stderr).text(),
-      proc.exited,
-    ]);
-    if (proc.signalCode === "SIGKILL")
-      throw new Error(`fieldhub ${args.join(" ")} was still running after ${timeoutMs} ms:\n${stdout}\n${stderr}`);
-    return { code, stdout, stderr };
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** A port nothing listens on right now: bound on port 0, then released. */
-function freePort(): number {
-  const listener = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const port = listener.port;
-  listener.stop(true);
-  return port;
-}
+import { freePort, repoRoot, runCli } from "../harness/cli.ts";
 
 /** Whether something accepts TCP connections on 127.0.0.1:port. */
 function isListening(port: number): Promise<boolean> {

@@ -9,55 +9,21 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { demoSandboxKey } from "../../src/demo/demo-config.ts";
+import { freePort, type RunningCli, startCli } from "../harness/cli.ts";
 
-const repoRoot = join(import.meta.dir, "..", "..");
-const bun = process.execPath;
 const minute = 60_000;
 const day = 24 * 60 * minute;
 
-/** A port nothing listens on right now: bound on port 0, then released. */
-function freePort(): number {
-  const listener = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const port = listener.port;
-  listener.stop(true);
-  return port;
-}
+const started: RunningCli[] = [];
 
-interface Running {
-  proc: ReturnType<typeof Bun.spawn>;
-  stdout(): string;
-  stderr(): string;
-}
-
-const started: Running[] = [];
-
-function startDemo(port: number, dataDir: string): Running {
-  const proc = Bun.spawn([bun, "src/main.ts", "demo", "--port", String(port), "--data", dataDir, "--days", "3"], {
-    cwd: repoRoot,
-    env: { ...process.env, CI: "true" },
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  let stdout = "";
-  let stderr = "";
-  const pump = async (stream: ReadableStream<Uint8Array>, add: (text: string) => void) => {
-    const decoder = new TextDecoder();
-    for await (const chunk of stream) add(decoder.decode(chunk, { stream: true }));
-  };
-  void pump(proc.stdout as ReadableStream<Uint8Array>, (text) => {
-    stdout += text;
-  });
-  void pump(proc.stderr as ReadableStream<Uint8Array>, (text) => {
-    stderr += text;
-  });
-  const running = { proc, stdout: () => stdout, stderr: () => stderr };
+function startDemo(port: number, dataDir: string): RunningCli {
+  const running = startCli(["demo", "--port", String(port), "--data", dataDir, "--days", "3"]);
   started.push(running);
   return running;
 }
 
 /** Waits for the banner's last line (the curl example) and returns the banner. */
-async function waitForBanner(demo: Running, port: number, timeoutMs = 30_000): Promise<string> {
+async function waitForBanner(demo: RunningCli, port: number, timeoutMs = 30_000): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   const lastLine = new RegExp(`curl -H "Authorization: Bearer [^"]+" http://127\\.0\\.0\\.1:${port}/v1/devices\\n`);
   while (Date.now() < deadline) {
@@ -70,12 +36,6 @@ async function waitForBanner(demo: Running, port: number, timeoutMs = 30_000): P
   );
 }
 
-async function stop(demo: Running, timeoutMs = 10_000): Promise<number | null> {
-  if (demo.proc.exitCode === null) demo.proc.kill("SIGTERM");
-  const code = await Promise.race([demo.proc.exited, Bun.sleep(timeoutMs).then(() => null)]);
-  if (code === null) demo.proc.kill("SIGKILL");
-  return code;
-}
 
 function backfilled(banner: string): number {
   const match = /\((\d+) readings backfilled now\)/.exec(banner);
@@ -94,7 +54,7 @@ beforeAll(() => {
 });
 
 afterAll(async () => {
-  for (const demo of started) await stop(demo, 5_000);
+  for (const demo of started) await demo.stop(5_000);
   if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -254,7 +214,7 @@ describe("fieldhub demo", () => {
   test("SIGTERM stops it with exit code 0", async () => {
     const demo = started[0];
     if (demo === undefined) throw new Error("demo not started");
-    expect(await stop(demo)).toBe(0);
+    expect(await demo.stop()).toBe(0);
   }, 15_000);
 
   test("started again on the same data: same gateways, no duplicated alerts, history kept", async () => {
@@ -317,6 +277,6 @@ describe("fieldhub demo", () => {
   test("the restarted demo stops with exit code 0 too", async () => {
     const demo = started[1];
     if (demo === undefined) throw new Error("demo not restarted");
-    expect(await stop(demo)).toBe(0);
+    expect(await demo.stop()).toBe(0);
   }, 15_000);
 });
