@@ -204,3 +204,25 @@ export const storeMeta = sqliteTable("store_meta", {
   key: text("key").primaryKey(),
   value: text("value").notNull(),
 });
+
+/**
+ * The event outbox (spec section 6): every event is stored here, in the same
+ * transaction as the change it reports, before any delivery starts.
+ */
+export const events = sqliteTable(
+  "events",
+  {
+    id: integer("id").primaryKey(),
+    /** `msg_<hex>`: the webhook-id of every delivery of this event. */
+    messageId: text("message_id").notNull().unique(),
+    orgId: integer("org_id")
+      .notNull()
+      .references(() => organizations.id),
+    type: text("type").notNull(),
+    /** When the event happened (ms). */
+    occurredAt: integer("occurred_at").notNull(),
+    /** The event's `data` object, as JSON text. */
+    data: text("data").notNull(),
+  },
+  (table) => [index("events_org_occurred").on(table.orgId, table.occurredAt)],
+);

@@ -1,0 +1,140 @@
+/**
+ * Gateway status from what the pollers report (spec section 3, gateway status):
+ * online as soon as a device answers; offline when the gateway has been silent
+ * longer than its heartbeat interval, or at once when its port or connection is
+ * gone; `error` when its bus cannot be used at all (for example no permission on
+ * the serial port). Each change updates `status` and `last_seen` and records
+ * `device.online` / `device.offline` in the outbox in the same transaction.
+ */
+import { isoOrNull } from "../lib/clock.ts";
+import type { Clock } from "../lib/clock.ts";
+import type { Logger } from "../lib/logger.ts";
+import { eventQueries } from "../store/events.ts";
+import type { Store } from "../store/open.ts";
+import type { GatewayStatus } from "../store/schema.ts";
+
+export interface TrackedGateway {
+  /** Public gateway id (UUID). */
+  id: string;
+  heartbeatMs: number;
+}
+
+type GatewayState = {
+  id: number;
+  uuid: string;
+  serial: string;
+  orgId: number;
+  heartbeatMs: number;
+  status: GatewayStatus;
+  lastSeen: number | null;
+  /** When tracking started: a gateway that never answered is judged from then. */
+  since: number;
+  lastSeenWritten: number | null;
+};
+
+export function createGatewayStatusTracker(options: {
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  gateways: readonly TrackedGateway[];
+  /** How often silence is checked and last_seen written. */
+  checkEveryMs?: number;
+}) {
+  const { store, clock, logger } = options;
+  const events = eventQueries(store);
+  const load = store.sqlite.prepare<
+    { id: number; serial: string; orgId: number; status: GatewayStatus; lastSeen: number | null },
+    [string]
+  >("SELECT id, serial, org_id AS orgId, status, last_seen AS lastSeen FROM gateways WHERE uuid = ?");
+  const writeStatus = store.sqlite.prepare<never, [number, string, number | null]>(
+    "UPDATE gateways SET status = ?2, last_seen = coalesce(?3, last_seen) WHERE id = ?1",
+  );
+  const writeLastSeen = store.sqlite.prepare<never, [number, number]>(
+    "UPDATE gateways SET last_seen = ?2 WHERE id = ?1 AND (last_seen IS NULL OR last_seen < ?2)",
+  );
+
+  const started = clock.now();
+  const states = new Map<string, GatewayState>();
+  for (const gateway of options.gateways) {
+    const row = load.get(gateway.id);
+    if (row === null) continue;
+    states.set(gateway.id, {
+      ...row,
+      uuid: gateway.id,
+      heartbeatMs: gateway.heartbeatMs,
+      since: started,
+      lastSeenWritten: row.lastSeen,
+    });
+  }
+
+  const transition = store.sqlite.transaction((state: GatewayState, next: GatewayStatus, at: number) => {
+    const previous = state.status;
+    writeStatus.run(state.id, next, next === "online" ? state.lastSeen : null);
+    if (next === "online" || next === "offline") {
+      events.record({
+        orgId: state.orgId,
+        type: next === "online" ? "device.online" : "device.offline",
+        occurredAt: at,
+        data: {
+          device_id: state.uuid,
+          serial: state.serial,
+          status: next,
+          previous_status: previous,
+          last_seen: isoOrNull(state.lastSeen),
+        },
+      });
+    }
+  });
+
+  function change(state: GatewayState, next: GatewayStatus, at: number, reason?: string): void {
+    if (state.status === next) return;
+    const previous = state.status;
+    transition(state, next, at);
+    state.status = next;
+    if (next === "online") state.lastSeenWritten = state.lastSeen;
+    logger.info({ gateway: state.serial, status: next, previous_status: previous, reason }, "gateway status changed");
+  }
+
+  function answered(gatewayId: string, at: number): void {
+    const state = states.get(gatewayId);
+    if (state === undefined) return;
+    if (state.lastSeen === null || at > state.lastSeen) state.lastSeen = at;
+    change(state, "online", at);
+  }
+
+  function unreachable(gatewayId: string, at: number, reason: string, fatal = false): void {
+    const state = states.get(gatewayId);
+    if (state === undefined) return;
+    change(state, fatal ? "error" : "offline", at, reason);
+  }
+
+  /** Marks silent gateways offline and persists last_seen; runs on a timer. */
+  function check(): void {
+    const now = clock.now();
+    for (const state of states.values()) {
+      if (state.status === "online" && state.lastSeen !== null && state.lastSeenWritten !== state.lastSeen) {
+        writeLastSeen.run(state.id, state.lastSeen);
+        state.lastSeenWritten = state.lastSeen;
+      }
+      const silentSince = state.lastSeen ?? state.since;
+      if ((state.status === "online" || state.status === "pending") && now - silentSince > state.heartbeatMs) {
+        change(state, "offline", now, `silent for more than ${Math.round(state.heartbeatMs / 1000)} s`);
+      }
+    }
+  }
+
+  const timer = setInterval(check, options.checkEveryMs ?? 1000);
+  return {
+    answered,
+    unreachable,
+    check,
+    statusOf(gatewayId: string): GatewayStatus | null {
+      return states.get(gatewayId)?.status ?? null;
+    },
+    stop(): void {
+      clearInterval(timer);
+      check();
+    },
+  };
+}
+export type GatewayStatusTracker = ReturnType<typeof createGatewayStatusTracker>;

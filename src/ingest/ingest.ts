@@ -1,0 +1,168 @@
+/**
+ * The one path readings take into the store. Pollers hand over every value they
+ * read; ingest keeps each register's latest value fresh, stores at most one value
+ * per register per storage period (the first value read in that period, with the
+ * time it was read), and writes everything in batched transactions.
+ *
+ * A reading counts as stored only once the transaction holding it committed
+ * (`stats().committed`). If the disk is slower than the pollers, batches grow up
+ * to `maxQueued` readings; beyond that an incoming batch is dropped, logged and
+ * counted, never silently.
+ */
+import type { Clock } from "../lib/clock.ts";
+import type { Logger } from "../lib/logger.ts";
+import type { Store } from "../store/open.ts";
+
+export interface PolledReading {
+  /** Public register id (UUID). */
+  registerId: string;
+  ts: number;
+  raw: number | null;
+}
+
+export interface IngestOptions {
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  /** Storage period per register id (ms); registers not listed use `defaultStorageIntervalMs`. */
+  storageIntervalMs: ReadonlyMap<string, number>;
+  defaultStorageIntervalMs?: number;
+  flushIntervalMs?: number;
+  maxQueued?: number;
+}
+
+export interface IngestStats {
+  accepted: number;
+  queued: number;
+  committed: number;
+  dropped: number;
+  batches: number;
+  lastBatchMs: number;
+  /** Age of the oldest reading waiting for a commit (ms), 0 when none waits. */
+  lagMs: number;
+  unknownRegisters: number;
+}
+
+type RegisterState = { id: number; intervalMs: number; lastStoredPeriod: number };
+type Latest = { id: number; raw: number | null; ts: number };
+
+export function createIngest(options: IngestOptions) {
+  const { store, clock, logger } = options;
+  const defaultInterval = options.defaultStorageIntervalMs ?? 300_000;
+  const maxQueued = options.maxQueued ?? 1_000_000;
+  const registers = new Map<string, RegisterState>();
+  for (const row of store.sqlite
+    .query<{ id: number; uuid: string; lastTs: number | null }, []>(
+      // The newest stored reading per register decides whether the current period is already stored.
+      "SELECT r.id AS id, r.uuid AS uuid, (SELECT max(ts) FROM readings WHERE register_id = r.id) AS lastTs FROM registers r",
+    )
+    .all()) {
+    const intervalMs = options.storageIntervalMs.get(row.uuid) ?? defaultInterval;
+    registers.set(row.uuid, {
+      id: row.id,
+      intervalMs,
+      lastStoredPeriod: row.lastTs === null ? -1 : Math.floor(row.lastTs / intervalMs),
+    });
+  }
+
+  const insert = store.sqlite.prepare<never, [number, number, number | null]>(
+    "INSERT OR IGNORE INTO readings (register_id, ts, raw_value) VALUES (?1, ?2, ?3)",
+  );
+  const updateLatest = store.sqlite.prepare<never, [number, number | null, number]>(
+    "UPDATE registers SET latest_raw_value = ?2, latest_ts = ?3 WHERE id = ?1 AND (latest_ts IS NULL OR latest_ts < ?3)",
+  );
+  const writeBatch = store.sqlite.transaction((rows: [number, number, number | null][], latest: Latest[]) => {
+    for (const row of rows) insert.run(row[0], row[1], row[2]);
+    for (const value of latest) updateLatest.run(value.id, value.raw, value.ts);
+  });
+
+  let queue: [number, number, number | null][] = [];
+  let oldestQueuedAt = 0;
+  let latest = new Map<number, Latest>();
+  const stats: IngestStats = {
+    accepted: 0,
+    queued: 0,
+    committed: 0,
+    dropped: 0,
+    batches: 0,
+    lastBatchMs: 0,
+    lagMs: 0,
+    unknownRegisters: 0,
+  };
+  const warnedUnknown = new Set<string>();
+
+  function accept(batch: readonly PolledReading[]): void {
+    if (queue.length + batch.length > maxQueued) {
+      stats.dropped += batch.length;
+      logger.error({ dropped: batch.length, queued: queue.length }, "ingest queue full: batch of readings dropped");
+      return;
+    }
+    const now = clock.now();
+    for (const reading of batch) {
+      const register = registers.get(reading.registerId);
+      if (register === undefined) {
+        stats.unknownRegisters++;
+        if (!warnedUnknown.has(reading.registerId)) {
+          warnedUnknown.add(reading.registerId);
+          logger.warn({ register_id: reading.registerId }, "reading for a register the store does not have");
+        }
+        continue;
+      }
+      stats.accepted++;
+      const current = latest.get(register.id);
+      if (current === undefined || current.ts < reading.ts) {
+        latest.set(register.id, { id: register.id, raw: reading.raw, ts: reading.ts });
+      }
+      const period = Math.floor(reading.ts / register.intervalMs);
+      if (period > register.lastStoredPeriod) {
+        register.lastStoredPeriod = period;
+        if (queue.length === 0) oldestQueuedAt = now;
+        queue.push([register.id, reading.ts, reading.raw]);
+      }
+    }
+    stats.queued = queue.length;
+  }
+
+  /** Writes everything waiting in one transaction; returns how many readings it stored. */
+  function flush(): number {
+    if (queue.length === 0 && latest.size === 0) return 0;
+    const rows = queue;
+    const values = [...latest.values()];
+    queue = [];
+    latest = new Map();
+    const began = performance.now();
+    try {
+      writeBatch(rows, values);
+    } catch (error) {
+      // Keep the batch for the next attempt (disk full, busy): put it back in front.
+      queue = rows.concat(queue);
+      for (const value of values) if (!latest.has(value.id)) latest.set(value.id, value);
+      stats.queued = queue.length;
+      logger.error({ err: error, waiting: queue.length }, "ingest write failed; will retry");
+      return 0;
+    }
+    stats.batches++;
+    stats.committed += rows.length;
+    stats.lastBatchMs = performance.now() - began;
+    stats.queued = queue.length;
+    if (queue.length === 0) oldestQueuedAt = 0;
+    return rows.length;
+  }
+
+  const flushIntervalMs = options.flushIntervalMs ?? 1000;
+  const timer = setInterval(flush, flushIntervalMs);
+
+  return {
+    accept,
+    flush,
+    stats(): IngestStats {
+      return { ...stats, lagMs: oldestQueuedAt === 0 ? 0 : clock.now() - oldestQueuedAt };
+    },
+    /** Stops the timer and writes what is left. */
+    stop(): void {
+      clearInterval(timer);
+      flush();
+    },
+  };
+}
+export type Ingest = ReturnType<typeof createIngest>;

@@ -1,0 +1,43 @@
+/**
+ * What the pollers need to know about each gateway: its bus and its devices with
+ * their register maps. The config produces it; the Modbus layer consumes it.
+ */
+import type { RegisterDecoding } from "./register-map.ts";
+
+export type Parity = "none" | "even" | "odd";
+
+/** How a gateway reaches its Modbus devices. */
+export type BusConfig =
+  /** Modbus TCP: each device carries its own host and port. */
+  | { type: "tcp" }
+  /** Modbus RTU on a local serial port. */
+  | { type: "rtu"; path: string; baud: number; dataBits: 7 | 8; parity: Parity; stopBits: 1 | 2 }
+  /** RTU frames tunnelled through one TCP connection (a serial-to-Ethernet converter). */
+  | { type: "rtu_over_tcp"; host: string; port: number };
+
+export interface PollingDevice {
+  /** Public Modbus device id (UUID). */
+  id: string;
+  name: string | null;
+  slaveId: number;
+  /** Modbus TCP only. */
+  host: string | null;
+  port: number | null;
+  pollIntervalMs: number;
+  timeoutMs: number;
+  retries: number;
+  maxRegistersPerRequest: number;
+  maxGap: number;
+  pauseMs: number;
+  storageIntervalMs: number;
+  registers: RegisterDecoding[];
+}
+
+export interface PollingGateway {
+  /** Public gateway id (UUID). */
+  id: string;
+  serial: string;
+  bus: BusConfig;
+  heartbeatMs: number;
+  devices: PollingDevice[];
+}

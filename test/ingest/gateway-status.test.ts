@@ -1,0 +1,101 @@
+/**
+ * Gateway status from what the pollers report (spec section 3), checked through
+ * the API and the event outbox (spec section 6, DeviceStatusEvent).
+ */
+import { afterEach, beforeEach, expect, test } from "bun:test";
+import { createGatewayStatusTracker } from "../../src/ingest/gateway-status.ts";
+import { silentLogger } from "../../src/lib/logger.ts";
+import { eventQueries } from "../../src/store/events.ts";
+import { call } from "../harness/http.ts";
+import { ids, startTestSite, type TestSite } from "../harness/site.ts";
+
+let site: TestSite;
+let tracker: ReturnType<typeof createGatewayStatusTracker>;
+const heartbeatMs = 30_000;
+
+beforeEach(async () => {
+  site = await startTestSite();
+  tracker = createGatewayStatusTracker({
+    store: site.store,
+    clock: site.clock,
+    logger: silentLogger(),
+    gateways: [ids.acmeGateway1, ids.acmeGateway2, ids.acmeGateway3].map((id) => ({ id, heartbeatMs })),
+    checkEveryMs: 3_600_000, // checked by hand
+  });
+});
+afterEach(async () => {
+  tracker.stop();
+  await site.stop();
+});
+
+async function gateway(id: string) {
+  return (await call<{ data: { status: string; last_seen: string | null } }>(site.baseUrl, `/v1/devices/${id}`, { key: site.keys.acme })).body.data;
+}
+/** Events of one gateway (the others change status on their own timers in these tests). */
+function events(gatewayId: string) {
+  return eventQueries(site.store)
+    .listAfter(1)
+    .filter((event) => event.data.device_id === gatewayId);
+}
+
+test("an answer brings an offline gateway online, with device.online and previous_status", async () => {
+  const at = site.clock.now();
+  tracker.answered(ids.acmeGateway2, at);
+  expect(await gateway(ids.acmeGateway2)).toMatchObject({ status: "online", last_seen: new Date(at).toISOString() });
+  expect(events(ids.acmeGateway2)).toEqual([
+    {
+      messageId: expect.stringMatching(/^msg_[0-9a-f]{32}$/),
+      type: "device.online",
+      occurredAt: at,
+      data: { device_id: ids.acmeGateway2, serial: "ACME-2", status: "online", previous_status: "offline", last_seen: new Date(at).toISOString() },
+    },
+  ]);
+  // Further answers move last_seen, without new events.
+  site.clock.advance(5_000);
+  tracker.answered(ids.acmeGateway2, site.clock.now());
+  tracker.check();
+  expect((await gateway(ids.acmeGateway2)).last_seen).toBe(new Date(site.clock.now()).toISOString());
+  expect(events(ids.acmeGateway2)).toHaveLength(1);
+});
+
+test("silence longer than the heartbeat makes it offline; the event carries the last time it reported", async () => {
+  const lastAnswer = site.clock.now();
+  tracker.answered(ids.acmeGateway1, lastAnswer);
+  site.clock.advance(heartbeatMs);
+  tracker.check();
+  expect((await gateway(ids.acmeGateway1)).status).toBe("online"); // not longer than the heartbeat yet
+  site.clock.advance(1);
+  tracker.check();
+  expect(await gateway(ids.acmeGateway1)).toMatchObject({ status: "offline", last_seen: new Date(lastAnswer).toISOString() });
+  expect(events(ids.acmeGateway1).map((event) => [event.type, event.data.previous_status, event.data.last_seen])).toEqual([
+    ["device.offline", "online", new Date(lastAnswer).toISOString()],
+  ]);
+});
+
+test("a lost connection makes it offline at once; it comes back online when it answers", async () => {
+  tracker.answered(ids.acmeGateway1, site.clock.now());
+  site.clock.advance(1_000);
+  tracker.unreachable(ids.acmeGateway1, site.clock.now(), "connection lost");
+  expect((await gateway(ids.acmeGateway1)).status).toBe("offline");
+  site.clock.advance(1_000);
+  tracker.answered(ids.acmeGateway1, site.clock.now());
+  expect((await gateway(ids.acmeGateway1)).status).toBe("online");
+  expect(events(ids.acmeGateway1).map((event) => [event.type, event.data.previous_status])).toEqual([
+    ["device.offline", "online"],
+    ["device.online", "offline"],
+  ]);
+});
+
+test("a gateway that never reports leaves pending for offline after its heartbeat", async () => {
+  site.clock.advance(heartbeatMs + 1);
+  tracker.check();
+  expect((await gateway(ids.acmeGateway3)).status).toBe("offline");
+  const [offline] = events(ids.acmeGateway3);
+  expect(offline?.data).toMatchObject({ status: "offline", previous_status: "pending", last_seen: null });
+});
+
+test("a bus that cannot be used at all is `error`, without a webhook event", async () => {
+  tracker.unreachable(ids.acmeGateway1, site.clock.now(), "EACCES: permission denied, open '/dev/ttyUSB0'", true);
+  expect((await gateway(ids.acmeGateway1)).status).toBe("error");
+  expect(events(ids.acmeGateway1)).toEqual([]);
+});

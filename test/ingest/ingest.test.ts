@@ -1,0 +1,140 @@
+/**
+ * Readings in through ingest, out through the API: latest values fresh on every
+ * reading, history at the stored density (the first value of each period), all
+ * in batched transactions, nothing dropped silently.
+ */
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { createIngest } from "../../src/ingest/ingest.ts";
+import { silentLogger } from "../../src/lib/logger.ts";
+import { call } from "../harness/http.ts";
+import { ids, startTestSite, type TestSite } from "../harness/site.ts";
+
+let site: TestSite;
+beforeEach(async () => {
+  site = await startTestSite();
+});
+afterEach(async () => {
+  await site.stop();
+});
+
+const minute = 60_000;
+const air = "ACME-1/Climate computer/air_temperature";
+const humidity = "ACME-1/Climate computer/humidity";
+
+function ingestFor(intervals: Record<string, number>, options: { maxQueued?: number } = {}) {
+  return createIngest({
+    store: site.store,
+    clock: site.clock,
+    logger: silentLogger(),
+    storageIntervalMs: new Map(Object.entries(intervals).map(([path, ms]) => [site.registerUuid(path), ms])),
+    flushIntervalMs: 3_600_000, // flushed by hand in these tests
+    maxQueued: options.maxQueued,
+  });
+}
+
+async function history(registerPath: string) {
+  const response = await call<{ data: { raw_value: number; ts: string }[] }>(
+    site.baseUrl,
+    `/v1/devices/${ids.acmeGateway1}/readings?register_id=${site.registerUuid(registerPath)}&order=asc&limit=1000`,
+    { key: site.keys.acme },
+  );
+  return response.body.data.map((reading) => [reading.ts, reading.raw_value]);
+}
+
+async function latest(registerPath: string) {
+  const response = await call<{ data: { id: string; latest_raw_value: number | null; latest_ts: string | null }[] }>(
+    site.baseUrl,
+    `/v1/devices/${ids.acmeGateway1}/registers`,
+    { key: site.keys.acme },
+  );
+  const register = response.body.data.find((entry) => entry.id === site.registerUuid(registerPath));
+  return [register?.latest_ts ?? null, register?.latest_raw_value ?? null];
+}
+
+describe("stored density", () => {
+  test("one stored value per register per period: the first read in it, with its own time", async () => {
+    const ingest = ingestFor({ [air]: 5 * minute });
+    const start = Math.floor((site.clock.now() - 60 * minute) / (5 * minute)) * 5 * minute;
+    // A poll every 10 s for 12 minutes: periods start at +0, +5 and +10 minutes.
+    const polled = Array.from({ length: 72 }, (_, index) => ({
+      registerId: site.registerUuid(air),
+      ts: start + index * 10_000 + 1_234,
+      raw: 200 + index,
+    }));
+    ingest.accept(polled);
+    expect(ingest.flush()).toBe(3);
+    expect(await history(air)).toEqual([
+      [new Date(start + 1_234).toISOString(), 200],
+      [new Date(start + 30 * 10_000 + 1_234).toISOString(), 230],
+      [new Date(start + 60 * 10_000 + 1_234).toISOString(), 260],
+    ]);
+    // Latest follows every reading, not only the stored ones.
+    expect(await latest(air)).toEqual([new Date(start + 71 * 10_000 + 1_234).toISOString(), 271]);
+    ingest.stop();
+  });
+
+  test("each register keeps its own period", async () => {
+    const ingest = ingestFor({ [air]: minute, [humidity]: 10 * minute });
+    const start = Math.floor((site.clock.now() - 60 * minute) / (10 * minute)) * 10 * minute;
+    for (let index = 0; index < 20; index++) {
+      const ts = start + index * minute;
+      ingest.accept([
+        { registerId: site.registerUuid(air), ts, raw: index },
+        { registerId: site.registerUuid(humidity), ts, raw: 500 + index },
+      ]);
+    }
+    ingest.flush();
+    expect((await history(air)).length).toBe(20);
+    expect((await history(humidity)).map(([, raw]) => raw)).toEqual([500, 510]);
+    ingest.stop();
+  });
+
+  test("after a restart, a period already stored is not stored twice", async () => {
+    const first = ingestFor({ [air]: 5 * minute });
+    const start = Math.floor((site.clock.now() - 30 * minute) / (5 * minute)) * 5 * minute;
+    first.accept([{ registerId: site.registerUuid(air), ts: start + 1000, raw: 1 }]);
+    first.stop();
+    const second = ingestFor({ [air]: 5 * minute });
+    second.accept([
+      { registerId: site.registerUuid(air), ts: start + 2000, raw: 2 },
+      { registerId: site.registerUuid(air), ts: start + 5 * minute, raw: 3 },
+    ]);
+    second.stop();
+    expect((await history(air)).map(([, raw]) => raw)).toEqual([1, 3]);
+  });
+});
+
+describe("batching and back-pressure", () => {
+  test("readings are stored only when the batch commits, and counted then", async () => {
+    const ingest = ingestFor({ [air]: minute });
+    const start = site.clock.now() - 30 * minute;
+    ingest.accept(Array.from({ length: 10 }, (_, index) => ({ registerId: site.registerUuid(air), ts: start + index * minute, raw: index })));
+    expect(ingest.stats()).toMatchObject({ accepted: 10, queued: 10, committed: 0 });
+    expect(await history(air)).toEqual([]);
+    ingest.flush();
+    expect(ingest.stats()).toMatchObject({ queued: 0, committed: 10, batches: 1, dropped: 0 });
+    expect((await history(air)).length).toBe(10);
+    ingest.stop();
+  });
+
+  test("past its memory bound, a batch is dropped and counted, not silently lost", async () => {
+    const ingest = ingestFor({ [air]: minute }, { maxQueued: 5 });
+    const start = site.clock.now() - 30 * minute;
+    const batch = (from: number, count: number) =>
+      Array.from({ length: count }, (_, index) => ({ registerId: site.registerUuid(air), ts: start + (from + index) * minute, raw: from + index }));
+    ingest.accept(batch(0, 4));
+    ingest.accept(batch(4, 3)); // 4 + 3 > 5: refused whole
+    expect(ingest.stats()).toMatchObject({ queued: 4, dropped: 3 });
+    ingest.flush();
+    ingest.accept(batch(4, 3));
+    ingest.stop();
+    expect((await history(air)).map(([, raw]) => raw)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+  });
+
+  test("readings for registers the store does not know are counted and skipped", () => {
+    const ingest = ingestFor({});
+    ingest.accept([{ registerId: "00000000-0000-0000-0000-000000000000", ts: site.clock.now(), raw: 1 }]);
+    expect(ingest.stats()).toMatchObject({ accepted: 0, unknownRegisters: 1 });
+    ingest.stop();
+  });
+});
