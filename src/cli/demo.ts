@@ -1,28 +1,38 @@
 /**
- * `fieldhub demo`: the embedded demo organisation with several days of history,
- * alerts in every status and the fixed sandbox key, served on one port. While it
- * runs, the online gateways store a new reading every minute.
+ * `fieldhub demo`: the embedded demo organisation, served on one port. Its
+ * equipment is simulated on loopback (Modbus TCP servers) and polled by the real
+ * pollers, so latest values change every few seconds and a new reading is stored
+ * every minute; several days of history are backfilled at start, alerts exist in
+ * every status, and the fixed sandbox key is ready to use.
  */
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Cron } from "croner";
-import { parseConfig } from "../config/index.ts";
+import { type FieldhubConfig, parseConfig } from "../config/index.ts";
 import { demoAlerts } from "../demo/alerts.ts";
-import { demoConfigYaml, demoGatewaySerials, demoOrganizationKey, demoSandboxKey } from "../demo/demo-config.ts";
-import { demoRawValue, demoTimestamps } from "../demo/history.ts";
-import { type Clock, systemClock } from "../lib/clock.ts";
+import {
+  type DemoPorts,
+  demoConfigYaml,
+  demoGatewaySerials,
+  demoOrganizationKey,
+  demoSandboxKey,
+} from "../demo/demo-config.ts";
+import { demoRawValue, demoText, demoTimestamps } from "../demo/history.ts";
+import { type SimulatedDevice, startSimulatedDevice } from "../demo/simulator.ts";
+import { systemClock } from "../lib/clock.ts";
 import { hostAddresses, withHostFacts } from "../lib/host.ts";
+import type { InventoryRegister } from "../lib/inventory.ts";
 import { createLogger } from "../lib/logger.ts";
 import { version } from "../lib/version.ts";
 import { insertAlert } from "../store/alerts.ts";
 import { gatewayQueries, setGatewayStatus } from "../store/gateways.ts";
 import { syncInventory } from "../store/inventory.ts";
 import { createApiKey } from "../store/keys.ts";
-import { type Store, openStore } from "../store/open.ts";
+import { openStore, type Store } from "../store/open.ts";
 import { findOrganizationByKey } from "../store/organizations.ts";
-import { type NewReading, type ReadingQueries, readingQueries } from "../store/readings.ts";
-import { type RegisterQueries, registerQueries } from "../store/registers.ts";
+import { type NewReading, readingQueries } from "../store/readings.ts";
+import { registerQueries } from "../store/registers.ts";
 import { CommandError, parseCommandArgs, parsePort } from "./args.ts";
+import { startRuntime } from "./runtime.ts";
 import { startHttpServer, stopOnSignals } from "./server.ts";
 
 export const demoUsage = "fieldhub demo [--port P] [--host H] [--data DIR] [--days N]";
@@ -31,6 +41,14 @@ const minute = 60_000;
 const hour = 60 * minute;
 const backfillIntervalMs = 5 * minute;
 const heatPumpSilentFor = 3 * hour;
+
+/** Which simulated device serves which demo device (by gateway serial and device name). */
+const simulatedDevices: { port: keyof DemoPorts; serial: string; device: string }[] = [
+  { port: "climateComputer", serial: demoGatewaySerials.greenhouse, device: "Climate computer" },
+  { port: "thermostat", serial: demoGatewaySerials.greenhouse, device: "Fan-coil thermostat" },
+  { port: "energyMeter", serial: demoGatewaySerials.energy, device: "Energy meter" },
+  { port: "inverter", serial: demoGatewaySerials.energy, device: "PV inverter" },
+];
 
 export async function demoCommand(argv: string[]): Promise<void> {
   const { values } = parseCommandArgs(argv, {
@@ -44,10 +62,11 @@ export async function demoCommand(argv: string[]): Promise<void> {
   if (!Number.isInteger(days) || days < 1 || days > 400) throw new CommandError("--days: a whole number from 1 to 400");
   const logger = createLogger();
   const clock = systemClock;
+
+  const { config, simulators } = await startDemoEquipment();
   const store = openStore(dataDir);
-  const { added: stored, reportingGatewayIds } = seedDemo(store, clock.now(), days);
-  const registers = registerQueries(store);
-  const readings = readingQueries(store);
+  const stored = seedDemo(store, config, clock.now(), days);
+  const runtime = startRuntime({ store, clock, logger, gateways: config.polling });
   const server = startHttpServer({
     store,
     clock,
@@ -56,9 +75,6 @@ export async function demoCommand(argv: string[]): Promise<void> {
     port: parsePort(values.port, 8080),
     publicUrl: null,
     defaultLimitPerMinute: 100,
-  });
-  const ticker = new Cron("* * * * *", () => {
-    recordLiveMinute({ store, clock, registers, readings, gateways: reportingGatewayIds });
   });
   process.stdout.write(
     [
@@ -74,65 +90,102 @@ export async function demoCommand(argv: string[]): Promise<void> {
     ].join("\n"),
   );
   stopOnSignals(async () => {
-    ticker.stop();
     await server.stop();
+    await runtime.stop();
+    await Promise.all(simulators.map((simulator) => simulator.stop()));
     store.close();
   }, logger);
 }
 
-/** Brings the demo store up to `now`. Safe to run on every start. */
-export function seedDemo(
-  store: Store,
-  now: number,
-  days: number,
-): { added: number; reportingGatewayIds: { id: number; uuid: string }[] } {
-  const parsed = parseConfig(demoConfigYaml);
+function parseDemoConfig(ports: DemoPorts): FieldhubConfig {
+  const parsed = parseConfig(demoConfigYaml(ports));
   if (!parsed.ok) throw new Error(`embedded demo config is invalid: ${JSON.stringify(parsed.problems)}`);
-  syncInventory(store, withHostFacts(parsed.config.inventory, hostAddresses(), version), now);
+  return parsed.config;
+}
+
+function registersOf(config: FieldhubConfig): Map<string, InventoryRegister> {
+  const byId = new Map<string, InventoryRegister>();
+  for (const organization of config.inventory.organizations) {
+    for (const gateway of organization.gateways) {
+      for (const device of gateway.modbusDevices) for (const register of device.registers) byId.set(register.id, register);
+    }
+  }
+  return byId;
+}
+
+/**
+ * Starts the simulated devices on free loopback ports and returns the demo
+ * config pointing at them. (Register maps do not depend on ports, so the maps
+ * come from a first reading of the config.)
+ */
+export async function startDemoEquipment(): Promise<{ config: FieldhubConfig; simulators: SimulatedDevice[] }> {
+  const draft = parseDemoConfig({ climateComputer: 1, thermostat: 1, energyMeter: 1, inverter: 1 });
+  const registers = registersOf(draft);
+  const ports: Partial<DemoPorts> = {};
+  const simulators: SimulatedDevice[] = [];
+  for (const simulated of simulatedDevices) {
+    const gateway = draft.polling.find((candidate) => candidate.serial === simulated.serial);
+    const device = gateway?.devices.find((candidate) => candidate.name === simulated.device);
+    if (device === undefined) throw new Error(`demo device ${simulated.device} missing`);
+    const simulator = await startSimulatedDevice({
+      registers: device.registers.map((decoding) => {
+        const register = registers.get(decoding.id);
+        return {
+          ...decoding,
+          valueAt: (ts: number) =>
+            register === undefined ? 0 : decoding.dataType === "string" ? demoText(register) : demoRawValue(register, ts),
+        };
+      }),
+    });
+    simulators.push(simulator);
+    ports[simulated.port] = simulator.port;
+  }
+  return { config: parseDemoConfig(ports as DemoPorts), simulators };
+}
+
+/** Brings the demo store up to `now`: inventory, states, history, alerts, sandbox key. Safe on every start. */
+export function seedDemo(store: Store, config: FieldhubConfig, now: number, days: number): number {
+  syncInventory(store, withHostFacts(config.inventory, hostAddresses(), version), now);
   const org = findOrganizationByKey(store, demoOrganizationKey);
   if (org === null) throw new Error("demo organisation missing after sync");
-
   const gateways = gatewayQueries(store);
   const gatewayIds = new Map<string, { id: number; uuid: string }>();
-  for (const gateway of parsed.config.inventory.organizations[0]?.gateways ?? []) {
+  for (const gateway of config.inventory.organizations[0]?.gateways ?? []) {
     const row = gateways.find(org.id, gateway.id);
     if (row !== null) gatewayIds.set(gateway.serial, { id: row.id, uuid: row.uuid });
   }
-  const reporting = [demoGatewaySerials.greenhouse, demoGatewaySerials.energy];
-  for (const serial of reporting) {
+  const claimedAt = now - days * 24 * hour;
+  for (const serial of [demoGatewaySerials.greenhouse, demoGatewaySerials.energy]) {
     const gateway = gatewayIds.get(serial);
-    if (gateway !== undefined)
-      setGatewayStatus(store, gateway.uuid, { status: "online", lastSeen: now, claimedAt: now - days * 24 * hour });
+    if (gateway !== undefined) setGatewayStatus(store, gateway.uuid, { status: "online", lastSeen: now, claimedAt });
   }
   const heatPump = gatewayIds.get(demoGatewaySerials.heatPump);
   if (heatPump !== undefined) {
-    setGatewayStatus(store, heatPump.uuid, {
-      status: "offline",
-      lastSeen: now - heatPumpSilentFor,
-      claimedAt: now - days * 24 * hour,
-    });
+    setGatewayStatus(store, heatPump.uuid, { status: "offline", lastSeen: now - heatPumpSilentFor, claimedAt });
   }
 
   const registers = registerQueries(store);
   const readings = readingQueries(store);
+  const units = registersOf(config);
   let added = 0;
   for (const [serial, gateway] of gatewayIds) {
     const until = serial === demoGatewaySerials.heatPump ? now - heatPumpSilentFor : now;
     const batch: NewReading[] = [];
     for (const register of registers.listRegisters(gateway.id)) {
+      if (register.dataType === "string") continue;
+      const meta = { ...register, unit: units.get(register.uuid)?.unit ?? register.unit };
       const from = Math.max(now - days * 24 * hour, (register.latestTs ?? 0) + 1);
       for (const ts of demoTimestamps(from, until, backfillIntervalMs)) {
-        batch.push({ registerId: register.id, ts, rawValue: demoRawValue(register, ts) });
+        batch.push({ registerId: register.id, ts, rawValue: demoRawValue(meta, ts) });
       }
     }
     readings.record(batch);
     added += batch.length;
   }
 
-  const gatewayBySerial = (serial: string) => gatewayIds.get(serial)?.id ?? null;
   for (const alert of demoAlerts(now)) {
     const { id, gatewaySerial, ...fields } = alert;
-    insertAlert(store, { ...fields, uuid: id, orgId: org.id, gatewayId: gatewayBySerial(gatewaySerial) });
+    insertAlert(store, { ...fields, uuid: id, orgId: org.id, gatewayId: gatewayIds.get(gatewaySerial)?.id ?? null });
   }
   createApiKey(
     store,
@@ -146,26 +199,5 @@ export function seedDemo(
     },
     now,
   );
-  const reportingGatewayIds = reporting.flatMap((serial) => gatewayIds.get(serial) ?? []);
-  return { added, reportingGatewayIds };
-}
-
-/** One stored reading per register of the reporting gateways, on the minute. */
-function recordLiveMinute(site: {
-  store: Store;
-  clock: Clock;
-  registers: RegisterQueries;
-  readings: ReadingQueries;
-  gateways: { id: number; uuid: string }[];
-}): void {
-  const now = site.clock.now();
-  const ts = Math.floor(now / minute) * minute;
-  const batch: NewReading[] = [];
-  for (const gateway of site.gateways) {
-    for (const register of site.registers.listRegisters(gateway.id)) {
-      batch.push({ registerId: register.id, ts, rawValue: demoRawValue(register, ts) });
-    }
-  }
-  site.readings.record(batch);
-  for (const gateway of site.gateways) setGatewayStatus(site.store, gateway.uuid, { status: "online", lastSeen: now });
+  return added;
 }

@@ -7,6 +7,7 @@ import { version } from "../lib/version.ts";
 import { syncInventory } from "../store/inventory.ts";
 import { openStore } from "../store/open.ts";
 import { CommandError, parseCommandArgs, parsePort, requireOption } from "./args.ts";
+import { startRuntime } from "./runtime.ts";
 import { startHttpServer, stopOnSignals } from "./server.ts";
 
 export const serveUsage = "fieldhub serve --config FILE --data DIR [--host H] [--port P]";

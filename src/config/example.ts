@@ -31,6 +31,7 @@ gateways:
     organization: acme   # may be left out while there is only one organisation
     customer: venlo-north
     heartbeat_s: 300
+    storage_interval_s: 300  # keep one reading every 5 minutes (the default), however often devices are polled
     bus:
       type: tcp
     devices:
@@ -38,7 +39,6 @@ gateways:
         host: 10.0.0.5
         slave_id: 1
         poll_interval_ms: 60000
-        template: { brand: Priva, model: Connext }
         registers:
           - name: air_temperature
             address: 0
@@ -53,20 +53,23 @@ gateways:
             unit: "°C"
             scale_factor: 0.1
             writable: true
-      - name: Energy meter
-        host: 10.0.0.6
-        port: 502
+          - name: screen_closed
+            address: 120
+            data_type: bool        # one bit of a holding register
+            bit: 3
+          - name: program_name
+            address: 200
+            data_type: string
+            length: 8              # 8 registers: up to 16 characters
+      - name: Solar inverter
+        host: 10.0.0.7
         slave_id: 1
-        poll_interval_ms: 15000
+        template: { brand: Fronius, model: Symo }  # the library's register map (docs/config.md)
+        exclude: [manufacturer, model]           # template registers this device does without
         registers:
-          - name: active_power
-            address: 52
-            data_type: float32
+          - name: ac_power         # a template register's name: changes only what is written
             unit: kW
-          - name: energy_total
-            address: 342
-            data_type: uint32
-            unit: kWh
+            scale_factor: 0.001
 
   # Modbus RTU on the box's own RS-485 port: devices are told apart by slave_id only.
   - serial: FH-0002
@@ -75,11 +78,24 @@ gateways:
     bus:
       type: rtu
       path: /dev/ttyUSB0
-      baud: 19200
+      baud: 9600
       parity: even           # data_bits 8 and stop_bits 1 are the defaults
     devices:
+      - name: Energy meter
+        slave_id: 1
+        template: { brand: Eastron, model: SDM630 }  # polled every 15 s, at most 80 registers a request
+        storage_interval_s: 60   # denser history for this meter
+        timeout_ms: 500
+        retries: 2
+        registers:
+          - name: voltage_thd_l1   # not in the template: added after its registers
+            address: 234
+            function_code: 4
+            data_type: float32
+            unit: "%"
       - name: Heat pump
         slave_id: 3
+        pause_ms: 50             # a slow controller: wait between two requests
         registers:
           - name: flow_temperature
             address: 1
@@ -90,4 +106,17 @@ gateways:
             address: 10
             function_code: 1       # coil
             data_type: bool
+
+  # Modbus RTU through a serial-to-Ethernet converter: one TCP connection for the whole bus.
+  - serial: FH-0003
+    name: Office
+    customer: venlo-north
+    bus:
+      type: rtu_over_tcp
+      host: 10.0.0.20
+      port: 4001
+    devices:
+      - name: Meeting room thermostat
+        slave_id: 5
+        template: { brand: Siemens, model: RDF302 }
 `;

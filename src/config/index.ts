@@ -1,6 +1,8 @@
 export { exampleConfigYaml } from "./example.ts";
 export { loadConfigFile, parseConfig } from "./load.ts";
 export { formatProblems } from "./problems.ts";
+export type { DeviceTemplate, TemplateKind, TemplateRegister } from "./templates/index.ts";
+export { deviceTemplates, findTemplate } from "./templates/index.ts";
 export type {
   BusConfig,
   BusType,
@@ -8,4 +10,6 @@ export type {
   ConfigResult,
   FieldhubConfig,
   Parity,
+  PollingDevice,
+  PollingGateway,
 } from "./types.ts";

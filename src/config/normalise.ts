@@ -1,6 +1,7 @@
 /**
  * A checked, defaulted file -> FieldhubConfig: camelCase, every id decided,
- * gateways grouped under their organisation. Only called when the file has no
+ * gateways grouped under their organisation, templates expanded into registers, and the
+ * same devices and registers once more in the shape the pollers read (polling). Only called when the file has no
  * problems, so it can trust the references and the bus/device combinations.
  */
 import type {
@@ -9,9 +10,11 @@ import type {
   InventoryOrganization,
   InventoryRegister,
 } from "../lib/inventory.ts";
-import { defaults, type RawBus, type RawConfig, type RawDevice, type RawGateway } from "./schema.ts";
+import type { ByteOrder, DataType, FunctionCode, RegisterDecoding } from "../lib/register-map.ts";
+import { lookupTemplate, type ResolvedRegister, resolveRegisters } from "./device-registers.ts";
+import { defaults, type RawBus, type RawConfig, type RawDevice, type RawGateway, type RawRegister } from "./schema.ts";
 import { derivedId, deviceKey } from "./stable-ids.ts";
-import type { BusConfig, FieldhubConfig } from "./types.ts";
+import type { BusConfig, FieldhubConfig, PollingDevice, PollingGateway } from "./types.ts";
 
 export function normaliseConfig(raw: RawConfig): FieldhubConfig {
   const organizations = new Map<string, InventoryOrganization>();
@@ -31,14 +34,18 @@ export function normaliseConfig(raw: RawConfig): FieldhubConfig {
   }
 
   const buses = new Map<string, BusConfig>();
+  const polling: PollingGateway[] = [];
   const onlyOrganization = raw.organizations.length === 1 ? raw.organizations[0]?.key : undefined;
   for (const gateway of raw.gateways) {
     const orgKey = gateway.organization ?? onlyOrganization;
     const organization = orgKey === undefined ? undefined : organizations.get(orgKey);
     // rules.ts has refused a file where this could happen.
     if (organization === undefined) throw new Error(`gateway ${gateway.serial}: no organisation after validation`);
-    organization.gateways.push(normaliseGateway(gateway));
-    buses.set(gateway.serial, normaliseBus(gateway.bus));
+    const bus = normaliseBus(gateway.bus);
+    const { inventory, devices } = normaliseGateway(gateway);
+    organization.gateways.push(inventory);
+    buses.set(gateway.serial, bus);
+    polling.push({ id: inventory.id, serial: gateway.serial, bus, heartbeatMs: inventory.heartbeatMs, devices });
   }
 
   return {
@@ -51,52 +58,123 @@ export function normaliseConfig(raw: RawConfig): FieldhubConfig {
     api: { rateLimitPerMinute: raw.api.rate_limit_per_minute },
     inventory: { organizations: [...organizations.values()] },
     buses,
+    polling,
   };
 }
 
-function normaliseGateway(gateway: RawGateway): InventoryGateway {
+function normaliseGateway(gateway: RawGateway): { inventory: InventoryGateway; devices: PollingDevice[] } {
+  const devices = gateway.devices.map((device) => normaliseDevice(device, gateway));
   return {
-    id: idOr(gateway.id, () => derivedId.gateway(gateway.serial)),
-    serial: gateway.serial,
-    name: gateway.name,
-    customer: gateway.customer ?? null,
-    heartbeatMs: gateway.heartbeat_s * 1000,
-    firmwareVer: gateway.firmware_ver ?? null,
-    ipEth: gateway.ip_eth ?? null,
-    ipWifi: gateway.ip_wifi ?? null,
-    ip4g: gateway.ip_4g ?? null,
-    signal4g: gateway.signal_4g ?? null,
-    modbusDevices: gateway.devices.map((device) => normaliseDevice(device, gateway.serial, gateway.bus.type === "tcp")),
+    inventory: {
+      id: idOr(gateway.id, () => derivedId.gateway(gateway.serial)),
+      serial: gateway.serial,
+      name: gateway.name,
+      customer: gateway.customer ?? null,
+      heartbeatMs: gateway.heartbeat_s * 1000,
+      firmwareVer: gateway.firmware_ver ?? null,
+      ipEth: gateway.ip_eth ?? null,
+      ipWifi: gateway.ip_wifi ?? null,
+      ip4g: gateway.ip_4g ?? null,
+      signal4g: gateway.signal_4g ?? null,
+      modbusDevices: devices.map((device) => device.inventory),
+    },
+    devices: devices.map((device) => device.polling),
   };
 }
 
-function normaliseDevice(device: RawDevice, serial: string, isTcp: boolean): InventoryModbusDevice {
+function normaliseDevice(
+  device: RawDevice,
+  gateway: RawGateway,
+): { inventory: InventoryModbusDevice; polling: PollingDevice } {
+  const serial = gateway.serial;
+  const isTcp = gateway.bus.type === "tcp";
   const host = isTcp ? (device.host ?? null) : null;
   const port = isTcp ? (device.port ?? defaults.devicePort) : null;
   const key = deviceKey(device.name ?? null, host, port, device.slave_id);
-  const template = device.template;
+  const id = idOr(device.id, () => derivedId.device(serial, key));
+
+  const lookup = lookupTemplate(device.template);
+  // rules.ts has refused a template the library does not have.
+  if (device.template !== undefined && lookup.kind !== "found")
+    throw new Error(`device ${key}: unknown template after validation`);
+  const template = lookup.kind === "found" ? lookup.template : undefined;
+  const byteOrder: ByteOrder = template?.byteOrder ?? defaults.byteOrder;
+  const resolved = resolveRegisters(device.registers, template, new Set(device.exclude ?? []), []);
+  const registers = resolved.registers.map((register) =>
+    normaliseRegister(register, () => derivedId.register(serial, key, register.name), byteOrder),
+  );
+  const pollIntervalMs = device.poll_interval_ms ?? template?.pollIntervalMs ?? defaults.pollIntervalMs;
+
   return {
-    id: idOr(device.id, () => derivedId.device(serial, key)),
-    name: device.name ?? null,
-    slaveId: device.slave_id,
-    protocol: isTcp ? "tcp" : "rtu",
-    ipAddress: host,
-    port,
-    pollIntervalMs: device.poll_interval_ms,
-    template: template ? { id: derivedId.template(template.brand, template.model), ...template } : null,
-    registers: device.registers.map(
-      (register): InventoryRegister => ({
-        id: idOr(register.id, () => derivedId.register(serial, key, register.name)),
-        name: register.name,
-        address: register.address,
-        functionCode: register.function_code,
-        dataType: register.data_type,
-        unit: register.unit ?? null,
-        scaleFactor: register.scale_factor ?? null,
-        isWritable: register.writable,
-        description: register.description ?? null,
-      }),
-    ),
+    inventory: {
+      id,
+      name: device.name ?? null,
+      slaveId: device.slave_id,
+      protocol: isTcp ? "tcp" : "rtu",
+      ipAddress: host,
+      port,
+      pollIntervalMs,
+      template: device.template
+        ? { id: derivedId.template(device.template.brand, device.template.model), ...device.template }
+        : null,
+      registers: registers.map((register) => register.inventory),
+    },
+    polling: {
+      id,
+      name: device.name ?? null,
+      slaveId: device.slave_id,
+      host,
+      port,
+      pollIntervalMs,
+      timeoutMs: device.timeout_ms,
+      retries: device.retries,
+      maxRegistersPerRequest:
+        device.max_registers_per_request ?? template?.maxRegistersPerRequest ?? defaults.maxRegistersPerRequest,
+      maxGap: device.max_gap,
+      pauseMs: device.pause_ms,
+      storageIntervalMs: (device.storage_interval_s ?? gateway.storage_interval_s) * 1000,
+      registers: registers.map((register) => register.decoding),
+    },
+  };
+}
+
+/**
+ * A resolved register of a checked file: every field it needs is there (rules.ts requires
+ * address and data_type of a register the template does not supply).
+ */
+function normaliseRegister(
+  resolved: ResolvedRegister,
+  deriveId: () => string,
+  defaultByteOrder: ByteOrder,
+): { inventory: InventoryRegister; decoding: RegisterDecoding } {
+  const register = resolved.record as RawRegister;
+  if (register.address === undefined || register.data_type === undefined) {
+    throw new Error(`register ${resolved.name}: no address or data_type after validation`);
+  }
+  const id = idOr(register.id, deriveId);
+  const functionCode: FunctionCode = register.function_code ?? defaults.functionCode;
+  const dataType: DataType = register.data_type;
+  return {
+    inventory: {
+      id,
+      name: resolved.name,
+      address: register.address,
+      functionCode,
+      dataType,
+      unit: register.unit ?? null,
+      scaleFactor: register.scale_factor ?? null,
+      isWritable: register.writable ?? false,
+      description: register.description ?? null,
+    },
+    decoding: {
+      id,
+      functionCode,
+      address: register.address,
+      dataType,
+      byteOrder: register.byte_order ?? defaultByteOrder,
+      bit: register.bit ?? null,
+      length: register.length ?? null,
+    },
   };
 }
 

@@ -1,15 +1,19 @@
 /**
  * Rules that span more than one field: uniqueness, references between sections,
- * device fields that depend on the gateway's bus, and id clashes. They run on the
+ * device fields that depend on the gateway's bus, templates, and id clashes (what one
+ * register needs is in register-rules.ts). They run on the
  * raw data even when the structure has problems, so one broken element does not
  * hide the problems of the others; every look at a value checks its type first.
  */
 import { uuidPattern } from "../lib/ids.ts";
+import { lookupTemplate, resolveRegisters, type TemplateLookup } from "./device-registers.ts";
 import { type Finding, formatPath, type Path } from "./problems.ts";
+import { checkRegister } from "./register-rules.ts";
+import { defaults } from "./schema.ts";
 import { deviceKey, derivedId } from "./stable-ids.ts";
 import { didYouMean } from "./suggest.ts";
+import { templateLabel } from "./templates/index.ts";
 import { type BusType, busTypes } from "./types.ts";
-import { defaults } from "./schema.ts";
 import { describeValue, isRecord, listOrEmpty, stringOrUndefined } from "./values.ts";
 
 type Report = (path: Path, message: string) => void;
@@ -54,10 +58,20 @@ type IdKind = "organization" | "customer" | "gateway" | "device" | "register";
  * duplicate key is reported once (as a duplicate key), not again as an id clash.
  */
 class IdRegistry {
-  private readonly owners = new Map<string, { path: Path; explicit: boolean }>();
+  private readonly owners = new Map<string, { path: Path; explicit: boolean; templateRegister?: string }>();
   constructor(private readonly report: Report) {}
 
-  claim(kind: IdKind, written: unknown, elementPath: Path, derived: string | undefined): void {
+  /**
+   * `templateRegister` names a template register the file leaves alone: it has no place
+   * of its own in the file, so `elementPath` is its device's `template`.
+   */
+  claim(
+    kind: IdKind,
+    written: unknown,
+    elementPath: Path,
+    derived: string | undefined,
+    templateRegister?: string,
+  ): void {
     let id = derived;
     let explicit = false;
     if (written !== undefined) {
@@ -70,14 +84,17 @@ class IdRegistry {
     const key = `${kind} ${id}`;
     const owner = this.owners.get(key);
     if (owner === undefined) {
-      this.owners.set(key, { path: elementPath, explicit });
+      this.owners.set(key, { path: elementPath, explicit, templateRegister });
       return;
     }
     const where = owner.explicit
       ? `also at ${formatPath([...owner.path, "id"])}`
-      : `also the id derived for ${formatPath(owner.path)}`;
+      : owner.templateRegister !== undefined
+        ? `also the id derived for template register "${owner.templateRegister}" of ${formatPath(owner.path.slice(0, -1))}`
+        : `also the id derived for ${formatPath(owner.path)}`;
+    const label = templateRegister === undefined ? "" : `template register "${templateRegister}": `;
     if (explicit) this.report([...elementPath, "id"], `duplicate id "${id}" (${where})`);
-    else this.report(elementPath, `its derived id "${id}" is already used (${where}); give it an explicit id`);
+    else this.report(elementPath, `${label}its derived id "${id}" is already used (${where}); give it an explicit id`);
   }
 }
 
@@ -220,7 +237,7 @@ function checkDevices(
     }
     const usable = serial !== undefined && key !== undefined;
     ids.claim("device", device.id, path, usable ? derivedId.device(serial, key as string) : undefined);
-    checkRegisters(device.registers, path, usable ? { serial, key: key as string } : undefined, report, ids);
+    checkRegisters(device, path, usable ? { serial, key: key as string } : undefined, report, ids);
   });
 }
 
@@ -259,22 +276,86 @@ function checkDeviceAgainstBus(
 }
 
 function checkRegisters(
-  list: unknown,
+  device: Record<string, unknown>,
   devicePath: Path,
-  device: { serial: string; key: string } | undefined,
+  deviceIds: { serial: string; key: string } | undefined,
   report: Report,
   ids: IdRegistry,
 ): void {
-  const names = new FirstSeen("name", report);
-  listOrEmpty(list).forEach((register, k) => {
-    if (!isRecord(register)) return;
-    const path: Path = [...devicePath, "registers", k];
-    const name = stringOrUndefined(register.name);
-    const nameIsNew = name !== undefined && names.isNew(name, [...path, "name"]);
-    const derived = device !== undefined && nameIsNew ? derivedId.register(device.serial, device.key, name) : undefined;
-    ids.claim("register", register.id, path, derived);
-    if (register.scale_factor === 0) {
-      report([...path, "scale_factor"], "must not be 0 (leave it out for no scaling)");
+  const lookup = lookupTemplate(device.template);
+  if (lookup.kind === "unknown") report([...devicePath, ...lookup.path], lookup.message);
+  const template = lookup.kind === "found" ? lookup.template : undefined;
+  const excluded = checkExclude(device.exclude, devicePath, lookup, report);
+  const resolved = resolveRegisters(device.registers, template, new Set(excluded.keys()), devicePath);
+
+  const written = device.max_registers_per_request;
+  const writtenIsValid = typeof written === "number" && Number.isInteger(written) && written >= 1 && written <= 125;
+  const maxRegistersPerRequest = writtenIsValid
+    ? { value: written, written: true }
+    : { value: template?.maxRegistersPerRequest ?? defaults.maxRegistersPerRequest, written: false };
+  const context = { devicePath, template, maxRegistersPerRequest, report };
+
+  for (const entry of resolved.entries) {
+    if (entry.role === "own" || entry.role === "override") continue;
+    if (entry.role === "duplicate") {
+      report(
+        [...entry.path, "name"],
+        `duplicate name "${entry.name}" (also at ${formatPath([...(entry.firstPath ?? []), "name"])})`,
+      );
+    } else if (entry.role === "excluded") {
+      const where = formatPath(excluded.get(entry.name as string) ?? []);
+      report(
+        [...entry.path, "name"],
+        `overrides template register "${entry.name}", which ${where} leaves out; remove one or the other`,
+      );
     }
+    ids.claim("register", entry.record.id, entry.path, undefined);
+    // Not polled, but its own fields still get checked (nothing is required of it).
+    if (entry.role !== "excluded")
+      checkRegister({
+        ...context,
+        register: { name: entry.name ?? "", record: entry.record, entry },
+        templateUnknown: true,
+      });
+  }
+
+  for (const register of resolved.registers) {
+    const derived =
+      deviceIds === undefined ? undefined : derivedId.register(deviceIds.serial, deviceIds.key, register.name);
+    const templateRegister = register.entry === undefined ? register.name : undefined;
+    ids.claim(
+      "register",
+      register.entry?.record.id,
+      register.entry?.path ?? [...devicePath, "template"],
+      derived,
+      templateRegister,
+    );
+    // A template that is unknown (or unreadable) leaves open which entries are overrides.
+    checkRegister({ ...context, register, templateUnknown: lookup.kind === "unknown" || lookup.kind === "unreadable" });
+  }
+}
+
+/** The names `exclude` drops, each with where it is written. */
+function checkExclude(list: unknown, devicePath: Path, lookup: TemplateLookup, report: Report): Map<string, Path> {
+  const excluded = new Map<string, Path>();
+  if (list === undefined) return excluded;
+  if (lookup.kind === "none") {
+    report([...devicePath, "exclude"], "is only allowed with template (it names template registers to leave out)");
+    return excluded;
+  }
+  const names = new FirstSeen("name", report);
+  listOrEmpty(list).forEach((name, i) => {
+    const path: Path = [...devicePath, "exclude", i];
+    if (typeof name !== "string" || name === "" || !names.isNew(name, path)) return;
+    if (lookup.kind === "found" && !lookup.template.registers.some((register) => register.name === name)) {
+      const known = lookup.template.registers.map((register) => register.name);
+      report(
+        path,
+        `names "${name}", which is not a register of template ${templateLabel(lookup.template)}${didYouMean(name, known)}`,
+      );
+      return;
+    }
+    excluded.set(name, path);
   });
+  return excluded;
 }

@@ -9,24 +9,12 @@
  * - `patternHint` says in words what a `pattern` accepts, for the error message;
  * - `discriminator` marks a union whose variants are picked by that field, so a
  *   mistake is reported against the variant the user chose, not against all of them.
- * Rules that span fields (references, uniqueness, host only on TCP) live in rules.ts.
+ * Rules that span fields (references, uniqueness, host only on TCP, what a data type
+ * needs, templates) live in rules.ts and register-rules.ts.
  */
 import { type Static, type TLiteral, type TLiteralValue, type TSchema, type TUnion, Type } from "@sinclair/typebox";
+import { byteOrders, dataTypes, functionCodes } from "../lib/register-map.ts";
 import { baudRates, parities } from "./types.ts";
-
-export const dataTypes = [
-  "int16",
-  "uint16",
-  "int32",
-  "uint32",
-  "float32",
-  "int64",
-  "uint64",
-  "float64",
-  "bool",
-  "string",
-] as const;
-export const functionCodes = [1, 2, 3, 4] as const;
 
 /** Defaults in one place: the schema uses them, and rules.ts/normalise.ts the context-dependent ones. */
 export const defaults = {
@@ -37,7 +25,14 @@ export const defaults = {
   heartbeatS: 300,
   devicePort: 502,
   pollIntervalMs: 60_000,
+  timeoutMs: 1000,
+  retries: 1,
+  maxRegistersPerRequest: 125,
+  maxGap: 8,
+  pauseMs: 0,
+  storageIntervalS: 300,
   functionCode: 3,
+  byteOrder: "ABCD",
   baud: 9600,
   dataBits: 8,
   parity: "none",
@@ -158,17 +153,30 @@ export const rtuOverTcpBusSchema = Type.Object(
 
 export const busSchema = Type.Union([tcpBusSchema, rtuBusSchema, rtuOverTcpBusSchema], { discriminator: "type" });
 
+/**
+ * A register, or (in a device with a template) an override of the template register of
+ * the same name. So only `name` is required here: rules.ts requires `address` and
+ * `data_type` of a register the template does not have, and register-rules.ts decides
+ * what bit, length and the function code need. The fields an override may leave out have
+ * no default here (it would replace the template's): normalise.ts applies them.
+ */
 export const registerSchema = Type.Object(
   {
     name: nonEmpty,
     id: Type.Optional(uuid),
-    address: Type.Integer({ minimum: 0, maximum: 65535 }),
-    function_code: oneOf(functionCodes, { default: defaults.functionCode }),
-    data_type: oneOf(dataTypes),
+    address: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+    // Default 3 (holding register): normalise.ts.
+    function_code: Type.Optional(oneOf(functionCodes)),
+    data_type: Type.Optional(oneOf(dataTypes)),
+    // Default ABCD, or the template's byte order on a device with a template: normalise.ts.
+    byte_order: Type.Optional(oneOf(byteOrders)),
+    bit: Type.Optional(Type.Integer({ minimum: 0, maximum: 15 })),
+    length: Type.Optional(Type.Integer({ minimum: 1, maximum: 123 })),
     unit: Type.Optional(text),
     // Non-zero is checked in rules.ts; TypeBox already refuses NaN and infinities.
     scale_factor: Type.Optional(Type.Number()),
-    writable: Type.Boolean({ default: false }),
+    // Default false: normalise.ts.
+    writable: Type.Optional(Type.Boolean()),
     description: Type.Optional(text),
   },
   strict,
@@ -185,12 +193,20 @@ export const deviceSchema = Type.Object(
     // Required on a TCP bus and refused on the others: rules.ts. Port defaults to 502 on TCP only.
     host: Type.Optional(nonEmpty),
     port: Type.Optional(port()),
-    poll_interval_ms: Type.Integer({
-      minimum: 100,
-      maximum: 86_400_000,
-      default: defaults.pollIntervalMs,
-    }),
+    // Default 60000, or the template's suggestion: normalise.ts.
+    poll_interval_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: 86_400_000 })),
+    timeout_ms: Type.Integer({ minimum: 50, maximum: 60_000, default: defaults.timeoutMs }),
+    retries: Type.Integer({ minimum: 0, maximum: 5, default: defaults.retries }),
+    // Default 125, or the template's limit: normalise.ts.
+    max_registers_per_request: Type.Optional(Type.Integer({ minimum: 1, maximum: 125 })),
+    max_gap: Type.Integer({ minimum: 0, maximum: 125, default: defaults.maxGap }),
+    pause_ms: Type.Integer({ minimum: 0, maximum: 10_000, default: defaults.pauseMs }),
+    // Default: the gateway's storage_interval_s (normalise.ts).
+    storage_interval_s: Type.Optional(Type.Integer({ minimum: 60, maximum: 86_400 })),
+    // Must name a template of the library: rules.ts.
     template: Type.Optional(templateRefSchema),
+    // Names of template registers to leave out; only with a template: rules.ts.
+    exclude: Type.Optional(Type.Array(nonEmpty)),
     registers: listOf(registerSchema),
   },
   strict,
@@ -214,6 +230,8 @@ export const gatewaySchema = Type.Object(
     ip_wifi: Type.Optional(text),
     ip_4g: Type.Optional(text),
     signal_4g: Type.Optional(Type.Integer({ minimum: -150, maximum: 0 })),
+    // How often a reading is stored (history density), whatever the poll interval.
+    storage_interval_s: Type.Integer({ minimum: 60, maximum: 86_400, default: defaults.storageIntervalS }),
     bus: busSchema,
     devices: listOf(deviceSchema),
   },
@@ -239,3 +257,4 @@ export type RawConfig = Static<typeof configSchema>;
 export type RawGateway = Static<typeof gatewaySchema>;
 export type RawDevice = Static<typeof deviceSchema>;
 export type RawBus = Static<typeof busSchema>;
+export type RawRegister = Static<typeof registerSchema>;

@@ -1,7 +1,8 @@
 /**
- * The embedded demo site: one organisation with four gateways in varied states,
- * the equipment an integrator meets most (a climate computer, an energy meter, a
- * heat pump), and registers of every data type the spec names.
+ * The embedded demo site: one organisation with four gateways in varied states
+ * and the equipment an integrator meets most: a greenhouse climate computer and
+ * a fan-coil thermostat, an energy meter and a PV inverter, and a heat pump on a
+ * serial bus. Template devices use fieldhub's shipped register maps in full.
  */
 export const demoOrganizationKey = "demo";
 
@@ -18,7 +19,17 @@ export const demoGatewaySerials = {
   spare: "FH-DEMO-004",
 } as const;
 
-export const demoConfigYaml = `
+/** Loopback ports of the simulated devices, chosen when the demo starts. */
+export interface DemoPorts {
+  climateComputer: number;
+  thermostat: number;
+  energyMeter: number;
+  inverter: number;
+}
+
+/** The demo's config; device ids depend on names only, so they stay the same whatever the ports. */
+export function demoConfigYaml(ports: DemoPorts): string {
+  return `
 organizations:
   - key: ${demoOrganizationKey}
     name: Demo Greenhouses
@@ -34,59 +45,66 @@ gateways:
   - serial: ${demoGatewaySerials.greenhouse}
     name: Greenhouse north
     customer: westland
-    heartbeat_s: 180
+    heartbeat_s: 60
+    storage_interval_s: 60
     bus: { type: tcp }
     devices:
       - name: Climate computer
         slave_id: 1
         host: 127.0.0.1
-        port: 5020
-        poll_interval_ms: 10000
-        template: { brand: Priva, model: Connext }
+        port: ${ports.climateComputer}
+        poll_interval_ms: 5000
         registers:
           - { name: air_temperature, address: 0, function_code: 4, data_type: int16, unit: "°C", scale_factor: 0.1, description: Greenhouse air temperature }
           - { name: relative_humidity, address: 1, function_code: 4, data_type: uint16, unit: "%RH", scale_factor: 0.1 }
           - { name: co2, address: 2, function_code: 4, data_type: uint16, unit: ppm }
           - { name: pipe_temperature, address: 3, function_code: 4, data_type: int16, unit: "°C", scale_factor: 0.1 }
+          - { name: screen_position, address: 4, function_code: 4, data_type: uint16, unit: "%" }
           - { name: heating_setpoint, address: 100, function_code: 3, data_type: int16, unit: "°C", scale_factor: 0.1, writable: true, description: Day heating setpoint }
+      - name: Fan-coil thermostat
+        slave_id: 1
+        host: 127.0.0.1
+        port: ${ports.thermostat}
+        poll_interval_ms: 10000
+        template: { brand: Siemens, model: RDF302 }
 
   - serial: ${demoGatewaySerials.energy}
     name: Main switchboard
     customer: utility
-    heartbeat_s: 180
+    heartbeat_s: 60
+    storage_interval_s: 60
     bus: { type: tcp }
     devices:
       - name: Energy meter
         slave_id: 1
         host: 127.0.0.1
-        port: 5021
+        port: ${ports.energyMeter}
         poll_interval_ms: 5000
         template: { brand: Eastron, model: SDM630 }
         registers:
-          - { name: voltage_l1, address: 0, function_code: 4, data_type: float32, unit: V }
-          - { name: current_l1, address: 6, function_code: 4, data_type: float32, unit: A }
-          - { name: active_power, address: 52, function_code: 4, data_type: float32, unit: W }
-          - { name: frequency, address: 70, function_code: 4, data_type: float32, unit: Hz }
-          - { name: energy_import, address: 72, function_code: 4, data_type: int32, unit: kWh, scale_factor: 0.01, description: Total imported active energy }
+          # An energy counter as a 32-bit integer in hundredths of a kWh, beside the template's float.
+          - { name: energy_import_counter, address: 1000, function_code: 3, data_type: int32, unit: kWh, scale_factor: 0.01 }
+      - name: PV inverter
+        slave_id: 1
+        host: 127.0.0.1
+        port: ${ports.inverter}
+        poll_interval_ms: 10000
+        template: { brand: Fronius, model: Symo }
 
   - serial: ${demoGatewaySerials.heatPump}
     name: Boiler house
     customer: utility
     heartbeat_s: 180
-    bus: { type: rtu, path: /dev/ttyUSB0, baud: 9600, parity: even }
+    bus: { type: rtu, path: /dev/ttyFIELDHUB-DEMO, baud: 9600, parity: even }
     devices:
       - name: Heat pump
         slave_id: 3
         poll_interval_ms: 30000
         template: { brand: NIBE, model: S1255 }
-        registers:
-          - { name: flow_temperature, address: 1, function_code: 4, data_type: int16, unit: "°C", scale_factor: 0.1 }
-          - { name: return_temperature, address: 2, function_code: 4, data_type: int16, unit: "°C", scale_factor: 0.1 }
-          - { name: outdoor_temperature, address: 3, function_code: 4, data_type: int16, unit: "°C", scale_factor: 0.1 }
-          - { name: compressor_frequency, address: 10, function_code: 4, data_type: uint16, unit: Hz }
 
   - serial: ${demoGatewaySerials.spare}
     name: Packing hall (not yet installed)
     customer: westland
     bus: { type: tcp }
 `;
+}

@@ -9,7 +9,7 @@ import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
-import { exampleConfigYaml } from "../../src/config/index.ts";
+import { exampleConfigYaml, parseConfig } from "../../src/config/index.ts";
 import { freePort, repoRoot, runCli } from "../harness/cli.ts";
 
 /** Whether something accepts TCP connections on 127.0.0.1:port. */
@@ -129,14 +129,16 @@ describe("config check", () => {
 
   test("the example the config module exports passes", async () => {
     const file = writeTemp("example.yaml", exampleConfigYaml);
-    // Counted independently of fieldhub's loader, from the plain YAML.
-    const plain = parseYaml(exampleConfigYaml) as {
-      organizations: unknown[];
-      gateways: { devices?: { registers?: unknown[] }[] }[];
-    };
-    const registers = plain.gateways
-      .flatMap((gateway) => gateway.devices ?? [])
-      .reduce((sum, device) => sum + (device.registers ?? []).length, 0);
+    // Organisations and gateways counted from the plain YAML; registers from the loaded
+    // config, since template devices bring the registers of their template.
+    const plain = parseYaml(exampleConfigYaml) as { organizations: unknown[]; gateways: unknown[] };
+    const loaded = parseConfig(exampleConfigYaml);
+    if (!loaded.ok) throw new Error("example config does not load");
+    const registers = loaded.config.inventory.organizations
+      .flatMap((organization) => organization.gateways)
+      .flatMap((gateway) => gateway.modbusDevices)
+      .reduce((sum, device) => sum + device.registers.length, 0);
+    expect(registers).toBeGreaterThan(20);
     const result = await runCli(["config", "check", file]);
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);

@@ -43,7 +43,6 @@ gateways:
         host: 10.0.0.5
         slave_id: 1
         poll_interval_ms: 30000
-        template: { brand: Priva, model: Connext }
         registers:
           - name: temperature
             id: ${explicitRegisterId.toUpperCase()}
@@ -128,11 +127,7 @@ describe("a full valid file", () => {
                   ipAddress: "10.0.0.5",
                   port: 502,
                   pollIntervalMs: 30_000,
-                  template: {
-                    id: stableUuid("template", "Priva", "Connext"),
-                    brand: "Priva",
-                    model: "Connext",
-                  },
+                  template: null,
                   registers: [
                     {
                       id: explicitRegisterId,

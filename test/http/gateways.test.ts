@@ -258,7 +258,7 @@ describe("GET /v1/devices/{id}", () => {
             ip_address: "10.0.0.5",
             port: 502,
             poll_interval_ms: 10000,
-            template: { id: stableUuid("template", "Priva", "Connext"), brand: "Priva", model: "Connext" },
+            template: { id: stableUuid("template", "Siemens", "RDF302"), brand: "Siemens", model: "RDF302" },
           },
           {
             id: stableUuid("modbus-device", "ACME-1", "Energy meter"),

@@ -1,0 +1,91 @@
+/**
+ * NIBE S1255 (and S1155), inverter-driven ground source heat pump with built-in Modbus TCP
+ * (S-series, software 2.2.1 or later; menu 7.5.9 "Modbus TCP/IP" must be switched on).
+ *
+ * Source: NIBE, "Modbus S-series" technical information M12676EN,
+ * https://www.nibe.eu/download/18.3db69dc1795e0d992c5722/1622634529178/Modbus%20S-series%20EN%20M12676EN-1.pdf
+ * (register list and data format; 32-bit values have their register order reversed, low word
+ * first), and the pump's own register export for the S1155/S1255 as published in the
+ * yozik04/nibe library (nibe/data/s1155_s1255.csv: "Register", "Division factor", "Size of
+ * variable": 2 = s16, 3 = s32, 4 = u8, 5 = u16, 6 = u32). NIBE numbers registers from 1 with
+ * the type in front (input register 1 = "30001"); the protocol address is that number minus 1,
+ * as the nibe library computes it (`entity_address = (address % 10000) - 1`). Division factor
+ * 10 is scale 0.1. Cross-checked against a Homey app's S-series table (verified on a live S1155).
+ */
+import type { DeviceTemplate, TemplateRegister } from "./types.ts";
+
+/** Input register `number` as NIBE lists it (1-based). */
+function input(
+  name: string,
+  number: number,
+  dataType: TemplateRegister["dataType"],
+  unit: string | null,
+  scaleFactor: number | null,
+  description: string,
+): TemplateRegister {
+  return { name, address: number - 1, functionCode: 4, dataType, unit, scaleFactor, description };
+}
+
+/** Holding register `number` as NIBE lists it (1-based). */
+function holding(
+  name: string,
+  number: number,
+  dataType: TemplateRegister["dataType"],
+  unit: string | null,
+  scaleFactor: number | null,
+  description: string,
+  writable = false,
+): TemplateRegister {
+  return { name, address: number - 1, functionCode: 3, dataType, unit, scaleFactor, description, writable };
+}
+
+export const nibeS1255: DeviceTemplate = {
+  brand: "NIBE",
+  model: "S1255",
+  kind: "heat pump",
+  byteOrder: "CDAB",
+  pollIntervalMs: 30_000,
+  source:
+    'NIBE "Modbus S-series" M12676EN, https://www.nibe.eu/download/18.3db69dc1795e0d992c5722/1622634529178/Modbus%20S-series%20EN%20M12676EN-1.pdf, and the S1155/S1255 register export in yozik04/nibe (nibe/data/s1155_s1255.csv)',
+  notes:
+    "Modbus TCP on port 502, unit id 1. NIBE allows about 100 registers per second; keep poll_interval_ms at 10000 or more. A sensor that is not fitted reads -3276.8 (raw -32768). 32-bit values are low word first (CDAB).",
+  registers: [
+    input("outdoor_temperature", 1, "int16", "°C", 0.1, "Current outdoor temperature (BT1)"),
+    input("flow_temperature", 5, "int16", "°C", 0.1, "Supply line temperature (BT2)"),
+    input("return_temperature", 7, "int16", "°C", 0.1, "Return line temperature (BT3)"),
+    input("hot_water_top", 8, "int16", "°C", 0.1, "Hot water top temperature (BT7)"),
+    input("hot_water_charging", 9, "int16", "°C", 0.1, "Hot water charging temperature (BT6)"),
+    input("brine_in", 10, "int16", "°C", 0.1, "Brine in temperature (BT10)"),
+    input("brine_out", 11, "int16", "°C", 0.1, "Brine out temperature (BT11)"),
+    input("condenser_temperature", 12, "int16", "°C", 0.1, "Condenser temperature (BT12)"),
+    input("discharge_temperature", 13, "int16", "°C", 0.1, "Discharge temperature (BT14)"),
+    input("liquid_line_temperature", 14, "int16", "°C", 0.1, "Liquid line temperature (BT15)"),
+    input("suction_gas_temperature", 16, "int16", "°C", 0.1, "Suction gas temperature (BT17)"),
+    input("outdoor_temperature_average", 37, "int16", "°C", 0.1, "Average outdoor temperature (BT1)"),
+    input("calculated_flow_temperature", 1017, "int16", "°C", 0.1, "Calculated supply temperature, climate system 1"),
+    input(
+      "priority",
+      1028,
+      "uint16",
+      null,
+      null,
+      "Operating priority: 10 off, 20 hot water, 30 heating, 40 pool, 60 cooling",
+    ),
+    input("compressor_frequency", 1046, "uint16", "Hz", 0.1, "Compressor frequency, current"),
+    input("inverter_temperature", 1047, "int16", "°C", 0.1, "Inverter temperature"),
+    input("compressor_power", 1048, "uint16", "W", null, "Compressor power input"),
+    input("compressor_starts", 1083, "int32", null, null, "Number of compressor starts"),
+    input("compressor_hours", 1087, "int32", "h", null, "Total run time compressor"),
+    input("compressor_hours_hot_water", 1091, "int32", "h", null, "Total run time compressor, hot water"),
+    input("compressor_status", 1100, "uint16", null, null, "Compressor status"),
+    input("heating_pump_speed", 1102, "uint16", "%", null, "Heating medium pump speed (GP1)"),
+    input("brine_pump_speed", 1104, "uint16", "%", null, "Brine pump speed (GP2)"),
+    input("energy_hot_water", 1575, "uint32", "kWh", 0.1, "Energy for hot water, including internal additional heat"),
+    input("energy_heating", 1577, "uint32", "kWh", 0.1, "Energy for heating, including internal additional heat"),
+    input("energy_hot_water_compressor", 1583, "uint32", "kWh", 0.1, "Energy for hot water, compressor only"),
+    input("energy_heating_compressor", 1585, "uint32", "kWh", 0.1, "Energy for heating, compressor only"),
+    input("alarm_number", 1975, "int16", null, null, "Active alarm number (0: none)"),
+    holding("degree_minutes", 11, "int32", "DM", 0.1, "Degree minutes"),
+    holding("heating_offset", 30, "int16", null, null, "Heating offset, climate system 1 (-10..10)", true),
+  ],
+};

@@ -1,0 +1,46 @@
+/**
+ * A device template: the register map of one brand and model, as its vendor
+ * publishes it. A device that names a template gets all of these registers; the
+ * file may override, extend and exclude them (see docs/config.md).
+ */
+import type { ByteOrder, DataType, FunctionCode } from "../../lib/register-map.ts";
+
+export interface TemplateRegister {
+  /** snake_case, unique within the template: the name a file uses to override or exclude it. */
+  name: string;
+  /** Protocol address, 0-based (what goes in the request PDU), not the vendor's 1-based "register number". */
+  address: number;
+  functionCode: FunctionCode;
+  dataType: DataType;
+  /** Left out: the template's byteOrder. */
+  byteOrder?: ByteOrder;
+  /** For bool on function codes 3/4: the bit of the 16-bit register (0 = least significant). */
+  bit?: number;
+  /** For string: its length in registers. */
+  length?: number;
+  unit: string | null;
+  /** The raw value is multiplied by it; null for none. */
+  scaleFactor: number | null;
+  description: string;
+  /** A setpoint the vendor documents as writable. Default false. */
+  writable?: boolean;
+}
+
+export type TemplateKind = "energy meter" | "heat pump" | "climate controller" | "PV inverter";
+
+export interface DeviceTemplate {
+  brand: string;
+  model: string;
+  kind: TemplateKind;
+  /** The device's default byte order: for its own registers and for registers a file adds to it. */
+  byteOrder: ByteOrder;
+  /** The device's default poll_interval_ms. */
+  pollIntervalMs: number;
+  /** The device's default max_registers_per_request, when the vendor limits reads below 125. */
+  maxRegistersPerRequest?: number;
+  /** The vendor document the map comes from (title and address), and what it was checked against. */
+  source: string;
+  /** What an installer needs to know before it reads (settings on the device, limits). */
+  notes: string;
+  registers: readonly TemplateRegister[];
+}

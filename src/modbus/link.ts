@@ -1,0 +1,123 @@
+/**
+ * One connection to Modbus equipment: a TCP device (Modbus TCP), a serial server
+ * (RTU frames over TCP), or a local serial bus (RTU). The protocol is
+ * modbus-serial's; each read comes back as an outcome the poller can act on,
+ * never as a thrown error.
+ */
+import ModbusRTU from "modbus-serial";
+import type { FunctionCode } from "../lib/register-map.ts";
+import { openSerialRtuClient } from "./serial/index.ts";
+
+export type LinkTarget =
+  | { kind: "tcp"; host: string; port: number }
+  | { kind: "rtu_over_tcp"; host: string; port: number }
+  | {
+      kind: "serial";
+      path: string;
+      baudRate: number;
+      dataBits: 7 | 8;
+      parity: "none" | "even" | "odd";
+      stopBits: 1 | 2;
+    };
+
+export type ReadOutcome =
+  | { ok: true; words: number[]; bits: null }
+  | { ok: true; words: null; bits: boolean[] }
+  /** The device answered with a Modbus exception (2 illegal address, 3 illegal value, ...). */
+  | { ok: false; kind: "exception"; code: number }
+  | { ok: false; kind: "timeout" }
+  /** The connection or port is gone; the link must be opened again. */
+  | { ok: false; kind: "disconnected"; message: string };
+
+export interface ModbusLink {
+  read(functionCode: FunctionCode, unitId: number, start: number, count: number, timeoutMs: number): Promise<ReadOutcome>;
+  readonly isOpen: boolean;
+  close(): Promise<void>;
+}
+
+export type LinkOpener = (target: LinkTarget, connectTimeoutMs: number) => Promise<ModbusLink>;
+
+export function describeTarget(target: LinkTarget): string {
+  return target.kind === "serial" ? target.path : `${target.kind === "tcp" ? "tcp" : "rtu-over-tcp"}://${target.host}:${target.port}`;
+}
+
+/** Opens a link with modbus-serial (and fieldhub's own serial port for RTU). Throws when it cannot connect. */
+export const openModbusLink: LinkOpener = async (target, connectTimeoutMs) => {
+  let client: ModbusRTU;
+  if (target.kind === "serial") {
+    client = await openSerialRtuClient({ ...target, timeoutMs: connectTimeoutMs });
+  } else {
+    client = new ModbusRTU();
+    client.setTimeout(connectTimeoutMs);
+    const connect =
+      target.kind === "tcp"
+        ? client.connectTCP(target.host, { port: target.port, timeout: connectTimeoutMs })
+        : client.connectTcpRTUBuffered(target.host, { port: target.port });
+    await withTimeout(connect, connectTimeoutMs, `connecting to ${describeTarget(target)} timed out`);
+  }
+  return new ModbusSerialLink(client);
+};
+
+class ModbusSerialLink implements ModbusLink {
+  private closed = false;
+  constructor(private readonly client: ModbusRTU) {}
+
+  get isOpen(): boolean {
+    return !this.closed && this.client.isOpen;
+  }
+
+  async read(functionCode: FunctionCode, unitId: number, start: number, count: number, timeoutMs: number): Promise<ReadOutcome> {
+    if (!this.isOpen) return { ok: false, kind: "disconnected", message: "not connected" };
+    this.client.setID(unitId);
+    this.client.setTimeout(timeoutMs);
+    try {
+      switch (functionCode) {
+        case 1:
+          return { ok: true, words: null, bits: (await this.client.readCoils(start, count)).data.slice(0, count) };
+        case 2:
+          return { ok: true, words: null, bits: (await this.client.readDiscreteInputs(start, count)).data.slice(0, count) };
+        case 3:
+          return { ok: true, words: (await this.client.readHoldingRegisters(start, count)).data, bits: null };
+        case 4:
+          return { ok: true, words: (await this.client.readInputRegisters(start, count)).data, bits: null };
+      }
+    } catch (error) {
+      return classify(error, this.client.isOpen);
+    }
+  }
+
+  close(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    this.closed = true;
+    return new Promise((resolve) => {
+      try {
+        this.client.close(() => resolve());
+      } catch {
+        resolve();
+      }
+      // A port that never answers its close callback must not hold the poller.
+      setTimeout(resolve, 1000).unref?.();
+    });
+  }
+}
+
+function classify(error: unknown, stillOpen: boolean): ReadOutcome {
+  const details = error as { modbusCode?: number; errno?: string; message?: string };
+  if (typeof details.modbusCode === "number") return { ok: false, kind: "exception", code: details.modbusCode };
+  if (details.errno === "ETIMEDOUT" && stillOpen) return { ok: false, kind: "timeout" };
+  return { ok: false, kind: "disconnected", message: details.message ?? String(error) };
+}
+
+async function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(message)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
