@@ -40,12 +40,14 @@ export async function serveCommand(argv: string[]): Promise<void> {
     publicUrl: config.server.publicUrl,
     defaultLimitPerMinute: config.api.rateLimitPerMinute,
   });
+  const runtime = startRuntime({ store, clock: systemClock, logger, gateways: config.polling });
   logger.info(
     { url: server.url, data: dataDir },
     `fieldhub serving on ${server.url} (API ${server.url}/v1, docs ${server.url}/docs)`,
   );
   stopOnSignals(async () => {
     await server.stop();
+    await runtime.stop();
     store.close();
   }, logger);
 }

@@ -4,7 +4,8 @@
  */
 import type { RegisterDecoding } from "./register-map.ts";
 
-export type Parity = "none" | "even" | "odd";
+export const parities = ["none", "even", "odd"] as const;
+export type Parity = (typeof parities)[number];
 
 /** How a gateway reaches its Modbus devices. */
 export type BusConfig =
