@@ -49,10 +49,13 @@ export const openModbusLink: LinkOpener = async (target, connectTimeoutMs) => {
   } else {
     client = new ModbusRTU();
     client.setTimeout(connectTimeoutMs);
+    // RTU over TCP is modbus-serial's "telnet" port: raw RTU frames (with CRC) on a
+    // TCP stream, as serial servers pass them. (Its "TcpRTUBuffered" port speaks
+    // Modbus TCP framing instead, despite the name.)
     const connect =
       target.kind === "tcp"
         ? client.connectTCP(target.host, { port: target.port, timeout: connectTimeoutMs })
-        : client.connectTcpRTUBuffered(target.host, { port: target.port });
+        : client.connectTelnet(target.host, { port: target.port });
     await withTimeout(connect, connectTimeoutMs, `connecting to ${describeTarget(target)} timed out`);
   }
   return new ModbusSerialLink(client);
