@@ -137,6 +137,17 @@ let baseUrl = "";
 let key = "";
 let tcpPeer: ReturnType<typeof startPeer>;
 let tcpPort = 0;
+let lineA = "";
+let lineB = "";
+let serialLine: { socat: { kill(): void; exited: Promise<number> }; peer: ReturnType<typeof startPeer> } | null = null;
+
+/** The pty pair and the pymodbus peer on its far end (started again after the line "is unplugged"). */
+async function startSerialLine(): Promise<void> {
+  const socat = await startSocat([`pty,raw,echo=0,link=${lineA}`, `pty,raw,echo=0,link=${lineB}`], [lineA, lineB]);
+  const peer = startPeer(peerSpec(0, lineB));
+  await peer.ready;
+  serialLine = { socat, peer };
+}
 
 beforeAll(async () => {
   if (!existsSync(python)) throw new Error("needs Debian's pymodbus: apt-get install python3-pymodbus");
@@ -146,12 +157,9 @@ beforeAll(async () => {
   tcpPort = await tcpPeer.ready;
 
   // A serial line: two connected ptys, pymodbus on one end, fieldhub on the other.
-  const lineA = join(workDir, "line-a");
-  const lineB = join(workDir, "line-b");
-  helpers.push(await startSocat([`pty,raw,echo=0,link=${lineA}`, `pty,raw,echo=0,link=${lineB}`], [lineA, lineB]));
-  const serialPeer = startPeer(peerSpec(0, lineB));
-  helpers.push(serialPeer.proc);
-  await serialPeer.ready;
+  lineA = join(workDir, "line-a");
+  lineB = join(workDir, "line-b");
+  await startSerialLine();
 
   // A serial server: a TCP port joined to a pty on which pymodbus answers RTU.
   const serverLine = join(workDir, "server-line");
@@ -211,6 +219,8 @@ ${registersYaml()}
 afterAll(async () => {
   await server?.stop();
   tcpPeer?.proc.kill();
+  serialLine?.peer.proc.kill();
+  serialLine?.socat.kill();
   for (const helper of helpers) helper.kill();
   rmSync(workDir, { recursive: true, force: true });
 });
@@ -278,5 +288,27 @@ describe("a peer that dies and comes back", () => {
       ["device.offline", "online"],
       ["device.online", "offline"],
     ]);
+  }, 40_000);
+});
+
+describe("a serial line that disappears and comes back", () => {
+  test("the serial gateway goes offline at once, and recovers by itself when the port is back", async () => {
+    const gatewayId = stableUuid("gateway", "PEER-RTU");
+    await eventually(() => get<{ status: string }>(`/v1/devices/${gatewayId}`), (gateway) => gateway.status === "online");
+    // Unplugged: the pty vanishes under fieldhub (as a USB adapter's tty does).
+    serialLine?.peer.proc.kill();
+    serialLine?.socat.kill();
+    await serialLine?.socat.exited;
+    await eventually(() => get<{ status: string }>(`/v1/devices/${gatewayId}`), (gateway) => gateway.status === "offline");
+    expect((await get<{ status: string }>(`/v1/devices/${stableUuid("gateway", "PEER-TCP")}`)).status).toBe("online");
+
+    // Plugged back in: the same path appears again.
+    await startSerialLine();
+    const registers = await eventually(
+      () => get<{ status: string }>(`/v1/devices/${gatewayId}`),
+      (gateway) => gateway.status === "online",
+      20_000,
+    );
+    expect(registers.status).toBe("online");
   }, 40_000);
 });
