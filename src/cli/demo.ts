@@ -66,7 +66,7 @@ export async function demoCommand(argv: string[]): Promise<void> {
   const { config, simulators } = await startDemoEquipment();
   const store = openStore(dataDir);
   const stored = seedDemo(store, config, clock.now(), days);
-  const runtime = startRuntime({ store, clock, logger, gateways: config.polling });
+  const runtime = startRuntime({ store, clock, logger, gateways: config.polling, retentionDays: config.retention.readingsDays });
   const server = startHttpServer({
     store,
     clock,

@@ -2,6 +2,8 @@
  * The running parts behind `serve` and `demo`: pollers for every gateway,
  * ingest into the store, and gateway status from what the pollers report.
  */
+
+import { Cron } from "croner";
 import { createGatewayStatusTracker } from "../ingest/gateway-status.ts";
 import { createIngest } from "../ingest/ingest.ts";
 import type { Clock } from "../lib/clock.ts";
@@ -10,6 +12,7 @@ import type { PollingGateway } from "../lib/polling.ts";
 import type { LinkOpener } from "../modbus/link.ts";
 import { type GatewayPoller, type PollSink, startGatewayPoller } from "../modbus/poller.ts";
 import type { Store } from "../store/open.ts";
+import { pruneReadings } from "../store/retention.ts";
 
 export interface Runtime {
   pollers: GatewayPoller[];
@@ -25,6 +28,8 @@ export function startRuntime(options: {
   gateways: readonly PollingGateway[];
   openLink?: LinkOpener;
   flushIntervalMs?: number;
+  /** Readings older than this are pruned (config `retention.readings_days`). */
+  retentionDays: number;
 }): Runtime {
   const { store, clock, logger, gateways } = options;
   const storageIntervalMs = new Map<string, number>();
@@ -56,15 +61,54 @@ export function startRuntime(options: {
   const pollers = polled.map((gateway) =>
     startGatewayPoller({ gateway, sink, clock, logger: logger.child({ part: "modbus" }), openLink: options.openLink }),
   );
+  const retention = scheduleRetention(store, clock, logger.child({ part: "retention" }), options.retentionDays);
   return {
     pollers,
     ingest,
     status,
     async stop() {
+      await retention.stop();
       // Pollers first, so nothing arrives after the last flush.
       await Promise.all(pollers.map((poller) => poller.stop()));
       ingest.stop();
       status.stop();
+    },
+  };
+}
+
+/** Prunes history older than the retention every hour (and once a minute after start). */
+function scheduleRetention(store: Store, clock: Clock, logger: Logger, retentionDays: number) {
+  const abort = new AbortController();
+  let running: Promise<void> = Promise.resolve();
+  const run = () => {
+    running = running.then(async () => {
+      if (abort.signal.aborted) return;
+      const cutoff = clock.now() - retentionDays * 86_400_000;
+      try {
+        const result = await pruneReadings(store, cutoff, { signal: abort.signal });
+        logger.info(
+          {
+            deleted: result.deleted,
+            batches: result.batches,
+            registers: result.registers,
+            ms: Math.round(result.ms),
+            older_than: new Date(cutoff).toISOString(),
+          },
+          "retention pruned readings",
+        );
+      } catch (error) {
+        logger.error({ err: error }, "retention pruning failed");
+      }
+    });
+  };
+  const hourly = new Cron("17 * * * *", run);
+  const first = setTimeout(run, 60_000);
+  return {
+    async stop() {
+      abort.abort();
+      hourly.stop();
+      clearTimeout(first);
+      await running;
     },
   };
 }

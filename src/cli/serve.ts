@@ -40,7 +40,13 @@ export async function serveCommand(argv: string[]): Promise<void> {
     publicUrl: config.server.publicUrl,
     defaultLimitPerMinute: config.api.rateLimitPerMinute,
   });
-  const runtime = startRuntime({ store, clock: systemClock, logger, gateways: config.polling });
+  const runtime = startRuntime({
+    store,
+    clock: systemClock,
+    logger,
+    gateways: config.polling,
+    retentionDays: config.retention.readingsDays,
+  });
   logger.info(
     { url: server.url, data: dataDir },
     `fieldhub serving on ${server.url} (API ${server.url}/v1, docs ${server.url}/docs)`,
