@@ -66,7 +66,14 @@ export async function demoCommand(argv: string[]): Promise<void> {
   const { config, simulators } = await startDemoEquipment();
   const store = openStore(dataDir);
   const stored = seedDemo(store, config, clock.now(), days);
-  const runtime = startRuntime({ store, clock, logger, gateways: config.polling, retentionDays: config.retention.readingsDays });
+  const runtime = startRuntime({
+    store,
+    clock,
+    logger,
+    gateways: config.polling,
+    retentionDays: config.retention.readingsDays,
+    webhooks: config.webhooks,
+  });
   const server = startHttpServer({
     store,
     clock,
@@ -107,7 +114,8 @@ function registersOf(config: FieldhubConfig): Map<string, InventoryRegister> {
   const byId = new Map<string, InventoryRegister>();
   for (const organization of config.inventory.organizations) {
     for (const gateway of organization.gateways) {
-      for (const device of gateway.modbusDevices) for (const register of device.registers) byId.set(register.id, register);
+      for (const device of gateway.modbusDevices)
+        for (const register of device.registers) byId.set(register.id, register);
     }
   }
   return byId;
@@ -133,7 +141,11 @@ export async function startDemoEquipment(): Promise<{ config: FieldhubConfig; si
         return {
           ...decoding,
           valueAt: (ts: number) =>
-            register === undefined ? 0 : decoding.dataType === "string" ? demoText(register) : demoRawValue(register, ts),
+            register === undefined
+              ? 0
+              : decoding.dataType === "string"
+                ? demoText(register)
+                : demoRawValue(register, ts),
         };
       }),
     });

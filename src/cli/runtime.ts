@@ -13,8 +13,18 @@ import type { LinkOpener } from "../modbus/link.ts";
 import { type GatewayPoller, type PollSink, startGatewayPoller } from "../modbus/poller.ts";
 import type { Store } from "../store/open.ts";
 import { pruneReadings } from "../store/retention.ts";
+import { webhookQueries } from "../store/webhooks.ts";
+import { type Dispatcher, startDispatcher } from "../webhooks/dispatcher.ts";
+
+export interface WebhookSettings {
+  timeoutMs: number;
+  retryDelaysMs: number[];
+  pauseAfterFailedMessages: number;
+  logRetentionDays: number;
+}
 
 export interface Runtime {
+  dispatcher: Dispatcher;
   pollers: GatewayPoller[];
   ingest: ReturnType<typeof createIngest>;
   status: ReturnType<typeof createGatewayStatusTracker>;
@@ -30,6 +40,7 @@ export function startRuntime(options: {
   flushIntervalMs?: number;
   /** Readings older than this are pruned (config `retention.readings_days`). */
   retentionDays: number;
+  webhooks: WebhookSettings;
 }): Runtime {
   const { store, clock, logger, gateways } = options;
   const storageIntervalMs = new Map<string, number>();
@@ -47,7 +58,16 @@ export function startRuntime(options: {
   });
   // Gateways without devices have nothing to report: they stay as they are (pending).
   const polled = gateways.filter((gateway) => gateway.devices.length > 0);
+  const dispatcher = startDispatcher({
+    store,
+    clock,
+    logger: logger.child({ part: "webhooks" }),
+    timeoutMs: options.webhooks.timeoutMs,
+    retryDelaysMs: options.webhooks.retryDelaysMs,
+    pauseAfterFailedMessages: options.webhooks.pauseAfterFailedMessages,
+  });
   const status = createGatewayStatusTracker({
+    onEvent: () => dispatcher.wake(),
     store,
     clock,
     logger: logger.child({ part: "status" }),
@@ -62,16 +82,25 @@ export function startRuntime(options: {
     startGatewayPoller({ gateway, sink, clock, logger: logger.child({ part: "modbus" }), openLink: options.openLink }),
   );
   const retention = scheduleRetention(store, clock, logger.child({ part: "retention" }), options.retentionDays);
+  // The delivery log keeps its own, shorter retention.
+  const deliveryLog = new Cron("23 3 * * *", () => {
+    const deleted = webhookQueries(store).pruneLog(clock.now() - options.webhooks.logRetentionDays * 86_400_000);
+    logger.info({ part: "webhooks", deleted }, "webhook delivery log pruned");
+  });
   return {
+    dispatcher,
     pollers,
     ingest,
     status,
     async stop() {
+      deliveryLog.stop();
       await retention.stop();
       // Pollers first, so nothing arrives after the last flush.
       await Promise.all(pollers.map((poller) => poller.stop()));
       ingest.stop();
       status.stop();
+      // In-flight attempts finish and are recorded; what is left stays due in the store.
+      await dispatcher.stop();
     },
   };
 }

@@ -46,6 +46,7 @@ export async function serveCommand(argv: string[]): Promise<void> {
     logger,
     gateways: config.polling,
     retentionDays: config.retention.readingsDays,
+    webhooks: config.webhooks,
   });
   logger.info(
     { url: server.url, data: dataDir },

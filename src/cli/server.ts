@@ -1,7 +1,8 @@
 /** Starts the HTTP server on an open store: shared by `serve` and `demo`. */
+
+import { createHttpApp } from "../http/app.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/logger.ts";
-import { createHttpApp } from "../http/app.ts";
 import type { Store } from "../store/open.ts";
 import { CommandError } from "./args.ts";
 

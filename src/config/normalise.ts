@@ -56,6 +56,12 @@ export function normaliseConfig(raw: RawConfig): FieldhubConfig {
     },
     retention: { readingsDays: raw.retention.readings_days },
     api: { rateLimitPerMinute: raw.api.rate_limit_per_minute },
+    webhooks: {
+      timeoutMs: raw.webhooks.timeout_s * 1000,
+      retryDelaysMs: raw.webhooks.retry_delays_s.map((seconds) => seconds * 1000),
+      pauseAfterFailedMessages: raw.webhooks.pause_after_failed_messages,
+      logRetentionDays: raw.webhooks.log_retention_days,
+    },
     inventory: { organizations: [...organizations.values()] },
     buses,
     polling,

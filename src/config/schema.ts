@@ -108,6 +108,24 @@ export const apiSchema = Type.Object(
   { ...strict, default: {} },
 );
 
+/**
+ * Webhook delivery (spec section 6). The spec's values are the defaults; a site
+ * (or a test) may shorten the schedule, never do without it.
+ */
+export const webhooksSchema = Type.Object(
+  {
+    timeout_s: Type.Integer({ minimum: 1, maximum: 30, default: 10 }),
+    retry_delays_s: Type.Array(Type.Integer({ minimum: 1, maximum: 86_400 }), {
+      minItems: 1,
+      maxItems: 10,
+      default: [30, 120, 600, 3600, 21600],
+    }),
+    pause_after_failed_messages: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
+    log_retention_days: Type.Integer({ minimum: 1, maximum: 3650, default: 30 }),
+  },
+  { ...strict, default: {} },
+);
+
 export const customerSchema = Type.Object(
   {
     key,
@@ -243,6 +261,7 @@ export const configSchema = Type.Object(
     server: serverSchema,
     retention: retentionSchema,
     api: apiSchema,
+    webhooks: webhooksSchema,
     organizations: Type.Array(organizationSchema, {
       minItems: 1,
       minItemsMessage: "must list at least one organisation",

@@ -22,6 +22,7 @@ export interface FieldhubConfig {
   server: { host: string; port: number; publicUrl: string | null };
   retention: { readingsDays: number };
   api: { rateLimitPerMinute: number };
+  webhooks: { timeoutMs: number; retryDelaysMs: number[]; pauseAfterFailedMessages: number; logRetentionDays: number };
   /** Fully resolved: every id decided, gateways grouped under their organisation. */
   inventory: Inventory;
   /** Bus settings by gateway serial, in file order. */

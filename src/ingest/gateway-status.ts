@@ -39,6 +39,8 @@ export function createGatewayStatusTracker(options: {
   gateways: readonly TrackedGateway[];
   /** How often silence is checked and last_seen written. */
   checkEveryMs?: number;
+  /** Called after an event was committed (so the webhook dispatcher can send it now). */
+  onEvent?: () => void;
 }) {
   const { store, clock, logger } = options;
   const events = eventQueries(store);
@@ -90,6 +92,7 @@ export function createGatewayStatusTracker(options: {
     if (state.status === next) return;
     const previous = state.status;
     transition(state, next, at);
+    options.onEvent?.();
     state.status = next;
     if (next === "online") state.lastSeenWritten = state.lastSeen;
     logger.info({ gateway: state.serial, status: next, previous_status: previous, reason }, "gateway status changed");

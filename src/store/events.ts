@@ -2,6 +2,7 @@
 import { randomHex } from "../lib/ids.ts";
 import type { Store } from "./open.ts";
 
+/** The event types of spec section 6, which endpoints subscribe to. */
 export const eventTypes = [
   "device.online",
   "device.offline",
@@ -11,7 +12,9 @@ export const eventTypes = [
   "alert.resolved",
   "automation.triggered",
 ] as const;
-export type EventType = (typeof eventTypes)[number];
+/** Plus the test message, sent on request to one endpoint only (docs/webhooks.md). */
+export const testEventType = "webhook.test";
+export type EventType = (typeof eventTypes)[number] | typeof testEventType;
 
 export interface NewEvent {
   orgId: number;
@@ -36,6 +39,15 @@ export function eventQueries(store: Store) {
   const insert = store.sqlite.prepare<never, [string, number, string, number, string]>(
     "INSERT INTO events (message_id, org_id, type, occurred_at, data) VALUES (?1, ?2, ?3, ?4, ?5)",
   );
+  // The message for every endpoint that subscribed, in the event's own transaction:
+  // held while an endpoint is paused, due at once otherwise.
+  const fanOut = store.sqlite.prepare<never, [number, number, string, number]>(
+    `INSERT INTO webhook_deliveries (endpoint_id, event_id, status, next_attempt_at, created_at)
+     SELECT id, ?1, CASE status WHEN 'paused' THEN 'held' ELSE 'pending' END, ?4, ?4
+       FROM webhook_endpoints
+      WHERE org_id = ?2 AND deleted_at IS NULL
+        AND (event_types = '' OR instr(' ' || event_types || ' ', ' ' || ?3 || ' ') > 0)`,
+  );
   const since = store.sqlite.prepare<
     { messageId: string; type: EventType; occurredAt: number; data: string },
     [number, number]
@@ -44,11 +56,15 @@ export function eventQueries(store: Store) {
        FROM events WHERE org_id = ?1 AND id > ?2 ORDER BY id`,
   );
   return {
-    /** Call inside the transaction that makes the change the event reports. */
-    record(event: NewEvent): string {
+    /**
+     * Call inside the transaction that makes the change the event reports. The
+     * test message is not fanned out: it is delivered to the one endpoint asked.
+     */
+    record(event: NewEvent, now = event.occurredAt): { messageId: string; eventId: number } {
       const messageId = newMessageId();
-      insert.run(messageId, event.orgId, event.type, event.occurredAt, JSON.stringify(event.data));
-      return messageId;
+      const eventId = Number(insert.run(messageId, event.orgId, event.type, event.occurredAt, JSON.stringify(event.data)).lastInsertRowid);
+      if (event.type !== testEventType) fanOut.run(eventId, event.orgId, event.type, now);
+      return { messageId, eventId };
     },
     /** Events of an organisation after a given row id, oldest first (for tests and the dispatcher). */
     listAfter(orgId: number, afterId = 0): RecordedEvent[] {

@@ -226,3 +226,83 @@ export const events = sqliteTable(
   },
   (table) => [index("events_org_occurred").on(table.orgId, table.occurredAt)],
 );
+
+export const endpointStatuses = ["enabled", "paused"] as const;
+export type EndpointStatus = (typeof endpointStatuses)[number];
+
+/** Webhook endpoints (spec section 6), managed from the CLI and the admin page. */
+export const webhookEndpoints = sqliteTable(
+  "webhook_endpoints",
+  {
+    id: integer("id").primaryKey(),
+    uuid: text("uuid").notNull().unique(),
+    orgId: integer("org_id")
+      .notNull()
+      .references(() => organizations.id),
+    url: text("url").notNull(),
+    description: text("description"),
+    /** Space-separated event types; empty means every type. */
+    eventTypes: text("event_types").notNull().default(""),
+    status: text("status", { enum: endpointStatuses }).notNull().default("enabled"),
+    pausedAt: integer("paused_at"),
+    pauseReason: text("pause_reason"),
+    /** `whsec_<base64>`; kept to sign with, shown to admins on request, never logged. */
+    secret: text("secret").notNull(),
+    /** The secret before the last rotation, still signed with until `previous_secret_until`. */
+    previousSecret: text("previous_secret"),
+    previousSecretUntil: integer("previous_secret_until"),
+    /** Messages in a row that failed every attempt (spec section 6: paused after ten). */
+    failedMessagesInRow: integer("failed_messages_in_row").notNull().default(0),
+    createdAt: integer("created_at").notNull(),
+    deletedAt: integer("deleted_at"),
+  },
+  (table) => [index("webhook_endpoints_org").on(table.orgId)],
+);
+
+export const deliveryStatuses = ["pending", "held", "delivered", "failed", "discarded"] as const;
+export type DeliveryStatus = (typeof deliveryStatuses)[number];
+
+/**
+ * One message (event) to one endpoint: created with the event, in the same
+ * transaction, so a message exists in the store before any delivery starts.
+ * `held` while the endpoint is paused.
+ */
+export const webhookDeliveries = sqliteTable(
+  "webhook_deliveries",
+  {
+    id: integer("id").primaryKey(),
+    endpointId: integer("endpoint_id")
+      .notNull()
+      .references(() => webhookEndpoints.id),
+    eventId: integer("event_id")
+      .notNull()
+      .references(() => events.id),
+    status: text("status", { enum: deliveryStatuses }).notNull(),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: integer("next_attempt_at"),
+    createdAt: integer("created_at").notNull(),
+    completedAt: integer("completed_at"),
+  },
+  (table) => [
+    index("webhook_deliveries_due").on(table.status, table.nextAttemptAt),
+    index("webhook_deliveries_endpoint").on(table.endpointId, table.id),
+  ],
+);
+
+/** Every attempt, for the delivery log (`endpoints deliveries`, the admin page). */
+export const webhookAttempts = sqliteTable(
+  "webhook_attempts",
+  {
+    id: integer("id").primaryKey(),
+    deliveryId: integer("delivery_id")
+      .notNull()
+      .references(() => webhookDeliveries.id),
+    attemptedAt: integer("attempted_at").notNull(),
+    statusCode: integer("status_code"),
+    durationMs: integer("duration_ms").notNull(),
+    error: text("error"),
+    /** The first bytes of the response body. */
+    responseExcerpt: text("response_excerpt"),
+  },
+  (table) => [index("webhook_attempts_delivery").on(table.deliveryId)],
+);

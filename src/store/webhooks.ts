@@ -1,0 +1,260 @@
+/** Webhook endpoints, their messages (deliveries) and the attempts log. */
+import type { Store } from "./open.ts";
+import type { DeliveryStatus, EndpointStatus } from "./schema.ts";
+
+export interface EndpointRow {
+  id: number;
+  uuid: string;
+  orgId: number;
+  orgKey: string;
+  url: string;
+  description: string | null;
+  eventTypes: string;
+  status: EndpointStatus;
+  pausedAt: number | null;
+  pauseReason: string | null;
+  secret: string;
+  previousSecret: string | null;
+  previousSecretUntil: number | null;
+  failedMessagesInRow: number;
+  createdAt: number;
+}
+
+/** A message due for an attempt, with what it takes to send it. */
+export interface DueDelivery {
+  id: number;
+  endpointId: number;
+  attempts: number;
+  messageId: string;
+  type: string;
+  occurredAt: number;
+  data: string;
+}
+
+export interface DeliveryListing {
+  id: number;
+  messageId: string;
+  type: string;
+  status: DeliveryStatus;
+  attempts: number;
+  nextAttemptAt: number | null;
+  createdAt: number;
+  completedAt: number | null;
+  lastStatusCode: number | null;
+  lastError: string | null;
+}
+
+export interface AttemptRow {
+  attemptedAt: number;
+  statusCode: number | null;
+  durationMs: number;
+  error: string | null;
+  responseExcerpt: string | null;
+}
+
+const endpointColumns = `e.id AS id, e.uuid AS uuid, e.org_id AS orgId,
+  (SELECT o.key FROM organizations o WHERE o.id = e.org_id) AS orgKey,
+  e.url AS url, e.description AS description, e.event_types AS eventTypes, e.status AS status,
+  e.paused_at AS pausedAt, e.pause_reason AS pauseReason, e.secret AS secret,
+  e.previous_secret AS previousSecret, e.previous_secret_until AS previousSecretUntil,
+  e.failed_messages_in_row AS failedMessagesInRow, e.created_at AS createdAt`;
+
+export function webhookQueries(store: Store) {
+  const { sqlite } = store;
+  const insertEndpoint = sqlite.prepare<never, [string, number, string, string | null, string, string, number]>(
+    `INSERT INTO webhook_endpoints (uuid, org_id, url, description, event_types, secret, created_at)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)`,
+  );
+  const endpointByUuid = sqlite.prepare<EndpointRow, [string]>(
+    `SELECT ${endpointColumns} FROM webhook_endpoints e WHERE e.uuid = ?1 AND e.deleted_at IS NULL`,
+  );
+  const endpointById = sqlite.prepare<EndpointRow, [number]>(
+    `SELECT ${endpointColumns} FROM webhook_endpoints e WHERE e.id = ?1`,
+  );
+  const endpointsAll = sqlite.prepare<EndpointRow, []>(
+    `SELECT ${endpointColumns} FROM webhook_endpoints e WHERE e.deleted_at IS NULL ORDER BY e.created_at, e.id`,
+  );
+  const due = sqlite.prepare<DueDelivery, [number, number]>(
+    `SELECT d.id AS id, d.endpoint_id AS endpointId, d.attempts AS attempts, v.message_id AS messageId,
+            v.type AS type, v.occurred_at AS occurredAt, v.data AS data
+       FROM webhook_deliveries d
+       JOIN events v ON v.id = d.event_id
+      WHERE d.status = 'pending' AND d.next_attempt_at <= ?1
+      ORDER BY d.next_attempt_at, d.id
+      LIMIT ?2`,
+  );
+  const nextDueAt = sqlite.prepare<{ at: number | null }, []>(
+    "SELECT min(next_attempt_at) AS at FROM webhook_deliveries WHERE status = 'pending'",
+  );
+  const insertAttempt = sqlite.prepare<never, [number, number, number | null, number, string | null, string | null]>(
+    `INSERT INTO webhook_attempts (delivery_id, attempted_at, status_code, duration_ms, error, response_excerpt)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6)`,
+  );
+  const markDelivered = sqlite.prepare<never, [number, number]>(
+    "UPDATE webhook_deliveries SET status = 'delivered', attempts = attempts + 1, next_attempt_at = NULL, completed_at = ?2 WHERE id = ?1",
+  );
+  const markRetry = sqlite.prepare<never, [number, number]>(
+    "UPDATE webhook_deliveries SET attempts = attempts + 1, next_attempt_at = ?2 WHERE id = ?1",
+  );
+  const markFailed = sqlite.prepare<never, [number, number]>(
+    "UPDATE webhook_deliveries SET status = 'failed', attempts = attempts + 1, next_attempt_at = NULL, completed_at = ?2 WHERE id = ?1",
+  );
+  const resetFailures = sqlite.prepare<never, [number]>(
+    "UPDATE webhook_endpoints SET failed_messages_in_row = 0 WHERE id = ?1 AND failed_messages_in_row <> 0",
+  );
+  const countFailure = sqlite.prepare<{ failed: number }, [number]>(
+    "UPDATE webhook_endpoints SET failed_messages_in_row = failed_messages_in_row + 1 WHERE id = ?1 RETURNING failed_messages_in_row AS failed",
+  );
+  const pause = sqlite.prepare<never, [number, number, string]>(
+    "UPDATE webhook_endpoints SET status = 'paused', paused_at = ?2, pause_reason = ?3 WHERE id = ?1 AND status = 'enabled'",
+  );
+  // Messages already due wait while the endpoint is paused.
+  const holdPending = sqlite.prepare<never, [number]>(
+    "UPDATE webhook_deliveries SET status = 'held' WHERE endpoint_id = ?1 AND status = 'pending'",
+  );
+
+  return {
+    createEndpoint(values: { uuid: string; orgId: number; url: string; description: string | null; eventTypes: string; secret: string; now: number }) {
+      insertEndpoint.run(values.uuid, values.orgId, values.url, values.description, values.eventTypes, values.secret, values.now);
+    },
+    endpoint(uuid: string): EndpointRow | null {
+      return endpointByUuid.get(uuid);
+    },
+    endpointById(id: number): EndpointRow | null {
+      return endpointById.get(id);
+    },
+    endpoints(): EndpointRow[] {
+      return endpointsAll.all();
+    },
+    updateEndpoint(id: number, fields: { url?: string; description?: string | null; eventTypes?: string }) {
+      if (fields.url !== undefined) sqlite.run("UPDATE webhook_endpoints SET url = ? WHERE id = ?", [fields.url, id]);
+      if (fields.description !== undefined) {
+        sqlite.run("UPDATE webhook_endpoints SET description = ? WHERE id = ?", [fields.description, id]);
+      }
+      if (fields.eventTypes !== undefined) {
+        sqlite.run("UPDATE webhook_endpoints SET event_types = ? WHERE id = ?", [fields.eventTypes, id]);
+      }
+    },
+    /** Deleting keeps the row (its log stays readable) and discards what was still to be sent. */
+    deleteEndpoint: sqlite.transaction((id: number, now: number) => {
+      sqlite.run("UPDATE webhook_endpoints SET deleted_at = ? WHERE id = ?", [now, id]);
+      sqlite.run(
+        "UPDATE webhook_deliveries SET status = 'discarded', next_attempt_at = NULL, completed_at = ? WHERE endpoint_id = ? AND status IN ('pending', 'held')",
+        [now, id],
+      );
+    }),
+    rotateSecret(id: number, secret: string, previous: string, previousUntil: number) {
+      sqlite.run(
+        "UPDATE webhook_endpoints SET secret = ?, previous_secret = ?, previous_secret_until = ? WHERE id = ?",
+        [secret, previous, previousUntil, id],
+      );
+    },
+    /** Enables a paused endpoint; its held messages are sent from now on, or discarded. */
+    enable: sqlite.transaction((id: number, now: number, discardHeld: boolean) => {
+      sqlite.run(
+        "UPDATE webhook_endpoints SET status = 'enabled', paused_at = NULL, pause_reason = NULL, failed_messages_in_row = 0 WHERE id = ?",
+        [id],
+      );
+      if (discardHeld) {
+        sqlite.run(
+          "UPDATE webhook_deliveries SET status = 'discarded', next_attempt_at = NULL, completed_at = ? WHERE endpoint_id = ? AND status = 'held'",
+          [now, id],
+        );
+      } else {
+        sqlite.run(
+          "UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = ? WHERE endpoint_id = ? AND status = 'held'",
+          [now, id],
+        );
+      }
+    }),
+    /** Queues one message for one endpoint (the test message, a resend). */
+    enqueue(endpointId: number, eventId: number, now: number): number {
+      return Number(
+        sqlite.run(
+          `INSERT INTO webhook_deliveries (endpoint_id, event_id, status, next_attempt_at, created_at)
+           SELECT id, ?, CASE status WHEN 'paused' THEN 'held' ELSE 'pending' END, ?, ? FROM webhook_endpoints WHERE id = ?`,
+          [eventId, now, now, endpointId],
+        ).lastInsertRowid,
+      );
+    },
+    eventIdOfMessage(orgId: number, messageId: string): number | null {
+      return (
+        sqlite.query<{ id: number }, [number, string]>("SELECT id FROM events WHERE org_id = ? AND message_id = ?").get(orgId, messageId)
+          ?.id ?? null
+      );
+    },
+    due(now: number, limit: number): DueDelivery[] {
+      return due.all(now, limit);
+    },
+    nextDueAt(): number | null {
+      return nextDueAt.get()?.at ?? null;
+    },
+    recordAttempt(deliveryId: number, attempt: AttemptRow) {
+      insertAttempt.run(deliveryId, attempt.attemptedAt, attempt.statusCode, attempt.durationMs, attempt.error, attempt.responseExcerpt);
+    },
+    /** One attempt's outcome, its log line and the endpoint's failure count, in one transaction. */
+    settle: sqlite.transaction(
+      (
+        delivery: DueDelivery,
+        attempt: AttemptRow,
+        outcome: { kind: "delivered" } | { kind: "retry"; at: number } | { kind: "failed"; pauseAfter: number } | { kind: "gone" },
+      ): { paused: boolean } => {
+        insertAttempt.run(delivery.id, attempt.attemptedAt, attempt.statusCode, attempt.durationMs, attempt.error, attempt.responseExcerpt);
+        if (outcome.kind === "delivered") {
+          markDelivered.run(delivery.id, attempt.attemptedAt);
+          resetFailures.run(delivery.endpointId);
+          return { paused: false };
+        }
+        if (outcome.kind === "retry") {
+          markRetry.run(delivery.id, outcome.at);
+          return { paused: false };
+        }
+        markFailed.run(delivery.id, attempt.attemptedAt);
+        if (outcome.kind === "gone") {
+          pause.run(delivery.endpointId, attempt.attemptedAt, "the endpoint answered 410 Gone");
+          holdPending.run(delivery.endpointId);
+          return { paused: true };
+        }
+        const failed = countFailure.get(delivery.endpointId)?.failed ?? 0;
+        if (failed >= outcome.pauseAfter) {
+          pause.run(delivery.endpointId, attempt.attemptedAt, `${failed} messages in a row failed every attempt`);
+          holdPending.run(delivery.endpointId);
+          return { paused: true };
+        }
+        return { paused: false };
+      },
+    ),
+    deliveries(endpointId: number, limit: number): DeliveryListing[] {
+      return sqlite
+        .query<DeliveryListing, [number, number]>(
+          `SELECT d.id AS id, v.message_id AS messageId, v.type AS type, d.status AS status, d.attempts AS attempts,
+                  d.next_attempt_at AS nextAttemptAt, d.created_at AS createdAt, d.completed_at AS completedAt,
+                  (SELECT a.status_code FROM webhook_attempts a WHERE a.delivery_id = d.id ORDER BY a.id DESC LIMIT 1) AS lastStatusCode,
+                  (SELECT a.error FROM webhook_attempts a WHERE a.delivery_id = d.id ORDER BY a.id DESC LIMIT 1) AS lastError
+             FROM webhook_deliveries d JOIN events v ON v.id = d.event_id
+            WHERE d.endpoint_id = ?1 ORDER BY d.id DESC LIMIT ?2`,
+        )
+        .all(endpointId, limit);
+    },
+    attempts(deliveryId: number): AttemptRow[] {
+      return sqlite
+        .query<AttemptRow, [number]>(
+          `SELECT attempted_at AS attemptedAt, status_code AS statusCode, duration_ms AS durationMs, error,
+                  response_excerpt AS responseExcerpt
+             FROM webhook_attempts WHERE delivery_id = ? ORDER BY id`,
+        )
+        .all(deliveryId);
+    },
+    /** Deletes the attempts log of messages completed before `cutoff` (the log's own retention). */
+    pruneLog(cutoff: number): number {
+      return sqlite.run(
+        "DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT id FROM webhook_deliveries WHERE completed_at < ?)",
+        [cutoff],
+      ).changes;
+    },
+    pendingCount(): number {
+      return sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending'").get()?.n ?? 0;
+    },
+  };
+}
+export type WebhookQueries = ReturnType<typeof webhookQueries>;

@@ -1,0 +1,236 @@
+/**
+ * Delivers webhook messages from the store (spec section 6, "Delivery and
+ * retries"). Every message is in the store before its first attempt; every
+ * attempt's outcome is written in one transaction with its log line, so a
+ * restart (or a kill -9) resumes each message at its due time. Delivery is at
+ * least once: a message whose attempt was cut off by a crash is sent again.
+ *
+ * - success: any 2xx within the timeout (10 s); anything else fails, and
+ *   redirects are not followed;
+ * - retries after 30 s, 2 min, 10 min, 1 h and 6 h (six attempts), with the same
+ *   webhook-id and a fresh timestamp and signature each time; a Retry-After on
+ *   429 or 503 postpones the next attempt, within the schedule's longest delay;
+ * - after ten messages in a row that failed every attempt the endpoint is
+ *   paused; a 410 Gone pauses it at once. Its messages are then held, not lost.
+ * - attempts run concurrently: a bound overall and a bound per endpoint, so a
+ *   slow endpoint never delays the others.
+ */
+import type { Clock } from "../lib/clock.ts";
+import { isoFromMs } from "../lib/clock.ts";
+import type { Logger } from "../lib/logger.ts";
+import { version } from "../lib/version.ts";
+import type { Store } from "../store/open.ts";
+import { type AttemptRow, type DueDelivery, type EndpointRow, webhookQueries } from "../store/webhooks.ts";
+import { signatureHeader } from "./signing.ts";
+
+export const defaultRetryDelaysMs = [30_000, 120_000, 600_000, 3_600_000, 21_600_000];
+
+export interface DispatcherOptions {
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  /** Delays before attempts 2..n (spec: 30 s, 2 min, 10 min, 1 h, 6 h). */
+  retryDelaysMs?: readonly number[];
+  /** How long a receiver has to answer (spec: 10 s). */
+  timeoutMs?: number;
+  /** Messages in a row that failed every attempt before the endpoint is paused (spec: ten). */
+  pauseAfterFailedMessages?: number;
+  concurrency?: number;
+  perEndpointConcurrency?: number;
+  /** How often the store is checked for due messages when nothing wakes the dispatcher. */
+  pollEveryMs?: number;
+}
+
+export interface DispatcherStats {
+  attempts: number;
+  delivered: number;
+  failedAttempts: number;
+  failedMessages: number;
+  inFlight: number;
+}
+
+const excerptBytes = 512;
+
+export function startDispatcher(options: DispatcherOptions) {
+  const { store, clock, logger } = options;
+  const queries = webhookQueries(store);
+  const retryDelays = options.retryDelaysMs ?? defaultRetryDelaysMs;
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const pauseAfter = options.pauseAfterFailedMessages ?? 10;
+  const concurrency = options.concurrency ?? 32;
+  const perEndpoint = options.perEndpointConcurrency ?? 4;
+  const pollEveryMs = options.pollEveryMs ?? 1000;
+  const stats: DispatcherStats = { attempts: 0, delivered: 0, failedAttempts: 0, failedMessages: 0, inFlight: 0 };
+
+  const inFlight = new Set<number>();
+  const inFlightPerEndpoint = new Map<number, number>();
+  const running = new Set<Promise<void>>();
+  let stopped = false;
+  let wakeUp: (() => void) | null = null;
+
+  function wake(): void {
+    wakeUp?.();
+  }
+
+  async function loop(): Promise<void> {
+    while (!stopped) {
+      const started = fill();
+      if (!started) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, pollEveryMs);
+          wakeUp = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        wakeUp = null;
+      } else {
+        // Let attempts progress; come back when one finishes or soon.
+        await Promise.race([...running, Bun.sleep(20)]);
+      }
+    }
+  }
+
+  /** Starts attempts for due messages within the bounds; whether it started any. */
+  function fill(): boolean {
+    if (inFlight.size >= concurrency) return false;
+    let startedAny = false;
+    for (const delivery of queries.due(clock.now(), concurrency * 4)) {
+      if (inFlight.size >= concurrency) break;
+      if (inFlight.has(delivery.id)) continue;
+      const endpointLoad = inFlightPerEndpoint.get(delivery.endpointId) ?? 0;
+      if (endpointLoad >= perEndpoint) continue;
+      inFlight.add(delivery.id);
+      inFlightPerEndpoint.set(delivery.endpointId, endpointLoad + 1);
+      const attempt = attemptDelivery(delivery).finally(() => {
+        inFlight.delete(delivery.id);
+        inFlightPerEndpoint.set(delivery.endpointId, (inFlightPerEndpoint.get(delivery.endpointId) ?? 1) - 1);
+        running.delete(attempt);
+        wake();
+      });
+      running.add(attempt);
+      startedAny = true;
+    }
+    stats.inFlight = inFlight.size;
+    return startedAny;
+  }
+
+  async function attemptDelivery(delivery: DueDelivery): Promise<void> {
+    const endpoint = queries.endpointById(delivery.endpointId);
+    if (endpoint === null || endpoint.status !== "enabled") return;
+    const result = await send(endpoint, delivery);
+    stats.attempts++;
+    const attemptNumber = delivery.attempts + 1;
+    let outcome: Parameters<typeof queries.settle>[2];
+    if (result.ok) {
+      outcome = { kind: "delivered" };
+      stats.delivered++;
+    } else {
+      stats.failedAttempts++;
+      if (result.attempt.statusCode === 410) {
+        outcome = { kind: "gone" };
+      } else if (attemptNumber > retryDelays.length) {
+        outcome = { kind: "failed", pauseAfter };
+      } else {
+        const scheduled = retryDelays[attemptNumber - 1] ?? 0;
+        const longest = Math.max(...retryDelays);
+        const asked = result.retryAfterMs === null ? 0 : Math.min(result.retryAfterMs, longest);
+        outcome = { kind: "retry", at: clock.now() + Math.max(scheduled, asked) };
+      }
+      if (outcome.kind !== "retry") stats.failedMessages++;
+    }
+    const { paused } = queries.settle(delivery, result.attempt, outcome);
+    if (paused) {
+      logger.warn({ endpoint: endpoint.uuid, url: endpoint.url }, "webhook endpoint paused; enable it to resume");
+    }
+  }
+
+  async function send(
+    endpoint: EndpointRow,
+    delivery: DueDelivery,
+  ): Promise<{ ok: boolean; attempt: AttemptRow; retryAfterMs: number | null }> {
+    // The exact bytes that are signed are the bytes sent; `data` is stored as JSON text.
+    const body = `{"id":${JSON.stringify(delivery.messageId)},"type":${JSON.stringify(delivery.type)},"timestamp":"${isoFromMs(delivery.occurredAt)}","data":${delivery.data}}`;
+    const attemptedAt = clock.now();
+    const timestamp = Math.floor(attemptedAt / 1000);
+    const secrets = [endpoint.secret];
+    if (endpoint.previousSecret !== null && (endpoint.previousSecretUntil ?? 0) > attemptedAt) secrets.push(endpoint.previousSecret);
+    const began = performance.now();
+    const attempt: AttemptRow = { attemptedAt, statusCode: null, durationMs: 0, error: null, responseExcerpt: null };
+    try {
+      const response = await fetch(endpoint.url, {
+        method: "POST",
+        body,
+        redirect: "manual",
+        signal: AbortSignal.timeout(timeoutMs),
+        headers: {
+          "content-type": "application/json",
+          "user-agent": `fieldhub/${version}`,
+          "webhook-id": delivery.messageId,
+          "webhook-timestamp": String(timestamp),
+          "webhook-signature": signatureHeader(secrets, delivery.messageId, timestamp, body),
+          "x-service-event": delivery.type,
+        },
+      });
+      attempt.statusCode = response.status;
+      attempt.responseExcerpt = (await readExcerpt(response)) || null;
+      attempt.durationMs = Math.round(performance.now() - began);
+      if (response.status >= 200 && response.status < 300) return { ok: true, attempt, retryAfterMs: null };
+      if (response.status >= 300 && response.status < 400) {
+        attempt.error = `redirect to ${response.headers.get("location") ?? "(no location)"} not followed`;
+      } else {
+        attempt.error = `HTTP ${response.status}`;
+      }
+      const retryAfter = response.status === 429 || response.status === 503 ? parseRetryAfter(response.headers.get("retry-after"), attemptedAt) : null;
+      return { ok: false, attempt, retryAfterMs: retryAfter };
+    } catch (error) {
+      attempt.durationMs = Math.round(performance.now() - began);
+      const name = (error as { name?: string }).name;
+      attempt.error =
+        name === "TimeoutError" ? `no answer within ${timeoutMs / 1000} s` : error instanceof Error ? error.message : String(error);
+      return { ok: false, attempt, retryAfterMs: null };
+    }
+  }
+
+  const loopDone = loop();
+  return {
+    /** Look for due messages now (a new event was recorded). */
+    wake,
+    stats: (): DispatcherStats => ({ ...stats, inFlight: inFlight.size }),
+    pending: () => queries.pendingCount(),
+    /** Stops taking new attempts; attempts in flight finish (their outcome is stored). */
+    async stop(): Promise<void> {
+      stopped = true;
+      wake();
+      await loopDone;
+      await Promise.all([...running]);
+    },
+  };
+}
+export type Dispatcher = ReturnType<typeof startDispatcher>;
+
+async function readExcerpt(response: Response): Promise<string> {
+  const reader = response.body?.getReader();
+  if (reader === undefined) return "";
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < excerptBytes) {
+      const { value, done } = await reader.read();
+      if (done || value === undefined) break;
+      chunks.push(value);
+      size += value.length;
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+  return Buffer.concat(chunks).subarray(0, excerptBytes).toString("utf8");
+}
+
+/** Retry-After in seconds or as an HTTP date; null when absent or unreadable. */
+function parseRetryAfter(value: string | null, now: number): number | null {
+  if (value === null) return null;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const date = Date.parse(value);
+  return Number.isFinite(date) ? Math.max(0, date - now) : null;
+}

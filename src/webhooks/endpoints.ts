@@ -1,0 +1,192 @@
+/**
+ * The one service behind webhook endpoint management, for the CLI now and the
+ * admin page later (spec section 6: endpoints added by owners and admins, who
+ * choose the events and copy the signing secret).
+ */
+import { isoFromMs } from "../lib/clock.ts";
+import { CodedError } from "../lib/errors.ts";
+import { randomUuid } from "../lib/ids.ts";
+import { eventQueries, eventTypes, testEventType } from "../store/events.ts";
+import type { Store } from "../store/open.ts";
+import { findOrganizationByKey } from "../store/organizations.ts";
+import { type EndpointRow, webhookQueries } from "../store/webhooks.ts";
+import { generateSigningSecret } from "./signing.ts";
+
+export interface EndpointView {
+  id: string;
+  organization: string;
+  url: string;
+  description: string | null;
+  /** Empty: every event type. */
+  events: string[];
+  status: "enabled" | "paused";
+  paused_at: string | null;
+  pause_reason: string | null;
+  failed_messages_in_row: number;
+  created_at: string;
+  secret_rotation_ends_at: string | null;
+}
+
+export function presentEndpoint(row: EndpointRow): EndpointView {
+  return {
+    id: row.uuid,
+    organization: row.orgKey,
+    url: row.url,
+    description: row.description,
+    events: row.eventTypes.split(" ").filter((type) => type.length > 0),
+    status: row.status,
+    paused_at: row.pausedAt === null ? null : isoFromMs(row.pausedAt),
+    pause_reason: row.pauseReason,
+    failed_messages_in_row: row.failedMessagesInRow,
+    created_at: isoFromMs(row.createdAt),
+    secret_rotation_ends_at: row.previousSecretUntil === null ? null : isoFromMs(row.previousSecretUntil),
+  };
+}
+
+/** http or https, with a host (LAN addresses are normal targets here). */
+export function checkEndpointUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new CodedError("bad_request", `not a URL: ${url}`);
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+    throw new CodedError("bad_request", `the URL must be http or https: ${url}`);
+  }
+  if (parsed.username !== "" || parsed.password !== "") {
+    throw new CodedError("bad_request", "the URL must not carry a user name or password");
+  }
+  return parsed.toString();
+}
+
+export function checkEventTypes(types: readonly string[]): string {
+  const unknown = types.filter((type) => !(eventTypes as readonly string[]).includes(type));
+  if (unknown.length > 0) {
+    throw new CodedError("bad_request", `unknown event type ${unknown.join(", ")}; event types are ${eventTypes.join(", ")}`);
+  }
+  return [...new Set(types)].join(" ");
+}
+
+export function endpointService(store: Store, now: () => number) {
+  const queries = webhookQueries(store);
+  const events = eventQueries(store);
+
+  function find(id: string): EndpointRow {
+    const row = queries.endpoint(id.toLowerCase());
+    if (row === null) throw new CodedError("not_found", `no webhook endpoint ${id}`);
+    return row;
+  }
+
+  return {
+    create(input: { orgKey: string; url: string; description?: string | null; events?: readonly string[] }) {
+      const org = findOrganizationByKey(store, input.orgKey);
+      if (org === null) throw new CodedError("not_found", `no organisation "${input.orgKey}"`);
+      const uuid = randomUuid();
+      const secret = generateSigningSecret();
+      queries.createEndpoint({
+        uuid,
+        orgId: org.id,
+        url: checkEndpointUrl(input.url),
+        description: input.description ?? null,
+        eventTypes: checkEventTypes(input.events ?? []),
+        secret,
+        now: now(),
+      });
+      return { endpoint: presentEndpoint(find(uuid)), secret };
+    },
+    list(orgKey?: string): EndpointView[] {
+      return queries
+        .endpoints()
+        .filter((row) => orgKey === undefined || row.orgKey === orgKey)
+        .map(presentEndpoint);
+    },
+    get(id: string): EndpointView {
+      return presentEndpoint(find(id));
+    },
+    /** The signing secret, for an admin who asks (never logged). */
+    secret(id: string): { secret: string; previous: string | null; previousUntil: string | null } {
+      const row = find(id);
+      const rotating = row.previousSecret !== null && (row.previousSecretUntil ?? 0) > now();
+      return {
+        secret: row.secret,
+        previous: rotating ? row.previousSecret : null,
+        previousUntil: rotating && row.previousSecretUntil !== null ? isoFromMs(row.previousSecretUntil) : null,
+      };
+    },
+    update(id: string, fields: { url?: string; description?: string | null; events?: readonly string[] }): EndpointView {
+      const row = find(id);
+      queries.updateEndpoint(row.id, {
+        url: fields.url === undefined ? undefined : checkEndpointUrl(fields.url),
+        description: fields.description,
+        eventTypes: fields.events === undefined ? undefined : checkEventTypes(fields.events),
+      });
+      return presentEndpoint(find(id));
+    },
+    delete(id: string): void {
+      queries.deleteEndpoint(find(id).id, now());
+    },
+    /**
+     * A new secret; the old one stays valid for `graceMs`, during which every
+     * delivery carries both signatures (Standard Webhooks allows several).
+     */
+    rotateSecret(id: string, graceMs: number): { secret: string; previousValidUntil: string } {
+      const row = find(id);
+      const secret = generateSigningSecret();
+      const until = now() + graceMs;
+      queries.rotateSecret(row.id, secret, row.secret, until);
+      return { secret, previousValidUntil: isoFromMs(until) };
+    },
+    /** Enables a paused endpoint: held messages are delivered from now on, or discarded. */
+    enable(id: string, options: { discardHeld: boolean }): EndpointView {
+      const row = find(id);
+      queries.enable(row.id, now(), options.discardHeld);
+      return presentEndpoint(find(id));
+    },
+    /** Queues a test message (type `webhook.test`) to this endpoint only; returns its message id. */
+    sendTest(id: string): string {
+      const row = find(id);
+      const at = now();
+      const message = store.sqlite.transaction(() => {
+        const recorded = events.record({
+          orgId: row.orgId,
+          type: testEventType,
+          occurredAt: at,
+          data: { endpoint_id: row.uuid, message: "Test message from fieldhub. A receiver that verifies this signature is set up right." },
+        });
+        queries.enqueue(row.id, recorded.eventId, at);
+        return recorded.messageId;
+      })();
+      return message;
+    },
+    /** Sends a message again to an endpoint (same webhook-id, new attempts). */
+    resend(id: string, messageId: string): void {
+      const row = find(id);
+      const eventId = queries.eventIdOfMessage(row.orgId, messageId);
+      if (eventId === null) throw new CodedError("not_found", `no message ${messageId} in this endpoint's organisation`);
+      queries.enqueue(row.id, eventId, now());
+    },
+    deliveries(id: string, limit = 50) {
+      const row = find(id);
+      return queries.deliveries(row.id, limit).map((delivery) => ({
+        message_id: delivery.messageId,
+        type: delivery.type,
+        status: delivery.status,
+        attempts: delivery.attempts,
+        next_attempt_at: delivery.nextAttemptAt === null ? null : isoFromMs(delivery.nextAttemptAt),
+        created_at: isoFromMs(delivery.createdAt),
+        completed_at: delivery.completedAt === null ? null : isoFromMs(delivery.completedAt),
+        last_status_code: delivery.lastStatusCode,
+        last_error: delivery.lastError,
+        attempt_log: queries.attempts(delivery.id).map((attempt) => ({
+          at: isoFromMs(attempt.attemptedAt),
+          status_code: attempt.statusCode,
+          duration_ms: attempt.durationMs,
+          error: attempt.error,
+          response: attempt.responseExcerpt,
+        })),
+      }));
+    },
+  };
+}
+export type EndpointService = ReturnType<typeof endpointService>;

@@ -1,0 +1,68 @@
+/**
+ * Standard Webhooks signatures (spec section 6, "Signature verification"):
+ * HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{raw body}` with the part of
+ * the secret after `whsec_`, base64-decoded; sent as `v1,<base64>`. While a
+ * rotated secret's grace period runs, both signatures are sent, space-separated.
+ */
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+
+const secretPrefix = "whsec_";
+
+/** A new signing secret from the CSPRNG: `whsec_` + 24 random bytes in base64. */
+export function generateSigningSecret(): string {
+  return `${secretPrefix}${randomBytes(24).toString("base64")}`;
+}
+
+export function isSigningSecret(text: string): boolean {
+  if (!text.startsWith(secretPrefix)) return false;
+  const key = Buffer.from(text.slice(secretPrefix.length), "base64");
+  return key.length >= 16 && key.toString("base64") === text.slice(secretPrefix.length);
+}
+
+function keyOf(secret: string): Buffer {
+  return Buffer.from(secret.startsWith(secretPrefix) ? secret.slice(secretPrefix.length) : secret, "base64");
+}
+
+export function sign(secret: string, messageId: string, timestampSeconds: number, body: string): string {
+  const digest = createHmac("sha256", keyOf(secret)).update(`${messageId}.${timestampSeconds}.${body}`).digest("base64");
+  return `v1,${digest}`;
+}
+
+/** The `webhook-signature` header for one or more secrets (current first). */
+export function signatureHeader(secrets: readonly string[], messageId: string, timestampSeconds: number, body: string): string {
+  return secrets.map((secret) => sign(secret, messageId, timestampSeconds, body)).join(" ");
+}
+
+export type Verification =
+  | { ok: true }
+  | { ok: false; reason: "missing_headers" | "bad_signature" | "timestamp_too_old" | "timestamp_too_new"; skewSeconds?: number };
+
+/**
+ * Checks a delivery as a receiver should (spec 6, steps 1 to 5), saying why it
+ * was rejected: a timestamp outside the tolerance (clock skew) is told apart from
+ * a signature that does not match.
+ */
+export function verifyDelivery(
+  secret: string,
+  headers: { id: string | null; timestamp: string | null; signature: string | null },
+  body: string,
+  nowSeconds: number,
+  toleranceSeconds = 300,
+): Verification {
+  if (headers.id === null || headers.timestamp === null || headers.signature === null) {
+    return { ok: false, reason: "missing_headers" };
+  }
+  const timestamp = Number(headers.timestamp);
+  if (!Number.isInteger(timestamp)) return { ok: false, reason: "missing_headers" };
+  const skewSeconds = nowSeconds - timestamp;
+  if (skewSeconds > toleranceSeconds) return { ok: false, reason: "timestamp_too_old", skewSeconds };
+  if (skewSeconds < -toleranceSeconds) return { ok: false, reason: "timestamp_too_new", skewSeconds };
+  const expected = Buffer.from(sign(secret, headers.id, timestamp, body).slice(3), "base64");
+  for (const candidate of headers.signature.split(" ")) {
+    const [version, value] = candidate.split(",", 2);
+    if (version !== "v1" || value === undefined) continue;
+    const given = Buffer.from(value, "base64");
+    if (given.length === expected.length && timingSafeEqual(given, expected)) return { ok: true };
+  }
+  return { ok: false, reason: "bad_signature" };
+}
