@@ -1,0 +1,274 @@
+/**
+ * Webhook delivery against a real local HTTP receiver (spec section 6). Every
+ * signature is verified with the npm `standardwebhooks` library, not with
+ * fieldhub's own code. Delays are shortened through the dispatcher's settings
+ * (the same ones config `webhooks:` sets), never by editing constants.
+ */
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { Webhook } from "standardwebhooks";
+import { systemClock } from "../../src/lib/clock.ts";
+import { silentLogger } from "../../src/lib/logger.ts";
+import { eventQueries } from "../../src/store/events.ts";
+import { findOrganizationByKey } from "../../src/store/organizations.ts";
+import { type Dispatcher, startDispatcher } from "../../src/webhooks/dispatcher.ts";
+import { endpointService } from "../../src/webhooks/endpoints.ts";
+import { startTestSite, type TestSite } from "../harness/site.ts";
+
+type Received = { at: number; headers: Record<string, string>; body: string };
+
+let site: TestSite;
+let dispatcher: Dispatcher | null = null;
+const servers: { stop(force?: boolean): unknown }[] = [];
+
+beforeEach(async () => {
+  site = await startTestSite();
+});
+afterEach(async () => {
+  await dispatcher?.stop();
+  dispatcher = null;
+  for (const server of servers.splice(0)) server.stop(true);
+  await site.stop();
+});
+
+/** A receiver whose answer to the n-th request (0-based) is chosen by `answer`. */
+function receiver(answer: (index: number, request: Request) => Response | Promise<Response> = () => new Response(null, { status: 204 })) {
+  const received: Received[] = [];
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: async (request) => {
+      const body = await request.text();
+      const index = received.length;
+      received.push({ at: Date.now(), headers: Object.fromEntries(request.headers.entries()), body });
+      return answer(index, request);
+    },
+  });
+  servers.push(server);
+  return { url: `http://127.0.0.1:${server.port}/hook`, received };
+}
+
+function start(options: Partial<Parameters<typeof startDispatcher>[0]> = {}) {
+  dispatcher = startDispatcher({
+    store: site.store,
+    clock: systemClock,
+    logger: silentLogger(),
+    retryDelaysMs: [100, 100, 100, 100, 100],
+    timeoutMs: 2_000,
+    pollEveryMs: 20,
+    ...options,
+  });
+  return dispatcher;
+}
+
+function endpoint(url: string, events: string[] = []) {
+  return endpointService(site.store, () => Date.now()).create({ orgKey: "acme", url, events });
+}
+
+/** Records a device.online event for acme (which fans out to its endpoints). */
+function event(type: "device.online" | "device.offline" = "device.online", data: Record<string, unknown> = { device_id: "x" }) {
+  const org = findOrganizationByKey(site.store, "acme");
+  if (org === null) throw new Error("no acme");
+  return eventQueries(site.store).record({ orgId: org.id, type, occurredAt: Date.now(), data }).messageId;
+}
+
+async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("not reached in time");
+    await Bun.sleep(10);
+  }
+}
+
+function verify(secret: string, delivery: Received) {
+  return new Webhook(secret).verify(delivery.body, delivery.headers) as { id: string; type: string; timestamp: string; data: unknown };
+}
+
+describe("delivery", () => {
+  test("a message arrives signed, in the spec's envelope and headers, and is logged delivered", async () => {
+    const hook = receiver();
+    const { endpoint: created, secret } = endpoint(hook.url);
+    const messageId = event("device.online", { device_id: "d1", serial: "S", status: "online", previous_status: "offline", last_seen: null });
+    start();
+    await until(() => hook.received.length === 1);
+    const [delivery] = hook.received;
+    if (delivery === undefined) throw new Error("nothing received");
+    const envelope = verify(secret, delivery);
+    expect(envelope).toEqual({
+      id: messageId,
+      type: "device.online",
+      timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      data: { device_id: "d1", serial: "S", status: "online", previous_status: "offline", last_seen: null },
+    });
+    expect(messageId).toMatch(/^msg_[0-9a-f]+$/);
+    expect(delivery.headers["webhook-id"]).toBe(messageId);
+    expect(delivery.headers["x-service-event"]).toBe("device.online");
+    expect(delivery.headers["content-type"]).toBe("application/json");
+    expect(delivery.headers["webhook-signature"]).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
+    expect(Math.abs(Number(delivery.headers["webhook-timestamp"]) - Date.now() / 1000)).toBeLessThan(5);
+    await until(() => endpointService(site.store, Date.now).deliveries(created.id)[0]?.status === "delivered");
+    const [logged] = endpointService(site.store, Date.now).deliveries(created.id);
+    expect(logged).toMatchObject({ message_id: messageId, status: "delivered", attempts: 1, last_status_code: 204 });
+  });
+
+  test("only subscribed endpoints get a message; other organisations' endpoints none", async () => {
+    const online = receiver();
+    const offline = receiver();
+    const all = receiver();
+    endpoint(online.url, ["device.online"]);
+    endpoint(offline.url, ["device.offline"]);
+    endpoint(all.url);
+    const globexHook = receiver();
+    endpointService(site.store, Date.now).create({ orgKey: "globex", url: globexHook.url });
+    event("device.online");
+    start();
+    await until(() => online.received.length === 1 && all.received.length === 1);
+    await Bun.sleep(100);
+    expect(offline.received).toHaveLength(0);
+    expect(globexHook.received).toHaveLength(0);
+  });
+});
+
+describe("failures and retries", () => {
+  test("non-2xx is retried on the schedule: six attempts, same webhook-id, each validly signed", async () => {
+    const hook = receiver(() => new Response("boom", { status: 500 }));
+    const { endpoint: created, secret } = endpoint(hook.url);
+    const messageId = event();
+    start({ retryDelaysMs: [100, 150, 200, 250, 300] });
+    await until(() => hook.received.length === 6, 8_000);
+    await Bun.sleep(500);
+    expect(hook.received).toHaveLength(6);
+    for (const delivery of hook.received) {
+      expect(delivery.headers["webhook-id"]).toBe(messageId);
+      expect(verify(secret, delivery).id).toBe(messageId);
+    }
+    const gaps = hook.received.slice(1).map((delivery, index) => delivery.at - (hook.received[index] as Received).at);
+    [100, 150, 200, 250, 300].forEach((delay, index) => expect(gaps[index]).toBeGreaterThanOrEqual(delay - 5));
+    const [logged] = endpointService(site.store, Date.now).deliveries(created.id);
+    expect(logged).toMatchObject({ status: "failed", attempts: 6, last_status_code: 500 });
+    expect(logged?.attempt_log).toHaveLength(6);
+    expect(logged?.attempt_log[0]).toMatchObject({ status_code: 500, error: "HTTP 500", response: "boom" });
+  });
+
+  test("success on a later attempt ends the retries", async () => {
+    const hook = receiver((index) => new Response(null, { status: index < 2 ? 503 : 200 }));
+    const { endpoint: created } = endpoint(hook.url);
+    event();
+    start();
+    await until(() => endpointService(site.store, Date.now).deliveries(created.id)[0]?.status === "delivered");
+    await Bun.sleep(300);
+    expect(hook.received).toHaveLength(3);
+  });
+
+  test("a redirect is a failure and is not followed", async () => {
+    const target = receiver();
+    const hook = receiver(() => new Response(null, { status: 302, headers: { location: target.url } }));
+    const { endpoint: created } = endpoint(hook.url);
+    event();
+    start({ retryDelaysMs: [50] });
+    await until(() => endpointService(site.store, Date.now).deliveries(created.id)[0]?.status === "failed");
+    expect(target.received).toHaveLength(0);
+    expect(endpointService(site.store, Date.now).deliveries(created.id)[0]?.last_error).toContain("not followed");
+  });
+
+  test("no answer within the timeout is a failure", async () => {
+    const hook = receiver(async () => {
+      await Bun.sleep(700);
+      return new Response(null, { status: 200 });
+    });
+    const { endpoint: created } = endpoint(hook.url);
+    event();
+    start({ timeoutMs: 300, retryDelaysMs: [50] });
+    await until(() => endpointService(site.store, Date.now).deliveries(created.id)[0]?.status === "failed");
+    const [logged] = endpointService(site.store, Date.now).deliveries(created.id);
+    expect(logged?.last_error).toBe("no answer within 0.3 s");
+    expect(logged?.attempt_log.every((attempt) => attempt.status_code === null && attempt.duration_ms >= 290)).toBe(true);
+  });
+
+  test("a refused connection is a failure", async () => {
+    const { endpoint: created } = endpoint("http://127.0.0.1:1/hook");
+    event();
+    start({ retryDelaysMs: [50] });
+    await until(() => endpointService(site.store, Date.now).deliveries(created.id)[0]?.status === "failed");
+    expect(endpointService(site.store, Date.now).deliveries(created.id)[0]?.attempts).toBe(2);
+  });
+
+  test("Retry-After on 429 postpones the next attempt, within the schedule's longest delay", async () => {
+    const hook = receiver((index) => (index === 0 ? new Response(null, { status: 429, headers: { "retry-after": "1" } }) : new Response(null, { status: 200 })));
+    endpoint(hook.url);
+    event();
+    start({ retryDelaysMs: [100, 5_000] });
+    await until(() => hook.received.length === 2, 5_000);
+    const [first, second] = hook.received as [Received, Received];
+    expect(second.at - first.at).toBeGreaterThanOrEqual(990);
+    expect(second.at - first.at).toBeLessThan(2_000);
+  });
+});
+
+describe("pausing", () => {
+  test("after N messages in a row failed every attempt the endpoint pauses; new messages are held until it is enabled", async () => {
+    let healthy = false;
+    const hook = receiver(() => new Response(null, { status: healthy ? 200 : 500 }));
+    const service = endpointService(site.store, Date.now);
+    const { endpoint: created } = endpoint(hook.url);
+    for (let index = 0; index < 3; index++) event();
+    start({ retryDelaysMs: [30], pauseAfterFailedMessages: 3 });
+    await until(() => service.get(created.id).status === "paused");
+    expect(service.get(created.id).pause_reason).toBe("3 messages in a row failed every attempt");
+    const attemptsWhenPaused = hook.received.length;
+    const held = event();
+    await Bun.sleep(300);
+    expect(hook.received).toHaveLength(attemptsWhenPaused);
+    expect(service.deliveries(created.id).find((delivery) => delivery.message_id === held)?.status).toBe("held");
+    healthy = true;
+    service.enable(created.id, { discardHeld: false });
+    dispatcher?.wake();
+    await until(() => hook.received.some((delivery) => delivery.headers["webhook-id"] === held));
+    expect(service.get(created.id)).toMatchObject({ status: "enabled", failed_messages_in_row: 0 });
+  });
+
+  test("410 Gone pauses at once; enabling with discard drops what was held", async () => {
+    const hook = receiver(() => new Response(null, { status: 410 }));
+    const service = endpointService(site.store, Date.now);
+    const { endpoint: created } = endpoint(hook.url);
+    event();
+    start();
+    await until(() => service.get(created.id).status === "paused");
+    expect(hook.received).toHaveLength(1);
+    const held = event();
+    service.enable(created.id, { discardHeld: true });
+    expect(service.deliveries(created.id).find((delivery) => delivery.message_id === held)?.status).toBe("discarded");
+  });
+});
+
+describe("concurrency", () => {
+  test("a slow endpoint does not delay another", async () => {
+    const slow = receiver(async () => {
+      await Bun.sleep(1_500);
+      return new Response(null, { status: 200 });
+    });
+    const fast = receiver();
+    endpoint(slow.url);
+    endpoint(fast.url);
+    for (let index = 0; index < 10; index++) event();
+    const started = Date.now();
+    start({ perEndpointConcurrency: 2 });
+    await until(() => fast.received.length === 10, 5_000);
+    expect(Date.now() - started).toBeLessThan(1_000);
+  });
+});
+
+describe("rotation", () => {
+  test("during the grace period both the old and the new secret verify each delivery", async () => {
+    const hook = receiver();
+    const service = endpointService(site.store, Date.now);
+    const { endpoint: created, secret: oldSecret } = endpoint(hook.url);
+    const { secret: newSecret } = service.rotateSecret(created.id, 60_000);
+    event();
+    start();
+    await until(() => hook.received.length === 1);
+    const [delivery] = hook.received as [Received];
+    expect(delivery.headers["webhook-signature"]?.split(" ")).toHaveLength(2);
+    expect(verify(newSecret, delivery).type).toBe("device.online");
+    expect(verify(oldSecret, delivery).type).toBe("device.online");
+  });
+});
