@@ -5,8 +5,10 @@
 import { CommandError, UsageError } from "./cli/args.ts";
 import { configCommand, configUsage } from "./cli/config.ts";
 import { demoCommand, demoUsage } from "./cli/demo.ts";
+import { endpointsCommand, endpointsUsage } from "./cli/endpoints.ts";
 import { keysCommand, keysUsage } from "./cli/keys.ts";
 import { serveCommand, serveUsage } from "./cli/serve.ts";
+import { webhooksCommand, webhooksUsage } from "./cli/webhooks-listen.ts";
 import { commit, version } from "./lib/version.ts";
 
 const usage = `fieldhub ${version}: Modbus data appliance
@@ -15,6 +17,8 @@ Usage:
   ${serveUsage}
   ${demoUsage}
   ${keysUsage.split("\n").join("\n  ")}
+  ${endpointsUsage.split("\n").join("\n  ")}
+  ${webhooksUsage}
   ${configUsage}
   fieldhub version
 `;
@@ -32,6 +36,12 @@ async function main(argv: string[]): Promise<number> {
       case "keys":
         keysCommand(rest, Date.now());
         return 0;
+      case "endpoints":
+        await endpointsCommand(rest);
+        return 0;
+      case "webhooks":
+        webhooksCommand(rest);
+        return -1;
       case "config":
         configCommand(rest);
         return 0;

@@ -84,8 +84,8 @@ export function startRuntime(options: {
   const retention = scheduleRetention(store, clock, logger.child({ part: "retention" }), options.retentionDays);
   // The delivery log keeps its own, shorter retention.
   const deliveryLog = new Cron("23 3 * * *", () => {
-    const deleted = webhookQueries(store).pruneLog(clock.now() - options.webhooks.logRetentionDays * 86_400_000);
-    logger.info({ part: "webhooks", deleted }, "webhook delivery log pruned");
+    const pruned = webhookQueries(store).pruneLog(clock.now() - options.webhooks.logRetentionDays * 86_400_000);
+    logger.info({ part: "webhooks", ...pruned }, "webhook delivery log pruned");
   });
   return {
     dispatcher,

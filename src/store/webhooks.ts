@@ -68,6 +68,9 @@ export function webhookQueries(store: Store) {
   const endpointByUuid = sqlite.prepare<EndpointRow, [string]>(
     `SELECT ${endpointColumns} FROM webhook_endpoints e WHERE e.uuid = ?1 AND e.deleted_at IS NULL`,
   );
+  const anyEndpointByUuid = sqlite.prepare<EndpointRow, [string]>(
+    `SELECT ${endpointColumns} FROM webhook_endpoints e WHERE e.uuid = ?1`,
+  );
   const endpointById = sqlite.prepare<EndpointRow, [number]>(
     `SELECT ${endpointColumns} FROM webhook_endpoints e WHERE e.id = ?1`,
   );
@@ -120,6 +123,17 @@ export function webhookQueries(store: Store) {
     endpoint(uuid: string): EndpointRow | null {
       return endpointByUuid.get(uuid);
     },
+    /** Also a deleted endpoint, whose delivery log stays readable. */
+    endpointEvenDeleted(uuid: string): EndpointRow | null {
+      return anyEndpointByUuid.get(uuid);
+    },
+    /** A message whose endpoint is paused (held) or gone (discarded) when its turn came. */
+    setAside(deliveryId: number, status: "held" | "discarded", now: number) {
+      sqlite.run(
+        "UPDATE webhook_deliveries SET status = ?, next_attempt_at = NULL, completed_at = CASE WHEN ? = 'discarded' THEN ? END WHERE id = ?",
+        [status, status, now, deliveryId],
+      );
+    },
     endpointById(id: number): EndpointRow | null {
       return endpointById.get(id);
     },
@@ -149,23 +163,21 @@ export function webhookQueries(store: Store) {
         [secret, previous, previousUntil, id],
       );
     },
-    /** Enables a paused endpoint; its held messages are sent from now on, or discarded. */
-    enable: sqlite.transaction((id: number, now: number, discardHeld: boolean) => {
+    /** Enables a paused endpoint; its held messages are sent from now on, or discarded. Returns how many. */
+    enable: sqlite.transaction((id: number, now: number, discardHeld: boolean): number => {
       sqlite.run(
         "UPDATE webhook_endpoints SET status = 'enabled', paused_at = NULL, pause_reason = NULL, failed_messages_in_row = 0 WHERE id = ?",
         [id],
       );
-      if (discardHeld) {
-        sqlite.run(
-          "UPDATE webhook_deliveries SET status = 'discarded', next_attempt_at = NULL, completed_at = ? WHERE endpoint_id = ? AND status = 'held'",
-          [now, id],
-        );
-      } else {
-        sqlite.run(
-          "UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = ? WHERE endpoint_id = ? AND status = 'held'",
-          [now, id],
-        );
-      }
+      return discardHeld
+        ? sqlite.run(
+            "UPDATE webhook_deliveries SET status = 'discarded', next_attempt_at = NULL, completed_at = ? WHERE endpoint_id = ? AND status = 'held'",
+            [now, id],
+          ).changes
+        : sqlite.run(
+            "UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = ? WHERE endpoint_id = ? AND status = 'held'",
+            [now, id],
+          ).changes;
     }),
     /** Queues one message for one endpoint (the test message, a resend). */
     enqueue(endpointId: number, eventId: number, now: number): number {
@@ -245,13 +257,22 @@ export function webhookQueries(store: Store) {
         )
         .all(deliveryId);
     },
-    /** Deletes the attempts log of messages completed before `cutoff` (the log's own retention). */
-    pruneLog(cutoff: number): number {
-      return sqlite.run(
+    /**
+     * The delivery log's own retention: attempts and messages completed before
+     * `cutoff`, then events older than it that no message refers to any more.
+     */
+    pruneLog: sqlite.transaction((cutoff: number): { attempts: number; deliveries: number; events: number } => {
+      const attempts = sqlite.run(
         "DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT id FROM webhook_deliveries WHERE completed_at < ?)",
         [cutoff],
       ).changes;
-    },
+      const deliveries = sqlite.run("DELETE FROM webhook_deliveries WHERE completed_at < ?", [cutoff]).changes;
+      const events = sqlite.run(
+        "DELETE FROM events WHERE occurred_at < ? AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = events.id)",
+        [cutoff],
+      ).changes;
+      return { attempts, deliveries, events };
+    }),
     pendingCount(): number {
       return sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending'").get()?.n ?? 0;
     },

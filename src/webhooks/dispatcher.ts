@@ -117,7 +117,12 @@ export function startDispatcher(options: DispatcherOptions) {
 
   async function attemptDelivery(delivery: DueDelivery): Promise<void> {
     const endpoint = queries.endpointById(delivery.endpointId);
-    if (endpoint === null || endpoint.status !== "enabled") return;
+    const deleted = endpoint !== null && queries.endpoint(endpoint.uuid) === null;
+    if (endpoint === null || deleted || endpoint.status !== "enabled") {
+      // Paused since the message was queued: held; deleted: discarded. Never picked up again.
+      queries.setAside(delivery.id, endpoint !== null && !deleted ? "held" : "discarded", clock.now());
+      return;
+    }
     const result = await send(endpoint, delivery);
     stats.attempts++;
     const attemptNumber = delivery.attempts + 1;

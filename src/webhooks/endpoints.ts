@@ -27,7 +27,7 @@ export interface EndpointView {
   secret_rotation_ends_at: string | null;
 }
 
-export function presentEndpoint(row: EndpointRow): EndpointView {
+export function presentEndpoint(row: EndpointRow, now: number): EndpointView {
   return {
     id: row.uuid,
     organization: row.orgKey,
@@ -39,7 +39,11 @@ export function presentEndpoint(row: EndpointRow): EndpointView {
     pause_reason: row.pauseReason,
     failed_messages_in_row: row.failedMessagesInRow,
     created_at: isoFromMs(row.createdAt),
-    secret_rotation_ends_at: row.previousSecretUntil === null ? null : isoFromMs(row.previousSecretUntil),
+    // Only while the old secret is still signed with.
+    secret_rotation_ends_at:
+      row.previousSecret !== null && row.previousSecretUntil !== null && row.previousSecretUntil > now
+        ? isoFromMs(row.previousSecretUntil)
+        : null,
   };
 }
 
@@ -93,16 +97,16 @@ export function endpointService(store: Store, now: () => number) {
         secret,
         now: now(),
       });
-      return { endpoint: presentEndpoint(find(uuid)), secret };
+      return { endpoint: presentEndpoint(find(uuid), now()), secret };
     },
     list(orgKey?: string): EndpointView[] {
       return queries
         .endpoints()
         .filter((row) => orgKey === undefined || row.orgKey === orgKey)
-        .map(presentEndpoint);
+        .map((row) => presentEndpoint(row, now()));
     },
     get(id: string): EndpointView {
-      return presentEndpoint(find(id));
+      return presentEndpoint(find(id), now());
     },
     /** The signing secret, for an admin who asks (never logged). */
     secret(id: string): { secret: string; previous: string | null; previousUntil: string | null } {
@@ -121,7 +125,7 @@ export function endpointService(store: Store, now: () => number) {
         description: fields.description,
         eventTypes: fields.events === undefined ? undefined : checkEventTypes(fields.events),
       });
-      return presentEndpoint(find(id));
+      return presentEndpoint(find(id), now());
     },
     delete(id: string): void {
       queries.deleteEndpoint(find(id).id, now());
@@ -137,11 +141,11 @@ export function endpointService(store: Store, now: () => number) {
       queries.rotateSecret(row.id, secret, row.secret, until);
       return { secret, previousValidUntil: isoFromMs(until) };
     },
-    /** Enables a paused endpoint: held messages are delivered from now on, or discarded. */
-    enable(id: string, options: { discardHeld: boolean }): EndpointView {
+    /** Enables a paused endpoint: held messages are delivered from now on, or discarded (how many: `held`). */
+    enable(id: string, options: { discardHeld: boolean }): EndpointView & { held: number } {
       const row = find(id);
-      queries.enable(row.id, now(), options.discardHeld);
-      return presentEndpoint(find(id));
+      const held = queries.enable(row.id, now(), options.discardHeld);
+      return { ...presentEndpoint(find(id), now()), held };
     },
     /** Queues a test message (type `webhook.test`) to this endpoint only; returns its message id. */
     sendTest(id: string): string {
@@ -166,8 +170,10 @@ export function endpointService(store: Store, now: () => number) {
       if (eventId === null) throw new CodedError("not_found", `no message ${messageId} in this endpoint's organisation`);
       queries.enqueue(row.id, eventId, now());
     },
+    /** The delivery log, also of a deleted endpoint. */
     deliveries(id: string, limit = 50) {
-      const row = find(id);
+      const row = queries.endpointEvenDeleted(id.toLowerCase());
+      if (row === null) throw new CodedError("not_found", `no webhook endpoint ${id}`);
       return queries.deliveries(row.id, limit).map((delivery) => ({
         message_id: delivery.messageId,
         type: delivery.type,

@@ -23,8 +23,9 @@ function keyOf(secret: string): Buffer {
   return Buffer.from(secret.startsWith(secretPrefix) ? secret.slice(secretPrefix.length) : secret, "base64");
 }
 
-export function sign(secret: string, messageId: string, timestampSeconds: number, body: string): string {
-  const digest = createHmac("sha256", keyOf(secret)).update(`${messageId}.${timestampSeconds}.${body}`).digest("base64");
+/** The body is signed as the bytes sent: a string is taken as UTF-8. */
+export function sign(secret: string, messageId: string, timestampSeconds: number, body: string | Uint8Array): string {
+  const digest = createHmac("sha256", keyOf(secret)).update(`${messageId}.${timestampSeconds}.`).update(body).digest("base64");
   return `v1,${digest}`;
 }
 
@@ -35,7 +36,11 @@ export function signatureHeader(secrets: readonly string[], messageId: string, t
 
 export type Verification =
   | { ok: true }
-  | { ok: false; reason: "missing_headers" | "bad_signature" | "timestamp_too_old" | "timestamp_too_new"; skewSeconds?: number };
+  | {
+      ok: false;
+      reason: "missing_headers" | "bad_timestamp" | "bad_signature" | "timestamp_too_old" | "timestamp_too_new";
+      skewSeconds?: number;
+    };
 
 /**
  * Checks a delivery as a receiver should (spec 6, steps 1 to 5), saying why it
@@ -45,7 +50,8 @@ export type Verification =
 export function verifyDelivery(
   secret: string,
   headers: { id: string | null; timestamp: string | null; signature: string | null },
-  body: string,
+  /** The raw body bytes as received (spec 6, step 5); a string is taken as UTF-8. */
+  body: string | Uint8Array,
   nowSeconds: number,
   toleranceSeconds = 300,
 ): Verification {
@@ -53,7 +59,7 @@ export function verifyDelivery(
     return { ok: false, reason: "missing_headers" };
   }
   const timestamp = Number(headers.timestamp);
-  if (!Number.isInteger(timestamp)) return { ok: false, reason: "missing_headers" };
+  if (!/^\d+$/.test(headers.timestamp) || !Number.isSafeInteger(timestamp)) return { ok: false, reason: "bad_timestamp" };
   const skewSeconds = nowSeconds - timestamp;
   if (skewSeconds > toleranceSeconds) return { ok: false, reason: "timestamp_too_old", skewSeconds };
   if (skewSeconds < -toleranceSeconds) return { ok: false, reason: "timestamp_too_new", skewSeconds };

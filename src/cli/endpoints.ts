@@ -1,0 +1,432 @@
+/**
+ * `fieldhub endpoints ...`: webhook endpoints in the store of a data directory
+ * (spec section 6), through the endpoint service. The CLI writes to the store; the
+ * dispatcher of the fieldhub running on that data directory does the sending.
+ */
+import { systemClock } from "../lib/clock.ts";
+import { CodedError } from "../lib/errors.ts";
+import { openStore, type Store } from "../store/open.ts";
+import { listOrganizations } from "../store/organizations.ts";
+import { type EndpointService, type EndpointView, endpointService } from "../webhooks/endpoints.ts";
+import { CommandError, parseCommandArgs, requireOption, UsageError } from "./args.ts";
+
+export const endpointsUsage = [
+  "fieldhub endpoints create --data DIR --org ORG --url URL [--events a,b] [--description TEXT] [--json]",
+  "fieldhub endpoints list --data DIR [--org ORG] [--json]",
+  "fieldhub endpoints update --data DIR ID [--url URL] [--events a,b] [--description TEXT] [--json]",
+  "fieldhub endpoints delete --data DIR ID",
+  "fieldhub endpoints secret --data DIR ID [--json]",
+  "fieldhub endpoints rotate-secret --data DIR ID [--grace DURATION] [--json]",
+  "fieldhub endpoints enable --data DIR ID [--discard-held]",
+  "fieldhub endpoints test --data DIR ID [--wait SECONDS]",
+  "fieldhub endpoints deliveries --data DIR ID [--limit N] [--json]",
+  "fieldhub endpoints resend --data DIR ID MESSAGE_ID",
+].join("\n");
+
+export async function endpointsCommand(argv: string[]): Promise<void> {
+  const [action, ...rest] = argv;
+  switch (action) {
+    case "create":
+      return createEndpoint(rest);
+    case "list":
+      return listEndpoints(rest);
+    case "update":
+      return updateEndpoint(rest);
+    case "delete":
+      return deleteEndpoint(rest);
+    case "secret":
+      return showSecret(rest);
+    case "rotate-secret":
+      return rotateSecret(rest);
+    case "enable":
+      return enableEndpoint(rest);
+    case "test":
+      return testEndpoint(rest);
+    case "deliveries":
+      return showDeliveries(rest);
+    case "resend":
+      return resendMessage(rest);
+    default:
+      throw new UsageError(action === undefined ? "endpoints needs an action" : `unknown endpoints action "${action}"`);
+  }
+}
+
+/** Opens the store, runs `work` with the service, and turns the service's coded errors into exit 1. */
+async function withService<T>(
+  dataDir: string,
+  work: (service: EndpointService, store: Store) => T | Promise<T>,
+): Promise<T> {
+  const store = openStore(dataDir);
+  try {
+    return await work(
+      endpointService(store, () => systemClock.now()),
+      store,
+    );
+  } catch (error) {
+    if (error instanceof CodedError) throw new CommandError(error.message);
+    throw error;
+  } finally {
+    store.close();
+  }
+}
+
+function writeJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value)}\n`);
+}
+
+/** `a,b` to a list; empty text is the empty list (every event type). */
+function parseEvents(text: string): string[] {
+  return text
+    .split(",")
+    .map((type) => type.trim())
+    .filter((type) => type.length > 0);
+}
+
+/** The one positional argument of an action (the endpoint id), or more when asked. */
+function positionalsOf(positionals: string[], names: string[], action: string): string[] {
+  if (positionals.length !== names.length) {
+    throw new UsageError(`endpoints ${action} takes ${names.join(" ")}`);
+  }
+  return positionals;
+}
+
+function eventsText(view: EndpointView): string {
+  return view.events.length === 0 ? "all events" : view.events.join(",");
+}
+
+async function createEndpoint(argv: string[]): Promise<void> {
+  const { values } = parseCommandArgs(argv, {
+    data: { type: "string" },
+    org: { type: "string" },
+    url: { type: "string" },
+    events: { type: "string" },
+    description: { type: "string" },
+    json: { type: "boolean" },
+  });
+  const dataDir = requireOption(values.data, "--data");
+  const orgKey = requireOption(values.org, "--org");
+  const url = requireOption(values.url, "--url");
+  await withService(dataDir, (service, store) => {
+    let created: ReturnType<EndpointService["create"]>;
+    try {
+      created = service.create({
+        orgKey,
+        url,
+        description: values.description === undefined || values.description === "" ? null : values.description,
+        events: values.events === undefined ? [] : parseEvents(values.events),
+      });
+    } catch (error) {
+      if (error instanceof CodedError && error.code === "not_found") {
+        const known = listOrganizations(store).map((org) => org.key);
+        throw new CommandError(
+          `no organisation "${orgKey}" in ${dataDir}; ${known.length > 0 ? `known: ${known.join(", ")}` : "start fieldhub serve with its config once first"}`,
+        );
+      }
+      throw error;
+    }
+    const { endpoint, secret } = created;
+    if (values.json === true) {
+      writeJson({ ...endpoint, secret });
+      return;
+    }
+    process.stdout.write(`id      ${endpoint.id}\nsecret  ${secret}\n`);
+    process.stderr.write(
+      `Endpoint for ${endpoint.organization}: ${endpoint.url} (${eventsText(endpoint)}). ` +
+        `Give the secret to the receiver; \`fieldhub endpoints secret ${endpoint.id}\` shows it again.\n`,
+    );
+  });
+}
+
+function describeEndpoint(view: EndpointView): string {
+  const status =
+    view.status === "paused"
+      ? `paused since ${view.paused_at ?? "?"}: ${view.pause_reason ?? "no reason recorded"}`
+      : view.failed_messages_in_row > 0
+        ? `enabled (${view.failed_messages_in_row} failed message${view.failed_messages_in_row === 1 ? "" : "s"} in a row)`
+        : "enabled";
+  return [view.id, view.organization, status, view.url, eventsText(view), view.description ?? ""].join("\t");
+}
+
+async function listEndpoints(argv: string[]): Promise<void> {
+  const { values } = parseCommandArgs(argv, {
+    data: { type: "string" },
+    org: { type: "string" },
+    json: { type: "boolean" },
+  });
+  await withService(requireOption(values.data, "--data"), (service) => {
+    const endpoints = service.list(values.org);
+    if (values.json === true) {
+      writeJson(endpoints);
+      return;
+    }
+    process.stdout.write(
+      endpoints.length > 0 ? `${endpoints.map(describeEndpoint).join("\n")}\n` : "no webhook endpoints\n",
+    );
+  });
+}
+
+async function updateEndpoint(argv: string[]): Promise<void> {
+  const { values, positionals } = parseCommandArgs(
+    argv,
+    {
+      data: { type: "string" },
+      url: { type: "string" },
+      events: { type: "string" },
+      description: { type: "string" },
+      json: { type: "boolean" },
+    },
+    true,
+  );
+  const [id] = positionalsOf(positionals, ["ID"], "update");
+  const dataDir = requireOption(values.data, "--data");
+  if (values.url === undefined && values.events === undefined && values.description === undefined) {
+    throw new UsageError("endpoints update: give at least one of --url, --events, --description");
+  }
+  await withService(dataDir, (service) => {
+    const view = service.update(id!, {
+      url: values.url,
+      // An empty --events subscribes to every event type; an empty --description clears it.
+      events: values.events === undefined ? undefined : parseEvents(values.events),
+      description: values.description === undefined ? undefined : values.description === "" ? null : values.description,
+    });
+    if (values.json === true) {
+      writeJson(view);
+      return;
+    }
+    process.stdout.write(`updated ${describeEndpoint(view)}\n`);
+  });
+}
+
+async function deleteEndpoint(argv: string[]): Promise<void> {
+  const { values, positionals } = parseCommandArgs(argv, { data: { type: "string" } }, true);
+  const [id] = positionalsOf(positionals, ["ID"], "delete");
+  await withService(requireOption(values.data, "--data"), (service) => {
+    const view = service.get(id!);
+    service.delete(view.id);
+    process.stdout.write(`deleted endpoint ${view.id} (${view.url}); messages still to be sent to it are discarded\n`);
+  });
+}
+
+async function showSecret(argv: string[]): Promise<void> {
+  const { values, positionals } = parseCommandArgs(argv, { data: { type: "string" }, json: { type: "boolean" } }, true);
+  const [id] = positionalsOf(positionals, ["ID"], "secret");
+  await withService(requireOption(values.data, "--data"), (service) => {
+    const view = service.get(id!);
+    const secret = service.secret(view.id);
+    if (values.json === true) {
+      writeJson({
+        id: view.id,
+        secret: secret.secret,
+        previous: secret.previous,
+        previous_valid_until: secret.previousUntil,
+      });
+      return;
+    }
+    process.stdout.write(`secret    ${secret.secret}\n`);
+    if (secret.previous !== null) {
+      process.stdout.write(`previous  ${secret.previous} (also signed with until ${secret.previousUntil})\n`);
+    }
+  });
+}
+
+const durationUnits: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+const longestGraceMs = 365 * 86_400_000;
+
+/** `90s`, `30m`, `24h`, `7d` (and `0s`: the old secret stops at once) to milliseconds. */
+export function parseDuration(text: string, flag: string): number {
+  const match = /^(\d+)\s*([smhd])$/.exec(text.trim());
+  if (match === null) throw new UsageError(`${flag}: not a duration like 90s, 30m, 24h or 7d: ${text}`);
+  const ms = Number(match[1]) * (durationUnits[match[2]!] ?? 0);
+  if (ms > longestGraceMs) throw new UsageError(`${flag}: at most 365d`);
+  return ms;
+}
+
+async function rotateSecret(argv: string[]): Promise<void> {
+  const { values, positionals } = parseCommandArgs(
+    argv,
+    { data: { type: "string" }, grace: { type: "string" }, json: { type: "boolean" } },
+    true,
+  );
+  const [id] = positionalsOf(positionals, ["ID"], "rotate-secret");
+  const dataDir = requireOption(values.data, "--data");
+  const graceMs = parseDuration(values.grace ?? "24h", "--grace");
+  await withService(dataDir, (service) => {
+    const view = service.get(id!);
+    const rotated = service.rotateSecret(view.id, graceMs);
+    if (values.json === true) {
+      writeJson({ id: view.id, secret: rotated.secret, previous_valid_until: rotated.previousValidUntil });
+      return;
+    }
+    process.stdout.write(`secret  ${rotated.secret}\n`);
+    process.stderr.write(
+      `The old secret stays valid until ${rotated.previousValidUntil}: until then every delivery carries ` +
+        "both signatures. Update the receiver before that.\n",
+    );
+  });
+}
+
+async function enableEndpoint(argv: string[]): Promise<void> {
+  const { values, positionals } = parseCommandArgs(
+    argv,
+    { data: { type: "string" }, "discard-held": { type: "boolean" } },
+    true,
+  );
+  const [id] = positionalsOf(positionals, ["ID"], "enable");
+  const discardHeld = values["discard-held"] === true;
+  await withService(requireOption(values.data, "--data"), (service) => {
+    const before = service.get(id!);
+    const { held } = service.enable(before.id, { discardHeld });
+    if (before.status !== "paused") {
+      process.stdout.write(`endpoint ${before.id} was not paused; it stays enabled\n`);
+      return;
+    }
+    const messages = `${held} message${held === 1 ? "" : "s"} held while it was paused`;
+    process.stdout.write(
+      `enabled endpoint ${before.id} (${before.url}); ${
+        discardHeld ? `${messages}: discarded` : `${messages}: sent now by the running fieldhub`
+      }\n`,
+    );
+  });
+}
+
+type DeliveryEntry = ReturnType<EndpointService["deliveries"]>[number];
+
+async function testEndpoint(argv: string[]): Promise<void> {
+  const { values, positionals } = parseCommandArgs(argv, { data: { type: "string" }, wait: { type: "string" } }, true);
+  const [id] = positionalsOf(positionals, ["ID"], "test");
+  const dataDir = requireOption(values.data, "--data");
+  const waitSeconds = values.wait === undefined ? 15 : Number(values.wait);
+  if (!Number.isFinite(waitSeconds) || waitSeconds < 0 || waitSeconds > 3600) {
+    throw new UsageError(`--wait: a number of seconds from 0 to 3600: ${values.wait}`);
+  }
+  await withService(dataDir, async (service) => {
+    const view = service.get(id!);
+    const messageId = service.sendTest(view.id);
+    process.stdout.write(`queued test message ${messageId} for ${view.url}\n`);
+    const entryOf = (): DeliveryEntry | undefined =>
+      service.deliveries(view.id, 20).find((delivery) => delivery.message_id === messageId);
+    if (entryOf()?.status === "held") {
+      throw new CommandError(
+        `endpoint ${view.id} is paused (${view.pause_reason ?? "no reason recorded"}); the test message is held ` +
+          `until \`fieldhub endpoints enable ${view.id}\``,
+      );
+    }
+    if (waitSeconds === 0) return;
+    const deadline = Date.now() + waitSeconds * 1000;
+    let entry = entryOf();
+    while ((entry === undefined || entry.attempt_log.length === 0) && Date.now() < deadline) {
+      await Bun.sleep(100);
+      entry = entryOf();
+    }
+    const first = entry?.attempt_log[0];
+    if (entry === undefined || first === undefined) {
+      throw new CommandError(
+        `no attempt to deliver ${messageId} within ${waitSeconds} s: no fieldhub seems to be running on ${dataDir} ` +
+          "(or the receiver takes longer to answer). The message stays queued and is sent when fieldhub runs there.",
+      );
+    }
+    const outcome = `${first.status_code === null ? "no answer" : `HTTP ${first.status_code}`} in ${first.duration_ms} ms`;
+    if (first.status_code !== null && first.status_code >= 200 && first.status_code < 300) {
+      process.stdout.write(`delivered: ${outcome}\n`);
+      return;
+    }
+    const after =
+      entry.status === "pending"
+        ? `it is retried at ${entry.next_attempt_at ?? "?"}`
+        : entry.status === "failed"
+          ? "no further attempts"
+          : `its status is now ${entry.status}`;
+    const paused = service.get(view.id);
+    const error = extraError(first.status_code, first.error);
+    throw new CommandError(
+      `the first attempt failed: ${outcome}${error === null ? "" : ` (${error})`}; ${after}` +
+        (paused.status === "paused" ? `; the endpoint is now paused: ${paused.pause_reason ?? ""}` : ""),
+    );
+  });
+}
+
+/** An attempt's error, unless it only repeats the status code ("HTTP 500"). */
+function extraError(statusCode: number | null, error: string | null): string | null {
+  return error === null || (statusCode !== null && error === `HTTP ${statusCode}`) ? null : error;
+}
+
+function oneLine(text: string | null, max: number): string {
+  if (text === null) return "";
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+}
+
+async function showDeliveries(argv: string[]): Promise<void> {
+  const { values, positionals } = parseCommandArgs(
+    argv,
+    { data: { type: "string" }, limit: { type: "string" }, json: { type: "boolean" } },
+    true,
+  );
+  const [id] = positionalsOf(positionals, ["ID"], "deliveries");
+  const dataDir = requireOption(values.data, "--data");
+  const limit = values.limit === undefined ? 50 : Number(values.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
+    throw new UsageError(`--limit: a whole number from 1 to 1000: ${values.limit}`);
+  }
+  await withService(dataDir, (service) => {
+    const view = service.get(id!);
+    const deliveries = service.deliveries(view.id, limit);
+    if (values.json === true) {
+      writeJson(deliveries);
+      return;
+    }
+    if (deliveries.length === 0) {
+      process.stdout.write(`no deliveries to ${view.url}\n`);
+      return;
+    }
+    const lines: string[] = [];
+    for (const delivery of deliveries) {
+      const lastParts = [
+        delivery.last_status_code === null ? null : `HTTP ${delivery.last_status_code}`,
+        extraError(delivery.last_status_code, delivery.last_error),
+      ].filter((part) => part !== null);
+      const last = lastParts.length > 0 ? `last ${lastParts.join(": ")}` : "";
+      lines.push(
+        [
+          delivery.created_at,
+          delivery.message_id,
+          delivery.type,
+          delivery.status,
+          `${delivery.attempts} attempt${delivery.attempts === 1 ? "" : "s"}`,
+          delivery.next_attempt_at === null ? "" : `next ${delivery.next_attempt_at}`,
+          last,
+        ]
+          .filter((part) => part !== "")
+          .join("\t"),
+      );
+      for (const attempt of delivery.attempt_log) {
+        lines.push(
+          [
+            `  ${attempt.at}`,
+            attempt.status_code === null ? "no answer" : `HTTP ${attempt.status_code}`,
+            `${attempt.duration_ms} ms`,
+            extraError(attempt.status_code, attempt.error) ?? "",
+            attempt.response === null ? "" : `response: ${oneLine(attempt.response, 80)}`,
+          ]
+            .filter((part) => part !== "")
+            .join("\t"),
+        );
+      }
+    }
+    process.stdout.write(`${lines.join("\n")}\n`);
+  });
+}
+
+async function resendMessage(argv: string[]): Promise<void> {
+  const { values, positionals } = parseCommandArgs(argv, { data: { type: "string" } }, true);
+  const [id, messageId] = positionalsOf(positionals, ["ID", "MESSAGE_ID"], "resend");
+  await withService(requireOption(values.data, "--data"), (service) => {
+    const view = service.get(id!);
+    service.resend(view.id, messageId!);
+    const note =
+      view.status === "paused"
+        ? `the endpoint is paused: the message is held until \`fieldhub endpoints enable ${view.id}\``
+        : "the running fieldhub sends it with the same webhook-id";
+    process.stdout.write(`queued ${messageId} again for ${view.url}; ${note}\n`);
+  });
+}
