@@ -2,6 +2,7 @@
  * fieldhub's composition root: reads the command line and hands each command the
  * parts it wires together.
  */
+import { alertsCommand, alertsUsage } from "./cli/alerts.ts";
 import { CommandError, UsageError } from "./cli/args.ts";
 import { configCommand, configUsage } from "./cli/config.ts";
 import { demoCommand, demoUsage } from "./cli/demo.ts";
@@ -17,6 +18,7 @@ Usage:
   ${serveUsage}
   ${demoUsage}
   ${keysUsage.split("\n").join("\n  ")}
+  ${alertsUsage.split("\n").join("\n  ")}
   ${endpointsUsage.split("\n").join("\n  ")}
   ${webhooksUsage}
   ${configUsage}
@@ -33,6 +35,9 @@ async function main(argv: string[]): Promise<number> {
       case "demo":
         await demoCommand(rest);
         return -1;
+      case "alerts":
+        await alertsCommand(rest);
+        return 0;
       case "keys":
         keysCommand(rest, Date.now());
         return 0;

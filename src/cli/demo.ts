@@ -73,6 +73,7 @@ export async function demoCommand(argv: string[]): Promise<void> {
     gateways: config.polling,
     retentionDays: config.retention.readingsDays,
     webhooks: config.webhooks,
+    alerting: { rules: config.rules, offlineDetector: config.offlineDetector, automations: config.automations },
   });
   const server = startHttpServer({
     store,

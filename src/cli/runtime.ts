@@ -9,6 +9,9 @@ import { createIngest } from "../ingest/ingest.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/logger.ts";
 import type { PollingGateway } from "../lib/polling.ts";
+import type { AutomationConfig, OfflineDetectorConfig, RuleConfig } from "../lib/rules.ts";
+import { createRulesEngine, type RulesEngine } from "../rules/engine.ts";
+import { findOrganizationByKey } from "../store/organizations.ts";
 import type { LinkOpener } from "../modbus/link.ts";
 import { type GatewayPoller, type PollSink, startGatewayPoller } from "../modbus/poller.ts";
 import type { Store } from "../store/open.ts";
@@ -23,8 +26,15 @@ export interface WebhookSettings {
   logRetentionDays: number;
 }
 
+export interface AlertingSettings {
+  rules: readonly RuleConfig[];
+  offlineDetector: OfflineDetectorConfig;
+  automations: readonly AutomationConfig[];
+}
+
 export interface Runtime {
   dispatcher: Dispatcher;
+  rules: RulesEngine;
   pollers: GatewayPoller[];
   ingest: ReturnType<typeof createIngest>;
   status: ReturnType<typeof createGatewayStatusTracker>;
@@ -41,6 +51,7 @@ export function startRuntime(options: {
   /** Readings older than this are pruned (config `retention.readings_days`). */
   retentionDays: number;
   webhooks: WebhookSettings;
+  alerting: AlertingSettings;
 }): Runtime {
   const { store, clock, logger, gateways } = options;
   const storageIntervalMs = new Map<string, number>();
@@ -66,15 +77,30 @@ export function startRuntime(options: {
     retryDelaysMs: options.webhooks.retryDelaysMs,
     pauseAfterFailedMessages: options.webhooks.pauseAfterFailedMessages,
   });
+  const rules = createRulesEngine({
+    store,
+    clock,
+    logger: logger.child({ part: "rules" }),
+    ...options.alerting,
+    onEvent: () => dispatcher.wake(),
+  });
   const status = createGatewayStatusTracker({
     onEvent: () => dispatcher.wake(),
+    onChange: (gatewayId, next, at) => {
+      if (next === "offline") rules.gatewayOffline(gatewayId, at);
+      if (next === "online") rules.gatewayOnline(gatewayId, at);
+    },
     store,
     clock,
     logger: logger.child({ part: "status" }),
     gateways: polled.map((gateway) => ({ id: gateway.id, heartbeatMs: gateway.heartbeatMs })),
   });
   const sink: PollSink = {
-    readings: (_gatewayId, values) => ingest.accept(values),
+    // Rules see every value read, not only the ones stored.
+    readings: (_gatewayId, values) => {
+      ingest.accept(values);
+      rules.evaluate(values);
+    },
     answered: (gatewayId, at) => status.answered(gatewayId, at),
     unreachable: (gatewayId, at, reason, fatal) => status.unreachable(gatewayId, at, reason, fatal),
   };
@@ -87,12 +113,20 @@ export function startRuntime(options: {
     const pruned = webhookQueries(store).pruneLog(clock.now() - options.webhooks.logRetentionDays * 86_400_000);
     logger.info({ part: "webhooks", ...pruned }, "webhook delivery log pruned");
   });
+  const scheduled = options.alerting.automations.flatMap((automation) => {
+    if (!automation.enabled || automation.trigger.kind !== "schedule") return [];
+    const org = findOrganizationByKey(store, automation.orgKey);
+    if (org === null) return [];
+    return [new Cron(automation.trigger.cron, () => rules.runScheduled(automation, org.id))];
+  });
   return {
     dispatcher,
+    rules,
     pollers,
     ingest,
     status,
     async stop() {
+      for (const job of scheduled) job.stop();
       deliveryLog.stop();
       await retention.stop();
       // Pollers first, so nothing arrives after the last flush.

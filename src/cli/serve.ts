@@ -47,6 +47,7 @@ export async function serveCommand(argv: string[]): Promise<void> {
     gateways: config.polling,
     retentionDays: config.retention.readingsDays,
     webhooks: config.webhooks,
+    alerting: { rules: config.rules, offlineDetector: config.offlineDetector, automations: config.automations },
   });
   logger.info(
     { url: server.url, data: dataDir },

@@ -119,4 +119,29 @@ gateways:
       - name: Meeting room thermostat
         slave_id: 5
         template: { brand: Siemens, model: RDF302 }
+
+# Alert rules: each watches one register, in engineering units (value = raw x scale_factor).
+rules:
+  - name: Greenhouse too hot
+    gateway: FH-0001
+    device: Climate computer
+    register: air_temperature
+    condition: gt            # gt, gte, lt, lte, eq or ne
+    threshold: 30            # °C
+    hysteresis: 1            # returned only once the value is back at or below 29 °C
+    for_s: 300               # and raised only after 5 minutes above 30 °C
+    severity: warning        # the default
+    # no message: "air_temperature above {threshold} {unit}: {value} {unit}"
+
+# The offline detector: an alert when a gateway stops reporting. These are its defaults.
+offline_alerts:
+  enabled: true
+  severity: critical
+  name: Gateway offline
+
+automations:
+  - name: Notify when too hot
+    trigger: { rule: Greenhouse too hot }   # or { schedule: "0 7 * * *" } (cron)
+    actions:
+      - type: webhook        # automation.triggered to the webhook endpoints of the rule's organisation
 `;

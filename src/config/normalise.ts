@@ -1,7 +1,8 @@
 /**
  * A checked, defaulted file -> FieldhubConfig: camelCase, every id decided,
  * gateways grouped under their organisation, templates expanded into registers, and the
- * same devices and registers once more in the shape the pollers read (polling). Only called when the file has no
+ * same devices and registers once more in the shape the pollers read (polling), and the
+ * alert rules and automations (alerting-normalise.ts). Only called when the file has no
  * problems, so it can trust the references and the bus/device combinations.
  */
 import type {
@@ -11,6 +12,7 @@ import type {
   InventoryRegister,
 } from "../lib/inventory.ts";
 import type { ByteOrder, DataType, FunctionCode, RegisterDecoding } from "../lib/register-map.ts";
+import { normaliseAlerting } from "./alerting-normalise.ts";
 import { lookupTemplate, type ResolvedRegister, resolveRegisters } from "./device-registers.ts";
 import { defaults, type RawBus, type RawConfig, type RawDevice, type RawGateway, type RawRegister } from "./schema.ts";
 import { derivedId, deviceKey } from "./stable-ids.ts";
@@ -48,6 +50,7 @@ export function normaliseConfig(raw: RawConfig): FieldhubConfig {
     polling.push({ id: inventory.id, serial: gateway.serial, bus, heartbeatMs: inventory.heartbeatMs, devices });
   }
 
+  const inventory = { organizations: [...organizations.values()] };
   return {
     server: {
       host: raw.server.host,
@@ -62,9 +65,10 @@ export function normaliseConfig(raw: RawConfig): FieldhubConfig {
       pauseAfterFailedMessages: raw.webhooks.pause_after_failed_messages,
       logRetentionDays: raw.webhooks.log_retention_days,
     },
-    inventory: { organizations: [...organizations.values()] },
+    inventory,
     buses,
     polling,
+    ...normaliseAlerting(raw, inventory),
   };
 }
 

@@ -1,13 +1,15 @@
 /**
  * Rules that span more than one field: uniqueness, references between sections,
  * device fields that depend on the gateway's bus, templates, and id clashes (what one
- * register needs is in register-rules.ts). They run on the
+ * register needs is in register-rules.ts; alert rules and automations are in
+ * alerting-checks.ts). They run on the
  * raw data even when the structure has problems, so one broken element does not
  * hide the problems of the others; every look at a value checks its type first.
  */
-import { uuidPattern } from "../lib/ids.ts";
+import { checkAlerting } from "./alerting-checks.ts";
 import { lookupTemplate, resolveRegisters, type TemplateLookup } from "./device-registers.ts";
 import { type Finding, formatPath, type Path } from "./problems.ts";
+import { FirstSeen, IdRegistry, type Report } from "./registries.ts";
 import { checkRegister } from "./register-rules.ts";
 import { defaults } from "./schema.ts";
 import { deviceKey, derivedId } from "./stable-ids.ts";
@@ -15,8 +17,6 @@ import { didYouMean } from "./suggest.ts";
 import { templateLabel } from "./templates/index.ts";
 import { type BusType, busTypes } from "./types.ts";
 import { describeValue, isRecord, listOrEmpty, stringOrUndefined } from "./values.ts";
-
-type Report = (path: Path, message: string) => void;
 
 export function ruleFindings(data: unknown): Finding[] {
   const findings: Finding[] = [];
@@ -27,75 +27,8 @@ export function ruleFindings(data: unknown): Finding[] {
   checkPublicUrl(data.server, report);
   const organizations = checkOrganizations(data.organizations, report, ids);
   checkGateways(data.gateways, organizations, report, ids);
+  checkAlerting(data, organizations, report, ids);
   return findings;
-}
-
-/** Remembers the first place a value was seen and reports later repeats. */
-class FirstSeen {
-  private readonly seen = new Map<string, Path>();
-  constructor(
-    private readonly label: string,
-    private readonly report: Report,
-  ) {}
-
-  /** True when `value` is new; otherwise reports the duplicate at `path`. */
-  isNew(value: string, path: Path): boolean {
-    const first = this.seen.get(value);
-    if (first !== undefined) {
-      this.report(path, `duplicate ${this.label} "${value}" (also at ${formatPath(first)})`);
-      return false;
-    }
-    this.seen.set(value, path);
-    return true;
-  }
-}
-
-type IdKind = "organization" | "customer" | "gateway" | "device" | "register";
-
-/**
- * Ids must be unique per kind across the file, whether written or derived. A
- * derived id is only claimed when the element's natural key is new, so a
- * duplicate key is reported once (as a duplicate key), not again as an id clash.
- */
-class IdRegistry {
-  private readonly owners = new Map<string, { path: Path; explicit: boolean; templateRegister?: string }>();
-  constructor(private readonly report: Report) {}
-
-  /**
-   * `templateRegister` names a template register the file leaves alone: it has no place
-   * of its own in the file, so `elementPath` is its device's `template`.
-   */
-  claim(
-    kind: IdKind,
-    written: unknown,
-    elementPath: Path,
-    derived: string | undefined,
-    templateRegister?: string,
-  ): void {
-    let id = derived;
-    let explicit = false;
-    if (written !== undefined) {
-      // A malformed written id is the structure check's to report.
-      if (typeof written !== "string" || !uuidPattern.test(written)) return;
-      id = written.toLowerCase();
-      explicit = true;
-    }
-    if (id === undefined) return;
-    const key = `${kind} ${id}`;
-    const owner = this.owners.get(key);
-    if (owner === undefined) {
-      this.owners.set(key, { path: elementPath, explicit, templateRegister });
-      return;
-    }
-    const where = owner.explicit
-      ? `also at ${formatPath([...owner.path, "id"])}`
-      : owner.templateRegister !== undefined
-        ? `also the id derived for template register "${owner.templateRegister}" of ${formatPath(owner.path.slice(0, -1))}`
-        : `also the id derived for ${formatPath(owner.path)}`;
-    const label = templateRegister === undefined ? "" : `template register "${templateRegister}": `;
-    if (explicit) this.report([...elementPath, "id"], `duplicate id "${id}" (${where})`);
-    else this.report(elementPath, `${label}its derived id "${id}" is already used (${where}); give it an explicit id`);
-  }
 }
 
 function checkPublicUrl(server: unknown, report: Report): void {

@@ -10,10 +10,12 @@
  * - `discriminator` marks a union whose variants are picked by that field, so a
  *   mistake is reported against the variant the user chose, not against all of them.
  * Rules that span fields (references, uniqueness, host only on TCP, what a data type
- * needs, templates) live in rules.ts and register-rules.ts.
+ * needs, templates) live in rules.ts and register-rules.ts; those of the alert rules
+ * and automations in alerting-checks.ts.
  */
 import { type Static, type TLiteral, type TLiteralValue, type TSchema, type TUnion, Type } from "@sinclair/typebox";
 import { byteOrders, dataTypes, functionCodes } from "../lib/register-map.ts";
+import { conditions, severities } from "../lib/rules.ts";
 import { baudRates, parities } from "./types.ts";
 
 /** Defaults in one place: the schema uses them, and rules.ts/normalise.ts the context-dependent ones. */
@@ -38,6 +40,9 @@ export const defaults = {
   parity: "none",
   stopBits: 1,
   rtuOverTcpPort: 502,
+  ruleSeverity: "warning",
+  offlineSeverity: "critical",
+  offlineName: "Gateway offline",
 } as const;
 
 const strict = { additionalProperties: false } as const;
@@ -256,6 +261,73 @@ export const gatewaySchema = Type.Object(
   strict,
 );
 
+/**
+ * An alert rule on one register (spec section 3). What it names (gateway, device,
+ * register) is resolved in alerting-checks.ts, which also decides what may go with
+ * which condition and checks the message's placeholders.
+ */
+export const ruleSchema = Type.Object(
+  {
+    name: nonEmpty,
+    // Default: derived from the name (stable-ids.ts).
+    id: Type.Optional(uuid),
+    gateway: serial,
+    // A device name, or the slave_id of an unnamed device.
+    device: Type.Union([nonEmpty, Type.Integer()], {
+      unionMessage: "must be a device name (text) or, for an unnamed device, its slave_id (a whole number)",
+    }),
+    register: nonEmpty,
+    condition: oneOf(conditions),
+    threshold: Type.Number(),
+    severity: oneOf(severities, { default: defaults.ruleSeverity }),
+    // Default: written from the register and condition (alerting-normalise.ts).
+    message: Type.Optional(nonEmpty),
+    // Only with gt/gte/lt/lte: alerting-checks.ts.
+    hysteresis: Type.Number({ minimum: 0, default: 0 }),
+    for_s: Type.Integer({ minimum: 0, maximum: 86_400, default: 0 }),
+    enabled: Type.Boolean({ default: true }),
+  },
+  strict,
+);
+
+/** The offline detector: one rule over every gateway, there whether or not the file mentions it. */
+export const offlineAlertsSchema = Type.Object(
+  {
+    enabled: Type.Boolean({ default: true }),
+    severity: oneOf(severities, { default: defaults.offlineSeverity }),
+    name: Type.String({ minLength: 1, default: defaults.offlineName }),
+    id: Type.Optional(uuid),
+  },
+  { ...strict, default: {} },
+);
+
+/** Exactly one of the two: alerting-checks.ts (a pattern cannot say which is wrong). */
+export const triggerSchema = Type.Object(
+  {
+    rule: Type.Optional(nonEmpty),
+    // A cron expression of 5 or 6 fields, checked with croner in alerting-checks.ts.
+    schedule: Type.Optional(nonEmpty),
+  },
+  strict,
+);
+
+/** What an automation does. Webhook is the only kind so far; the object leaves room for more. */
+export const actionSchema = Type.Object({ type: Type.Literal("webhook") }, strict);
+
+export const automationSchema = Type.Object(
+  {
+    name: nonEmpty,
+    // Default: derived from the name (stable-ids.ts).
+    id: Type.Optional(uuid),
+    enabled: Type.Boolean({ default: true }),
+    // Default: the rule's gateway's organisation, or the only organisation: alerting-checks.ts.
+    organization: Type.Optional(key),
+    trigger: triggerSchema,
+    actions: Type.Array(actionSchema, { minItems: 1, minItemsMessage: "must list at least one action" }),
+  },
+  strict,
+);
+
 export const configSchema = Type.Object(
   {
     server: serverSchema,
@@ -267,6 +339,9 @@ export const configSchema = Type.Object(
       minItemsMessage: "must list at least one organisation",
     }),
     gateways: listOf(gatewaySchema),
+    rules: listOf(ruleSchema),
+    offline_alerts: offlineAlertsSchema,
+    automations: listOf(automationSchema),
   },
   strict,
 );
@@ -277,3 +352,6 @@ export type RawGateway = Static<typeof gatewaySchema>;
 export type RawDevice = Static<typeof deviceSchema>;
 export type RawBus = Static<typeof busSchema>;
 export type RawRegister = Static<typeof registerSchema>;
+export type RawRule = Static<typeof ruleSchema>;
+export type RawOfflineAlerts = Static<typeof offlineAlertsSchema>;
+export type RawAutomation = Static<typeof automationSchema>;

@@ -13,6 +13,10 @@ export const derivedId = {
   register: (serial: string, deviceKey: string, registerName: string) =>
     stableUuid("register", serial, deviceKey, registerName),
   template: (brand: string, model: string) => stableUuid("template", brand, model),
+  rule: (name: string) => stableUuid("rule", name),
+  // The same namespace as rules: the detector is a rule too (alerts carry its id as rule_id).
+  offlineDetector: () => stableUuid("rule", "offline-detector"),
+  automation: (name: string) => stableUuid("automation", name),
 };
 
 /**

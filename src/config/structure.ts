@@ -88,6 +88,12 @@ function explainUnion(error: ValueError, path: Path, context: Context): Finding[
     ];
   }
 
+  // A union of different kinds of value (text or a number) says in words what it takes.
+  const unionMessage = (error.schema as { unionMessage?: unknown }).unionMessage;
+  if (typeof unionMessage === "string") {
+    return [{ path, message: `${unionMessage}; got ${describeValue(error.value)}` }];
+  }
+
   const discriminator = (error.schema as { discriminator?: unknown }).discriminator;
   if (typeof discriminator !== "string") {
     return [

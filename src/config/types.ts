@@ -1,5 +1,6 @@
 import type { Inventory } from "../lib/inventory.ts";
 import type { BusConfig, PollingGateway } from "../lib/polling.ts";
+import type { AutomationConfig, OfflineDetectorConfig, RuleConfig } from "../lib/rules.ts";
 
 /** One thing wrong with a config file. `path` is like `gateways[2].devices[0].slave_id`; the root is "". */
 export interface ConfigProblem {
@@ -17,6 +18,16 @@ export { type Parity, parities } from "../lib/polling.ts";
 
 // The polling shapes are shared with the Modbus layer, so they live in lib.
 export type { BusConfig, PollingDevice, PollingGateway } from "../lib/polling.ts";
+// So are the alerting shapes, with the rules engine.
+export type {
+  AutomationAction,
+  AutomationConfig,
+  AutomationTrigger,
+  Condition,
+  OfflineDetectorConfig,
+  RuleConfig,
+  Severity,
+} from "../lib/rules.ts";
 
 export interface FieldhubConfig {
   server: { host: string; port: number; publicUrl: string | null };
@@ -29,4 +40,10 @@ export interface FieldhubConfig {
   buses: Map<string, BusConfig>;
   /** What each gateway polls and how, in file order. */
   polling: PollingGateway[];
+  /** Alert rules on registers, in file order; ids are the inventory's. */
+  rules: RuleConfig[];
+  /** The offline detector, there whether or not the file has `offline_alerts`. */
+  offlineDetector: OfflineDetectorConfig;
+  /** Automations in file order, each with its organisation decided. */
+  automations: AutomationConfig[];
 }

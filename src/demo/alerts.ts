@@ -26,7 +26,8 @@ export interface DemoAlert {
   entryCount: number;
 }
 
-const offlineRule = stableUuid("demo-rule", "gateway-offline");
+/** The offline detector's id (its default in the config), so this alert is the detector's own. */
+const offlineRule = stableUuid("rule", "offline-detector");
 
 export function demoAlerts(now: number): DemoAlert[] {
   const base = {

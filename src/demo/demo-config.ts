@@ -61,6 +61,8 @@ gateways:
           - { name: pipe_temperature, address: 3, function_code: 4, data_type: int16, unit: "°C", scale_factor: 0.1 }
           - { name: screen_position, address: 4, function_code: 4, data_type: uint16, unit: "%" }
           - { name: heating_setpoint, address: 100, function_code: 3, data_type: int16, unit: "°C", scale_factor: 0.1, writable: true, description: Day heating setpoint }
+          - { name: vent_position, address: 5, function_code: 4, data_type: uint16, unit: "%", description: Roof vent opening }
+          - { name: door_open, address: 6, function_code: 4, data_type: bool, bit: 0, description: Loading door contact }
       - name: Fan-coil thermostat
         slave_id: 1
         host: 127.0.0.1
@@ -106,5 +108,42 @@ gateways:
     name: Packing hall (not yet installed)
     customer: westland
     bus: { type: tcp }
+
+# Rules that fire and return within minutes of starting: the vent opens fully every
+# four minutes, the loading door opens for three minutes every six.
+rules:
+  - name: Vent wide open
+    gateway: ${demoGatewaySerials.greenhouse}
+    device: Climate computer
+    register: vent_position
+    condition: gt
+    threshold: 80
+    hysteresis: 5
+    severity: info
+  - name: Loading door open
+    gateway: ${demoGatewaySerials.greenhouse}
+    device: Climate computer
+    register: door_open
+    condition: eq
+    threshold: 1
+    for_s: 20
+    severity: warning
+    message: "Loading door of {gateway} open for more than 20 s"
+  - name: Supply voltage low
+    gateway: ${demoGatewaySerials.energy}
+    device: Energy meter
+    register: voltage_l1
+    condition: lt
+    threshold: 215
+    severity: critical
+
+offline_alerts:
+  severity: critical
+
+automations:
+  - name: Door alarm to the BMS
+    trigger: { rule: Loading door open }
+    actions:
+      - { type: webhook }
 `;
 }

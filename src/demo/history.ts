@@ -35,6 +35,9 @@ const byName: Record<string, (ts: number, n: number) => number> = {
   pipe_temperature: (ts, n) => 44 - 9 * daily(ts) + 0.5 * n,
   heating_setpoint: (ts) => (daily(ts) > -0.3 ? 20 : 17.5),
   screen_position: (ts) => (sunshine(ts) > 0.8 ? 60 : daily(ts) < -0.2 ? 100 : 0),
+  // A four-minute sawtooth and a door open three minutes in six: the demo's rules fire and return.
+  vent_position: (ts) => Math.round(((ts / 1000) % 240) / 2.4),
+  door_open: (ts) => Math.floor(ts / 180_000) % 2,
   room_temperature: (ts, n) => 21 + 1.5 * daily(ts) + 0.2 * n,
   current_setpoint: (ts) => (daily(ts) > -0.3 ? 21 : 18),
   comfort_setpoint: () => 21,

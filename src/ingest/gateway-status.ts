@@ -41,6 +41,8 @@ export function createGatewayStatusTracker(options: {
   checkEveryMs?: number;
   /** Called after an event was committed (so the webhook dispatcher can send it now). */
   onEvent?: () => void;
+  /** Called after each status change (the offline detector listens). */
+  onChange?: (gatewayId: string, status: GatewayStatus, at: number) => void;
 }) {
   const { store, clock, logger } = options;
   const events = eventQueries(store);
@@ -94,6 +96,7 @@ export function createGatewayStatusTracker(options: {
     transition(state, next, at);
     options.onEvent?.();
     state.status = next;
+    options.onChange?.(state.uuid, next, at);
     if (next === "online") state.lastSeenWritten = state.lastSeen;
     logger.info({ gateway: state.serial, status: next, previous_status: previous, reason }, "gateway status changed");
   }

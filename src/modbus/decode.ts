@@ -37,7 +37,7 @@ export function decodeWords(
   if (!Number.isInteger(offset) || offset < 0 || offset + span > words.length) return null;
   const bytes = wireBytesBigEndian(words, offset, span, register.dataType === "string" ? "string" : register.byteOrder);
   if (bytes === null) return null;
-  const view = new DataView(bytes.buffer);
+  const view = bytes === scratch ? scratchView : new DataView(bytes.buffer);
 
   switch (register.dataType) {
     case "int16":
@@ -80,6 +80,11 @@ export function decodeBits(bits: readonly boolean[], offset: number): number | n
  * word order and only get their byte swap applied later, so "string" here means
  * "words as they are".
  */
+// Numbers (at most 8 bytes) are assembled in one reused buffer: no allocation per
+// register on the poll path. Strings get their own bytes.
+const scratch = new Uint8Array(8);
+const scratchView = new DataView(scratch.buffer);
+
 function wireBytesBigEndian(
   words: readonly number[],
   offset: number,
@@ -89,7 +94,7 @@ function wireBytesBigEndian(
   // CDAB and DCBA put the low word first; BADC and DCBA swap the bytes within each word.
   const reverseWords = order === "CDAB" || order === "DCBA";
   const swapBytes = order === "BADC" || order === "DCBA";
-  const bytes = new Uint8Array(span * 2);
+  const bytes = order !== "string" && span <= 4 ? scratch : new Uint8Array(span * 2);
   for (let i = 0; i < span; i++) {
     const raw = words[offset + (reverseWords ? span - 1 - i : i)];
     // A hole in a sparse array is a missing word, not a zero.
@@ -117,7 +122,10 @@ function latin1Trimmed(bytes: Uint8Array, order: ByteOrder): string {
 /** The shortest decimal that reads back as the same float32 (at most 9 significant digits always do). */
 function shortestFloat32(value: number): number {
   if (!Number.isFinite(value)) return value;
-  for (let digits = 1; digits < 9; digits++) {
+  // For a normal float32, toPrecision(6) also finds any shorter form (its trailing
+  // zeros vanish), so the search starts there; only subnormals need it from 1 digit.
+  const first = value === 0 || Math.abs(value) >= 1.1754943508222875e-38 ? 6 : 1;
+  for (let digits = first; digits < 9; digits++) {
     const candidate = Number(value.toPrecision(digits));
     if (Math.fround(candidate) === value) return candidate;
   }

@@ -76,6 +76,8 @@ type DeviceState = {
   failingRegisters: Map<string, number>;
   failedCycles: number;
   quarantined: boolean;
+  /** The plan of the last cycle, reused while nothing it depends on changed. */
+  plan: ReadRequest[] | null;
   backoffMs: number;
   failureLogged: boolean;
 };
@@ -117,6 +119,7 @@ export function startGatewayPoller(options: PollerOptions) {
       nextDue: clock.now(),
       breaks: new Set(),
       failingRegisters: new Map(),
+      plan: null,
       failedCycles: 0,
       quarantined: false,
       backoffMs: device.pollIntervalMs,
@@ -198,17 +201,22 @@ export function startGatewayPoller(options: PollerOptions) {
   async function pollDevice(link: ModbusLink, state: DeviceState): Promise<"answered" | "silent" | "disconnected"> {
     const { device } = state;
     const now = clock.now();
-    const due: RegisterDecoding[] = [];
-    for (const register of device.registers) {
-      const retryAt = state.failingRegisters.get(register.id);
-      if (retryAt === undefined || retryAt <= now) due.push(register);
+    // The plan changes only when a block is split or a register is set aside or due
+    // again; with no register set aside, last cycle's plan is still right.
+    if (state.plan === null || state.failingRegisters.size > 0) {
+      const due: RegisterDecoding[] = [];
+      for (const register of device.registers) {
+        const retryAt = state.failingRegisters.get(register.id);
+        if (retryAt === undefined || retryAt <= now) due.push(register);
+      }
+      state.plan = planReadRequests(due, {
+        maxRegisters: device.maxRegistersPerRequest,
+        maxBits: largestBitRead,
+        maxGap: device.maxGap,
+        breaks: state.breaks,
+      });
     }
-    let requests = planReadRequests(due, {
-      maxRegisters: device.maxRegistersPerRequest,
-      maxBits: largestBitRead,
-      maxGap: device.maxGap,
-      breaks: state.breaks,
-    });
+    let requests = state.plan;
     // A quarantined device gets one probe, without retries, not its whole cycle.
     if (state.quarantined) requests = requests.slice(0, 1);
     const retries = state.quarantined ? 0 : device.retries;
@@ -228,6 +236,7 @@ export function startGatewayPoller(options: PollerOptions) {
         for (const register of request.registers) {
           values.push(decodeValue(register, request, outcome, ts));
           if (state.failingRegisters.delete(register.id)) {
+            state.plan = null;
             log.info({ device: deviceLabel(device), register: register.id }, "register reads again");
           }
         }
@@ -244,6 +253,7 @@ export function startGatewayPoller(options: PollerOptions) {
           if (halves !== null) {
             // Remember the split, so the next cycles read the halves directly.
             state.breaks.add(breakKey(halves[1].functionCode, halves[1].start));
+            state.plan = null;
             pending.unshift(...halves);
             continue;
           }
@@ -253,6 +263,7 @@ export function startGatewayPoller(options: PollerOptions) {
           log.warn({ device: deviceLabel(device), register: register.id, exception: outcome.code }, "register refused by the device; set aside");
         }
         for (const failed of request.registers) state.failingRegisters.set(failed.id, clock.now() + failingRegisterRetryMs);
+        state.plan = null;
       }
       // A timeout: that request got no answer; the rest of the cycle goes on.
     }

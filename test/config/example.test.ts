@@ -2,6 +2,7 @@ import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { deviceTemplates, exampleConfigYaml, parseConfig } from "../../src/config/index.ts";
+import { stableUuid } from "../../src/lib/ids.ts";
 
 test("the example config is valid and has what it promises", () => {
   const result = parseConfig(exampleConfigYaml);
@@ -15,6 +16,40 @@ test("the example config is valid and has what it promises", () => {
     ["Climate computer", "Solar inverter"],
     ["Energy meter", "Heat pump"],
     ["Meeting room thermostat"],
+  ]);
+
+  const climate = organization?.gateways[0]?.modbusDevices[0];
+  expect(result.config.rules).toEqual([
+    {
+      id: stableUuid("rule", "Greenhouse too hot"),
+      name: "Greenhouse too hot",
+      enabled: true,
+      registerId: climate?.registers.find((r) => r.name === "air_temperature")?.id as string,
+      gatewayId: organization?.gateways[0]?.id as string,
+      modbusDeviceId: climate?.id as string,
+      condition: "gt",
+      threshold: 30,
+      severity: "warning",
+      message: "air_temperature above {threshold} {unit}: {value} {unit}",
+      hysteresis: 1,
+      forMs: 300_000,
+    },
+  ]);
+  expect(result.config.offlineDetector).toEqual({
+    id: stableUuid("rule", "offline-detector"),
+    name: "Gateway offline",
+    enabled: true,
+    severity: "critical",
+  });
+  expect(result.config.automations).toEqual([
+    {
+      id: stableUuid("automation", "Notify when too hot"),
+      name: "Notify when too hot",
+      enabled: true,
+      orgKey: "acme",
+      trigger: { kind: "rule", ruleId: stableUuid("rule", "Greenhouse too hot") },
+      actions: [{ type: "webhook" }],
+    },
   ]);
 });
 

@@ -283,11 +283,13 @@ describe("a peer that dies and comes back", () => {
       .map((event) => ({ type: event.type, ...(JSON.parse(event.data) as { device_id: string; previous_status: string }) }))
       .filter((event) => event.device_id === gatewayId);
     store.close();
-    expect(events.map((event) => [event.type, event.previous_status])).toEqual([
+    expect(events.filter((event) => event.type.startsWith("device.")).map((event) => [event.type, event.previous_status])).toEqual([
       ["device.online", "pending"],
       ["device.offline", "online"],
       ["device.online", "offline"],
     ]);
+    // The offline detector opened an alert and returned it when the peer came back.
+    expect(events.filter((event) => event.type.startsWith("alert.")).map((event) => event.type)).toEqual(["alert.triggered", "alert.returned"]);
   }, 40_000);
 });
 

@@ -1,0 +1,102 @@
+/** `fieldhub alerts list|ack|resolve`: alerts in the store of a data directory (see docs/alerts.md). */
+import { systemClock } from "../lib/clock.ts";
+import { CodedError } from "../lib/errors.ts";
+import { alertService } from "../rules/alerts-service.ts";
+import { alertQueries } from "../store/alerts.ts";
+import { openStore, type Store } from "../store/open.ts";
+import { findOrganizationByKey, listOrganizations } from "../store/organizations.ts";
+import { alertSeverities, alertStatuses } from "../store/schema.ts";
+import { CommandError, parseCommandArgs, requireOption, UsageError } from "./args.ts";
+
+export const alertsUsage = [
+  "fieldhub alerts list --data DIR [--org ORG] [--status S] [--severity S] [--limit N] [--json]",
+  "fieldhub alerts ack --data DIR ALERT_ID [--note TEXT]",
+  "fieldhub alerts resolve --data DIR ALERT_ID [--note TEXT]",
+].join("\n");
+
+export async function alertsCommand(argv: string[]): Promise<void> {
+  const [action, ...rest] = argv;
+  switch (action) {
+    case "list":
+      return list(rest);
+    case "ack":
+    case "resolve":
+      return change(action, rest);
+    default:
+      throw new UsageError(action === undefined ? "alerts needs an action" : `unknown alerts action "${action}"`);
+  }
+}
+
+function withStore<T>(dataDir: string, work: (store: Store) => T): T {
+  const store = openStore(dataDir);
+  try {
+    return work(store);
+  } catch (error) {
+    if (error instanceof CodedError) throw new CommandError(error.message);
+    throw error;
+  } finally {
+    store.close();
+  }
+}
+
+function list(argv: string[]): void {
+  const { values } = parseCommandArgs(argv, {
+    data: { type: "string" },
+    org: { type: "string" },
+    status: { type: "string" },
+    severity: { type: "string" },
+    limit: { type: "string" },
+    json: { type: "boolean" },
+  });
+  const status = values.status as (typeof alertStatuses)[number] | undefined;
+  if (status !== undefined && !alertStatuses.includes(status)) throw new UsageError(`--status: one of ${alertStatuses.join(", ")}`);
+  const severity = values.severity as (typeof alertSeverities)[number] | undefined;
+  if (severity !== undefined && !alertSeverities.includes(severity)) {
+    throw new UsageError(`--severity: one of ${alertSeverities.join(", ")}`);
+  }
+  const limit = values.limit === undefined ? 50 : Number(values.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError("--limit: a whole number from 1 to 1000");
+  withStore(requireOption(values.data, "--data"), (store) => {
+    const organizations = values.org === undefined ? listOrganizations(store) : [findOrganizationByKey(store, values.org)];
+    const queries = alertQueries(store);
+    const rows = organizations.flatMap((organization) => {
+      if (organization === null) throw new CommandError(`no organisation "${values.org}"`);
+      return queries.list(organization.id, { status, severity, limit, offset: 0 }).rows.map((row) => ({ organization: organization.key, ...row }));
+    });
+    if (values.json === true) {
+      process.stdout.write(
+        `${JSON.stringify(
+          rows.map((row) => ({
+            id: row.uuid,
+            organization: row.organization,
+            device_id: row.gatewayUuid,
+            rule_id: row.ruleId,
+            severity: row.severity,
+            status: row.status,
+            message: row.message,
+            value: row.value,
+            entry_count: row.entryCount,
+            last_triggered_at: row.lastTriggeredAt === null ? null : new Date(row.lastTriggeredAt).toISOString(),
+          })),
+        )}\n`,
+      );
+      return;
+    }
+    const lines = rows.map((row) =>
+      [row.uuid, row.organization, row.status, row.severity, new Date(row.lastTriggeredAt ?? row.createdAt).toISOString(), row.message].join("\t"),
+    );
+    process.stdout.write(lines.length > 0 ? `${lines.join("\n")}\n` : "no alerts\n");
+  });
+}
+
+function change(action: "ack" | "resolve", argv: string[]): void {
+  const { values, positionals } = parseCommandArgs(argv, { data: { type: "string" }, note: { type: "string" } }, true);
+  const [id, ...extra] = positionals;
+  if (id === undefined || extra.length > 0) throw new UsageError(`alerts ${action} takes one alert id`);
+  withStore(requireOption(values.data, "--data"), (store) => {
+    const service = alertService(store, () => systemClock.now());
+    const note = values.note ?? null;
+    const alert = action === "ack" ? service.acknowledge(id, note) : service.resolve(id, note);
+    process.stdout.write(`alert ${alert.uuid} ${alert.status}\n`);
+  });
+}

@@ -1,0 +1,51 @@
+/**
+ * Alert rules and automations as the config decides them: the shapes the config
+ * produces and the rules engine consumes (spec sections 3 and 6).
+ */
+export const conditions = ["gt", "gte", "lt", "lte", "eq", "ne"] as const;
+export type Condition = (typeof conditions)[number];
+export const severities = ["critical", "warning", "info"] as const;
+export type Severity = (typeof severities)[number];
+
+export interface RuleConfig {
+  /** Stable rule id (UUID): the alerts' and events' `rule_id`. */
+  id: string;
+  name: string;
+  enabled: boolean;
+  /** The watched register and where it is (public ids). */
+  registerId: string;
+  gatewayId: string;
+  modbusDeviceId: string;
+  condition: Condition;
+  threshold: number;
+  severity: Severity;
+  /** Message template; `{value}`, `{unit}`, `{threshold}`, `{register}`, `{device}`, `{gateway}` are filled in. */
+  message: string;
+  /** How far back past the threshold the value must come to count as returned (>= 0). */
+  hysteresis: number;
+  /** How long the condition must hold before it counts (ms, >= 0). */
+  forMs: number;
+}
+
+/** The offline detector: itself a rule, with a stable id and name (AlertTriggeredEvent needs both). */
+export interface OfflineDetectorConfig {
+  id: string;
+  name: string;
+  enabled: boolean;
+  severity: Severity;
+}
+
+export type AutomationTrigger = { kind: "rule"; ruleId: string } | { kind: "schedule"; cron: string };
+
+/** An action an automation runs; `type` is open for more kinds later. */
+export type AutomationAction = { type: "webhook" };
+
+export interface AutomationConfig {
+  id: string;
+  name: string;
+  enabled: boolean;
+  /** Organisation whose endpoints receive `automation.triggered` (from the rule's gateway, or set). */
+  orgKey: string;
+  trigger: AutomationTrigger;
+  actions: AutomationAction[];
+}

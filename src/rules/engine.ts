@@ -1,0 +1,329 @@
+/**
+ * Alert rules and the alert lifecycle (spec sections 2 Alert, 3 alert status,
+ * 6 alert events; the full transition table is docs/alerts.md).
+ *
+ * Every ingested value is evaluated, not only stored ones; rules are indexed by
+ * register, so a reading costs only the rules on its own register. Each alert
+ * change is written with its event (and any automation it runs) in one
+ * transaction: no change without its event, no event without its change.
+ */
+import type { Clock } from "../lib/clock.ts";
+import { randomUuid } from "../lib/ids.ts";
+import type { Logger } from "../lib/logger.ts";
+import type { AutomationConfig, Condition, OfflineDetectorConfig, RuleConfig } from "../lib/rules.ts";
+import { alertLifecycleQueries } from "../store/alerts.ts";
+import { eventQueries } from "../store/events.ts";
+import type { Store } from "../store/open.ts";
+import { scalerFor } from "../store/registers.ts";
+
+export interface EvaluatedReading {
+  /** Public register id. */
+  registerId: string;
+  ts: number;
+  raw: number | null;
+}
+
+type RuleState = { breaching: boolean; pendingSince: number | null };
+type Target = {
+  rule: RuleConfig;
+  scale: (raw: number) => number;
+  unit: string | null;
+  register: string;
+  device: string;
+  gateway: { id: number; orgId: number; name: string };
+  state: RuleState;
+};
+
+export function isMet(condition: Condition, value: number, threshold: number): boolean {
+  switch (condition) {
+    case "gt":
+      return value > threshold;
+    case "gte":
+      return value >= threshold;
+    case "lt":
+      return value < threshold;
+    case "lte":
+      return value <= threshold;
+    case "eq":
+      return value === threshold;
+    case "ne":
+      return value !== threshold;
+  }
+}
+
+/** Back within limit, past the hysteresis band (eq and ne have none). */
+export function isCleared(condition: Condition, value: number, threshold: number, hysteresis: number): boolean {
+  switch (condition) {
+    case "gt":
+      return value <= threshold - hysteresis;
+    case "gte":
+      return value < threshold - hysteresis;
+    case "lt":
+      return value >= threshold + hysteresis;
+    case "lte":
+      return value > threshold + hysteresis;
+    default:
+      return !isMet(condition, value, threshold);
+  }
+}
+
+export function fillMessage(template: string, fields: Record<string, string | number | null>): string {
+  return template.replace(/\{(\w+)\}/g, (whole, name: string) => {
+    const value = fields[name];
+    return value === undefined ? whole : value === null ? "" : String(value);
+  }).replace(/ {2,}/g, " ").trim();
+}
+
+export function createRulesEngine(options: {
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  rules: readonly RuleConfig[];
+  offlineDetector: OfflineDetectorConfig;
+  automations: readonly AutomationConfig[];
+  /** Called after events were committed (so the webhook dispatcher can send them now). */
+  onEvent?: () => void;
+}) {
+  const { store, clock, logger } = options;
+  const alerts = alertLifecycleQueries(store);
+  const events = eventQueries(store);
+
+  const registerInfo = new Map(
+    store.sqlite
+      .query<{ uuid: string; name: string; unit: string | null; scale: number | null; device: string | null; slave: number; gatewayId: number; gatewayName: string; orgId: number }, []>(
+        `SELECT r.uuid AS uuid, r.name AS name, r.unit AS unit, r.scale_factor AS scale, d.name AS device, d.slave_id AS slave,
+                g.id AS gatewayId, g.name AS gatewayName, g.org_id AS orgId
+           FROM registers r JOIN modbus_devices d ON d.id = r.modbus_device_id JOIN gateways g ON g.id = r.gateway_id`,
+      )
+      .all()
+      .map((row) => [row.uuid, row]),
+  );
+  const gatewayInfo = new Map(
+    store.sqlite
+      .query<{ id: number; uuid: string; orgId: number; name: string }, []>("SELECT id, uuid, org_id AS orgId, name FROM gateways")
+      .all()
+      .map((row) => [row.uuid, row]),
+  );
+  const gatewayUuidById = new Map([...gatewayInfo.values()].map((gateway) => [gateway.id, gateway.uuid]));
+  const openAtStart = alerts.allOpen();
+
+  // Rules by register: a reading costs only its own register's rules.
+  const byRegister = new Map<string, Target[]>();
+  for (const rule of options.rules) {
+    if (!rule.enabled) continue;
+    const info = registerInfo.get(rule.registerId);
+    if (info === undefined) {
+      logger.warn({ rule: rule.name }, "rule names a register the store does not have; ignored");
+      continue;
+    }
+    // An open alert that is not returned means the condition was last seen met.
+    const open = openAtStart.find((alert) => alert.ruleId === rule.id && alert.gatewayId === info.gatewayId);
+    const target: Target = {
+      rule,
+      scale: scalerFor(info.scale),
+      unit: info.unit,
+      register: info.name,
+      device: info.device ?? `unit ${info.slave}`,
+      gateway: { id: info.gatewayId, orgId: info.orgId, name: info.gatewayName },
+      state: { breaching: open !== undefined && open.status !== "returned", pendingSince: null },
+    };
+    const list = byRegister.get(rule.registerId) ?? [];
+    list.push(target);
+    byRegister.set(rule.registerId, list);
+  }
+  const automationsByRule = new Map<string, AutomationConfig[]>();
+  for (const automation of options.automations) {
+    if (!automation.enabled || automation.trigger.kind !== "rule") continue;
+    const list = automationsByRule.get(automation.trigger.ruleId) ?? [];
+    list.push(automation);
+    automationsByRule.set(automation.trigger.ruleId, list);
+  }
+
+  const orgIdByKey = new Map(
+    store.sqlite.query<{ id: number; key: string }, []>("SELECT id, key FROM organizations").all().map((org) => [org.key, org.id]),
+  );
+  /** The automations on this rule that belong to the organisation where it fired. */
+  function runAutomations(ruleId: string, at: number, orgId: number): void {
+    for (const automation of automationsByRule.get(ruleId) ?? []) {
+      if (orgIdByKey.get(automation.orgKey) === orgId) recordAutomation(automation, at, orgId);
+    }
+  }
+  function recordAutomation(automation: AutomationConfig, at: number, orgId: number): void {
+    events.record({
+      orgId,
+      type: "automation.triggered",
+      occurredAt: at,
+      data: { rule_id: automation.id, rule_name: automation.name, actions: automation.actions.map((action) => ({ ...action })) },
+    });
+  }
+
+  const breach = store.sqlite.transaction((target: Target, value: number, at: number) => {
+    const { rule } = target;
+    const message = fillMessage(rule.message, {
+      value,
+      unit: target.unit,
+      threshold: rule.threshold,
+      register: target.register,
+      device: target.device,
+      gateway: target.gateway.name,
+    });
+    const open = alerts.openFor(rule.id, target.gateway.id);
+    let alertUuid: string;
+    if (open === null) {
+      alertUuid = randomUuid();
+      alerts.open({ uuid: alertUuid, orgId: target.gateway.orgId, gatewayId: target.gateway.id, ruleId: rule.id, severity: rule.severity, message, value, at });
+    } else {
+      alertUuid = open.uuid;
+      alerts.retrigger(open.id, at, value, message);
+    }
+    events.record({
+      orgId: target.gateway.orgId,
+      type: "alert.triggered",
+      occurredAt: at,
+      data: {
+        alert_id: alertUuid,
+        rule_id: rule.id,
+        rule_name: rule.name,
+        device_id: gatewayUuidById.get(target.gateway.id) ?? null,
+        severity: rule.severity,
+        value,
+        threshold: rule.threshold,
+        condition: rule.condition,
+        message,
+        source: "rule",
+        register_id: rule.registerId,
+        modbus_device_id: rule.modbusDeviceId,
+      },
+    });
+    runAutomations(rule.id, at, target.gateway.orgId);
+  });
+
+  const clear = store.sqlite.transaction((target: Target, value: number, at: number) => {
+    const { rule } = target;
+    const open = alerts.openFor(rule.id, target.gateway.id);
+    if (open === null || open.status === "returned") return;
+    alerts.markReturned(open.id, at, value);
+    events.record({
+      orgId: target.gateway.orgId,
+      type: "alert.returned",
+      occurredAt: at,
+      data: {
+        alert_id: open.uuid,
+        rule_id: rule.id,
+        rule_name: rule.name,
+        device_id: gatewayUuidById.get(target.gateway.id) ?? null,
+        severity: rule.severity,
+        value,
+        condition: rule.condition,
+        source: "rule",
+      },
+    });
+  });
+
+  /** Evaluates every reading against the rules on its register. */
+  function evaluate(readings: readonly EvaluatedReading[]): void {
+    let recorded = false;
+    for (const reading of readings) {
+      const targets = byRegister.get(reading.registerId);
+      if (targets === undefined || reading.raw === null) continue;
+      for (const target of targets) {
+        const value = target.scale(reading.raw);
+        const { rule, state } = target;
+        if (!state.breaching) {
+          if (!isMet(rule.condition, value, rule.threshold)) {
+            state.pendingSince = null;
+            continue;
+          }
+          state.pendingSince ??= reading.ts;
+          if (reading.ts - state.pendingSince < rule.forMs) continue;
+          state.breaching = true;
+          state.pendingSince = null;
+          breach(target, value, reading.ts);
+          recorded = true;
+        } else if (isCleared(rule.condition, value, rule.threshold, rule.hysteresis)) {
+          state.breaching = false;
+          clear(target, value, reading.ts);
+          recorded = true;
+        }
+      }
+    }
+    if (recorded) options.onEvent?.();
+  }
+
+  const detector = options.offlineDetector;
+  const detectorOpened = store.sqlite.transaction((gateway: { id: number; uuid: string; orgId: number; name: string }, at: number) => {
+    const message = `Gateway ${gateway.name} is offline`;
+    const open = alerts.openFor(detector.id, gateway.id);
+    let alertUuid: string;
+    if (open === null) {
+      alertUuid = randomUuid();
+      alerts.open({ uuid: alertUuid, orgId: gateway.orgId, gatewayId: gateway.id, ruleId: detector.id, severity: detector.severity, message, value: null, at });
+    } else {
+      alertUuid = open.uuid;
+      alerts.retrigger(open.id, at, null, message);
+    }
+    events.record({
+      orgId: gateway.orgId,
+      type: "alert.triggered",
+      occurredAt: at,
+      data: {
+        alert_id: alertUuid,
+        rule_id: detector.id,
+        rule_name: detector.name,
+        device_id: gateway.uuid,
+        severity: detector.severity,
+        condition: "offline",
+        message,
+        source: "detector",
+        register_id: null,
+        modbus_device_id: null,
+      },
+    });
+    runAutomations(detector.id, at, gateway.orgId);
+  });
+  const detectorReturned = store.sqlite.transaction((gateway: { id: number; uuid: string; orgId: number }, at: number) => {
+    const open = alerts.openFor(detector.id, gateway.id);
+    if (open === null || open.status === "returned") return;
+    alerts.markReturned(open.id, at, null);
+    events.record({
+      orgId: gateway.orgId,
+      type: "alert.returned",
+      occurredAt: at,
+      data: {
+        alert_id: open.uuid,
+        rule_id: detector.id,
+        rule_name: detector.name,
+        device_id: gateway.uuid,
+        severity: detector.severity,
+        condition: "offline",
+        source: "detector",
+      },
+    });
+  });
+
+  return {
+    evaluate,
+    /** The offline detector: a gateway went offline (spec section 3: alert source `detector`). */
+    gatewayOffline(gatewayUuid: string, at: number): void {
+      const gateway = gatewayInfo.get(gatewayUuid);
+      if (!detector.enabled || gateway === undefined) return;
+      detectorOpened(gateway, at);
+      options.onEvent?.();
+    },
+    /** The gateway reports again: its offline alert returns. */
+    gatewayOnline(gatewayUuid: string, at: number): void {
+      const gateway = gatewayInfo.get(gatewayUuid);
+      if (!detector.enabled || gateway === undefined) return;
+      detectorReturned(gateway, at);
+      options.onEvent?.();
+    },
+    /** Runs a scheduled automation now. */
+    runScheduled(automation: AutomationConfig, orgId: number): void {
+      store.sqlite.transaction(() => recordAutomation(automation, clock.now(), orgId))();
+      options.onEvent?.();
+    },
+    /** How many rules were indexed (enabled and on a known register). */
+    ruleCount: () => [...byRegister.values()].reduce((sum, list) => sum + list.length, 0),
+  };
+}
+export type RulesEngine = ReturnType<typeof createRulesEngine>;
