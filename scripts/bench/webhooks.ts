@@ -1,0 +1,136 @@
+/**
+ * Webhook delivery throughput and latency (target: at least 500 deliveries a
+ * second to a local receiver), against a bare loop of signed POSTs of the same
+ * messages with the same concurrency, in the same run. The receiver is a
+ * separate process that answers 204 at once.
+ *
+ * Latency is from the moment the event is recorded in the store to the moment
+ * its delivery is recorded as done (both on the store's clock).
+ *
+ * Usage: bun scripts/bench/webhooks.ts [--messages 5000] [--endpoints 4]
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { parseConfig } from "../../src/config/index.ts";
+import { systemClock } from "../../src/lib/clock.ts";
+import { silentLogger } from "../../src/lib/logger.ts";
+import { eventQueries, newMessageId } from "../../src/store/events.ts";
+import { syncInventory } from "../../src/store/inventory.ts";
+import { openStore } from "../../src/store/open.ts";
+import { findOrganizationByKey } from "../../src/store/organizations.ts";
+import { startDispatcher } from "../../src/webhooks/dispatcher.ts";
+import { endpointService } from "../../src/webhooks/endpoints.ts";
+import { generateSigningSecret, signatureHeader } from "../../src/webhooks/signing.ts";
+
+const { values } = parseArgs({ args: process.argv.slice(2), options: { messages: { type: "string" }, endpoints: { type: "string" } } });
+const messages = Number(values.messages ?? 5000);
+const endpointCount = Number(values.endpoints ?? 4);
+const concurrency = 32;
+
+const receiver = Bun.spawn([process.execPath, join(import.meta.dir, "webhook-receiver.ts")], { stdout: "pipe" });
+const reader = receiver.stdout.getReader();
+let banner = "";
+while (!/LISTENING (\d+)/.test(banner)) banner += new TextDecoder().decode((await reader.read()).value);
+const url = `http://127.0.0.1:${/LISTENING (\d+)/.exec(banner)?.[1]}/hook`;
+
+const sorted = (list: number[]) => [...list].sort((a, b) => a - b);
+const percentile = (list: number[], p: number) => sorted(list)[Math.min(list.length - 1, Math.floor(list.length * p))] as number;
+
+// --- bare: signed POSTs of the same envelopes, `concurrency` at a time -------
+async function bareLoop(): Promise<{ rate: number; latencies: number[] }> {
+  const secret = generateSigningSecret();
+  const latencies: number[] = [];
+  let next = 0;
+  const began = performance.now();
+  const worker = async () => {
+    while (next < messages) {
+      const index = next++;
+      const id = newMessageId();
+      const body = `{"id":"${id}","type":"device.online","timestamp":"${new Date().toISOString()}","data":{"n":${index}}}`;
+      const timestamp = Math.floor(Date.now() / 1000);
+      const sent = performance.now();
+      const response = await fetch(url, {
+        method: "POST",
+        body,
+        headers: {
+          "content-type": "application/json",
+          "webhook-id": id,
+          "webhook-timestamp": String(timestamp),
+          "webhook-signature": signatureHeader([secret], id, timestamp, body),
+          "x-service-event": "device.online",
+        },
+      });
+      await response.arrayBuffer();
+      latencies.push(performance.now() - sent);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return { rate: messages / ((performance.now() - began) / 1000), latencies };
+}
+
+// --- fieldhub: events recorded in the store, delivered by the dispatcher -----
+async function fieldhub(): Promise<{ rate: number; latencies: number[] }> {
+  const dataDir = mkdtempSync(join(tmpdir(), "fieldhub-bench-webhooks-"));
+  const store = openStore(dataDir);
+  const config = parseConfig("organizations: [{ key: bench, name: Bench }]");
+  if (!config.ok) throw new Error("config");
+  syncInventory(store, config.config.inventory, Date.now());
+  const service = endpointService(store, Date.now);
+  for (let index = 0; index < endpointCount; index++) service.create({ orgKey: "bench", url: `${url}?endpoint=${index}` });
+  const org = findOrganizationByKey(store, "bench");
+  if (org === null) throw new Error("org");
+  const events = eventQueries(store);
+  const dispatcher = startDispatcher({
+    store,
+    clock: systemClock,
+    logger: silentLogger(),
+    concurrency,
+    perEndpointConcurrency: Math.ceil(concurrency / endpointCount),
+  });
+  // Events arrive as a burst, in transactions of 100 (as a poll cycle's events would).
+  const perEvent = Math.ceil(messages / endpointCount);
+  const began = performance.now();
+  for (let from = 0; from < perEvent; from += 100) {
+    store.sqlite.transaction(() => {
+      for (let index = from; index < Math.min(perEvent, from + 100); index++) {
+        events.record({ orgId: org.id, type: "device.online", occurredAt: Date.now(), data: { n: index } });
+      }
+    })();
+    dispatcher.wake();
+    await Bun.sleep(0);
+  }
+  const total = perEvent * endpointCount;
+  const deadline = Date.now() + 120_000;
+  while (dispatcher.stats().delivered < total) {
+    if (Date.now() > deadline) throw new Error(`delivered ${dispatcher.stats().delivered} of ${total}`);
+    await Bun.sleep(5);
+  }
+  const seconds = (performance.now() - began) / 1000;
+  await dispatcher.stop();
+  const latencies = store.sqlite
+    .query<{ ms: number }, []>(
+      "SELECT d.completed_at - v.occurred_at AS ms FROM webhook_deliveries d JOIN events v ON v.id = d.event_id WHERE d.status = 'delivered'",
+    )
+    .all()
+    .map((row) => row.ms);
+  store.close();
+  rmSync(dataDir, { recursive: true, force: true });
+  return { rate: total / seconds, latencies };
+}
+
+const bare = await bareLoop();
+const ours = await fieldhub();
+receiver.kill("SIGTERM");
+await receiver.exited;
+
+const ratio = ours.rate / bare.rate;
+process.stdout.write(
+  [
+    `${messages} messages, ${endpointCount} endpoints, ${concurrency} attempts at a time, receiver in its own process`,
+    `  bare loop of signed POSTs: ${bare.rate.toFixed(0)} deliveries/s; latency per POST median ${percentile(bare.latencies, 0.5).toFixed(1)} ms, p99 ${percentile(bare.latencies, 0.99).toFixed(1)} ms`,
+    `  fieldhub (store -> dispatcher -> receiver): ${ours.rate.toFixed(0)} deliveries/s (target >= 500: ${ours.rate >= 500 ? "OK" : "MISSED"}); ratio to bare ${ratio.toFixed(2)}x`,
+    `  event recorded -> delivery recorded: median ${percentile(ours.latencies, 0.5)} ms, p99 ${percentile(ours.latencies, 0.99)} ms (a burst: later events wait behind earlier ones)`,
+  ].join("\n") + "\n",
+);
