@@ -349,3 +349,20 @@ describe("automations", () => {
     ]);
   });
 });
+
+test("a scheduled automation records automation.triggered when its time comes", async () => {
+  const automation: AutomationConfig = {
+    id: stableUuid("automation", "morning"),
+    name: "Morning report",
+    enabled: true,
+    orgKey: "acme",
+    trigger: { kind: "schedule", cron: "0 7 * * *" },
+    actions: [{ type: "webhook" }],
+  };
+  const rules = engine([], [automation]);
+  const org = site.store.sqlite.query<{ id: number }, []>("SELECT id FROM organizations WHERE key = 'acme'").get();
+  rules.runScheduled(automation, org?.id ?? 0);
+  expect(eventsOfType("automation.triggered").map((event) => event.data)).toEqual([
+    { rule_id: automation.id, rule_name: "Morning report", actions: [{ type: "webhook" }] },
+  ]);
+});

@@ -226,6 +226,20 @@ describe("pausing", () => {
     expect(service.get(created.id)).toMatchObject({ status: "enabled", failed_messages_in_row: 0 });
   });
 
+  test("with the spec's default the pause comes after the tenth failed message, not before", async () => {
+    const hook = receiver(() => new Response(null, { status: 500 }));
+    const service = endpointService(site.store, Date.now);
+    const { endpoint: created } = endpoint(hook.url);
+    for (let index = 0; index < 9; index++) event();
+    start({ retryDelaysMs: [20] });
+    await until(() => service.deliveries(created.id).every((delivery) => delivery.status === "failed"));
+    expect(service.get(created.id)).toMatchObject({ status: "enabled", failed_messages_in_row: 9 });
+    event();
+    dispatcher?.wake();
+    await until(() => service.get(created.id).status === "paused");
+    expect(service.get(created.id).pause_reason).toBe("10 messages in a row failed every attempt");
+  });
+
   test("410 Gone pauses at once; enabling with discard drops what was held", async () => {
     const hook = receiver(() => new Response(null, { status: 410 }));
     const service = endpointService(site.store, Date.now);
