@@ -122,9 +122,12 @@ export const registers = sqliteTable(
 
 /**
  * The big table: one row per stored value. Clustered on (register, time) as a
- * WITHOUT ROWID table (set in the migration; drizzle cannot express it), so the
- * primary key is the only index and a row costs about 19 bytes on disk. Only the
- * raw value is stored: value = raw_value x scale_factor is computed on the way out
+ * WITHOUT ROWID table, so the primary key is the only index. `raw_value` has
+ * NUMERIC affinity in the store (migration 0003), so whole numbers take 1 to 4
+ * bytes instead of a REAL's 8; drizzle can express neither, and its `numeric`
+ * type would read values back as text, hence `real` here. About 21 bytes a reading
+ * on disk, indexes and page overhead included (docs/benchmarks.md). Only the raw
+ * value is stored: value = raw_value x scale_factor is computed on the way out
  * (spec section 1), with the register's current scale factor.
  */
 export const readings = sqliteTable(
