@@ -49,19 +49,24 @@ function list(argv: string[]): void {
     json: { type: "boolean" },
   });
   const status = values.status as (typeof alertStatuses)[number] | undefined;
-  if (status !== undefined && !alertStatuses.includes(status)) throw new UsageError(`--status: one of ${alertStatuses.join(", ")}`);
+  if (status !== undefined && !alertStatuses.includes(status))
+    throw new UsageError(`--status: one of ${alertStatuses.join(", ")}`);
   const severity = values.severity as (typeof alertSeverities)[number] | undefined;
   if (severity !== undefined && !alertSeverities.includes(severity)) {
     throw new UsageError(`--severity: one of ${alertSeverities.join(", ")}`);
   }
   const limit = values.limit === undefined ? 50 : Number(values.limit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError("--limit: a whole number from 1 to 1000");
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+    throw new UsageError("--limit: a whole number from 1 to 1000");
   withStore(requireOption(values.data, "--data"), (store) => {
-    const organizations = values.org === undefined ? listOrganizations(store) : [findOrganizationByKey(store, values.org)];
+    const organizations =
+      values.org === undefined ? listOrganizations(store) : [findOrganizationByKey(store, values.org)];
     const queries = alertQueries(store);
     const rows = organizations.flatMap((organization) => {
       if (organization === null) throw new CommandError(`no organisation "${values.org}"`);
-      return queries.list(organization.id, { status, severity, limit, offset: 0 }).rows.map((row) => ({ organization: organization.key, ...row }));
+      return queries
+        .list(organization.id, { status, severity, limit, offset: 0 })
+        .rows.map((row) => ({ organization: organization.key, ...row }));
     });
     if (values.json === true) {
       process.stdout.write(
@@ -83,7 +88,14 @@ function list(argv: string[]): void {
       return;
     }
     const lines = rows.map((row) =>
-      [row.uuid, row.organization, row.status, row.severity, new Date(row.lastTriggeredAt ?? row.createdAt).toISOString(), row.message].join("\t"),
+      [
+        row.uuid,
+        row.organization,
+        row.status,
+        row.severity,
+        new Date(row.lastTriggeredAt ?? row.createdAt).toISOString(),
+        row.message,
+      ].join("\t"),
     );
     process.stdout.write(lines.length > 0 ? `${lines.join("\n")}\n` : "no alerts\n");
   });

@@ -22,6 +22,7 @@ import { systemClock } from "../lib/clock.ts";
 import { hostAddresses, withHostFacts } from "../lib/host.ts";
 import type { InventoryRegister } from "../lib/inventory.ts";
 import { createLogger } from "../lib/logger.ts";
+import { createMetricsRegistry } from "../lib/metrics.ts";
 import { version } from "../lib/version.ts";
 import { insertAlert } from "../store/alerts.ts";
 import { gatewayQueries, setGatewayStatus } from "../store/gateways.ts";
@@ -61,6 +62,7 @@ export async function demoCommand(argv: string[]): Promise<void> {
   const days = values.days === undefined ? 7 : Number(values.days);
   if (!Number.isInteger(days) || days < 1 || days > 400) throw new CommandError("--days: a whole number from 1 to 400");
   const logger = createLogger();
+  const metrics = createMetricsRegistry();
   const clock = systemClock;
 
   const { config, simulators } = await startDemoEquipment();
@@ -74,8 +76,10 @@ export async function demoCommand(argv: string[]): Promise<void> {
     retentionDays: config.retention.readingsDays,
     webhooks: config.webhooks,
     alerting: { rules: config.rules, offlineDetector: config.offlineDetector, automations: config.automations },
+    metrics,
   });
   const server = startHttpServer({
+    metrics,
     store,
     clock,
     logger,

@@ -8,13 +8,14 @@ import { createGatewayStatusTracker } from "../ingest/gateway-status.ts";
 import { createIngest } from "../ingest/ingest.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/logger.ts";
+import { countedFrom, gaugedFrom, type MetricsRegistry } from "../lib/metrics.ts";
 import type { PollingGateway } from "../lib/polling.ts";
 import type { AutomationConfig, OfflineDetectorConfig, RuleConfig } from "../lib/rules.ts";
-import { createRulesEngine, type RulesEngine } from "../rules/engine.ts";
-import { findOrganizationByKey } from "../store/organizations.ts";
 import type { LinkOpener } from "../modbus/link.ts";
 import { type GatewayPoller, type PollSink, startGatewayPoller } from "../modbus/poller.ts";
+import { createRulesEngine, type RulesEngine } from "../rules/engine.ts";
 import type { Store } from "../store/open.ts";
+import { findOrganizationByKey } from "../store/organizations.ts";
 import { pruneReadings } from "../store/retention.ts";
 import { webhookQueries } from "../store/webhooks.ts";
 import { type Dispatcher, startDispatcher } from "../webhooks/dispatcher.ts";
@@ -52,6 +53,7 @@ export function startRuntime(options: {
   retentionDays: number;
   webhooks: WebhookSettings;
   alerting: AlertingSettings;
+  metrics?: MetricsRegistry;
 }): Runtime {
   const { store, clock, logger, gateways } = options;
   const storageIntervalMs = new Map<string, number>();
@@ -119,6 +121,8 @@ export function startRuntime(options: {
     if (org === null) return [];
     return [new Cron(automation.trigger.cron, () => rules.runScheduled(automation, org.id))];
   });
+  if (options.metrics !== undefined)
+    registerMetrics(options.metrics, { pollers, ingest, dispatcher, status, gateways: polled });
   return {
     dispatcher,
     rules,
@@ -174,4 +178,164 @@ function scheduleRetention(store: Store, clock: Clock, logger: Logger, retention
       await running;
     },
   };
+}
+
+/** What /metrics reports of the running parts (Prometheus names, read at each scrape). */
+function registerMetrics(
+  registry: MetricsRegistry,
+  parts: {
+    pollers: GatewayPoller[];
+    ingest: ReturnType<typeof createIngest>;
+    dispatcher: Dispatcher;
+    status: ReturnType<typeof createGatewayStatusTracker>;
+    gateways: readonly PollingGateway[];
+  },
+): void {
+  const serialOf = new Map(parts.gateways.map((gateway) => [gateway.id, gateway.serial]));
+  const perBus = (read: (stats: ReturnType<GatewayPoller["stats"]>) => number) => () =>
+    parts.pollers.map((poller) => ({
+      labels: { gateway: serialOf.get(poller.gatewayId) ?? poller.gatewayId },
+      value: read(poller.stats()),
+    }));
+  countedFrom(
+    registry,
+    "fieldhub_modbus_requests_total",
+    "Modbus requests sent, per gateway (bus)",
+    ["gateway"],
+    perBus((stats) => stats.requests),
+  );
+  countedFrom(
+    registry,
+    "fieldhub_modbus_errors_total",
+    "Modbus requests that failed (timeout, exception, connection)",
+    ["gateway"],
+    perBus((stats) => stats.errors),
+  );
+  countedFrom(
+    registry,
+    "fieldhub_modbus_timeouts_total",
+    "Modbus requests without an answer in time",
+    ["gateway"],
+    perBus((stats) => stats.timeouts),
+  );
+  countedFrom(
+    registry,
+    "fieldhub_modbus_exceptions_total",
+    "Modbus exception answers",
+    ["gateway"],
+    perBus((stats) => stats.exceptions),
+  );
+  countedFrom(
+    registry,
+    "fieldhub_modbus_reconnects_total",
+    "Failed connection attempts",
+    ["gateway"],
+    perBus((stats) => stats.reconnects),
+  );
+  countedFrom(
+    registry,
+    "fieldhub_modbus_round_trip_seconds_sum",
+    "Sum of request round-trip times (divide by requests for the mean)",
+    ["gateway"],
+    perBus((stats) => stats.rttTotalMs / 1000),
+  );
+  gaugedFrom(registry, "fieldhub_gateway_online", "1 when the gateway is online", ["gateway"], () =>
+    parts.gateways.map((gateway) => ({
+      labels: { gateway: gateway.serial },
+      value: parts.status.statusOf(gateway.id) === "online" ? 1 : 0,
+    })),
+  );
+  const ingest = (read: (stats: ReturnType<typeof parts.ingest.stats>) => number) => () => [
+    { labels: {}, value: read(parts.ingest.stats()) },
+  ];
+  countedFrom(
+    registry,
+    "fieldhub_ingest_readings_total",
+    "Readings handed to ingest",
+    [],
+    ingest((stats) => stats.accepted),
+  );
+  countedFrom(
+    registry,
+    "fieldhub_ingest_stored_total",
+    "Readings stored (committed)",
+    [],
+    ingest((stats) => stats.committed),
+  );
+  countedFrom(
+    registry,
+    "fieldhub_ingest_dropped_total",
+    "Readings dropped because the queue was full",
+    [],
+    ingest((stats) => stats.dropped),
+  );
+  countedFrom(
+    registry,
+    "fieldhub_ingest_batches_total",
+    "Write transactions",
+    [],
+    ingest((stats) => stats.batches),
+  );
+  gaugedFrom(
+    registry,
+    "fieldhub_ingest_queue_readings",
+    "Readings waiting to be written",
+    [],
+    ingest((stats) => stats.queued),
+  );
+  gaugedFrom(
+    registry,
+    "fieldhub_ingest_lag_seconds",
+    "Age of the oldest reading waiting to be written",
+    [],
+    ingest((stats) => stats.lagMs / 1000),
+  );
+  gaugedFrom(
+    registry,
+    "fieldhub_ingest_last_batch_seconds",
+    "Duration of the last write transaction",
+    [],
+    ingest((stats) => stats.lastBatchMs / 1000),
+  );
+  const webhooks = (read: (stats: ReturnType<Dispatcher["stats"]>) => number) => () => [
+    { labels: {}, value: read(parts.dispatcher.stats()) },
+  ];
+  countedFrom(
+    registry,
+    "fieldhub_webhook_attempts_total",
+    "Delivery attempts",
+    [],
+    webhooks((stats) => stats.attempts),
+  );
+  countedFrom(
+    registry,
+    "fieldhub_webhook_delivered_total",
+    "Messages delivered",
+    [],
+    webhooks((stats) => stats.delivered),
+  );
+  countedFrom(
+    registry,
+    "fieldhub_webhook_failed_attempts_total",
+    "Attempts that failed",
+    [],
+    webhooks((stats) => stats.failedAttempts),
+  );
+  countedFrom(
+    registry,
+    "fieldhub_webhook_failed_messages_total",
+    "Messages that failed every attempt",
+    [],
+    webhooks((stats) => stats.failedMessages),
+  );
+  gaugedFrom(registry, "fieldhub_webhook_queue_messages", "Messages due or waiting for a retry", [], () => [
+    { labels: {}, value: parts.dispatcher.pending() },
+  ]);
+  gaugedFrom(
+    registry,
+    "fieldhub_webhook_in_flight",
+    "Attempts in progress",
+    [],
+    webhooks((stats) => stats.inFlight),
+  );
 }

@@ -3,6 +3,7 @@ import { formatProblems, loadConfigFile } from "../config/index.ts";
 import { systemClock } from "../lib/clock.ts";
 import { hostAddresses, withHostFacts } from "../lib/host.ts";
 import { createLogger } from "../lib/logger.ts";
+import { createMetricsRegistry } from "../lib/metrics.ts";
 import { version } from "../lib/version.ts";
 import { syncInventory } from "../store/inventory.ts";
 import { openStore } from "../store/open.ts";
@@ -29,9 +30,11 @@ export async function serveCommand(argv: string[]): Promise<void> {
   }
   const { config } = loaded;
   const logger = createLogger();
+  const metrics = createMetricsRegistry();
   const store = openStore(dataDir);
   syncInventory(store, withHostFacts(config.inventory, hostAddresses(), version), systemClock.now());
   const server = startHttpServer({
+    metrics,
     store,
     clock: systemClock,
     logger,
@@ -48,6 +51,7 @@ export async function serveCommand(argv: string[]): Promise<void> {
     retentionDays: config.retention.readingsDays,
     webhooks: config.webhooks,
     alerting: { rules: config.rules, offlineDetector: config.offlineDetector, automations: config.automations },
+    metrics,
   });
   logger.info(
     { url: server.url, data: dataDir },

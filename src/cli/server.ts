@@ -3,6 +3,7 @@
 import { createHttpApp } from "../http/app.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/logger.ts";
+import type { MetricsRegistry } from "../lib/metrics.ts";
 import type { Store } from "../store/open.ts";
 import { CommandError } from "./args.ts";
 
@@ -20,6 +21,7 @@ export function startHttpServer(options: {
   port: number;
   publicUrl: string | null;
   defaultLimitPerMinute: number;
+  metrics?: MetricsRegistry;
 }): RunningServer {
   const app = createHttpApp(options);
   try {

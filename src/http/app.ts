@@ -4,12 +4,14 @@
  * before routing; every error leaves as problem+json.
  */
 import { Elysia, ValidationError } from "elysia";
+import { Counter, Histogram } from "prom-client";
 import type { Clock } from "../lib/clock.ts";
 import { CodedError, type ErrorCode } from "../lib/errors.ts";
 import type { Logger } from "../lib/logger.ts";
-import { keyLookup } from "../store/keys.ts";
+import { createMetricsRegistry, type MetricsRegistry } from "../lib/metrics.ts";
 import { alertQueries } from "../store/alerts.ts";
 import { gatewayQueries } from "../store/gateways.ts";
+import { keyLookup } from "../store/keys.ts";
 import { storeSecret } from "../store/meta.ts";
 import type { Store } from "../store/open.ts";
 import { readingQueries } from "../store/readings.ts";
@@ -17,8 +19,8 @@ import { registerQueries } from "../store/registers.ts";
 import { newRequestState, passApiGate, type RequestState } from "./api-gate.ts";
 import { buildOpenApiDocument } from "./docs/openapi.ts";
 import { docsRoutes } from "./docs/pages.ts";
+import { opsRoutes } from "./ops.ts";
 import { problemResponse } from "./problem.ts";
-import { describeValidation } from "./validation-message.ts";
 import { FixedWindowRateLimiter } from "./rate-limit.ts";
 import { alertRoutes } from "./v1/alerts.ts";
 import type { V1Deps } from "./v1/deps.ts";
@@ -26,6 +28,7 @@ import { gatewayRoutes } from "./v1/gateways.ts";
 import { introspectRoutes } from "./v1/introspect.ts";
 import { readingRoutes } from "./v1/readings.ts";
 import { registerRoutes } from "./v1/registers.ts";
+import { describeValidation } from "./validation-message.ts";
 
 export interface HttpAppDeps {
   store: Store;
@@ -35,10 +38,26 @@ export interface HttpAppDeps {
   publicUrl: string | null;
   /** Requests per minute of keys without a limit of their own, and of requests without a valid key per client address. */
   defaultLimitPerMinute: number;
+  /** Where /metrics reads from; the API counts its requests there too. */
+  metrics?: MetricsRegistry;
 }
 
 export function createHttpApp(deps: HttpAppDeps) {
   const { store, clock, logger } = deps;
+  const metrics = deps.metrics ?? createMetricsRegistry();
+  const requestsByRoute = new Counter({
+    name: "fieldhub_api_requests_total",
+    help: "HTTP requests answered, by route pattern, method and status",
+    labelNames: ["route", "method", "status"],
+    registers: [metrics],
+  });
+  const requestSeconds = new Histogram({
+    name: "fieldhub_api_request_duration_seconds",
+    help: "Time to answer an HTTP request",
+    labelNames: ["route"],
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+    registers: [metrics],
+  });
   const states = new WeakMap<Request, RequestState>();
   const stateOf = (request: Request): RequestState => {
     let state = states.get(request);
@@ -93,6 +112,15 @@ export function createHttpApp(deps: HttpAppDeps) {
     return response;
   };
 
+  /** Counts and logs an answered request (once, whichever way it was answered). */
+  const finish = (request: Request, route: string) => {
+    const state = stateOf(request);
+    const ms = clock.now() - state.startedAt;
+    requestsByRoute.inc({ route, method: request.method, status: String(state.status) });
+    requestSeconds.observe({ route }, ms / 1000);
+    logger.info({ request_id: state.requestId, method: request.method, path: pathOf(request.url), status: state.status, ms }, "request");
+  };
+
   return new Elysia({ normalize: false })
     .onRequest(({ request, server, set }) => {
       const state = stateOf(request);
@@ -101,8 +129,11 @@ export function createHttpApp(deps: HttpAppDeps) {
         try {
           passApiGate(gateDeps, state, request, server?.requestIP(request)?.address ?? "unknown");
         } catch (error) {
-          if (error instanceof CodedError) return fail(request, error.code, error.detail);
-          throw error;
+          if (!(error instanceof CodedError)) throw error;
+          // Elysia runs no later hook for a response from onRequest: count and log it here.
+          const response = fail(request, error.code, error.detail);
+          finish(request, "(refused before routing)");
+          return response;
         }
       }
       // /v1 handlers put the headers on their own responses (see jsonText).
@@ -118,19 +149,8 @@ export function createHttpApp(deps: HttpAppDeps) {
       logger.error({ err: error, request_id: stateOf(request).requestId }, "request failed");
       return fail(request, "internal_error");
     })
-    .onAfterResponse(({ request }) => {
-      const state = stateOf(request);
-      logger.info(
-        {
-          request_id: state.requestId,
-          method: request.method,
-          path: pathOf(request.url),
-          status: state.status,
-          ms: clock.now() - state.startedAt,
-        },
-        "request",
-      );
-    })
+    .onAfterResponse(({ request, route }) => finish(request, route === "" || route === undefined ? "(no route)" : route))
+    .use(opsRoutes(store, metrics))
     .use(docsRoutes(openApi))
     .use(v1);
 }

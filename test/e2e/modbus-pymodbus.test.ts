@@ -314,3 +314,18 @@ describe("a serial line that disappears and comes back", () => {
     expect(registers.status).toBe("online");
   }, 40_000);
 });
+
+describe("operations", () => {
+  test("/metrics reports the buses, ingest and webhooks of the running fieldhub; /healthz is ok", async () => {
+    const text = await (await fetch(`${baseUrl}/metrics`)).text();
+    const value = (pattern: RegExp) => Number(pattern.exec(text)?.[1] ?? Number.NaN);
+    expect(value(/^fieldhub_modbus_requests_total\{gateway="PEER-TCP"\} (\d+)/m)).toBeGreaterThan(0);
+    expect(value(/^fieldhub_modbus_requests_total\{gateway="PEER-RTU"\} (\d+)/m)).toBeGreaterThan(0);
+    expect(value(/^fieldhub_gateway_online\{gateway="PEER-RTU-TCP"\} (\d+)/m)).toBe(1);
+    expect(value(/^fieldhub_ingest_readings_total (\d+)/m)).toBeGreaterThan(0);
+    expect(value(/^fieldhub_ingest_batches_total (\d+)/m)).toBeGreaterThan(0);
+    expect(text).toMatch(/^fieldhub_webhook_queue_messages \d+/m);
+    const health = await fetch(`${baseUrl}/healthz`);
+    expect(health.status).toBe(200);
+  });
+});

@@ -4,8 +4,8 @@
  * loaded from a CDN.
  */
 import { Elysia } from "elysia";
-import swaggerBundlePath from "swagger-ui-dist/swagger-ui-bundle.js" with { type: "file" };
 import swaggerCssPath from "swagger-ui-dist/swagger-ui.css" with { type: "file" };
+import swaggerBundlePath from "swagger-ui-dist/swagger-ui-bundle.js" with { type: "file" };
 import { type ErrorCode, errorCatalog } from "../../lib/errors.ts";
 
 const docsPage = `<!doctype html>

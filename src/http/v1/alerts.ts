@@ -3,9 +3,9 @@ import { CodedError } from "../../lib/errors.ts";
 import { alertSeverities, alertStatuses } from "../../store/schema.ts";
 import { lookupErrors, offsetMeta, offsetPaging } from "./common.ts";
 import { guardRoute, principalOf, type V1Deps } from "./deps.ts";
-import { queryObject, optionalEnum } from "./query.ts";
 import { Alert, OffsetMeta } from "./models.ts";
 import { presentAlert } from "./present.ts";
+import { optionalEnum, queryObject } from "./query.ts";
 
 const ListAlertsQuery = queryObject({
   status: optionalEnum("status", alertStatuses),

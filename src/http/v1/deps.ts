@@ -1,16 +1,16 @@
 import type { TObject } from "@sinclair/typebox";
 import type { Clock } from "../../lib/clock.ts";
+import { CodedError } from "../../lib/errors.ts";
 import type { AlertQueries } from "../../store/alerts.ts";
 import type { GatewayQueries } from "../../store/gateways.ts";
+import type { KeyForRequest } from "../../store/keys.ts";
 import type { Store } from "../../store/open.ts";
 import type { ReadingQueries } from "../../store/readings.ts";
 import type { RegisterQueries } from "../../store/registers.ts";
-import { CodedError } from "../../lib/errors.ts";
+import type { RequestState } from "../api-gate.ts";
 import { requireScope } from "../api-gate.ts";
 import { expectation } from "../validation-message.ts";
 import { repeatedParameter } from "./query.ts";
-import type { RequestState } from "../api-gate.ts";
-import type { KeyForRequest } from "../../store/keys.ts";
 
 /** What the /v1 controllers need; built once in the app. */
 export interface V1Deps {

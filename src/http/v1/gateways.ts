@@ -4,9 +4,9 @@ import { CodedError } from "../../lib/errors.ts";
 import { gatewayStatuses } from "../../store/schema.ts";
 import { gatewayIdParams, lookupErrors, offsetMeta, offsetPaging, queryErrors } from "./common.ts";
 import { guardRoute, principalOf, type V1Deps } from "./deps.ts";
-import { queryObject, optionalEnum } from "./query.ts";
 import { Gateway, GatewayDetail, OffsetMeta } from "./models.ts";
 import { presentGateway, presentModbusDevice } from "./present.ts";
+import { optionalEnum, queryObject } from "./query.ts";
 
 const ListGatewaysQuery = queryObject({
   status: optionalEnum("status", gatewayStatuses, "filters by status"),

@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import { isoFromMs, isoOrNull } from "../../lib/clock.ts";
 import { commonErrors } from "./common.ts";
-import { type V1Deps, principalOf } from "./deps.ts";
+import { principalOf, type V1Deps } from "./deps.ts";
 import { Introspection } from "./models.ts";
 
 /** GET /introspect: any valid key; its own name, scopes, organisation and stats. */

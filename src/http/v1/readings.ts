@@ -6,8 +6,8 @@ import { parseRfc3339 } from "../../lib/timestamps.ts";
 import { scalerFor } from "../../store/registers.ts";
 import { gatewayIdParams, lookupErrors } from "./common.ts";
 import { guardRoute, principalOf, type V1Deps } from "./deps.ts";
-import { queryObject, optionalEnum } from "./query.ts";
 import { CursorMeta, Reading } from "./models.ts";
+import { optionalEnum, queryObject } from "./query.ts";
 import { decodeCursor, encodeCursor, parameterFingerprint } from "./readings-cursor.ts";
 
 const hourMs = 3_600_000;

@@ -2,9 +2,9 @@ import { Elysia, t } from "elysia";
 import { CodedError } from "../../lib/errors.ts";
 import { gatewayIdParams, lookupErrors } from "./common.ts";
 import { guardRoute, principalOf, type V1Deps } from "./deps.ts";
-import { queryObject } from "./query.ts";
 import { Register } from "./models.ts";
 import { presentRegister } from "./present.ts";
+import { queryObject } from "./query.ts";
 
 const ListRegistersQuery = queryObject({
   modbus_device_id: t.Optional(

@@ -1,0 +1,42 @@
+/** /healthz (liveness, store writable) and /metrics (Prometheus text) of the HTTP door. */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { startTestSite, type TestSite } from "../harness/site.ts";
+
+let site: TestSite;
+beforeAll(async () => {
+  site = await startTestSite();
+});
+afterAll(async () => {
+  await site.stop();
+});
+
+test("/healthz answers 200 while the store takes writes, 503 with the reason when it does not", async () => {
+  const healthy = await fetch(`${site.baseUrl}/healthz`);
+  expect(healthy.status).toBe(200);
+  expect(await healthy.json()).toMatchObject({ status: "ok", store: "writable" });
+  expect(healthy.headers.get("x-request-id")).toMatch(/^req_/);
+
+  site.store.sqlite.exec("PRAGMA query_only = ON");
+  try {
+    const broken = await fetch(`${site.baseUrl}/healthz`);
+    expect(broken.status).toBe(503);
+    const body = (await broken.json()) as { status: string; store: string };
+    expect(body.status).toBe("error");
+    expect(body.store).toContain("readonly");
+  } finally {
+    site.store.sqlite.exec("PRAGMA query_only = OFF");
+  }
+});
+
+test("/metrics counts API requests by route pattern, method and status", async () => {
+  for (let index = 0; index < 3; index++) await (await fetch(`${site.baseUrl}/v1/devices`, { headers: { authorization: `Bearer ${site.keys.acme}` } })).text();
+  await (await fetch(`${site.baseUrl}/v1/devices`)).text();
+  const response = await fetch(`${site.baseUrl}/metrics`);
+  expect(response.status).toBe(200);
+  expect(response.headers.get("content-type")).toContain("text/plain");
+  const text = await response.text();
+  expect(text).toContain("# TYPE fieldhub_api_requests_total counter");
+  expect(text).toContain('fieldhub_api_requests_total{route="/v1/devices",method="GET",status="200"} 3');
+  expect(text).toContain('fieldhub_api_requests_total{route="(refused before routing)",method="GET",status="401"} 1');
+  expect(text).toContain("fieldhub_api_request_duration_seconds_bucket");
+});
