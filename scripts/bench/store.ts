@@ -467,9 +467,9 @@ function sizeBenchmark(): void {
   out(
     `     readings interior pages: ${fmt(interior.reduce((sum, stat) => sum + stat.pages, 0))} = ${(interiorBytes / rows).toFixed(2)} B/reading (they hold the dividing readings themselves); all other tables and indexes: ${fmt(others / 1e3, 1)} kB`,
   );
-  // What each part of a record takes. In a WITHOUT ROWID table a REAL value is
-  // always an 8-byte double, also when it has no fraction (a rowid table would
-  // store 5.0 as a 1-byte integer); with NUMERIC affinity it would be an integer.
+  // What each part of a record takes. raw_value has NUMERIC affinity (migration
+  // 0003): whole numbers are stored as 0- to 6-byte integers, the rest as 8-byte
+  // doubles (a REAL column in a WITHOUT ROWID table would store every value as 8).
   const record = store.sqlite
     .query<{ id: number; ts: number; asInteger: number; integral: number }, []>(
       `SELECT avg(CASE WHEN register_id IN (0, 1) THEN 0 WHEN register_id < 128 THEN 1 WHEN register_id < 32768 THEN 2 ELSE 3 END) AS id,
@@ -488,7 +488,7 @@ function sizeBenchmark(): void {
     .get();
   if (record !== null) {
     out(
-      `     a record: header 4 + register_id ${record.id.toFixed(2)} + ts ${record.ts.toFixed(0)} + raw_value 8 = ${(4 + record.id + record.ts + 8).toFixed(2)} B (a REAL in a WITHOUT ROWID table is always an 8-byte double, though ${(record.integral * 100).toFixed(0)}% of these values are integers: as integers they would average ${record.asInteger.toFixed(2)} B)`,
+      `     a record: header 4 + register_id ${record.id.toFixed(2)} + ts ${record.ts.toFixed(0)} + raw_value ${record.asInteger.toFixed(2)} = ${(4 + record.id + record.ts + record.asInteger).toFixed(2)} B (${(record.integral * 100).toFixed(0)}% of the values are whole numbers, stored as integers; the others as 8-byte doubles)`,
     );
   }
   const packed = leaf === undefined ? 0 : (leaf.bytes - leaf.unused + interiorBytes) / rows;
