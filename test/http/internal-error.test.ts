@@ -70,7 +70,11 @@ test("every request is logged once with its request id and the status it was ans
   const notFound = await fetch(`${baseUrl}/v1/nothing`, { headers: { authorization: `Bearer ${site.keys.acme}` } });
   await notFound.text();
   const id = notFound.headers.get("x-request-id");
-  const lines = logLines.map((line) => JSON.parse(line)).filter((entry) => entry.msg === "request" && entry.request_id === id);
+  const requestLines = () => logLines.map((line) => JSON.parse(line)).filter((entry) => entry.msg === "request" && entry.request_id === id);
+  // The line is written after the response has gone out.
+  for (let waited = 0; requestLines().length === 0 && waited < 1_000; waited += 10) await Bun.sleep(10);
+  await Bun.sleep(20);
+  const lines = requestLines();
   expect(lines).toHaveLength(1);
   expect(lines[0]).toMatchObject({ method: "GET", path: "/v1/nothing", status: 404 });
   const failed = logLines.map((line) => JSON.parse(line)).filter((entry) => entry.msg === "request" && entry.status === 500);
