@@ -13,7 +13,9 @@ import { lookupTemplate, type RegisterRecord, resolveRegisters } from "./device-
 import { formatPath, type Path } from "./problems.ts";
 import { FirstSeen, type IdRegistry, type Report } from "./registries.ts";
 import { defaults } from "./schema.ts";
+import { naturalKey } from "./rules.ts";
 import { derivedId } from "./stable-ids.ts";
+import type { BusType } from "./types.ts";
 import { didYouMean } from "./suggest.ts";
 import { describeValue, isRecord, listOrEmpty, stringOrUndefined } from "./values.ts";
 
@@ -52,6 +54,8 @@ interface DeviceInfo {
   slaveId: number | undefined;
   /** Registers as polled (template ones included), by name. */
   registers: Map<string, RegisterRecord>;
+  /** The same registers' names by their id (written, or derived as the inventory derives it). */
+  namesById: Map<string, string>;
   /** Names `exclude` drops, with where. */
   excluded: Map<string, Path>;
   /** The template is unknown or unreadable: which registers exist cannot be told. */
@@ -76,15 +80,16 @@ function indexGateways(list: unknown, organizations: KnownOrganizations): Map<st
     let orgKey: string | undefined;
     if (written !== undefined) orgKey = organizations.byKey.has(written) ? written : undefined;
     else if (gateway.organization === undefined && organizations.count === 1) orgKey = organizations.onlyKey;
+    const busType = isRecord(gateway.bus) ? (stringOrUndefined(gateway.bus.type) as BusType | undefined) : undefined;
     const devices = listOrEmpty(gateway.devices).flatMap((device, j) =>
-      isRecord(device) ? [indexDevice(device, ["gateways", i, "devices", j])] : [],
+      isRecord(device) ? [indexDevice(device, ["gateways", i, "devices", j], serial, busType)] : [],
     );
     bySerial.set(serial, { serial, orgKey, devices });
   });
   return bySerial;
 }
 
-function indexDevice(device: Record<string, unknown>, path: Path): DeviceInfo {
+function indexDevice(device: Record<string, unknown>, path: Path, serial: string, busType: BusType | undefined): DeviceInfo {
   const lookup = lookupTemplate(device.template);
   const excluded = new Map<string, Path>();
   listOrEmpty(device.exclude).forEach((name, k) => {
@@ -95,8 +100,16 @@ function indexDevice(device: Record<string, unknown>, path: Path): DeviceInfo {
   const registers = new Map<string, RegisterRecord>();
   for (const register of resolved.registers)
     if (!registers.has(register.name)) registers.set(register.name, register.record);
+  const key = naturalKey(device, busType);
+  const namesById = new Map<string, string>();
+  for (const [name, record] of registers) {
+    const written = stringOrUndefined(record.id);
+    const id = written?.toLowerCase() ?? (key === undefined ? undefined : derivedId.register(serial, key, name));
+    if (id !== undefined) namesById.set(id, name);
+  }
   return {
     path,
+    namesById,
     name: stringOrUndefined(device.name),
     slaveId: typeof device.slave_id === "number" ? device.slave_id : undefined,
     registers,
@@ -216,8 +229,10 @@ function findDevice(ref: unknown, path: Path, gateway: GatewayInfo, report: Repo
 }
 
 function checkRuleRegister(ref: unknown, path: Path, device: DeviceInfo, report: Report): void {
-  const name = stringOrUndefined(ref);
-  if (name === undefined || name === "") return;
+  const written = stringOrUndefined(ref);
+  if (written === undefined || written === "") return;
+  // A register is named by its name, or by its id.
+  const name = device.registers.has(written) ? written : (device.namesById.get(written.toLowerCase()) ?? written);
   const register = device.registers.get(name);
   if (register === undefined) {
     if (device.registersUncertain) return;

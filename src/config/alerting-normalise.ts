@@ -74,7 +74,9 @@ function normaliseRule(
   const device = gateway?.modbusDevices.find((d) =>
     typeof rule.device === "string" ? d.name === rule.device : d.name === null && d.slaveId === rule.device,
   );
-  const register = device?.registers.find((r) => r.name === rule.register);
+  const register =
+    device?.registers.find((r) => r.name === rule.register) ??
+    device?.registers.find((r) => r.id === rule.register.toLowerCase());
   // alerting-checks.ts has refused a file where this could happen.
   if (gateway === undefined || device === undefined || register === undefined) {
     throw new Error(`rule ${rule.name}: its register does not resolve after validation`);

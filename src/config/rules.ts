@@ -174,7 +174,8 @@ function checkDevices(
   });
 }
 
-function naturalKey(device: Record<string, unknown>, busType: BusType | undefined): string | undefined {
+/** A device's natural key (stable-ids.ts), or undefined while the fields it needs are not valid. */
+export function naturalKey(device: Record<string, unknown>, busType: BusType | undefined): string | undefined {
   const slaveId = device.slave_id;
   if (busType === undefined || typeof slaveId !== "number" || !Number.isInteger(slaveId)) return undefined;
   const name = stringOrUndefined(device.name) ?? null;
