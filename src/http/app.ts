@@ -118,7 +118,9 @@ export function createHttpApp(deps: HttpAppDeps) {
     const ms = clock.now() - state.startedAt;
     requestsByRoute.inc({ route, method: request.method, status: String(state.status) });
     requestSeconds.observe({ route }, ms / 1000);
-    logger.info({ request_id: state.requestId, method: request.method, path: pathOf(request.url), status: state.status, ms }, "request");
+    // Health checks and scrapes come every few seconds: logged only at debug level.
+    const level = route === "/healthz" || route === "/metrics" ? "debug" : "info";
+    logger[level]({ request_id: state.requestId, method: request.method, path: pathOf(request.url), status: state.status, ms }, "request");
   };
 
   return new Elysia({ normalize: false })
