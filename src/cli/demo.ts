@@ -87,6 +87,7 @@ export async function demoCommand(argv: string[]): Promise<void> {
     port: parsePort(values.port, 8080),
     publicUrl: null,
     defaultLimitPerMinute: 100,
+    healthChecks: runtime.healthChecks,
   });
   process.stdout.write(
     [

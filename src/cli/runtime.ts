@@ -34,6 +34,8 @@ export interface AlertingSettings {
 }
 
 export interface Runtime {
+  /** For /healthz: ingest must be able to write. */
+  healthChecks: (() => { ok: true } | { ok: false; problem: string })[];
   dispatcher: Dispatcher;
   rules: RulesEngine;
   pollers: GatewayPoller[];
@@ -124,6 +126,12 @@ export function startRuntime(options: {
   if (options.metrics !== undefined)
     registerMetrics(options.metrics, { pollers, ingest, dispatcher, status, gateways: polled });
   return {
+    healthChecks: [
+      () => {
+        const error = ingest.stats().writeError;
+        return error === null ? { ok: true } : { ok: false, problem: `ingest cannot write: ${error}` };
+      },
+    ],
     dispatcher,
     rules,
     pollers,

@@ -33,16 +33,6 @@ export async function serveCommand(argv: string[]): Promise<void> {
   const metrics = createMetricsRegistry();
   const store = openStore(dataDir);
   syncInventory(store, withHostFacts(config.inventory, hostAddresses(), version), systemClock.now());
-  const server = startHttpServer({
-    metrics,
-    store,
-    clock: systemClock,
-    logger,
-    host: values.host ?? config.server.host,
-    port: parsePort(values.port, config.server.port),
-    publicUrl: config.server.publicUrl,
-    defaultLimitPerMinute: config.api.rateLimitPerMinute,
-  });
   const runtime = startRuntime({
     store,
     clock: systemClock,
@@ -53,6 +43,25 @@ export async function serveCommand(argv: string[]): Promise<void> {
     alerting: { rules: config.rules, offlineDetector: config.offlineDetector, automations: config.automations },
     metrics,
   });
+  let server: ReturnType<typeof startHttpServer>;
+  try {
+    server = startHttpServer({
+      metrics,
+      store,
+      clock: systemClock,
+      logger,
+      host: values.host ?? config.server.host,
+      port: parsePort(values.port, config.server.port),
+      publicUrl: config.server.publicUrl,
+      defaultLimitPerMinute: config.api.rateLimitPerMinute,
+      healthChecks: runtime.healthChecks,
+    });
+  } catch (error) {
+    // Cannot listen (port taken): stop what started, so nothing is left running.
+    await runtime.stop();
+    store.close();
+    throw error;
+  }
   logger.info(
     { url: server.url, data: dataDir },
     `fieldhub serving on ${server.url} (API ${server.url}/v1, docs ${server.url}/docs)`,

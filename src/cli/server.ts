@@ -1,6 +1,7 @@
 /** Starts the HTTP server on an open store: shared by `serve` and `demo`. */
 
 import { createHttpApp } from "../http/app.ts";
+import type { HealthCheck } from "../http/ops.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/logger.ts";
 import type { MetricsRegistry } from "../lib/metrics.ts";
@@ -22,6 +23,7 @@ export function startHttpServer(options: {
   publicUrl: string | null;
   defaultLimitPerMinute: number;
   metrics?: MetricsRegistry;
+  healthChecks?: readonly HealthCheck[];
 }): RunningServer {
   const app = createHttpApp(options);
   try {

@@ -19,7 +19,7 @@ import { registerQueries } from "../store/registers.ts";
 import { newRequestState, passApiGate, type RequestState } from "./api-gate.ts";
 import { buildOpenApiDocument } from "./docs/openapi.ts";
 import { docsRoutes } from "./docs/pages.ts";
-import { opsRoutes } from "./ops.ts";
+import { type HealthCheck, opsRoutes } from "./ops.ts";
 import { problemResponse } from "./problem.ts";
 import { FixedWindowRateLimiter } from "./rate-limit.ts";
 import { alertRoutes } from "./v1/alerts.ts";
@@ -40,6 +40,8 @@ export interface HttpAppDeps {
   defaultLimitPerMinute: number;
   /** Where /metrics reads from; the API counts its requests there too. */
   metrics?: MetricsRegistry;
+  /** Parts /healthz asks besides the store (ingest writing, for example). */
+  healthChecks?: readonly HealthCheck[];
 }
 
 export function createHttpApp(deps: HttpAppDeps) {
@@ -152,7 +154,7 @@ export function createHttpApp(deps: HttpAppDeps) {
       return fail(request, "internal_error");
     })
     .onAfterResponse(({ request, route }) => finish(request, route === "" || route === undefined ? "(no route)" : route))
-    .use(opsRoutes(store, metrics))
+    .use(opsRoutes(store, metrics, deps.healthChecks))
     .use(docsRoutes(openApi))
     .use(v1);
 }

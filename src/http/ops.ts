@@ -7,22 +7,28 @@ import type { MetricsRegistry } from "../lib/metrics.ts";
 import { version } from "../lib/version.ts";
 import type { Store } from "../store/open.ts";
 
-export function opsRoutes(store: Store, registry: MetricsRegistry) {
+/** A part that can say it is unwell (ingest failing to write, for example). */
+export type HealthCheck = () => { ok: true } | { ok: false; problem: string };
+
+export function opsRoutes(store: Store, registry: MetricsRegistry, checks: readonly HealthCheck[] = []) {
   const touch = store.sqlite.prepare<never, [string]>(
     "INSERT INTO store_meta (key, value) VALUES ('healthz', ?1) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
   );
   return new Elysia()
     .get("/healthz", () => {
+      let storeState = "writable";
       try {
         // A real write: a full disk, a read-only mount or a broken file shows here.
         touch.run(new Date().toISOString());
-        return Response.json({ status: "ok", store: "writable", version });
       } catch (error) {
-        return Response.json(
-          { status: "error", store: error instanceof Error ? error.message : String(error), version },
-          { status: 503 },
-        );
+        storeState = error instanceof Error ? error.message : String(error);
       }
+      const problems = checks.flatMap((check) => {
+        const result = check();
+        return result.ok ? [] : [result.problem];
+      });
+      const ok = storeState === "writable" && problems.length === 0;
+      return Response.json({ status: ok ? "ok" : "error", store: storeState, problems, version }, { status: ok ? 200 : 503 });
     })
     .get(
       "/metrics",

@@ -41,6 +41,8 @@ export interface IngestStats {
   /** Age of the oldest reading waiting for a commit (ms), 0 when none waits. */
   lagMs: number;
   unknownRegisters: number;
+  /** The error of the last write, while writes fail (a full disk, for example); null once one succeeds. */
+  writeError: string | null;
 }
 
 type RegisterState = { id: number; intervalMs: number; lastStoredPeriod: number };
@@ -88,6 +90,7 @@ export function createIngest(options: IngestOptions) {
     lastBatchMs: 0,
     lagMs: 0,
     unknownRegisters: 0,
+    writeError: null,
   };
   const warnedUnknown = new Set<string>();
 
@@ -138,10 +141,12 @@ export function createIngest(options: IngestOptions) {
       queue = rows.concat(queue);
       for (const value of values) if (!latest.has(value.id)) latest.set(value.id, value);
       stats.queued = queue.length;
+      stats.writeError = error instanceof Error ? error.message : String(error);
       logger.error({ err: error, waiting: queue.length }, "ingest write failed; will retry");
       return 0;
     }
     stats.batches++;
+    stats.writeError = null;
     stats.committed += rows.length;
     stats.lastBatchMs = performance.now() - began;
     stats.queued = queue.length;
