@@ -13,44 +13,43 @@ export function createMetricsRegistry(): MetricsRegistry {
 type Labels = Record<string, string>;
 
 /**
- * A counter whose value is read from a running total kept elsewhere (a poller's
- * or the dispatcher's statistics) each time /metrics is scraped.
+ * A metric whose values are read, when /metrics is scraped, from figures kept
+ * elsewhere (a poller's or the dispatcher's statistics): a counter for running
+ * totals, a gauge for levels.
  */
-export function countedFrom(
+function readAtScrape(
+  kind: "counter" | "gauge",
   registry: MetricsRegistry,
   name: string,
   help: string,
   labelNames: readonly string[],
   read: () => { labels: Labels; value: number }[],
 ): void {
-  new Counter({
-    name,
-    help,
-    labelNames,
-    registers: [registry],
-    collect() {
-      this.reset();
-      for (const { labels, value } of read()) this.inc(labels, value);
-    },
-  });
+  const options = { name, help, labelNames, registers: [registry] };
+  if (kind === "counter") {
+    new Counter({
+      ...options,
+      collect() {
+        this.reset();
+        for (const { labels, value } of read()) this.inc(labels, value);
+      },
+    });
+  } else {
+    new Gauge({
+      ...options,
+      collect() {
+        this.reset();
+        for (const { labels, value } of read()) this.set(labels, value);
+      },
+    });
+  }
 }
 
-/** A gauge read when /metrics is scraped. */
-export function gaugedFrom(
+export const countedFrom = (...args: Parameters<typeof gaugedFrom>) => readAtScrape("counter", ...args);
+export const gaugedFrom = (
   registry: MetricsRegistry,
   name: string,
   help: string,
   labelNames: readonly string[],
   read: () => { labels: Labels; value: number }[],
-): void {
-  new Gauge({
-    name,
-    help,
-    labelNames,
-    registers: [registry],
-    collect() {
-      this.reset();
-      for (const { labels, value } of read()) this.set(labels, value);
-    },
-  });
-}
+) => readAtScrape("gauge", registry, name, help, labelNames, read);

@@ -153,21 +153,8 @@ export interface KeyForRequest {
  * the very next request.
  */
 export function keyLookup(store: Store): (key: string) => KeyForRequest | null {
-  const statement = store.sqlite.prepare<
-    {
-      id: string;
-      name: string;
-      scopes: string;
-      kind: ApiKeyKind;
-      rateLimitPerMinute: number | null;
-      createdAt: number;
-      expiresAt: number | null;
-      revokedAt: number | null;
-      orgId: number;
-      orgName: string;
-    },
-    [string]
-  >(
+  // The row as stored: scopes are one space-separated string.
+  const statement = store.sqlite.prepare<Omit<KeyForRequest, "scopes"> & { scopes: string }, [string]>(
     // Scalar subquery rather than a join: SQLite answers this single-row lookup
     // several times faster that way, and it runs on every request.
     `SELECT k.uuid AS id, k.name AS name, k.scopes AS scopes, k.kind AS kind,
