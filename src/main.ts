@@ -2,6 +2,7 @@
  * fieldhub's composition root: reads the command line and hands each command the
  * parts it wires together.
  */
+import { adminCommand, adminUsage } from "./cli/admin.ts";
 import { alertsCommand, alertsUsage } from "./cli/alerts.ts";
 import { CommandError, UsageError } from "./cli/args.ts";
 import { configCommand, configUsage } from "./cli/config.ts";
@@ -20,6 +21,7 @@ Usage:
   ${keysUsage.split("\n").join("\n  ")}
   ${alertsUsage.split("\n").join("\n  ")}
   ${endpointsUsage.split("\n").join("\n  ")}
+  ${adminUsage.split("\n").join("\n  ")}
   ${webhooksUsage}
   ${configUsage}
   fieldhub version
@@ -40,6 +42,9 @@ async function main(argv: string[]): Promise<number> {
         return 0;
       case "keys":
         keysCommand(rest, Date.now());
+        return 0;
+      case "admin":
+        await adminCommand(rest, Date.now());
         return 0;
       case "endpoints":
         await endpointsCommand(rest);

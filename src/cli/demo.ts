@@ -24,6 +24,7 @@ import type { InventoryRegister } from "../lib/inventory.ts";
 import { createLogger } from "../lib/logger.ts";
 import { createMetricsRegistry } from "../lib/metrics.ts";
 import { version } from "../lib/version.ts";
+import { issueSetupToken } from "../store/admin.ts";
 import { insertAlert } from "../store/alerts.ts";
 import { gatewayQueries, setGatewayStatus } from "../store/gateways.ts";
 import { syncInventory } from "../store/inventory.ts";
@@ -67,6 +68,13 @@ export async function demoCommand(argv: string[]): Promise<void> {
 
   const { config, simulators } = await startDemoEquipment();
   const store = openStore(dataDir);
+  const setupToken = issueSetupToken(store);
+  if (setupToken !== null) {
+    logger.warn(
+      { setup_token: setupToken },
+      "no admin account yet: create the owner with POST /admin/api/setup and this one-time token, or run `fieldhub admin set-password`",
+    );
+  }
   const stored = seedDemo(store, config, clock.now(), days);
   const runtime = startRuntime({
     store,

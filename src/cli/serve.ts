@@ -5,6 +5,7 @@ import { hostAddresses, withHostFacts } from "../lib/host.ts";
 import { createLogger } from "../lib/logger.ts";
 import { createMetricsRegistry } from "../lib/metrics.ts";
 import { version } from "../lib/version.ts";
+import { issueSetupToken } from "../store/admin.ts";
 import { syncInventory } from "../store/inventory.ts";
 import { openStore } from "../store/open.ts";
 import { CommandError, parseCommandArgs, parsePort, requireOption } from "./args.ts";
@@ -32,6 +33,13 @@ export async function serveCommand(argv: string[]): Promise<void> {
   const logger = createLogger();
   const metrics = createMetricsRegistry();
   const store = openStore(dataDir);
+  const setupToken = issueSetupToken(store);
+  if (setupToken !== null) {
+    logger.warn(
+      { setup_token: setupToken },
+      "no admin account yet: create the owner with POST /admin/api/setup and this one-time token, or run `fieldhub admin set-password`",
+    );
+  }
   syncInventory(store, withHostFacts(config.inventory, hostAddresses(), version), systemClock.now());
   const runtime = startRuntime({
     store,

@@ -16,6 +16,7 @@ import { storeSecret } from "../store/meta.ts";
 import type { Store } from "../store/open.ts";
 import { readingQueries } from "../store/readings.ts";
 import { registerQueries } from "../store/registers.ts";
+import { adminRoutes } from "./admin/routes.ts";
 import { newRequestState, passApiGate, type RequestState } from "./api-gate.ts";
 import { buildOpenApiDocument } from "./docs/openapi.ts";
 import { docsRoutes } from "./docs/pages.ts";
@@ -156,6 +157,17 @@ export function createHttpApp(deps: HttpAppDeps) {
     .onAfterResponse(({ request, route }) => finish(request, route === "" || route === undefined ? "(no route)" : route))
     .use(opsRoutes(store, metrics, deps.healthChecks))
     .use(docsRoutes(openApi))
+    .use(
+      adminRoutes({
+        store,
+        clock,
+        problem: (request, code, detail, headers) => {
+          const response = fail(request, code, detail);
+          for (const [name, value] of Object.entries(headers ?? {})) response.headers.set(name, value);
+          return response;
+        },
+      }),
+    )
     .use(v1);
 }
 

@@ -21,6 +21,16 @@ export const errorCatalog = {
   invalid_api_key: { status: 401, title: "Invalid API key", when: "The key does not exist." },
   api_key_revoked: { status: 401, title: "API key revoked", when: "The key was revoked." },
   api_key_expired: { status: 401, title: "API key expired", when: "The key passed its expiry date." },
+  unauthorized: {
+    status: 401,
+    title: "Unauthorized",
+    when: "Admin API only: no admin session cookie was sent, or the session was signed out, revoked or expired, or the username or password is wrong. Sign in again.",
+  },
+  forbidden: {
+    status: 403,
+    title: "Forbidden",
+    when: "Admin API only: a change was sent without the session's `X-CSRF-Token` header (or with a wrong one), or the signed-in role may not make it (a viewer may only read).",
+  },
   insufficient_scope: {
     status: 403,
     title: "Insufficient scope",
@@ -51,6 +61,9 @@ export const errorCatalog = {
 
 export type ErrorCode = keyof typeof errorCatalog;
 export const errorCodes = Object.keys(errorCatalog) as ErrorCode[];
+
+/** The codes of the /v1 API (spec section 7); the others belong to the admin API. */
+export const apiErrorCodes = errorCodes.filter((code) => code !== "unauthorized" && code !== "forbidden");
 
 /** An error that carries a stable code; transports map it to their own form. */
 export class CodedError extends Error {

@@ -309,3 +309,32 @@ export const webhookAttempts = sqliteTable(
   },
   (table) => [index("webhook_attempts_delivery").on(table.deliveryId)],
 );
+
+export const adminRoles = ["owner", "admin", "viewer"] as const;
+export type AdminRole = (typeof adminRoles)[number];
+
+/** People who sign in to the admin page; the password is kept only as a Bun.password hash. */
+export const adminUsers = sqliteTable("admin_users", {
+  id: integer("id").primaryKey(),
+  username: text("username").notNull().unique(),
+  passwordHash: text("password_hash").notNull(),
+  role: text("role", { enum: adminRoles }).notNull(),
+  createdAt: integer("created_at").notNull(),
+});
+
+/** Admin page sessions: the cookie carries a random token, the store only its SHA-256. */
+export const adminSessions = sqliteTable(
+  "admin_sessions",
+  {
+    id: integer("id").primaryKey(),
+    tokenHash: text("token_hash").notNull().unique(),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => adminUsers.id),
+    csrfToken: text("csrf_token").notNull(),
+    createdAt: integer("created_at").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+    revokedAt: integer("revoked_at"),
+  },
+  (table) => [index("admin_sessions_user").on(table.userId)],
+);

@@ -4,7 +4,7 @@
  * problem+json with a code of spec section 7.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { errorCodes } from "../../src/lib/errors.ts";
+import { apiErrorCodes } from "../../src/lib/errors.ts";
 import { ids, startTestSite, type TestSite } from "../harness/site.ts";
 
 let site: TestSite;
@@ -180,7 +180,7 @@ test(`${requestCount} generated hostile requests: no 5xx, every error a problem 
     if (response.status >= 400) {
       expect(response.headers.get("content-type"), context).toBe("application/problem+json");
       const body = JSON.parse(text);
-      expect(errorCodes as string[], context).toContain(body.code);
+      expect(apiErrorCodes as string[], context).toContain(body.code);
       expect(body.request_id, context).toBe(response.headers.get("x-request-id"));
     }
   }

@@ -3,7 +3,7 @@
  * the request schemas live beside each controller.
  */
 import { t } from "elysia";
-import { errorCodes } from "../../lib/errors.ts";
+import { apiErrorCodes } from "../../lib/errors.ts";
 
 const dateTime = t.String({ format: "date-time" });
 const uuid = t.String({ format: "uuid" });
@@ -155,7 +155,7 @@ export const Problem = t.Object(
     title: t.String(),
     status: t.Integer(),
     detail: t.Optional(t.String({ description: "for people; may change" })),
-    code: oneOf(errorCodes as [string, ...string[]], "stable; clients branch on it"),
+    code: oneOf(apiErrorCodes as [string, ...string[]], "stable; clients branch on it"),
     request_id: t.String({ pattern: "^req_[0-9a-f]+$" }),
   },
   { $id: "Problem", description: "RFC 9457 problem details (application/problem+json)." },

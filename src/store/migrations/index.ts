@@ -9,12 +9,14 @@ import initial from "./0000_initial.sql" with { type: "text" };
 import eventsOutbox from "./0001_events_outbox.sql" with { type: "text" };
 import webhooks from "./0002_webhooks.sql" with { type: "text" };
 import readingsNumeric from "./0003_readings_numeric.sql" with { type: "text" };
+import admin from "./0004_admin.sql" with { type: "text" };
 
 export const migrationSql: Record<string, string> = {
   "0000_initial": initial,
   "0001_events_outbox": eventsOutbox,
   "0002_webhooks": webhooks,
   "0003_readings_numeric": readingsNumeric,
+  "0004_admin": admin,
 };
 
 export const migrationJournal: { entries: { tag: string; when: number; breakpoints: boolean }[] } = journal;

@@ -1,0 +1,82 @@
+/** `fieldhub admin set-password|sign-out`: admin page accounts in the store of a data directory (see docs/admin.md). */
+import { type AdminRole, adminQueries, adminRoles, hashPassword, minPasswordLength } from "../store/admin.ts";
+import { openStore } from "../store/open.ts";
+import { CommandError, parseCommandArgs, requireOption, UsageError } from "./args.ts";
+
+export const adminUsage = [
+  "fieldhub admin set-password --data DIR --user NAME [--role owner|admin|viewer]   (password read from stdin)",
+  "fieldhub admin sign-out --data DIR --user NAME",
+].join("\n");
+
+const usernamePattern = /^[A-Za-z0-9._@-]{1,64}$/;
+
+export async function adminCommand(argv: string[], now: number): Promise<void> {
+  const [action, ...rest] = argv;
+  switch (action) {
+    case "set-password":
+      await setPassword(rest, now);
+      return;
+    case "sign-out":
+      signOut(rest, now);
+      return;
+    default:
+      throw new UsageError(action === undefined ? "admin needs an action" : `unknown admin action "${action}"`);
+  }
+}
+
+async function setPassword(argv: string[], now: number): Promise<void> {
+  const { values } = parseCommandArgs(argv, {
+    data: { type: "string" },
+    user: { type: "string" },
+    role: { type: "string" },
+  });
+  const dataDir = requireOption(values.data, "--data");
+  const username = requireOption(values.user, "--user");
+  if (!usernamePattern.test(username)) {
+    throw new UsageError("--user: 1 to 64 letters, digits and . _ @ -");
+  }
+  let role: AdminRole | undefined;
+  if (values.role !== undefined) {
+    if (!(adminRoles as readonly string[]).includes(values.role)) {
+      throw new UsageError(`--role: one of ${adminRoles.join(", ")}`);
+    }
+    role = values.role as AdminRole;
+  }
+  // The password comes from stdin (never the command line, where `ps` shows it): its first line.
+  const input = await new Response(Bun.stdin.stream()).text();
+  const password = input.split(/\r?\n/)[0] ?? "";
+  if (password.length < minPasswordLength) {
+    throw new CommandError(`the password (first line of stdin) needs at least ${minPasswordLength} characters`);
+  }
+  const passwordHash = await hashPassword(password);
+  const store = openStore(dataDir);
+  try {
+    const queries = adminQueries(store);
+    // The first account is the owner unless a role is named.
+    const effectiveRole = role ?? (queries.countUsers() === 0 ? "owner" : undefined);
+    const outcome = queries.setPassword(username, passwordHash, effectiveRole, now);
+    const user = queries.findUser(username);
+    process.stdout.write(
+      outcome === "created"
+        ? `Created admin user ${username} (role ${user?.role}).\n`
+        : `Set the password of ${username} (role ${user?.role}); their sessions were signed out.\n`,
+    );
+  } finally {
+    store.close();
+  }
+}
+
+function signOut(argv: string[], now: number): void {
+  const { values } = parseCommandArgs(argv, { data: { type: "string" }, user: { type: "string" } });
+  const dataDir = requireOption(values.data, "--data");
+  const username = requireOption(values.user, "--user");
+  const store = openStore(dataDir);
+  try {
+    const queries = adminQueries(store);
+    if (queries.findUser(username) === null) throw new CommandError(`no admin user ${username}`);
+    const count = queries.revokeUserSessions(username, now);
+    process.stdout.write(`Signed ${username} out of ${count} session(s).\n`);
+  } finally {
+    store.close();
+  }
+}

@@ -1,0 +1,191 @@
+/**
+ * Admin page accounts and sessions. Passwords are kept only as Bun.password
+ * hashes (argon2id); a session cookie carries 256 random bits of which the store
+ * keeps only the SHA-256, so a copy of the database opens no session. The setup
+ * token (first start, no admin yet) is likewise kept only as a hash.
+ */
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { and, count, eq, gt, isNull } from "drizzle-orm";
+import type { Store } from "./open.ts";
+import { type AdminRole, adminRoles, adminSessions, adminUsers, storeMeta } from "./schema.ts";
+
+export { type AdminRole, adminRoles };
+
+export const minPasswordLength = 10;
+/** Sessions last twelve hours from sign-in. */
+export const sessionLifetimeMs = 12 * 3_600_000;
+const setupTokenKey = "admin:setup-token-sha256";
+
+export function sha256Hex(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
+}
+
+export function randomToken(): string {
+  return randomBytes(32).toString("base64url");
+}
+
+/** Compares two strings in time independent of where they differ. */
+export function sameSecret(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+export interface AdminUser {
+  id: number;
+  username: string;
+  role: AdminRole;
+}
+
+export interface AdminSession {
+  id: number;
+  csrfToken: string;
+  expiresAt: number;
+  user: AdminUser;
+}
+
+export class PasswordTooShortError extends Error {
+  constructor() {
+    super(`the password needs at least ${minPasswordLength} characters`);
+  }
+}
+
+export function hashPassword(password: string): Promise<string> {
+  if (password.length < minPasswordLength) throw new PasswordTooShortError();
+  return Bun.password.hash(password, { algorithm: "argon2id" });
+}
+
+export function adminQueries(store: Store) {
+  const { db } = store;
+  const userColumns = { id: adminUsers.id, username: adminUsers.username, role: adminUsers.role };
+
+  return {
+    countUsers(): number {
+      return db.select({ total: count() }).from(adminUsers).get()?.total ?? 0;
+    },
+    listUsers(): (AdminUser & { createdAt: number })[] {
+      return db
+        .select({ ...userColumns, createdAt: adminUsers.createdAt })
+        .from(adminUsers)
+        .orderBy(adminUsers.username)
+        .all();
+    },
+    findUser(username: string): (AdminUser & { passwordHash: string }) | null {
+      return (
+        db
+          .select({ ...userColumns, passwordHash: adminUsers.passwordHash })
+          .from(adminUsers)
+          .where(eq(adminUsers.username, username))
+          .get() ?? null
+      );
+    },
+    /** Creates the user, or sets the password (and role, when given) of an existing one. */
+    setPassword(username: string, passwordHash: string, role: AdminRole | undefined, now: number): "created" | "updated" {
+      const existing = db.select({ id: adminUsers.id }).from(adminUsers).where(eq(adminUsers.username, username)).get();
+      if (existing === undefined) {
+        db.insert(adminUsers)
+          .values({ username, passwordHash, role: role ?? "admin", createdAt: now })
+          .run();
+        return "created";
+      }
+      db.update(adminUsers)
+        .set(role === undefined ? { passwordHash } : { passwordHash, role })
+        .where(eq(adminUsers.id, existing.id))
+        .run();
+      // A new password ends every session the old one opened.
+      db.update(adminSessions)
+        .set({ revokedAt: now })
+        .where(and(eq(adminSessions.userId, existing.id), isNull(adminSessions.revokedAt)))
+        .run();
+      return "updated";
+    },
+    /** Opens a session; the token goes into the cookie, only its hash into the store. */
+    createSession(userId: number, now: number): { token: string; csrfToken: string; expiresAt: number } {
+      const token = randomToken();
+      const csrfToken = randomToken();
+      const expiresAt = now + sessionLifetimeMs;
+      db.insert(adminSessions)
+        .values({ tokenHash: sha256Hex(token), userId, csrfToken, createdAt: now, expiresAt })
+        .run();
+      return { token, csrfToken, expiresAt };
+    },
+    /** The live session of a cookie token: null when unknown, revoked or expired. */
+    findSession(token: string, now: number): AdminSession | null {
+      const row = db
+        .select({
+          id: adminSessions.id,
+          csrfToken: adminSessions.csrfToken,
+          expiresAt: adminSessions.expiresAt,
+          user: userColumns,
+        })
+        .from(adminSessions)
+        .innerJoin(adminUsers, eq(adminUsers.id, adminSessions.userId))
+        .where(
+          and(
+            eq(adminSessions.tokenHash, sha256Hex(token)),
+            isNull(adminSessions.revokedAt),
+            gt(adminSessions.expiresAt, now),
+          ),
+        )
+        .get();
+      return row ?? null;
+    },
+    revokeSession(id: number, now: number): void {
+      db.update(adminSessions)
+        .set({ revokedAt: now })
+        .where(and(eq(adminSessions.id, id), isNull(adminSessions.revokedAt)))
+        .run();
+    },
+    /** Signs a user out everywhere; returns how many sessions were open. */
+    revokeUserSessions(username: string, now: number): number {
+      const user = db.select({ id: adminUsers.id }).from(adminUsers).where(eq(adminUsers.username, username)).get();
+      if (user === undefined) return 0;
+      const open = and(eq(adminSessions.userId, user.id), isNull(adminSessions.revokedAt));
+      const total = db.select({ total: count() }).from(adminSessions).where(open).get()?.total ?? 0;
+      db.update(adminSessions).set({ revokedAt: now }).where(open).run();
+      return total;
+    },
+  };
+}
+export type AdminQueries = ReturnType<typeof adminQueries>;
+
+/**
+ * First start: while no admin user exists, returns a fresh one-time setup token
+ * (its hash replaces any earlier one in the store) for the caller to log; null
+ * once an admin exists. `POST /admin/api/setup` spends it.
+ */
+export function issueSetupToken(store: Store): string | null {
+  if (adminQueries(store).countUsers() > 0) return null;
+  const token = randomToken();
+  const value = sha256Hex(token);
+  store.db
+    .insert(storeMeta)
+    .values({ key: setupTokenKey, value })
+    .onConflictDoUpdate({ target: storeMeta.key, set: { value } })
+    .run();
+  return token;
+}
+
+/**
+ * Creates the first owner if `token` is the outstanding setup token and no admin
+ * exists yet; the token is spent either way it succeeds. Returns the owner, or
+ * null when the token is wrong or setup is already done.
+ */
+export function completeSetup(
+  store: Store,
+  token: string,
+  username: string,
+  passwordHash: string,
+  now: number,
+): AdminUser | null {
+  return store.sqlite.transaction(() => {
+    const queries = adminQueries(store);
+    if (queries.countUsers() > 0) return null;
+    const stored = store.db.select({ value: storeMeta.value }).from(storeMeta).where(eq(storeMeta.key, setupTokenKey)).get();
+    if (stored === undefined || !sameSecret(stored.value, sha256Hex(token))) return null;
+    store.db.delete(storeMeta).where(eq(storeMeta.key, setupTokenKey)).run();
+    queries.setPassword(username, passwordHash, "owner", now);
+    const user = queries.findUser(username);
+    return user === null ? null : { id: user.id, username: user.username, role: user.role };
+  })();
+}
