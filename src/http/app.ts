@@ -21,6 +21,7 @@ import { newRequestState, passApiGate, type RequestState } from "./api-gate.ts";
 import { buildOpenApiDocument } from "./docs/openapi.ts";
 import { docsRoutes } from "./docs/pages.ts";
 import { type HealthCheck, opsRoutes } from "./ops.ts";
+import { adminPageRoutes } from "./admin/page.ts";
 import { problemResponse } from "./problem.ts";
 import { FixedWindowRateLimiter } from "./rate-limit.ts";
 import { alertRoutes } from "./v1/alerts.ts";
@@ -126,7 +127,7 @@ export function createHttpApp(deps: HttpAppDeps) {
     logger[level]({ request_id: state.requestId, method: request.method, path: pathOf(request.url), status: state.status, ms }, "request");
   };
 
-  return new Elysia({ normalize: false })
+  return new Elysia({ normalize: false, serve: { routes: adminPageRoutes } })
     .onRequest(({ request, server, set }) => {
       const state = stateOf(request);
       const api = isApiPath(request.url);

@@ -107,7 +107,7 @@ describe("the executable", () => {
     expect(commitsAroundBuild).toContain(match?.[2] as string);
   });
 
-  test("runs the demo: the API with the sandbox key, the docs page and its embedded assets", async () => {
+  test("runs the demo: the API with the sandbox key, the docs page, the admin page and their embedded assets", async () => {
     const port = freePort();
     const data = join(work, "demo-data");
     await start(["demo", "--port", String(port), "--data", data, "--days", "1"], /curl -H "Authorization: Bearer/);
@@ -131,6 +131,19 @@ describe("the executable", () => {
     const css = await fetch(`${base}/docs/assets/swagger-ui.css`);
     expect(css.status).toBe(200);
 
+    // The admin page and what it loads, embedded in the executable.
+    const admin = await fetch(`${base}/admin`);
+    expect(admin.status).toBe(200);
+    const adminHtml = await admin.text();
+    expect(adminHtml).toContain("fieldhub admin");
+    const assets = [...adminHtml.matchAll(/(?:src|href)="(\/[^"]+)"/g)].map((match) => match[1] as string);
+    expect(assets.length).toBeGreaterThanOrEqual(2);
+    for (const asset of assets) {
+      const response = await fetch(`${base}${asset}`);
+      expect(response.status).toBe(200);
+      expect((await response.text()).length).toBeGreaterThan(100);
+    }
+    expect(await (await fetch(`${base}/admin/api/setup`)).json()).toEqual({ needed: true });
     const openapi = (await (await fetch(`${base}/docs/json`)).json()) as { openapi: string };
     expect(openapi.openapi).toStartWith("3.1");
   });

@@ -8,3 +8,7 @@ declare module "swagger-ui-dist/swagger-ui.css" {
   const path: string;
   export default path;
 }
+declare module "*.html" {
+  const page: import("bun").HTMLBundle;
+  export default page;
+}

@@ -1,0 +1,171 @@
+// The admin page: talks to /admin/api (docs/admin.md) with the session cookie and
+// the CSRF token on every change. No framework and nothing loaded from outside.
+const api = "/admin/api";
+let csrf = "";
+
+const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
+const show = (id: string, visible: boolean) => {
+  $(id).hidden = !visible;
+};
+
+function say(text: string | null): void {
+  const message = $("message");
+  message.textContent = text ?? "";
+  message.hidden = text === null;
+}
+
+async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const response = await fetch(`${api}${path}`, {
+    method,
+    credentials: "same-origin",
+    headers: { "content-type": "application/json", ...(csrf === "" ? {} : { "x-csrf-token": csrf }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const payload = response.headers.get("content-type")?.includes("json") ? await response.json() : null;
+  if (!response.ok) throw new Error(payload?.detail ?? payload?.title ?? `HTTP ${response.status}`);
+  return payload as T;
+}
+
+function cell(row: HTMLTableRowElement, text: string): HTMLTableCellElement {
+  const td = row.insertCell();
+  td.textContent = text;
+  return td;
+}
+
+async function loadKeys(): Promise<void> {
+  const { data } = await call<{ data: { id: string; prefix: string; name: string; organization: string; scopes: string[]; created_at: string; expires_at: string | null; status: string }[] }>("GET", "/keys");
+  const rows = $("key-rows");
+  rows.replaceChildren();
+  for (const key of data) {
+    const row = (rows as HTMLTableSectionElement).insertRow();
+    for (const text of [key.prefix, key.name, key.organization, key.scopes.join(", "), key.created_at, key.expires_at ?? "never", key.status]) cell(row, text);
+    const actions = row.insertCell();
+    if (key.status === "active") {
+      const revoke = document.createElement("button");
+      revoke.textContent = "Revoke";
+      revoke.onclick = async () => {
+        if (!confirm(`Revoke key ${key.prefix}… (${key.name})? Requests with it fail from now on.`)) return;
+        await guarded(async () => {
+          await call("POST", `/keys/${key.id}/revoke`);
+          await loadKeys();
+        });
+      };
+      actions.append(revoke);
+    }
+  }
+}
+
+async function loadAlerts(): Promise<void> {
+  const status = ($("alert-status") as HTMLSelectElement).value;
+  const { data } = await call<{ data: { id: string; severity: string; status: string; message: string; last_triggered_at: string | null }[] }>("GET", `/alerts${status === "" ? "" : `?status=${status}`}`);
+  const rows = $("alert-rows");
+  rows.replaceChildren();
+  for (const alert of data) {
+    const row = (rows as HTMLTableSectionElement).insertRow();
+    for (const text of [alert.last_triggered_at ?? "", alert.severity, alert.status, alert.message]) cell(row, text);
+    const actions = row.insertCell();
+    for (const [label, action] of [["Acknowledge", "acknowledge"], ["Resolve", "resolve"]] as const) {
+      if (alert.status === "resolved" || (action === "acknowledge" && alert.status === "acknowledged")) continue;
+      const button = document.createElement("button");
+      button.textContent = label;
+      button.onclick = async () => {
+        const note = prompt(`${label}: a note (optional)`) ?? undefined;
+        await guarded(async () => {
+          await call("POST", `/alerts/${alert.id}/${action}`, { note: note === "" ? undefined : note });
+          await loadAlerts();
+        });
+      };
+      actions.append(button);
+    }
+  }
+}
+
+async function guarded(work: () => Promise<void>): Promise<void> {
+  try {
+    say(null);
+    await work();
+  } catch (error) {
+    say(error instanceof Error ? error.message : String(error));
+  }
+}
+
+function form(id: string): HTMLFormElement {
+  return $(id) as HTMLFormElement;
+}
+
+async function enter(user: { username: string; role: string }, token: string): Promise<void> {
+  csrf = token;
+  $("who").textContent = `${user.username} (${user.role})`;
+  show("logout", true);
+  show("login", false);
+  show("setup", false);
+  show("app", true);
+  await guarded(loadKeys);
+}
+
+form("login").onsubmit = (event) => {
+  event.preventDefault();
+  const data = new FormData(form("login"));
+  void guarded(async () => {
+    const result = await call<{ user: { username: string; role: string }; csrf_token: string }>("POST", "/login", {
+      username: data.get("username"),
+      password: data.get("password"),
+    });
+    await enter(result.user, result.csrf_token);
+  });
+};
+
+form("setup").onsubmit = (event) => {
+  event.preventDefault();
+  const data = new FormData(form("setup"));
+  void guarded(async () => {
+    await call("POST", "/setup", { token: data.get("token"), username: data.get("username"), password: data.get("password") });
+    show("setup", false);
+    show("login", true);
+    say("Owner account created: log in.");
+  });
+};
+
+form("new-key").onsubmit = (event) => {
+  event.preventDefault();
+  const data = new FormData(form("new-key"));
+  const expires = String(data.get("expires_at") ?? "");
+  void guarded(async () => {
+    const created = await call<{ key: string }>("POST", "/keys", {
+      organization: data.get("organization"),
+      name: data.get("name"),
+      scopes: data.getAll("scopes"),
+      expires_at: expires === "" ? undefined : new Date(expires).toISOString(),
+    });
+    $("created-key-value").textContent = created.key;
+    show("created-key", true);
+    await loadKeys();
+  });
+};
+
+$("copy-key").onclick = () => void navigator.clipboard?.writeText($("created-key-value").textContent ?? "");
+$("logout").onclick = () =>
+  void guarded(async () => {
+    await call("POST", "/logout");
+    location.reload();
+  });
+($("alert-status") as HTMLSelectElement).onchange = () => void guarded(loadAlerts);
+for (const button of document.querySelectorAll<HTMLButtonElement>("nav button")) {
+  button.onclick = () => {
+    for (const tab of document.querySelectorAll<HTMLElement>(".tab")) tab.hidden = tab.id !== button.dataset.tab;
+    void guarded(button.dataset.tab === "alerts" ? loadAlerts : loadKeys);
+  };
+}
+
+// On load: a running session, the setup form, or the login form.
+void guarded(async () => {
+  try {
+    const me = await call<{ user: { username: string; role: string }; csrf_token: string }>("GET", "/me");
+    await enter(me.user, me.csrf_token);
+    return;
+  } catch {
+    // not logged in
+  }
+  const { needed } = await call<{ needed: boolean }>("GET", "/setup");
+  show(needed ? "setup" : "login", true);
+});
