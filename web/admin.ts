@@ -80,6 +80,86 @@ async function loadAlerts(): Promise<void> {
   }
 }
 
+interface EndpointView {
+  id: string;
+  organization: string;
+  url: string;
+  events: string[];
+  status: string;
+  pause_reason: string | null;
+  failed_messages_in_row: number;
+}
+
+function showSecret(url: string, secret: string): void {
+  $("endpoint-secret-url").textContent = url;
+  $("endpoint-secret-value").textContent = secret;
+  show("endpoint-secret", true);
+}
+
+function button(label: string, action: () => Promise<void>): HTMLButtonElement {
+  const element = document.createElement("button");
+  element.type = "button";
+  element.textContent = label;
+  element.onclick = () => void guarded(action);
+  return element;
+}
+
+async function loadEndpoints(): Promise<void> {
+  const { data } = await call<{ data: EndpointView[] }>("GET", "/endpoints");
+  const rows = $("endpoint-rows");
+  rows.replaceChildren();
+  for (const endpoint of data) {
+    const row = (rows as HTMLTableSectionElement).insertRow();
+    const status = endpoint.pause_reason === null ? endpoint.status : `${endpoint.status} (${endpoint.pause_reason})`;
+    for (const text of [endpoint.url, endpoint.organization, endpoint.events.join(" ") || "all", status, String(endpoint.failed_messages_in_row)]) cell(row, text);
+    const actions = row.insertCell();
+    actions.append(
+      button("Secret", async () => {
+        const { secret } = await call<{ secret: string }>("GET", `/endpoints/${endpoint.id}/secret`);
+        showSecret(endpoint.url, secret);
+      }),
+      button("Rotate secret", async () => {
+        if (!confirm("Rotate the signing secret? The old one keeps signing alongside the new one for 24 hours.")) return;
+        const { secret } = await call<{ secret: string }>("POST", `/endpoints/${endpoint.id}/rotate-secret`, {});
+        showSecret(endpoint.url, secret);
+        await loadEndpoints();
+      }),
+      button("Send test", async () => {
+        const { message_id } = await call<{ message_id: string }>("POST", `/endpoints/${endpoint.id}/test`);
+        say(`Test message ${message_id} queued.`);
+        await loadDeliveries(endpoint);
+      }),
+      button("Deliveries", () => loadDeliveries(endpoint)),
+    );
+    if (endpoint.status === "paused") {
+      actions.append(
+        button("Enable", async () => {
+          const discard = confirm("Discard the messages held while paused? OK discards them; Cancel delivers them.");
+          const enabled = await call<{ held: number }>("POST", `/endpoints/${endpoint.id}/enable`, { discard_held: discard });
+          say(`Enabled; ${enabled.held} held message(s) ${discard ? "discarded" : "to deliver"}.`);
+          await loadEndpoints();
+        }),
+      );
+    }
+  }
+}
+
+async function loadDeliveries(endpoint: EndpointView): Promise<void> {
+  const { data } = await call<{ data: { created_at: string; type: string; status: string; attempts: number; last_status_code: number | null; last_error: string | null; next_attempt_at: string | null }[] }>(
+    "GET",
+    `/endpoints/${endpoint.id}/deliveries?limit=100`,
+  );
+  $("deliveries-url").textContent = endpoint.url;
+  const rows = $("delivery-rows");
+  rows.replaceChildren();
+  for (const delivery of data) {
+    const row = (rows as HTMLTableSectionElement).insertRow();
+    const answer = delivery.last_status_code === null ? (delivery.last_error ?? "") : `HTTP ${delivery.last_status_code}`;
+    for (const text of [delivery.created_at, delivery.type, delivery.status, String(delivery.attempts), answer, delivery.next_attempt_at ?? ""]) cell(row, text);
+  }
+  show("deliveries", true);
+}
+
 async function guarded(work: () => Promise<void>): Promise<void> {
   try {
     say(null);
@@ -143,6 +223,23 @@ form("new-key").onsubmit = (event) => {
   });
 };
 
+form("new-endpoint").onsubmit = (event) => {
+  event.preventDefault();
+  const data = new FormData(form("new-endpoint"));
+  const description = String(data.get("description") ?? "");
+  void guarded(async () => {
+    const created = await call<{ endpoint: EndpointView; secret: string }>("POST", "/endpoints", {
+      organization: data.get("organization"),
+      url: data.get("url"),
+      description: description === "" ? undefined : description,
+      events: String(data.get("events") ?? "").split(/\s+/).filter((type) => type !== ""),
+    });
+    showSecret(created.endpoint.url, created.secret);
+    await loadEndpoints();
+  });
+};
+
+$("copy-secret").onclick = () => void navigator.clipboard?.writeText($("endpoint-secret-value").textContent ?? "");
 $("copy-key").onclick = () => void navigator.clipboard?.writeText($("created-key-value").textContent ?? "");
 $("logout").onclick = () =>
   void guarded(async () => {
@@ -153,7 +250,8 @@ $("logout").onclick = () =>
 for (const button of document.querySelectorAll<HTMLButtonElement>("nav button")) {
   button.onclick = () => {
     for (const tab of document.querySelectorAll<HTMLElement>(".tab")) tab.hidden = tab.id !== button.dataset.tab;
-    void guarded(button.dataset.tab === "alerts" ? loadAlerts : loadKeys);
+    const loaders: Record<string, () => Promise<void>> = { keys: loadKeys, alerts: loadAlerts, endpoints: loadEndpoints };
+    void guarded(loaders[button.dataset.tab ?? "keys"] ?? loadKeys);
   };
 }
 
