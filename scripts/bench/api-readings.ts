@@ -17,16 +17,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { parseConfig } from "../../src/config/index.ts";
-import { createHttpApp } from "../../src/http/app.ts";
 import { presentRegister } from "../../src/http/v1/present.ts";
-import { systemClock } from "../../src/lib/clock.ts";
 import { stableUuid } from "../../src/lib/ids.ts";
-import { silentLogger } from "../../src/lib/logger.ts";
 import { setGatewayStatus } from "../../src/store/gateways.ts";
 import { syncInventory } from "../../src/store/inventory.ts";
-import { createApiKey } from "../../src/store/keys.ts";
 import { openStore, storeFileName } from "../../src/store/open.ts";
 import { registerQueries } from "../../src/store/registers.ts";
+import { startBenchApi } from "./api-server.ts";
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
@@ -83,27 +80,7 @@ if (fresh) {
   );
 }
 const rowCount = store.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM readings").get()?.n ?? 0;
-const key = createApiKey(
-  store,
-  {
-    orgKey: "bench",
-    name: "bench",
-    scopes: ["devices:read", "registers:read"],
-    expiresAt: null,
-    rateLimitPerMinute: 1_000_000_000,
-  },
-  Date.now(),
-).key;
-
-const app = createHttpApp({
-  store,
-  clock: systemClock,
-  logger: silentLogger(),
-  publicUrl: null,
-  defaultLimitPerMinute: 100,
-});
-app.listen({ hostname: "127.0.0.1", port: 0, reusePort: false });
-const base = `http://127.0.0.1:${app.server?.port}`;
+const { app, key, base } = startBenchApi(store);
 
 // --- 1. readings page ------------------------------------------------------
 type RegisterMeta = {

@@ -41,15 +41,14 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { parseConfig } from "../../src/config/index.ts";
-import { createHttpApp } from "../../src/http/app.ts";
 import { createIngest, type PolledReading } from "../../src/ingest/ingest.ts";
 import { systemClock } from "../../src/lib/clock.ts";
 import type { Inventory } from "../../src/lib/inventory.ts";
 import { silentLogger } from "../../src/lib/logger.ts";
 import { syncInventory } from "../../src/store/inventory.ts";
-import { createApiKey } from "../../src/store/keys.ts";
 import { openStore, type Store, storeFileName } from "../../src/store/open.ts";
 import { pruneReadings } from "../../src/store/retention.ts";
+import { startBenchApi } from "./api-server.ts";
 
 const { values: args } = parseArgs({
   args: process.argv.slice(2),
@@ -728,26 +727,7 @@ async function pruneBenchmark(): Promise<void> {
   Bun.spawnSync(["sync"]);
   const store = openStore(workDir);
   const rows = countReadings(store);
-  const key = createApiKey(
-    store,
-    {
-      orgKey: "bench",
-      name: "bench",
-      scopes: ["devices:read", "registers:read"],
-      expiresAt: null,
-      rateLimitPerMinute: 1e9,
-    },
-    Date.now(),
-  ).key;
-  const app = createHttpApp({
-    store,
-    clock: systemClock,
-    logger: silentLogger(),
-    publicUrl: null,
-    defaultLimitPerMinute: 100,
-  });
-  app.listen({ hostname: "127.0.0.1", port: 0, reusePort: false });
-  const base = `http://127.0.0.1:${app.server?.port}`;
+  const { app, key, base } = startBenchApi(store);
 
   const registers = store.sqlite
     .query<{ uuid: string; gateway: string }, []>(

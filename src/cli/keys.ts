@@ -3,9 +3,12 @@ import { isoOrNull } from "../lib/clock.ts";
 import { parseRfc3339 } from "../lib/timestamps.ts";
 import {
   type ApiScope,
+  apiKeyStatus,
   apiScopes,
   createApiKey,
   listApiKeys,
+  presentApiKey,
+  presentCreatedApiKey,
   revokeApiKey,
   UnknownOrganizationError,
 } from "../store/keys.ts";
@@ -68,17 +71,7 @@ function createKey(argv: string[], now: number): void {
     const created = createApiKey(store, { orgKey, name, scopes, expiresAt, rateLimitPerMinute }, now);
     if (values.json === true) {
       process.stdout.write(
-        `${JSON.stringify({
-          key: created.key,
-          id: created.id,
-          prefix: created.prefix,
-          name: created.name,
-          organization: created.orgKey,
-          scopes: created.scopes,
-          created_at: isoOrNull(created.createdAt),
-          expires_at: isoOrNull(created.expiresAt),
-          rate_limit_per_minute: created.rateLimitPerMinute,
-        })}\n`,
+        `${JSON.stringify({ ...presentCreatedApiKey(created), rate_limit_per_minute: created.rateLimitPerMinute })}\n`,
       );
     } else {
       process.stdout.write(`${created.key}\n`);
@@ -121,18 +114,7 @@ function listKeys(argv: string[]): void {
   try {
     const keys = listApiKeys(store, values.org);
     if (values.json === true) {
-      const rows = keys.map((key) => ({
-        id: key.id,
-        prefix: key.prefix,
-        name: key.name,
-        organization: key.orgKey,
-        scopes: key.scopes,
-        kind: key.kind,
-        rate_limit_per_minute: key.rateLimitPerMinute,
-        created_at: isoOrNull(key.createdAt),
-        expires_at: isoOrNull(key.expiresAt),
-        revoked_at: isoOrNull(key.revokedAt),
-      }));
+      const rows = keys.map(presentApiKey);
       process.stdout.write(`${JSON.stringify(rows)}\n`);
       return;
     }
@@ -143,11 +125,7 @@ function listKeys(argv: string[]): void {
         key.orgKey,
         key.name,
         key.scopes.join(","),
-        key.revokedAt !== null
-          ? "revoked"
-          : key.expiresAt !== null && key.expiresAt <= Date.now()
-            ? "expired"
-            : "active",
+        apiKeyStatus(key, Date.now()),
         `expires ${isoOrNull(key.expiresAt) ?? "never"}`,
       ].join("\t"),
     );

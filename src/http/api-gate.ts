@@ -5,7 +5,7 @@
  */
 import { CodedError } from "../lib/errors.ts";
 import { newRequestId } from "../lib/ids.ts";
-import type { KeyForRequest } from "../store/keys.ts";
+import { apiKeyStatus, type KeyForRequest } from "../store/keys.ts";
 import { type FixedWindowRateLimiter, rateLimitHeaders } from "./rate-limit.ts";
 
 export interface RequestState {
@@ -75,13 +75,14 @@ function authFailure(authorization: string | null, principal: KeyForRequest | nu
     return new CodedError("missing_api_key", "Send the header `Authorization: Bearer <API_KEY>`.");
   }
   if (principal === null) return new CodedError("invalid_api_key", "The API key does not exist.");
-  if (principal.revokedAt !== null && principal.revokedAt <= now) {
-    return new CodedError("api_key_revoked", "The API key was revoked.");
+  switch (apiKeyStatus(principal, now)) {
+    case "revoked":
+      return new CodedError("api_key_revoked", "The API key was revoked.");
+    case "expired":
+      return new CodedError("api_key_expired", "The API key passed its expiry date.");
+    case "active":
+      return null;
   }
-  if (principal.expiresAt !== null && principal.expiresAt <= now) {
-    return new CodedError("api_key_expired", "The API key passed its expiry date.");
-  }
-  return null;
 }
 
 export function requireScope(principal: KeyForRequest | null, scope: string): KeyForRequest {

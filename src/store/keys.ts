@@ -5,6 +5,7 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import { desc, eq } from "drizzle-orm";
+import { isoOrNull } from "../lib/clock.ts";
 import { randomUuid } from "../lib/ids.ts";
 import type { Store } from "./open.ts";
 import { type ApiKeyKind, apiKeys, organizations } from "./schema.ts";
@@ -121,6 +122,45 @@ export function listApiKeys(store: Store, orgKey?: string): ApiKeyListing[] {
     .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id));
   const rows = orgKey === undefined ? query.all() : query.where(eq(organizations.key, orgKey)).all();
   return rows.map((row) => ({ ...row, scopes: splitScopes(row.scopes) }));
+}
+
+export type ApiKeyStatus = "active" | "revoked" | "expired";
+
+/** A key's state at `now`, as the API gate judges it (revocation before expiry). */
+export function apiKeyStatus(key: { revokedAt: number | null; expiresAt: number | null }, now: number): ApiKeyStatus {
+  if (key.revokedAt !== null && key.revokedAt <= now) return "revoked";
+  if (key.expiresAt !== null && key.expiresAt <= now) return "expired";
+  return "active";
+}
+
+/** The JSON shape of a listed key, shared by `fieldhub keys list --json` and the admin API. */
+export function presentApiKey(key: ApiKeyListing) {
+  return {
+    id: key.id,
+    prefix: key.prefix,
+    name: key.name,
+    organization: key.orgKey,
+    scopes: key.scopes,
+    kind: key.kind,
+    rate_limit_per_minute: key.rateLimitPerMinute,
+    created_at: isoOrNull(key.createdAt),
+    expires_at: isoOrNull(key.expiresAt),
+    revoked_at: isoOrNull(key.revokedAt),
+  };
+}
+
+/** A key just created, with the key itself (shown this once): the fields the CLI and the admin API both give. */
+export function presentCreatedApiKey(created: CreatedApiKey) {
+  return {
+    key: created.key,
+    id: created.id,
+    prefix: created.prefix,
+    name: created.name,
+    organization: created.orgKey,
+    scopes: created.scopes,
+    created_at: isoOrNull(created.createdAt),
+    expires_at: isoOrNull(created.expiresAt),
+  };
 }
 
 /** Revokes by key id or by prefix; returns how many keys were revoked now. */

@@ -18,20 +18,23 @@ import {
 } from "../../store/admin.ts";
 import { alertQueries } from "../../store/alerts.ts";
 import { gatewayQueries } from "../../store/gateways.ts";
-import { apiScopes, createApiKey, listApiKeys, revokeApiKey, UnknownOrganizationError } from "../../store/keys.ts";
+import {
+  apiKeyStatus,
+  apiScopes,
+  createApiKey,
+  listApiKeys,
+  presentApiKey,
+  presentCreatedApiKey,
+  revokeApiKey,
+  UnknownOrganizationError,
+} from "../../store/keys.ts";
 import type { Store } from "../../store/open.ts";
 import { findOrganizationByKey, listOrganizations } from "../../store/organizations.ts";
 import { alertSeverities, alertStatuses } from "../../store/schema.ts";
 import { endpointService } from "../../webhooks/endpoints.ts";
 import { FixedWindowRateLimiter } from "../rate-limit.ts";
 import { presentAlert } from "../v1/present.ts";
-import {
-  checkChange,
-  clearedCookieHeader,
-  isChange,
-  requireSession,
-  sessionCookieHeader,
-} from "./session.ts";
+import { checkChange, clearedCookieHeader, isChange, requireSession, sessionCookieHeader } from "./session.ts";
 
 export interface AdminDeps {
   store: Store;
@@ -154,22 +157,8 @@ export function adminRoutes(deps: AdminDeps) {
         `${prefix}/keys`,
         ({ query }) => ({
           data: listApiKeys(store, query.organization).map((key) => ({
-            id: key.id,
-            prefix: key.prefix,
-            name: key.name,
-            organization: key.orgKey,
-            scopes: key.scopes,
-            kind: key.kind,
-            rate_limit_per_minute: key.rateLimitPerMinute,
-            created_at: isoOrNull(key.createdAt),
-            expires_at: isoOrNull(key.expiresAt),
-            revoked_at: isoOrNull(key.revokedAt),
-            status:
-              key.revokedAt !== null && key.revokedAt <= now()
-                ? "revoked"
-                : key.expiresAt !== null && key.expiresAt <= now()
-                  ? "expired"
-                  : "active",
+            ...presentApiKey(key),
+            status: apiKeyStatus(key, now()),
           })),
         }),
         { query: t.Object({ organization: t.Optional(t.String({ maxLength: 200 })) }) },
@@ -191,17 +180,7 @@ export function adminRoutes(deps: AdminDeps) {
             );
             set.status = 201;
             set.headers["cache-control"] = "no-store";
-            return {
-              key: created.key,
-              id: created.id,
-              prefix: created.prefix,
-              name: created.name,
-              organization: created.orgKey,
-              scopes: created.scopes,
-              created_at: isoOrNull(created.createdAt),
-              expires_at: isoOrNull(created.expiresAt),
-              status: "active",
-            };
+            return { ...presentCreatedApiKey(created), status: "active" };
           } catch (error) {
             if (error instanceof UnknownOrganizationError) {
               throw new CodedError("invalid_parameter", `organization: no organisation "${error.orgKey}".`);
