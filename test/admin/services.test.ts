@@ -10,6 +10,7 @@ import { ids, startTestSite, type TestSite } from "../harness/site.ts";
 import { type AdminClient, addAdmin, adminCall, login } from "./helpers.ts";
 
 const alertId = "0b5e4c1a-7d2f-4e3a-9c1b-2a6d8f0e4b71";
+const warningAlertId = "5d1f2a3b-8c4e-4f6a-9b7d-1e2c3a4b5c6d";
 
 let site: TestSite;
 let owner: AdminClient;
@@ -28,6 +29,18 @@ beforeAll(async () => {
     value: 31.5,
     createdAt: site.clock.now() - 60_000,
     lastTriggeredAt: site.clock.now() - 60_000,
+  });
+  site.addAlert({
+    org: "acme",
+    gatewaySerial: "ACME-2",
+    uuid: warningAlertId,
+    ruleId: "low_temp",
+    severity: "warning",
+    message: "Air temperature low",
+    status: "acknowledged",
+    value: 14.5,
+    createdAt: site.clock.now() - 120_000,
+    lastTriggeredAt: site.clock.now() - 120_000,
   });
 });
 afterAll(async () => {
@@ -78,6 +91,15 @@ describe("keys", () => {
 });
 
 describe("alerts", () => {
+  test("without filters every status and severity is listed, as /v1/alerts lists them", async () => {
+    const listed = await adminCall(site, "GET", "/alerts?organization=acme", { client: owner });
+    expect(listed.status).toBe(200);
+    const ids = (listed.body.data as { id: string }[]).map((alert) => alert.id).sort();
+    expect(ids).toContain(alertId);
+    expect(ids).toContain(warningAlertId);
+    expect(ids).toEqual((await v1("/v1/alerts?limit=100", site.keys.acme)).body.data.map((a) => a.id).sort());
+  });
+
   test("acknowledge then resolve through the admin API; /v1/alerts shows it; conflicts are 409", async () => {
     const list = await adminCall(site, "GET", `/alerts?organization=acme&device_id=${ids.acmeGateway1}`, {
       client: owner,

@@ -34,6 +34,7 @@ import { alertSeverities, alertStatuses } from "../../store/schema.ts";
 import { endpointService } from "../../webhooks/endpoints.ts";
 import { FixedWindowRateLimiter } from "../rate-limit.ts";
 import { presentAlert } from "../v1/present.ts";
+import { optionalEnum } from "../v1/query.ts";
 import { checkChange, clearedCookieHeader, isChange, requireSession, sessionCookieHeader } from "./session.ts";
 
 export interface AdminDeps {
@@ -244,8 +245,8 @@ export function adminRoutes(deps: AdminDeps) {
         {
           query: t.Object({
             organization: t.Optional(t.String({ maxLength: 200 })),
-            status: t.Optional(t.UnionEnum(alertStatuses)),
-            severity: t.Optional(t.UnionEnum(alertSeverities)),
+            status: optionalEnum("status", alertStatuses),
+            severity: optionalEnum("severity", alertSeverities),
             device_id: t.Optional(t.String({ format: "uuid" })),
             limit: t.Optional(t.Numeric({ minimum: 1, maximum: 1000, multipleOf: 1 })),
           }),
