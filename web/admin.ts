@@ -32,6 +32,14 @@ function cell(row: HTMLTableRowElement, text: string): HTMLTableCellElement {
   return td;
 }
 
+function button(label: string, action: () => Promise<void>): HTMLButtonElement {
+  const element = document.createElement("button");
+  element.type = "button";
+  element.textContent = label;
+  element.onclick = () => void guarded(action);
+  return element;
+}
+
 async function loadKeys(): Promise<void> {
   const { data } = await call<{ data: { id: string; prefix: string; name: string; organization: string; scopes: string[]; created_at: string; expires_at: string | null; status: string }[] }>("GET", "/keys");
   const rows = $("key-rows");
@@ -41,16 +49,13 @@ async function loadKeys(): Promise<void> {
     for (const text of [key.prefix, key.name, key.organization, key.scopes.join(", "), key.created_at, key.expires_at ?? "never", key.status]) cell(row, text);
     const actions = row.insertCell();
     if (key.status === "active") {
-      const revoke = document.createElement("button");
-      revoke.textContent = "Revoke";
-      revoke.onclick = async () => {
-        if (!confirm(`Revoke key ${key.prefix}… (${key.name})? Requests with it fail from now on.`)) return;
-        await guarded(async () => {
+      actions.append(
+        button("Revoke", async () => {
+          if (!confirm(`Revoke key ${key.prefix}… (${key.name})? Requests with it fail from now on.`)) return;
           await call("POST", `/keys/${key.id}/revoke`);
           await loadKeys();
-        });
-      };
-      actions.append(revoke);
+        }),
+      );
     }
   }
 }
@@ -66,16 +71,13 @@ async function loadAlerts(): Promise<void> {
     const actions = row.insertCell();
     for (const [label, action] of [["Acknowledge", "acknowledge"], ["Resolve", "resolve"]] as const) {
       if (alert.status === "resolved" || (action === "acknowledge" && alert.status === "acknowledged")) continue;
-      const button = document.createElement("button");
-      button.textContent = label;
-      button.onclick = async () => {
-        const note = prompt(`${label}: a note (optional)`) ?? undefined;
-        await guarded(async () => {
+      actions.append(
+        button(label, async () => {
+          const note = prompt(`${label}: a note (optional)`) ?? undefined;
           await call("POST", `/alerts/${alert.id}/${action}`, { note: note === "" ? undefined : note });
           await loadAlerts();
-        });
-      };
-      actions.append(button);
+        }),
+      );
     }
   }
 }
@@ -94,14 +96,6 @@ function showSecret(url: string, secret: string): void {
   $("endpoint-secret-url").textContent = url;
   $("endpoint-secret-value").textContent = secret;
   show("endpoint-secret", true);
-}
-
-function button(label: string, action: () => Promise<void>): HTMLButtonElement {
-  const element = document.createElement("button");
-  element.type = "button";
-  element.textContent = label;
-  element.onclick = () => void guarded(action);
-  return element;
 }
 
 async function loadEndpoints(): Promise<void> {
