@@ -96,6 +96,7 @@ export async function demoCommand(argv: string[]): Promise<void> {
     publicUrl: null,
     defaultLimitPerMinute: 100,
     healthChecks: runtime.healthChecks,
+    onEvent: () => runtime.dispatcher.wake(),
   });
   process.stdout.write(
     [

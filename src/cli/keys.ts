@@ -127,6 +127,7 @@ function listKeys(argv: string[]): void {
         key.scopes.join(","),
         apiKeyStatus(key, Date.now()),
         `expires ${isoOrNull(key.expiresAt) ?? "never"}`,
+        `last used ${isoOrNull(key.lastUsedAt) ?? "never"}`,
       ].join("\t"),
     );
     process.stdout.write(lines.length > 0 ? `${lines.join("\n")}\n` : "no keys\n");

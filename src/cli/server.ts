@@ -24,6 +24,8 @@ export function startHttpServer(options: {
   defaultLimitPerMinute: number;
   metrics?: MetricsRegistry;
   healthChecks?: readonly HealthCheck[];
+  /** Wakes webhook delivery after an admin change that recorded an event. */
+  onEvent?: () => void;
 }): RunningServer {
   const app = createHttpApp(options);
   try {

@@ -22,6 +22,8 @@ export interface GateDeps {
   lookupKey(key: string): KeyForRequest | null;
   limiter: FixedWindowRateLimiter;
   now(): number;
+  /** Notes a request that a valid key passed with (GET /admin/api/keys shows `last_used_at`). */
+  recordKeyUse?(keyId: string, now: number): void;
   /** Requests per minute of a key that sets no limit of its own (spec section 8: 100). */
   defaultLimitPerMinute: number;
 }
@@ -55,6 +57,7 @@ export function passApiGate(deps: GateDeps, state: RequestState, request: Reques
   Object.assign(state.headers, rateLimitHeaders(decision));
 
   if (failure !== null) throw failure;
+  if (principal !== null) deps.recordKeyUse?.(principal.id, deps.now());
   if (!decision.allowed) {
     throw new CodedError(
       "rate_limited",

@@ -11,7 +11,7 @@ import type { Logger } from "../lib/logger.ts";
 import { createMetricsRegistry, type MetricsRegistry } from "../lib/metrics.ts";
 import { alertQueries } from "../store/alerts.ts";
 import { gatewayQueries } from "../store/gateways.ts";
-import { keyLookup } from "../store/keys.ts";
+import { keyLookup, keyUseRecorder } from "../store/keys.ts";
 import { storeSecret } from "../store/meta.ts";
 import type { Store } from "../store/open.ts";
 import { readingQueries } from "../store/readings.ts";
@@ -44,6 +44,8 @@ export interface HttpAppDeps {
   metrics?: MetricsRegistry;
   /** Parts /healthz asks besides the store (ingest writing, for example). */
   healthChecks?: readonly HealthCheck[];
+  /** Called after an admin change that recorded an event: wakes webhook delivery at once. */
+  onEvent?: () => void;
 }
 
 export function createHttpApp(deps: HttpAppDeps) {
@@ -73,6 +75,7 @@ export function createHttpApp(deps: HttpAppDeps) {
   };
   const gateDeps = {
     lookupKey: keyLookup(store),
+    recordKeyUse: keyUseRecorder(store),
     limiter: new FixedWindowRateLimiter(clock),
     now: () => clock.now(),
     defaultLimitPerMinute: deps.defaultLimitPerMinute,
@@ -127,7 +130,9 @@ export function createHttpApp(deps: HttpAppDeps) {
     logger[level]({ request_id: state.requestId, method: request.method, path: pathOf(request.url), status: state.status, ms }, "request");
   };
 
-  return new Elysia({ normalize: false, serve: { routes: adminPageRoutes } })
+  // development: false, also when run from source: Bun would otherwise serve the
+  // admin page through its hot-reload dev server (unminified, with a reload socket).
+  return new Elysia({ normalize: false, serve: { routes: adminPageRoutes, development: false } })
     .onRequest(({ request, server, set }) => {
       const state = stateOf(request);
       const api = isApiPath(request.url);
@@ -162,6 +167,7 @@ export function createHttpApp(deps: HttpAppDeps) {
       adminRoutes({
         store,
         clock,
+        onEvent: deps.onEvent,
         problem: (request, code, detail, headers) => {
           const response = fail(request, code, detail);
           for (const [name, value] of Object.entries(headers ?? {})) response.headers.set(name, value);

@@ -101,6 +101,7 @@ export interface ApiKeyListing {
   createdAt: number;
   expiresAt: number | null;
   revokedAt: number | null;
+  lastUsedAt: number | null;
 }
 
 export function listApiKeys(store: Store, orgKey?: string): ApiKeyListing[] {
@@ -116,6 +117,7 @@ export function listApiKeys(store: Store, orgKey?: string): ApiKeyListing[] {
       createdAt: apiKeys.createdAt,
       expiresAt: apiKeys.expiresAt,
       revokedAt: apiKeys.revokedAt,
+      lastUsedAt: apiKeys.lastUsedAt,
     })
     .from(apiKeys)
     .innerJoin(organizations, eq(organizations.id, apiKeys.orgId))
@@ -146,6 +148,7 @@ export function presentApiKey(key: ApiKeyListing) {
     created_at: isoOrNull(key.createdAt),
     expires_at: isoOrNull(key.expiresAt),
     revoked_at: isoOrNull(key.revokedAt),
+    last_used_at: isoOrNull(key.lastUsedAt),
   };
 }
 
@@ -207,6 +210,27 @@ export function keyLookup(store: Store): (key: string) => KeyForRequest | null {
   return (key) => {
     const row = statement.get(hashApiKey(key));
     return row === null ? null : { ...row, scopes: splitScopes(row.scopes) };
+  };
+}
+
+/**
+ * Records that a key was used. The API path must not write on every request, so
+ * the store is told at most once a minute per key: `last_used_at` is exact to the
+ * minute. A store busy with another process's write is skipped (the next minute
+ * writes it).
+ */
+export function keyUseRecorder(store: Store): (keyId: string, now: number) => void {
+  const update = store.sqlite.prepare<never, [number, string]>("UPDATE api_keys SET last_used_at = ?1 WHERE uuid = ?2");
+  const writtenMinute = new Map<string, number>();
+  return (keyId, now) => {
+    const minute = Math.floor(now / 60_000);
+    if (writtenMinute.get(keyId) === minute) return;
+    writtenMinute.set(keyId, minute);
+    try {
+      update.run(now, keyId);
+    } catch {
+      writtenMinute.delete(keyId);
+    }
   };
 }
 

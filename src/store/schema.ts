@@ -200,6 +200,8 @@ export const apiKeys = sqliteTable("api_keys", {
   createdAt: integer("created_at").notNull(),
   expiresAt: integer("expires_at"),
   revokedAt: integer("revoked_at"),
+  /** When a request last passed with this key, to the minute (written at most once a minute per key). */
+  lastUsedAt: integer("last_used_at"),
 });
 
 /** Small settings the store keeps for itself (for example the cursor signing secret). */

@@ -35,6 +35,7 @@ import { endpointService } from "../../webhooks/endpoints.ts";
 import { FixedWindowRateLimiter } from "../rate-limit.ts";
 import { presentAlert } from "../v1/present.ts";
 import { optionalEnum } from "../v1/query.ts";
+import { adminInventoryRoutes } from "./inventory.ts";
 import { checkChange, clearedCookieHeader, isChange, requireSession, sessionCookieHeader } from "./session.ts";
 
 export interface AdminDeps {
@@ -89,6 +90,7 @@ export function adminRoutes(deps: AdminDeps) {
         if (isChange(request.method)) checkChange(session, request, path === `${prefix}/logout`);
         sessions.set(request, session);
       })
+      .use(adminInventoryRoutes(store, clock))
       .get(`${prefix}/setup`, () => ({ needed: admins.countUsers() === 0 }))
       .post(
         `${prefix}/setup`,
@@ -305,8 +307,21 @@ export function adminRoutes(deps: AdminDeps) {
       )
       .post(
         `${prefix}/endpoints/:id/enable`,
-        ({ params, body }) => endpoints.enable(params.id, { discardHeld: body?.discard_held ?? false }),
+        ({ params, body }) => {
+          const enabled = endpoints.enable(params.id, { discardHeld: body?.discard_held ?? false });
+          deps.onEvent?.();
+          return enabled;
+        },
         { body: t.Optional(t.Object({ discard_held: t.Optional(t.Boolean()) })) },
+      )
+      .post(
+        `${prefix}/endpoints/:id/resend`,
+        ({ params, body }) => {
+          endpoints.resend(params.id, body.message_id);
+          deps.onEvent?.();
+          return { message_id: body.message_id };
+        },
+        { body: t.Object({ message_id: t.String({ minLength: 1, maxLength: 100 }) }) },
       )
       .post(`${prefix}/endpoints/:id/test`, ({ params }) => {
         const messageId = endpoints.sendTest(params.id);

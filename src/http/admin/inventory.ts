@@ -1,0 +1,137 @@
+/**
+ * What the admin page shows of the equipment (docs/admin.md): every gateway of
+ * every organisation with its status, its Modbus devices and their registers'
+ * latest values, and one register's recent history for the chart. Read only;
+ * the session check of the admin API runs before these routes.
+ */
+import { Elysia, t } from "elysia";
+import type { Clock } from "../../lib/clock.ts";
+import { CodedError } from "../../lib/errors.ts";
+import { eventTypes } from "../../store/events.ts";
+import { gatewayQueries } from "../../store/gateways.ts";
+import { apiScopes } from "../../store/keys.ts";
+import type { Store } from "../../store/open.ts";
+import { listOrganizations } from "../../store/organizations.ts";
+import { readingQueries } from "../../store/readings.ts";
+import { registerQueries, scalerFor } from "../../store/registers.ts";
+import { gatewayStatuses } from "../../store/schema.ts";
+import { presentGateway, presentModbusDevice, presentRegister } from "../v1/present.ts";
+import { optionalEnum } from "../v1/query.ts";
+
+const prefix = "/admin/api";
+/** Stored density is at most one value a minute: a week is at most 10,080 points. */
+const maxHistoryHours = 7 * 24;
+const maxHistoryPoints = maxHistoryHours * 60;
+const gatewaysPerOrganization = 1000;
+
+export function adminInventoryRoutes(store: Store, clock: Clock) {
+  const gateways = gatewayQueries(store);
+  const registers = registerQueries(store);
+  const readings = readingQueries(store);
+
+  /** A gateway's UUID is unique across organisations; the box has few of them. */
+  function findGateway(uuid: string) {
+    for (const org of listOrganizations(store)) {
+      const row = gateways.find(org.id, uuid);
+      if (row !== null) return { org, row };
+    }
+    throw new CodedError("not_found", `No gateway ${uuid}.`);
+  }
+
+  return (
+    new Elysia({ name: "admin-inventory" })
+      // What the page's forms offer: organisations, key scopes, event types.
+      .get(`${prefix}/choices`, () => ({
+        organizations: listOrganizations(store).map((org) => ({ key: org.key, name: org.name })),
+        scopes: apiScopes,
+        event_types: eventTypes,
+      }))
+      .get(
+        `${prefix}/gateways`,
+        ({ query }) => {
+          const rows = [];
+          for (const org of listOrganizations(store)) {
+            if (query.organization !== undefined && org.key !== query.organization) continue;
+            const page = gateways.list(org.id, { status: query.status, limit: gatewaysPerOrganization, offset: 0 });
+            for (const row of page.rows) {
+              rows.push({ organization: org.key, ...presentGateway(row), modbus_devices: gateways.modbusDevices(row.id).length });
+            }
+          }
+          // As GET /v1/devices: most recently seen first, never seen last, then by name.
+          rows.sort(
+            (a, b) =>
+              Number(a.last_seen === null) - Number(b.last_seen === null) ||
+              (b.last_seen ?? "").localeCompare(a.last_seen ?? "") ||
+              a.name.localeCompare(b.name),
+          );
+          return { data: rows };
+        },
+        {
+          query: t.Object({
+            organization: t.Optional(t.String({ maxLength: 200 })),
+            status: optionalEnum("status", gatewayStatuses),
+          }),
+        },
+      )
+      // The gateway with its devices and their registers' latest values; the page polls this.
+      .get(
+        `${prefix}/gateways/:id`,
+        ({ params, set }) => {
+          const { org, row } = findGateway(params.id);
+          const byDevice = new Map<string, ReturnType<typeof presentRegister>[]>();
+          for (const register of registers.listRegisters(row.id)) {
+            const presented = presentRegister(register);
+            byDevice.set(presented.modbus_device_id, [...(byDevice.get(presented.modbus_device_id) ?? []), presented]);
+          }
+          set.headers["cache-control"] = "no-store";
+          return {
+            organization: org.key,
+            gateway: presentGateway(row),
+            modbus_devices: gateways.modbusDevices(row.id).map((device) => ({
+              ...presentModbusDevice(device),
+              registers: byDevice.get(device.uuid) ?? [],
+            })),
+            server_time: new Date(clock.now()).toISOString(),
+          };
+        },
+        { params: t.Object({ id: t.String({ format: "uuid" }) }) },
+      )
+      // One register's stored history, oldest first, as the chart wants it:
+      // parallel arrays of Unix seconds and engineering values.
+      .get(
+        `${prefix}/gateways/:id/history`,
+        ({ params, query, set }) => {
+          const { row } = findGateway(params.id);
+          const register = registers.listRegisters(row.id).find((candidate) => candidate.uuid === query.register_id.toLowerCase());
+          if (register === undefined) throw new CodedError("not_found", `Gateway ${params.id} has no register ${query.register_id}.`);
+          const until = clock.now() + 1;
+          const hours = query.hours ?? 24;
+          const page = readings.page({
+            registerIds: [register.id],
+            since: until - hours * 3_600_000,
+            until,
+            order: "asc",
+            limit: maxHistoryPoints,
+            after: null,
+          });
+          const scale = scalerFor(register.scaleFactor);
+          set.headers["cache-control"] = "no-store";
+          return {
+            register_id: register.uuid,
+            name: register.name,
+            unit: register.unit,
+            hours,
+            t: page.rows.map((reading) => reading.ts / 1000),
+            v: page.rows.map((reading) => (reading.rawValue === null ? null : scale(reading.rawValue))),
+          };
+        },
+        {
+          params: t.Object({ id: t.String({ format: "uuid" }) }),
+          query: t.Object({
+            register_id: t.String({ format: "uuid" }),
+            hours: t.Optional(t.Numeric({ minimum: 1, maximum: maxHistoryHours, multipleOf: 1 })),
+          }),
+        },
+      )
+  );
+}

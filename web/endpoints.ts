@@ -1,0 +1,156 @@
+// Webhook endpoints tab (spec section 6): add, show and rotate the signing
+// secret, send a test and see its result, the delivery log with resend, and
+// enabling a paused endpoint.
+import { call } from "./api.ts";
+import { $, badge, button, cell, guarded, rowsOf, say, show, timeText } from "./dom.ts";
+import { copy } from "./keys.ts";
+
+interface EndpointView {
+  id: string;
+  organization: string;
+  url: string;
+  description: string | null;
+  events: string[];
+  status: string;
+  pause_reason: string | null;
+  failed_messages_in_row: number;
+}
+
+interface DeliveryView {
+  message_id: string;
+  created_at: string;
+  type: string;
+  status: string;
+  attempts: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  next_attempt_at: string | null;
+  attempt_log: { duration_ms: number }[];
+}
+
+let shownDeliveries: EndpointView | null = null;
+
+function showSecret(url: string, secret: string): void {
+  $("endpoint-secret-url").textContent = url;
+  $("endpoint-secret-value").textContent = secret;
+  show("endpoint-secret", true);
+}
+
+function answerText(delivery: DeliveryView): string {
+  if (delivery.last_status_code !== null) return `HTTP ${delivery.last_status_code}`;
+  return delivery.last_error ?? (delivery.attempts === 0 ? "not sent yet" : "");
+}
+
+export async function loadEndpoints(): Promise<void> {
+  const { data } = await call<{ data: EndpointView[] }>("GET", "/endpoints");
+  const rows = rowsOf("endpoint-rows");
+  for (const endpoint of data) {
+    const row = rows.insertRow();
+    cell(row, endpoint.url).title = endpoint.description ?? "";
+    cell(row, endpoint.organization);
+    cell(row, endpoint.events.join(" ") || "all");
+    const status = cell(row, badge(endpoint.status));
+    if (endpoint.pause_reason !== null) status.append(` ${endpoint.pause_reason}`);
+    cell(row, String(endpoint.failed_messages_in_row));
+    const actions = cell(row, "");
+    actions.append(
+      button("Secret", async () => {
+        const { secret } = await call<{ secret: string }>("GET", `/endpoints/${endpoint.id}/secret`);
+        showSecret(endpoint.url, secret);
+      }),
+      button("Rotate secret", async () => {
+        if (!confirm("Rotate the signing secret? The old one keeps signing alongside the new one for 24 hours.")) return;
+        const { secret } = await call<{ secret: string }>("POST", `/endpoints/${endpoint.id}/rotate-secret`, {});
+        showSecret(endpoint.url, secret);
+        await loadEndpoints();
+      }),
+      button("Send test", () => sendTest(endpoint)),
+      button("Deliveries", async () => {
+        await loadDeliveries(endpoint);
+      }),
+    );
+    if (endpoint.status === "paused") {
+      actions.append(
+        button("Enable", async () => {
+          const discard = confirm("Discard the messages held while paused? OK discards them; Cancel delivers them.");
+          const enabled = await call<{ held: number }>("POST", `/endpoints/${endpoint.id}/enable`, { discard_held: discard });
+          say(`Enabled; ${enabled.held} held message(s) ${discard ? "discarded" : "to deliver"}.`, "info");
+          await loadEndpoints();
+        }),
+      );
+    }
+  }
+  if (data.length === 0) cell(rows.insertRow(), "No webhook endpoints yet.").colSpan = 6;
+}
+
+/** Queues a test message, then follows its delivery until it has an outcome (about 15 s at most). */
+async function sendTest(endpoint: EndpointView): Promise<void> {
+  const { message_id } = await call<{ message_id: string }>("POST", `/endpoints/${endpoint.id}/test`);
+  say(`Test message ${message_id} queued…`, "info");
+  for (let tries = 0; tries < 30; tries++) {
+    const deliveries = await loadDeliveries(endpoint);
+    const sent = deliveries.find((delivery) => delivery.message_id === message_id);
+    if (sent !== undefined && sent.attempts > 0) {
+      const duration = sent.attempt_log.at(-1)?.duration_ms;
+      const outcome = `${answerText(sent)}${duration === undefined ? "" : ` in ${duration} ms`}`;
+      if (sent.status === "delivered") say(`Test message delivered: ${outcome}.`, "info");
+      else say(`Test message not delivered: ${outcome}${sent.next_attempt_at === null ? "" : "; it will be retried"}.`);
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  say(`Test message ${message_id} is still waiting to be sent; see the delivery log.`, "info");
+}
+
+async function loadDeliveries(endpoint: EndpointView): Promise<DeliveryView[]> {
+  const { data } = await call<{ data: DeliveryView[] }>("GET", `/endpoints/${endpoint.id}/deliveries?limit=100`);
+  shownDeliveries = endpoint;
+  $("deliveries-url").textContent = endpoint.url;
+  const rows = rowsOf("delivery-rows");
+  for (const delivery of data) {
+    const row = rows.insertRow();
+    cell(row, timeText(delivery.created_at));
+    cell(row, delivery.type);
+    cell(row, badge(delivery.status));
+    cell(row, String(delivery.attempts));
+    cell(row, answerText(delivery));
+    const last = delivery.attempt_log.at(-1);
+    cell(row, last === undefined ? "" : `${last.duration_ms} ms`);
+    cell(row, timeText(delivery.next_attempt_at));
+    cell(row, "").append(
+      button("Resend", async () => {
+        await call("POST", `/endpoints/${endpoint.id}/resend`, { message_id: delivery.message_id });
+        say(`Message ${delivery.message_id} queued again.`, "info");
+        await loadDeliveries(endpoint);
+      }),
+    );
+  }
+  if (data.length === 0) cell(rows.insertRow(), "Nothing delivered to this endpoint yet.").colSpan = 8;
+  show("deliveries", true);
+  return data;
+}
+
+export function wireEndpoints(): void {
+  const form = $("new-endpoint") as HTMLFormElement;
+  form.onsubmit = (event) => {
+    event.preventDefault();
+    const data = new FormData(form);
+    const description = String(data.get("description") ?? "");
+    void guarded(async () => {
+      const created = await call<{ endpoint: EndpointView; secret: string }>("POST", "/endpoints", {
+        organization: data.get("organization"),
+        url: data.get("url"),
+        description: description === "" ? undefined : description,
+        events: data.getAll("events").map(String),
+      });
+      showSecret(created.endpoint.url, created.secret);
+      form.reset();
+      await loadEndpoints();
+    });
+  };
+  $("copy-secret").onclick = () => void copy($("endpoint-secret-value").textContent ?? "", $("copy-secret"));
+  $("refresh-deliveries").onclick = () =>
+    void guarded(async () => {
+      if (shownDeliveries !== null) await loadDeliveries(shownDeliveries);
+    });
+}

@@ -1,0 +1,165 @@
+// Gateways tab: status and last seen of every gateway; one gateway's Modbus
+// devices and their registers' latest values, refreshed every 2 seconds while
+// shown; a register's chart.
+import { call } from "./api.ts";
+import { appendLiveValue, closeChart, formatValue, showChart } from "./chart.ts";
+import { $, agoText, badge, button, cell, fillSelect, guarded, rowsOf, show, timeText } from "./dom.ts";
+import { gatewayNames } from "./alerts.ts";
+
+interface GatewayView {
+  id: string;
+  organization: string;
+  serial: string;
+  name: string;
+  status: string;
+  last_seen: string | null;
+  customer: { name: string } | null;
+  modbus_devices: number;
+}
+
+interface RegisterView {
+  id: string;
+  name: string;
+  address: number;
+  function_code: number | null;
+  data_type: string;
+  unit: string | null;
+  description: string | null;
+  latest_value: number | null;
+  latest_raw_value: number | null;
+  latest_ts: string | null;
+}
+
+interface GatewayDetail {
+  organization: string;
+  gateway: GatewayView;
+  modbus_devices: {
+    id: string;
+    name: string | null;
+    slave_id: number;
+    protocol: string;
+    ip_address: string | null;
+    port: number | null;
+    poll_interval_ms: number;
+    registers: RegisterView[];
+  }[];
+}
+
+const refreshMs = 2000;
+let openedGatewayId: string | null = null;
+/** Last value shown per register, so a changed value can be marked. */
+const shownValues = new Map<string, string>();
+
+export async function loadGateways(): Promise<void> {
+  const { data } = await call<{ data: GatewayView[] }>("GET", "/gateways");
+  const rows = rowsOf("gateway-rows");
+  for (const gateway of data) {
+    gatewayNames.set(gateway.id, gateway.name);
+    const row = rows.insertRow();
+    cell(row, gateway.name);
+    cell(row, gateway.serial);
+    cell(row, gateway.organization);
+    cell(row, gateway.customer?.name ?? "");
+    cell(row, badge(gateway.status));
+    cell(row, agoText(gateway.last_seen)).title = gateway.last_seen ?? "";
+    cell(row, String(gateway.modbus_devices));
+    cell(row, "").append(button("Open", () => openGateway(gateway.id)));
+  }
+  if (data.length === 0) cell(rows.insertRow(), "No gateways: add them to the config file.").colSpan = 8;
+  fillSelect(
+    $("alert-gateway") as HTMLSelectElement,
+    data.map((gateway) => ({ value: gateway.id, label: gateway.name })),
+    { value: "", label: "any" },
+  );
+}
+
+async function openGateway(id: string): Promise<void> {
+  if (openedGatewayId !== id) {
+    shownValues.clear();
+    closeChart();
+  }
+  openedGatewayId = id;
+  await loadGatewayDetail();
+  show("gateway-detail", true);
+  $("gateway-detail").scrollIntoView({ block: "start" });
+}
+
+async function loadGatewayDetail(): Promise<void> {
+  if (openedGatewayId === null) return;
+  const detail = await call<GatewayDetail>("GET", `/gateways/${openedGatewayId}`);
+  const { gateway } = detail;
+  $("gateway-title").textContent = `${gateway.name} (${gateway.serial})`;
+  $("gateway-facts").replaceChildren(
+    badge(gateway.status),
+    ` last seen ${agoText(gateway.last_seen)} (`,
+    timeText(gateway.last_seen, "never"),
+    `) · organisation ${detail.organization}`,
+  );
+  const devices = $("gateway-devices");
+  devices.replaceChildren();
+  for (const device of detail.modbus_devices) devices.append(deviceSection(gateway.id, device));
+  if (detail.modbus_devices.length === 0) devices.append("This gateway has no Modbus devices in the config.");
+}
+
+function deviceSection(gatewayId: string, device: GatewayDetail["modbus_devices"][number]): HTMLElement {
+  const section = document.createElement("section");
+  const heading = document.createElement("h4");
+  const where = device.ip_address === null ? `slave ${device.slave_id}` : `${device.ip_address}:${device.port ?? 502}, slave ${device.slave_id}`;
+  heading.textContent = `${device.name ?? `Slave ${device.slave_id}`} · ${where} · every ${device.poll_interval_ms / 1000} s`;
+  const table = document.createElement("table");
+  table.className = "registers";
+  table.createTHead().insertRow().append(...["Register", "Value", "Raw", "Updated", ""].map(headerCell));
+  const body = table.createTBody();
+  for (const register of device.registers) {
+    const row = body.insertRow();
+    row.dataset.registerId = register.id;
+    cell(row, register.name).title = register.description ?? `${register.data_type} at ${register.address}`;
+    const value = register.latest_value === null ? "—" : `${formatValue(register.latest_value)}${register.unit === null ? "" : ` ${register.unit}`}`;
+    const valueCell = cell(row, value);
+    valueCell.className = "value";
+    const previous = shownValues.get(register.id);
+    if (previous !== undefined && previous !== value) valueCell.classList.add("changed");
+    shownValues.set(register.id, value);
+    cell(row, register.latest_raw_value === null ? "" : String(register.latest_raw_value));
+    cell(row, agoText(register.latest_ts)).title = register.latest_ts ?? "";
+    cell(row, "").append(button("Chart", () => showChart(gatewayId, register.id)));
+    appendLiveValue(register.id, register.latest_ts, register.latest_value);
+  }
+  if (device.registers.length === 0) cell(body.insertRow(), "No registers.").colSpan = 5;
+  section.append(heading, table);
+  return section;
+}
+
+function headerCell(text: string): HTMLTableCellElement {
+  const th = document.createElement("th");
+  th.textContent = text;
+  return th;
+}
+
+/** Refreshes the gateways tab every 2 s while it is on screen; a failure shows on the live line and retries. */
+export function startLiveRefresh(): void {
+  const tick = async () => {
+    if (!$("gateways").hidden && !$("app").hidden && document.visibilityState === "visible") {
+      try {
+        await loadGateways();
+        if (openedGatewayId !== null) await loadGatewayDetail();
+        $("live-status").textContent = `Live: updated ${new Date().toLocaleTimeString()}`;
+        $("live-status").className = "";
+      } catch (error) {
+        $("live-status").textContent = `Live updates failing: ${error instanceof Error ? error.message : String(error)}`;
+        $("live-status").className = "error";
+      }
+    }
+    setTimeout(() => void tick(), refreshMs);
+  };
+  setTimeout(() => void tick(), refreshMs);
+}
+
+export function wireGateways(): void {
+  $("gateway-close").onclick = () => {
+    openedGatewayId = null;
+    closeChart();
+    show("gateway-detail", false);
+  };
+  $("gateways-refresh").onclick = () => void guarded(loadGateways);
+}
