@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The independent Modbus peers the tests talk to: socat (serial lines as pty
-# pairs) and Debian's pymodbus. Installs them with apt-get when they are missing
+# What the tests talk to besides fieldhub: socat (serial lines as pty pairs),
+# Debian's pymodbus (an independent Modbus peer) and Debian's chromium (the admin
+# page's browser tests, driven by playwright-core). Installs them with apt-get when they are missing
 # and this is a Debian machine where we are root (CI is); otherwise says what
 # to install. Runs before `npm test`.
 set -euo pipefail
@@ -8,6 +9,7 @@ set -euo pipefail
 missing=()
 command -v socat >/dev/null 2>&1 || missing+=(socat)
 /usr/bin/python3 -c "import pymodbus" >/dev/null 2>&1 || missing+=(python3-pymodbus)
+[ -n "${FIELDHUB_CHROMIUM:-}" ] || [ -x /usr/bin/chromium ] || missing+=(chromium)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then

@@ -32,6 +32,7 @@ export async function loadAlerts(): Promise<void> {
   const rows = rowsOf("alert-rows");
   for (const alert of data) {
     const row = rows.insertRow();
+    row.dataset.alertId = alert.id;
     cell(row, timeText(alert.last_triggered_at));
     cell(row, alert.device_id === null ? "" : (gatewayNames.get(alert.device_id) ?? alert.device_id));
     cell(row, badge(alert.severity));

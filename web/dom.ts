@@ -97,7 +97,8 @@ export function fillCheckboxes(container: HTMLElement, name: string, values: rea
     input.type = "checkbox";
     input.name = name;
     input.value = value;
-    input.checked = checked;
+    // defaultChecked, so that a form reset after a submit ticks them again.
+    input.defaultChecked = checked;
     label.append(input, ` ${value}`);
     container.append(label);
   }

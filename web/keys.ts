@@ -20,6 +20,7 @@ export async function loadKeys(): Promise<void> {
   const rows = rowsOf("key-rows");
   for (const key of data) {
     const row = rows.insertRow();
+    row.dataset.keyId = key.id;
     cell(row, `${key.prefix}…`);
     cell(row, key.name);
     cell(row, key.organization);

@@ -104,6 +104,7 @@ export async function demoCommand(argv: string[]): Promise<void> {
       `fieldhub demo on ${server.url}`,
       `  API base URL   ${server.url}/v1`,
       `  API docs       ${server.url}/docs`,
+      `  admin page     ${server.url}/admin${setupToken === null ? "" : `   (create the owner with setup token ${setupToken})`}`,
       `  sandbox key    ${demoSandboxKey}   (read-only, 60 requests/minute per client address)`,
       `  data           ${dataDir} (${stored} readings backfilled now)`,
       "",
