@@ -22,6 +22,7 @@ import { stableUuid } from "../../src/lib/ids.ts";
 import { setGatewayStatus } from "../../src/store/gateways.ts";
 import { syncInventory } from "../../src/store/inventory.ts";
 import { openStore, storeFileName } from "../../src/store/open.ts";
+import { boundSeconds, readingColumns, storedSeconds } from "../../src/store/readings.ts";
 import { registerQueries } from "../../src/store/registers.ts";
 import { startBenchApi } from "./api-server.ts";
 
@@ -65,10 +66,10 @@ const gatewayUuid = stableUuid("gateway", "BENCH-1");
 setGatewayStatus(store, gatewayUuid, { status: "online", lastSeen: end });
 if (fresh) {
   const began = performance.now();
-  const insert = store.sqlite.prepare("INSERT INTO readings (register_id, ts, raw_value) VALUES (?, ?, ?)");
+  const insert = store.sqlite.prepare("INSERT INTO readings (register_id, ts_s, raw_value) VALUES (?, ?, ?)");
   const ids = store.sqlite.query<{ id: number }, []>("SELECT id FROM registers ORDER BY id").all();
   const insertRegister = store.sqlite.transaction((registerId: number, from: number, to: number) => {
-    for (let step = from; step < to; step++) insert.run(registerId, start + step * intervalMs, (step * 7) % 1000);
+    for (let step = from; step < to; step++) insert.run(registerId, storedSeconds(start + step * intervalMs), (step * 7) % 1000);
   });
   for (const { id } of ids) {
     for (let from = 0; from < perRegister; from += 500_000)
@@ -101,11 +102,11 @@ const bareQuery = store.sqlite.prepare<
   { registerId: number; ts: number; rawValue: number | null },
   [number, number, number, number]
 >(
-  "SELECT register_id AS registerId, ts, raw_value AS rawValue FROM readings WHERE register_id = ?1 AND ts >= ?2 AND ts < ?3 ORDER BY ts DESC LIMIT ?4",
+  `${readingColumns} WHERE register_id = ?1 AND ts_s >= ?2 AND ts_s < ?3 ORDER BY ts_s DESC LIMIT ?4`,
 );
 /** The baseline: the same rows, straightforwardly mapped to the spec's Reading objects and JSON-encoded. */
 function barePage(register: RegisterMeta, since: number, until: number): string {
-  const rows = bareQuery.all(register.id, since, until, 1001);
+  const rows = bareQuery.all(register.id, boundSeconds(since), boundSeconds(until), 1001);
   const page = rows.slice(0, 1000).map((row) => ({
     register_id: register.uuid,
     modbus_device_id: register.deviceUuid,

@@ -47,6 +47,7 @@ import type { Inventory } from "../../src/lib/inventory.ts";
 import { silentLogger } from "../../src/lib/logger.ts";
 import { syncInventory } from "../../src/store/inventory.ts";
 import { openStore, type Store, storeFileName } from "../../src/store/open.ts";
+import { readingEpochMs, storedSeconds } from "../../src/store/readings.ts";
 import { pruneReadings } from "../../src/store/retention.ts";
 import { startBenchApi } from "./api-server.ts";
 
@@ -332,11 +333,11 @@ function ingestBenchmark(): void {
   function runBare(flushRounds: number): number {
     const store = freshStore(join(scratch, "bare"));
     const insert = store.sqlite.prepare<never, [number, number, number]>(
-      "INSERT INTO readings (register_id, ts, raw_value) VALUES (?1, ?2, ?3)",
+      "INSERT INTO readings (register_id, ts_s, raw_value) VALUES (?1, ?2, ?3)",
     );
     const write = store.sqlite.transaction((from: number, to: number) => {
       for (let index = from; index < to; index++) {
-        insert.run(bareIds[index] as number, bareTs[index] as number, bareRaw[index] as number);
+        insert.run(bareIds[index] as number, storedSeconds(bareTs[index] as number), bareRaw[index] as number);
       }
     });
     const began = performance.now();
@@ -394,7 +395,7 @@ function ensureBigStore(): void {
   const ts = new Float64Array(deviceCount);
   const values = new Float64Array(registerCount);
   const insert = store.sqlite.prepare<never, [number, number, number]>(
-    "INSERT INTO readings (register_id, ts, raw_value) VALUES (?1, ?2, ?3)",
+    "INSERT INTO readings (register_id, ts_s, raw_value) VALUES (?1, ?2, ?3)",
   );
   // The same rows in the same order as ingest stores them: minute by minute, device by device.
   const writeMinutes = store.sqlite.transaction((from: number, to: number) => {
@@ -402,13 +403,13 @@ function ensureBigStore(): void {
       source.round(minute, ts, values);
       for (let index = 0; index < registerCount; index++) {
         const ref = refs[index] as RegisterRef;
-        insert.run(ref.id, ts[Math.floor(index / registersPerDevice)] as number, values[index] as number);
+        insert.run(ref.id, storedSeconds(ts[Math.floor(index / registersPerDevice)] as number), values[index] as number);
       }
     }
   });
   for (let minute = 0; minute < perRegister; minute += 60) writeMinutes(minute, Math.min(perRegister, minute + 60));
   store.sqlite.run(
-    "UPDATE registers SET latest_raw_value = (SELECT raw_value FROM readings WHERE register_id = registers.id ORDER BY ts DESC LIMIT 1), latest_ts = (SELECT max(ts) FROM readings WHERE register_id = registers.id)",
+    `UPDATE registers SET latest_raw_value = (SELECT raw_value FROM readings WHERE register_id = registers.id ORDER BY ts_s DESC LIMIT 1), latest_ts = (SELECT max(ts_s) * 1000 + ${readingEpochMs} FROM readings WHERE register_id = registers.id)`,
   );
   store.sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
   store.close();
@@ -472,7 +473,7 @@ function sizeBenchmark(): void {
   const record = store.sqlite
     .query<{ id: number; ts: number; asInteger: number; integral: number }, []>(
       `SELECT avg(CASE WHEN register_id IN (0, 1) THEN 0 WHEN register_id < 128 THEN 1 WHEN register_id < 32768 THEN 2 ELSE 3 END) AS id,
-              avg(CASE WHEN ts < 140737488355328 THEN 6 ELSE 8 END) AS ts,
+              avg(CASE WHEN ts_s BETWEEN -2147483648 AND 2147483647 THEN 4 ELSE 6 END) AS ts,
               avg(CASE WHEN raw_value IS NULL THEN 0
                        WHEN raw_value <> CAST(raw_value AS INTEGER) OR abs(raw_value) > 9e15 THEN 8
                        WHEN raw_value IN (0, 1) THEN 0
@@ -496,9 +497,12 @@ function sizeBenchmark(): void {
   out(
     `   other layouts, measured on ${fmt(sample.readings)} of these readings (every 7th register) written in time order into a scratch database:`,
   );
-  out(`     readings as now (raw_value REAL, WITHOUT ROWID): ${sample.real.toFixed(2)} B/reading`);
+  out(`     WITHOUT ROWID, Unix ms, raw_value REAL (before migration 0003): ${sample.real.toFixed(2)} B/reading`);
   out(
-    `     the same with raw_value NUMERIC (integral values stored as integers): ${sample.numeric.toFixed(2)} B/reading`,
+    `     the same with raw_value NUMERIC (integral values stored as integers; before 0006): ${sample.numeric.toFixed(2)} B/reading`,
+  );
+  out(
+    `     the same with time in seconds since 2020 (4-byte integers; as now): ${sample.seconds.toFixed(2)} B/reading`,
   );
   out(
     `     one row per register and hour, delta/XOR varints, deflated when smaller (lossless, round trip checked): ${sample.blocks.toFixed(2)} B/reading`,
@@ -596,10 +600,10 @@ function decodeBlock(hourStart: number, block: Uint8Array): { ts: number[]; raw:
 }
 
 /** Bytes per reading of other layouts, each a scratch database filled in time order (as ingest writes). */
-function sampleLayouts(store: Store): { readings: number; real: number; numeric: number; blocks: number } {
+function sampleLayouts(store: Store): { readings: number; real: number; numeric: number; seconds: number; blocks: number } {
   const refs = registerRefs(store);
   const series = store.sqlite.prepare<{ ts: number; raw: number | null }, [number]>(
-    "SELECT ts, raw_value AS raw FROM readings WHERE register_id = ?1 ORDER BY ts",
+    `SELECT ts_s * 1000 + ${readingEpochMs} AS ts, raw_value AS raw FROM readings WHERE register_id = ?1 ORDER BY ts_s`,
   );
   const sampled: { id: number; rows: { ts: number; raw: number | null }[] }[] = [];
   let readings = 0;
@@ -649,13 +653,17 @@ function sampleLayouts(store: Store): { readings: number; real: number; numeric:
     "CREATE TABLE t (register_id INTEGER NOT NULL, ts INTEGER NOT NULL, raw_value NUMERIC, PRIMARY KEY (register_id, ts)) WITHOUT ROWID",
     rowsInTimeOrder,
   );
+  const seconds = scratchBytes(
+    "CREATE TABLE t (register_id INTEGER NOT NULL, ts_s INTEGER NOT NULL, raw_value NUMERIC, PRIMARY KEY (register_id, ts_s)) WITHOUT ROWID",
+    (write) => rowsInTimeOrder((id, ts, raw) => write(id, storedSeconds(ts), raw)),
+  );
   const blocked = scratchBytes(
     "CREATE TABLE t (register_id INTEGER NOT NULL, hour INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (register_id, hour)) WITHOUT ROWID",
     (write) => {
       for (const block of blocks) write(block.id, block.hour, block.data);
     },
   );
-  return { readings, real: real / readings, numeric: numeric / readings, blocks: blocked / readings };
+  return { readings, real: real / readings, numeric: numeric / readings, seconds: seconds / readings, blocks: blocked / readings };
 }
 
 type Write = (a: number, b: number, c: number | null | Uint8Array) => void;

@@ -12,6 +12,7 @@
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/logger.ts";
 import type { Store } from "../store/open.ts";
+import { newestReadingTimes, readingInsert } from "../store/readings.ts";
 
 export interface PolledReading {
   /** Public register id (UUID). */
@@ -53,28 +54,26 @@ export function createIngest(options: IngestOptions) {
   const defaultInterval = options.defaultStorageIntervalMs ?? 300_000;
   const maxQueued = options.maxQueued ?? 1_000_000;
   const registers = new Map<string, RegisterState>();
-  for (const row of store.sqlite
-    .query<{ id: number; uuid: string; lastTs: number | null }, []>(
-      // The newest stored reading per register decides whether the current period is already stored.
-      "SELECT r.id AS id, r.uuid AS uuid, (SELECT max(ts) FROM readings WHERE register_id = r.id) AS lastTs FROM registers r",
-    )
-    .all()) {
-    const intervalMs = options.storageIntervalMs.get(row.uuid) ?? defaultInterval;
+  // The newest stored reading per register decides whether the current period is already stored.
+  const newest = newestReadingTimes(store);
+  for (const row of store.sqlite.query<{ id: number; uuid: string }, []>("SELECT id, uuid FROM registers").all()) {
+    // Stored times are whole seconds (store/readings.ts): a shorter period would store
+    // two readings in one second, and the store keeps only the first.
+    const intervalMs = Math.max(1000, options.storageIntervalMs.get(row.uuid) ?? defaultInterval);
+    const lastTs = newest.get(row.id);
     registers.set(row.uuid, {
       id: row.id,
       intervalMs,
-      lastStoredPeriod: row.lastTs === null ? -1 : Math.floor(row.lastTs / intervalMs),
+      lastStoredPeriod: lastTs === undefined ? -1 : Math.floor(lastTs / intervalMs),
     });
   }
 
-  const insert = store.sqlite.prepare<never, [number, number, number | null]>(
-    "INSERT OR IGNORE INTO readings (register_id, ts, raw_value) VALUES (?1, ?2, ?3)",
-  );
+  const insert = readingInsert(store);
   const updateLatest = store.sqlite.prepare<never, [number, number | null, number]>(
     "UPDATE registers SET latest_raw_value = ?2, latest_ts = ?3 WHERE id = ?1 AND (latest_ts IS NULL OR latest_ts < ?3)",
   );
   const writeBatch = store.sqlite.transaction((rows: [number, number, number | null][], latest: Latest[]) => {
-    for (const row of rows) insert.run(row[0], row[1], row[2]);
+    for (const row of rows) insert(row[0], row[1], row[2]);
     for (const value of latest) updateLatest.run(value.id, value.raw, value.ts);
   });
 

@@ -9,10 +9,30 @@
  * cost of a page therefore follows the page size, not the length of the window.
  */
 import type { Store } from "./open.ts";
-import type { readings } from "./schema.ts";
 
+/** Readings in and out carry Unix milliseconds; the table keeps seconds since this epoch (schema.ts). */
 export type ReadingRow = { registerId: number; ts: number; rawValue: number | null };
-export type NewReading = typeof readings.$inferInsert;
+export type NewReading = { registerId: number; ts: number; rawValue?: number | null };
+
+/** 2020-01-01T00:00:00Z: stored reading times count whole seconds from here. */
+export const readingEpochMs = 1_577_836_800_000;
+
+/** A reading's time as stored: whole seconds since the epoch, rounded down. */
+export function storedSeconds(ms: number): number {
+  return Math.floor((ms - readingEpochMs) / 1000);
+}
+
+/**
+ * A window bound in ms as a bound on stored seconds: the first stored second at
+ * or after it. Inclusive `>= since` and exclusive `< until` both hold exactly
+ * with it, since a stored second s stands for the instant epoch + s x 1000 ms.
+ */
+export function boundSeconds(ms: number): number {
+  return Math.ceil((ms - readingEpochMs) / 1000);
+}
+
+/** Selects rows as ReadingRow, time back in Unix milliseconds. */
+export const readingColumns = `SELECT register_id AS registerId, ts_s * 1000 + ${readingEpochMs} AS ts, raw_value AS rawValue FROM readings`;
 
 /** Where the previous page stopped: the last row it returned. */
 export type ReadingsKeyset = { ts: number; registerId: number };
@@ -39,26 +59,24 @@ const densestIntervalMs = 60_000;
 
 export function readingQueries(store: Store) {
   const { sqlite } = store;
-  const columns = "SELECT register_id AS registerId, ts, raw_value AS rawValue FROM readings";
+  const columns = readingColumns;
   const oneAsc = sqlite.prepare<ReadingRow, [number, number, number, number]>(
-    `${columns} WHERE register_id = ?1 AND ts >= ?2 AND ts < ?3 ORDER BY ts ASC LIMIT ?4`,
+    `${columns} WHERE register_id = ?1 AND ts_s >= ?2 AND ts_s < ?3 ORDER BY ts_s ASC LIMIT ?4`,
   );
   const oneDesc = sqlite.prepare<ReadingRow, [number, number, number, number]>(
-    `${columns} WHERE register_id = ?1 AND ts >= ?2 AND ts < ?3 ORDER BY ts DESC LIMIT ?4`,
+    `${columns} WHERE register_id = ?1 AND ts_s >= ?2 AND ts_s < ?3 ORDER BY ts_s DESC LIMIT ?4`,
   );
   // ?4/?5 exclude the rows at the cursor's own timestamp that the previous page
   // already returned (register ids on the passed side of the cursor).
   const slabAsc = sqlite.prepare<ReadingRow, [string, number, number, number, number, number]>(
-    `${columns} WHERE register_id IN (SELECT value FROM json_each(?1)) AND ts >= ?2 AND ts < ?3
-       AND NOT (ts = ?4 AND register_id <= ?5) ORDER BY ts ASC, register_id ASC LIMIT ?6`,
+    `${columns} WHERE register_id IN (SELECT value FROM json_each(?1)) AND ts_s >= ?2 AND ts_s < ?3
+       AND NOT (ts_s = ?4 AND register_id <= ?5) ORDER BY ts_s ASC, register_id ASC LIMIT ?6`,
   );
   const slabDesc = sqlite.prepare<ReadingRow, [string, number, number, number, number, number]>(
-    `${columns} WHERE register_id IN (SELECT value FROM json_each(?1)) AND ts >= ?2 AND ts < ?3
-       AND NOT (ts = ?4 AND register_id >= ?5) ORDER BY ts DESC, register_id DESC LIMIT ?6`,
+    `${columns} WHERE register_id IN (SELECT value FROM json_each(?1)) AND ts_s >= ?2 AND ts_s < ?3
+       AND NOT (ts_s = ?4 AND register_id >= ?5) ORDER BY ts_s DESC, register_id DESC LIMIT ?6`,
   );
-  const insert = sqlite.prepare<never, [number, number, number | null]>(
-    "INSERT OR IGNORE INTO readings (register_id, ts, raw_value) VALUES (?1, ?2, ?3)",
-  );
+  const insert = readingInsert(store);
   const updateLatest = sqlite.prepare<never, [number, number | null, number]>(
     `UPDATE registers SET latest_raw_value = ?2, latest_ts = ?3
       WHERE id = ?1 AND (latest_ts IS NULL OR latest_ts <= ?3)`,
@@ -68,10 +86,10 @@ export function readingQueries(store: Store) {
     const fetch = query.limit + 1;
     if (query.order === "asc") {
       const since = query.after === null ? query.since : Math.max(query.since, query.after.ts + 1);
-      return oneAsc.all(registerId, since, query.until, fetch);
+      return oneAsc.all(registerId, boundSeconds(since), boundSeconds(query.until), fetch);
     }
     const until = query.after === null ? query.until : Math.min(query.until, query.after.ts);
-    return oneDesc.all(registerId, query.since, until, fetch);
+    return oneDesc.all(registerId, boundSeconds(query.since), boundSeconds(until), fetch);
   }
 
   function slabbedPage(query: ReadingsPageQuery): ReadingRow[] {
@@ -79,13 +97,14 @@ export function readingQueries(store: Store) {
     const rows: ReadingRow[] = [];
     let wanted = query.limit + 1;
     let span = Math.ceil(wanted / query.registerIds.length) * densestIntervalMs;
-    const cursorTs = query.after?.ts ?? -1;
+    // The cursor's own second; before the epoch's first when there is none (nothing matches it).
+    const cursorSeconds = query.after === null ? Number.MIN_SAFE_INTEGER : storedSeconds(query.after.ts);
     const cursorRegister = query.after?.registerId ?? 0;
     if (query.order === "asc") {
       let low = query.after === null ? query.since : Math.max(query.since, query.after.ts);
       while (wanted > 0 && low < query.until) {
         const high = Math.min(query.until, low + span);
-        const slab = slabAsc.all(ids, low, high, cursorTs, cursorRegister, wanted);
+        const slab = slabAsc.all(ids, boundSeconds(low), boundSeconds(high), cursorSeconds, cursorRegister, wanted);
         for (const row of slab) rows.push(row);
         wanted -= slab.length;
         span = nextSpan(span, slab.length, wanted);
@@ -95,7 +114,7 @@ export function readingQueries(store: Store) {
       let high = query.after === null ? query.until : Math.min(query.until, query.after.ts + 1);
       while (wanted > 0 && high > query.since) {
         const low = Math.max(query.since, high - span);
-        const slab = slabDesc.all(ids, low, high, cursorTs, cursorRegister, wanted);
+        const slab = slabDesc.all(ids, boundSeconds(low), boundSeconds(high), cursorSeconds, cursorRegister, wanted);
         for (const row of slab) rows.push(row);
         wanted -= slab.length;
         span = nextSpan(span, slab.length, wanted);
@@ -125,7 +144,7 @@ export function readingQueries(store: Store) {
      */
     record: sqlite.transaction((batch: NewReading[]) => {
       for (const reading of batch) {
-        if (insert.run(reading.registerId, reading.ts, reading.rawValue ?? null).changes > 0) {
+        if (insert(reading.registerId, reading.ts, reading.rawValue ?? null) > 0) {
           updateLatest.run(reading.registerId, reading.rawValue ?? null, reading.ts);
         }
       }
@@ -133,6 +152,28 @@ export function readingQueries(store: Store) {
   };
 }
 export type ReadingQueries = ReturnType<typeof readingQueries>;
+
+/**
+ * Stores one reading (time in Unix ms) unless its register already has one in
+ * that second; answers 1 when stored, 0 when not. Callers run it inside their
+ * own transaction.
+ */
+export function readingInsert(store: Store): (registerId: number, ts: number, rawValue: number | null) => number {
+  const insert = store.sqlite.prepare<never, [number, number, number | null]>(
+    "INSERT OR IGNORE INTO readings (register_id, ts_s, raw_value) VALUES (?1, ?2, ?3)",
+  );
+  return (registerId, ts, rawValue) => insert.run(registerId, storedSeconds(ts), rawValue).changes;
+}
+
+/** Each register's newest stored reading time (Unix ms), null when it has none. */
+export function newestReadingTimes(store: Store): Map<number, number> {
+  const rows = store.sqlite
+    .query<{ id: number; ts: number }, []>(
+      `SELECT register_id AS id, max(ts_s) * 1000 + ${readingEpochMs} AS ts FROM readings GROUP BY register_id`,
+    )
+    .all();
+  return new Map(rows.map((row) => [row.id, row.ts]));
+}
 
 /** Grows the slab span towards the density seen, so sparse history needs few slabs. */
 function nextSpan(span: number, found: number, stillWanted: number): number {

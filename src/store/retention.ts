@@ -7,6 +7,7 @@
  * vacuumed (a VACUUM rewrites the whole file and blocks writers while it runs).
  */
 import type { Store } from "./open.ts";
+import { boundSeconds } from "./readings.ts";
 
 export interface PruneResult {
   deleted: number;
@@ -23,26 +24,28 @@ export async function pruneReadings(
   const batchRows = options.batchRows ?? 5000;
   const pauseMs = options.pauseMs ?? 2;
   const began = performance.now();
+  // Stored times are seconds (schema.ts): "older than the cutoff" is below its first stored second.
+  const cutoff = boundSeconds(cutoffMs);
   const registers = store.sqlite
     .query<{ id: number }, [number]>(
       // Only registers with something to prune: one index probe each.
-      "SELECT id FROM registers r WHERE EXISTS (SELECT 1 FROM readings WHERE register_id = r.id AND ts < ?1)",
+      "SELECT id FROM registers r WHERE EXISTS (SELECT 1 FROM readings WHERE register_id = r.id AND ts_s < ?1)",
     )
-    .all(cutoffMs);
-  // The timestamp of the batchRows-th oldest reading below the cutoff, if there are that many.
-  const batchEnd = store.sqlite.prepare<{ ts: number }, [number, number, number]>(
-    "SELECT ts FROM readings WHERE register_id = ?1 AND ts < ?2 ORDER BY ts LIMIT 1 OFFSET ?3",
+    .all(cutoff);
+  // The time of the batchRows-th oldest reading below the cutoff, if there are that many.
+  const batchEnd = store.sqlite.prepare<{ ts_s: number }, [number, number, number]>(
+    "SELECT ts_s FROM readings WHERE register_id = ?1 AND ts_s < ?2 ORDER BY ts_s LIMIT 1 OFFSET ?3",
   );
-  const deleteUpTo = store.sqlite.prepare<never, [number, number]>("DELETE FROM readings WHERE register_id = ?1 AND ts <= ?2");
-  const deleteBelow = store.sqlite.prepare<never, [number, number]>("DELETE FROM readings WHERE register_id = ?1 AND ts < ?2");
+  const deleteUpTo = store.sqlite.prepare<never, [number, number]>("DELETE FROM readings WHERE register_id = ?1 AND ts_s <= ?2");
+  const deleteBelow = store.sqlite.prepare<never, [number, number]>("DELETE FROM readings WHERE register_id = ?1 AND ts_s < ?2");
 
   const result: PruneResult = { deleted: 0, batches: 0, registers: registers.length, ms: 0 };
   for (const { id } of registers) {
     // Stopping between batches leaves nothing half done: each batch is its own transaction.
     if (options.signal?.aborted) break;
     for (;;) {
-      const end = batchEnd.get(id, cutoffMs, batchRows - 1);
-      const changes = end === null ? deleteBelow.run(id, cutoffMs).changes : deleteUpTo.run(id, end.ts).changes;
+      const end = batchEnd.get(id, cutoff, batchRows - 1);
+      const changes = end === null ? deleteBelow.run(id, cutoff).changes : deleteUpTo.run(id, end.ts_s).changes;
       result.deleted += changes;
       result.batches++;
       await Bun.sleep(pauseMs);

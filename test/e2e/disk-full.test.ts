@@ -27,7 +27,7 @@ test("a full store: reads go on, /healthz says so, nothing is lost, writing resu
     store: site.store,
     clock: site.clock,
     logger: silentLogger(),
-    storageIntervalMs: new Map([[site.registerUuid(air), 1]]),
+    storageIntervalMs: new Map([[site.registerUuid(air), 1000]]),
     flushIntervalMs: 3_600_000,
   });
   // The server as serve wires it: /healthz also asks whether ingest can write.

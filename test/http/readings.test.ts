@@ -34,7 +34,10 @@ type ReadingList = { data: Reading[]; meta: CursorMeta };
 type Params = Record<string, string | number | undefined>;
 type Order = "asc" | "desc";
 
-const minute = 60_000;
+// Stored history has whole seconds (store/readings.ts): readings are seeded on whole
+// seconds; window bounds in queries are still exact to the millisecond.
+const second = 1000;
+const minute = 60 * second;
 const hour = 60 * minute;
 const day = 24 * hour;
 const now = startTime; // the ManualClock's "now" at the start of every test
@@ -235,10 +238,10 @@ describe("the time window", () => {
   test("default: until = now and since = until - 24 h; since inclusive, until exclusive", async () => {
     const site = await newSite();
     record(site, [
-      { path: AIR, ts: now - day - 1, raw: 1 }, // just before since: out
+      { path: AIR, ts: now - day - second, raw: 1 }, // just before since: out
       { path: AIR, ts: now - day, raw: 2 }, // exactly since: in
       { path: AIR, ts: now - hour, raw: 3 },
-      { path: AIR, ts: now - 1, raw: 4 }, // last millisecond: in
+      { path: AIR, ts: now - second, raw: 4 }, // last stored second: in
       { path: AIR, ts: now, raw: 5 }, // exactly until: out
       { path: AIR, ts: now + minute, raw: 6 }, // future: out
     ]);
@@ -252,7 +255,7 @@ describe("the time window", () => {
       next_cursor: null,
     });
     expect(page.data.map((row) => [row.ts, row.raw_value])).toEqual([
-      [iso(now - 1), 4],
+      [iso(now - second), 4],
       [iso(now - hour), 3],
       [iso(now - day), 2],
     ]);
@@ -270,10 +273,10 @@ describe("the time window", () => {
     const since = Date.UTC(2026, 2, 5, 6, 30, 0);
     const until = Date.UTC(2026, 2, 5, 8, 0, 0);
     record(site, [
-      { path: HUMIDITY, ts: since - 1, raw: 10 },
+      { path: HUMIDITY, ts: since - second, raw: 10 },
       { path: HUMIDITY, ts: since, raw: 11 },
-      { path: HUMIDITY, ts: since + 1, raw: 12 },
-      { path: HUMIDITY, ts: until - 1, raw: 13 },
+      { path: HUMIDITY, ts: since + second, raw: 12 },
+      { path: HUMIDITY, ts: until - second, raw: 13 },
       { path: HUMIDITY, ts: until, raw: 14 },
     ]);
     const page = await fetchPage(site, ids.acmeGateway1, { since: iso(since), until: iso(until), order: "asc" });
@@ -286,7 +289,7 @@ describe("the time window", () => {
     const site = await newSite();
     record(site, [
       { path: AIR, ts: now - 3 * day, raw: 1 },
-      { path: AIR, ts: now - 1, raw: 2 },
+      { path: AIR, ts: now - second, raw: 2 },
       { path: AIR, ts: now, raw: 3 },
     ]);
     const page = await fetchPage(site, ids.acmeGateway1, { since: iso(now - 3 * day) });
@@ -299,9 +302,9 @@ describe("the time window", () => {
     const site = await newSite();
     const until = now - 2 * day;
     record(site, [
-      { path: AIR, ts: until - day - 1, raw: 1 },
+      { path: AIR, ts: until - day - second, raw: 1 },
       { path: AIR, ts: until - day, raw: 2 },
-      { path: AIR, ts: until - 1, raw: 3 },
+      { path: AIR, ts: until - second, raw: 3 },
       { path: AIR, ts: until, raw: 4 },
     ]);
     const page = await fetchPage(site, ids.acmeGateway1, { until: iso(until) });
@@ -361,7 +364,7 @@ describe("window rules (rule 1)", () => {
     const site = await newSite();
     record(site, [
       { path: AIR, ts: now - 7 * day, raw: 1 },
-      { path: POWER, ts: now - 1, raw: 2 },
+      { path: POWER, ts: now - second, raw: 2 },
     ]);
     const ok = await fetchPage(site, ids.acmeGateway1, { since: iso(now - 7 * day), until: iso(now) });
     expect(ok.meta.since).toBe(iso(now - 7 * day));
@@ -387,10 +390,10 @@ describe("window rules (rule 1)", () => {
     const site = await newSite();
     const air = site.registerUuid(AIR);
     record(site, [
-      { path: AIR, ts: now - 366 * day - 1, raw: 1 },
+      { path: AIR, ts: now - 366 * day - second, raw: 1 },
       { path: AIR, ts: now - 366 * day, raw: 2 },
       { path: AIR, ts: now - 200 * day, raw: 3 },
-      { path: AIR, ts: now - 1, raw: 4 },
+      { path: AIR, ts: now - second, raw: 4 },
       { path: HUMIDITY, ts: now - 200 * day, raw: 5 }, // another register: never in this answer
     ]);
     const year = await fetchPage(site, ids.acmeGateway1, {
@@ -467,7 +470,7 @@ describe("order", () => {
       { path: POWER, ts: now - 2 * hour, raw: 2 },
       { path: HUMIDITY, ts: now - 90 * minute, raw: 3 },
       { path: AIR, ts: now - hour, raw: 4 },
-      { path: ENERGY, ts: now - 1, raw: 5 },
+      { path: ENERGY, ts: now - second, raw: 5 },
     ];
     record(site, seeds);
     const desc = await fetchPage(site, ids.acmeGateway1);
@@ -491,7 +494,7 @@ describe("order", () => {
       [AIR, HUMIDITY, POWER, ENERGY].forEach((path, k) => {
         seeds.push({ path, ts, raw: i * 10 + k });
       });
-      if (i % 3 === 0) seeds.push({ path: SETPOINT, ts: ts + 1, raw: 1000 + i });
+      if (i % 3 === 0) seeds.push({ path: SETPOINT, ts: ts + second, raw: 1000 + i });
     }
     record(site, seeds);
     const window = { since: now - day, until: now };
@@ -751,7 +754,7 @@ describe("cursor pagination walks every row once", () => {
       });
     }
     // Rows outside the default window on both sides must not leak in.
-    record(site, [...seeds, { path: AIR, ts: now - day - 1, raw: -1 }, { path: POWER, ts: now, raw: -2 }]);
+    record(site, [...seeds, { path: AIR, ts: now - day - second, raw: -1 }, { path: POWER, ts: now, raw: -2 }]);
     await expectCompleteWalks(site, ids.acmeGateway1, seeds, { limit: 97 }, { since: now - day, until: now });
   });
 
@@ -761,7 +764,7 @@ describe("cursor pagination walks every row once", () => {
     for (let i = 0; i < 300; i++) {
       const base = now - 6 * hour + i * minute;
       ACME1_REGISTERS.forEach((path, k) => {
-        seeds.push({ path, ts: i % 2 === 0 ? base : base + k, raw: i * 10 + k });
+        seeds.push({ path, ts: i % 2 === 0 ? base : base + k * second, raw: i * 10 + k });
       });
     }
     record(site, seeds);
@@ -808,17 +811,17 @@ describe("cursor pagination walks every row once", () => {
     const seeds: Seed[] = [
       { path: AIR, ts: since, raw: 1 }, // the window's first instant
       { path: POWER, ts: since, raw: 2 },
-      { path: ENERGY, ts: since + 1, raw: 3 },
+      { path: ENERGY, ts: since + second, raw: 3 },
       { path: AIR, ts: since + 3 * hour, raw: 4 },
       { path: HUMIDITY, ts: since + 2 * day, raw: 5 },
       { path: POWER, ts: since + 2 * day, raw: 6 },
       { path: ENERGY, ts: since + 2 * day, raw: 7 },
-      { path: SETPOINT, ts: since + 2 * day + 1, raw: 8 },
+      { path: SETPOINT, ts: since + 2 * day + second, raw: 8 },
       { path: AIR, ts: since + 5 * day + 7 * hour, raw: 9 },
       { path: HUMIDITY, ts: since + 6 * day + 23 * hour + 59 * minute, raw: 10 },
-      { path: ENERGY, ts: now - 1, raw: 11 }, // the window's last millisecond
+      { path: ENERGY, ts: now - second, raw: 11 }, // the window's last stored second
     ];
-    record(site, [...seeds, { path: AIR, ts: since - 1, raw: -1 }, { path: AIR, ts: now, raw: -2 }]);
+    record(site, [...seeds, { path: AIR, ts: since - second, raw: -1 }, { path: AIR, ts: now, raw: -2 }]);
     for (const limit of [1, 2, 3, 4, 10]) {
       await expectCompleteWalks(site, ids.acmeGateway1, seeds, { since: iso(since), limit }, { since, until: now });
     }
@@ -829,7 +832,7 @@ describe("cursor pagination walks every row once", () => {
     const since = now - 366 * day;
     const seeds: Seed[] = [];
     for (let i = 0; i < 13; i++) seeds.push({ path: ENERGY, ts: since + i * 28 * day + i * hour, raw: i });
-    seeds.push({ path: ENERGY, ts: now - 1, raw: 99 });
+    seeds.push({ path: ENERGY, ts: now - second, raw: 99 });
     record(site, seeds);
     for (const limit of [1, 2, 5]) {
       await expectCompleteWalks(
@@ -848,14 +851,14 @@ describe("cursor pagination walks every row once", () => {
     const start = now - 2 * hour;
     for (let s = 0; s < 600; s++) {
       [AIR, HUMIDITY, POWER].forEach((path, k) => {
-        // Even seconds shared by all three, odd seconds 100 ms apart.
-        seeds.push({ path, ts: start + s * 1000 + (s % 2 === 0 ? 0 : k * 100), raw: s * 10 + k });
+        // Even steps shared by all three, odd steps a second apart.
+        seeds.push({ path, ts: start + s * 3 * second + (s % 2 === 0 ? 0 : k * second), raw: s * 10 + k });
       });
     }
-    // A burst of ten readings a second on one register, and one of a reading every millisecond:
+    // Bursts of a reading every second (the finest stored time) on two registers:
     // consecutive instants leave no room for an off-by-one at a page boundary.
-    for (let j = 0; j < 300; j++) seeds.push({ path: ENERGY, ts: start + 30 * minute + j * 100, raw: 100_000 + j });
-    for (let j = 0; j < 300; j++) seeds.push({ path: SETPOINT, ts: start + 50 * minute + j, raw: 200_000 + j });
+    for (let j = 0; j < 300; j++) seeds.push({ path: ENERGY, ts: start + 40 * minute + j * second, raw: 100_000 + j });
+    for (let j = 0; j < 300; j++) seeds.push({ path: SETPOINT, ts: start + 50 * minute + j * second, raw: 200_000 + j });
     record(site, seeds);
     const window = { since: now - day, until: now };
     await expectCompleteWalks(site, ids.acmeGateway1, seeds, { limit: 97 }, window);
@@ -897,7 +900,7 @@ describe("cursor pagination while readings arrive", () => {
     const seeds: Seed[] = [];
     for (let i = 1; i <= 400; i++) {
       [AIR, HUMIDITY, POWER].forEach((path, k) => {
-        seeds.push({ path, ts: now - i * minute + (i % 5 === 0 ? 0 : k), raw: i * 10 + k });
+        seeds.push({ path, ts: now - i * minute + (i % 5 === 0 ? 0 : k * second), raw: i * 10 + k });
       });
     }
     record(site, seeds);
@@ -910,7 +913,7 @@ describe("cursor pagination while readings arrive", () => {
       site,
       [AIR, HUMIDITY, POWER, ENERGY].flatMap((path, k) => [
         { path, ts: from, raw: raw + k },
-        { path, ts: from + 1, raw: raw + 10 + k },
+        { path, ts: from + second, raw: raw + 10 + k },
         { path, ts: from + 30_000, raw: raw + 20 + k },
       ]),
     );

@@ -63,12 +63,13 @@ describe("stored density", () => {
     }));
     ingest.accept(polled);
     expect(ingest.flush()).toBe(3);
+    // Stored history keeps whole seconds (store/readings.ts): 1.234 s past the poll's start is stored as 1 s.
     expect(await history(air)).toEqual([
-      [new Date(start + 1_234).toISOString(), 200],
-      [new Date(start + 30 * 10_000 + 1_234).toISOString(), 230],
-      [new Date(start + 60 * 10_000 + 1_234).toISOString(), 260],
+      [new Date(start + 1_000).toISOString(), 200],
+      [new Date(start + 30 * 10_000 + 1_000).toISOString(), 230],
+      [new Date(start + 60 * 10_000 + 1_000).toISOString(), 260],
     ]);
-    // Latest follows every reading, not only the stored ones.
+    // Latest follows every reading, not only the stored ones, to the millisecond.
     expect(await latest(air)).toEqual([new Date(start + 71 * 10_000 + 1_234).toISOString(), 271]);
     ingest.stop();
   });

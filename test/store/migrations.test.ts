@@ -13,6 +13,7 @@ import { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { migrationJournal, migrationSql } from "../../src/store/migrations/index.ts";
 import * as schema from "../../src/store/schema.ts";
 import { openStore, storeFileName } from "../../src/store/open.ts";
+import { readingQueries } from "../../src/store/readings.ts";
 
 const migrationsDir = join(import.meta.dir, "..", "..", "src", "store", "migrations");
 const journalOnDisk = JSON.parse(readFileSync(join(migrationsDir, "meta", "_journal.json"), "utf8")) as {
@@ -109,7 +110,7 @@ describe("a fresh store", () => {
     expect(rows.map((row) => Number(row.created_at))).toEqual(journalOnDisk.entries.map((entry) => entry.when));
   });
 
-  test("readings is WITHOUT ROWID with primary key (register_id, ts)", () => {
+  test("readings is WITHOUT ROWID with primary key (register_id, ts_s)", () => {
     const table = sqlite
       .query<{ sql: string }, []>("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'readings'")
       .get();
@@ -122,7 +123,7 @@ describe("a fresh store", () => {
       .filter((column) => column.pk > 0)
       .sort((a, b) => a.pk - b.pk)
       .map((column) => column.name);
-    expect(primaryKey).toEqual(["register_id", "ts"]);
+    expect(primaryKey).toEqual(["register_id", "ts_s"]);
   });
 
   test("readings has no index besides its primary key", () => {
@@ -185,6 +186,67 @@ describe("opening an existing store", () => {
       expect(migrationRows(third.sqlite)).toEqual(firstRows);
     } finally {
       third.close();
+    }
+  });
+});
+
+describe("upgrading readings to seconds (migration 0006)", () => {
+  test("Unix-millisecond readings become seconds since 2020, rounded down; values and order kept", () => {
+    const dataDir = tempDir();
+    const before = openStore(dataDir);
+    // The store as it was before 0006: readings keyed by Unix milliseconds.
+    before.sqlite.exec(`
+      DROP TABLE readings;
+      CREATE TABLE readings (register_id integer NOT NULL, ts integer NOT NULL, raw_value numeric,
+        PRIMARY KEY (register_id, ts)) WITHOUT ROWID;`);
+    const rows: [number, number, number | null][] = [
+      [1, Date.UTC(2026, 2, 10, 12, 0, 0), 215],
+      [1, Date.UTC(2026, 2, 10, 12, 1, 0, 999), 216.5],
+      [1, Date.UTC(2026, 2, 10, 12, 2, 0, 1), null],
+      [2, Date.UTC(2019, 11, 31, 23, 59, 59, 500), -3], // before the epoch: rounded down too
+      [2, Date.UTC(2020, 0, 1), 7],
+    ];
+    const insert = before.sqlite.prepare("INSERT INTO readings (register_id, ts, raw_value) VALUES (?, ?, ?)");
+    for (const row of rows) insert.run(...row);
+    const tags = journalOnDisk.entries.map((entry) => entry.tag);
+    // Forget 0006 and everything after it, so that opening applies them again.
+    const seconds = journalOnDisk.entries[tags.indexOf("0006_readings_seconds")];
+    if (seconds === undefined) throw new Error("journal lacks 0006_readings_seconds");
+    before.sqlite.run("DELETE FROM __drizzle_migrations WHERE created_at >= ?", [seconds.when]);
+    before.close();
+
+    const after = openStore(dataDir);
+    try {
+      const stored = after.sqlite
+        .query<{ register_id: number; ts_s: number; raw_value: number | null }, []>(
+          "SELECT register_id, ts_s, raw_value FROM readings ORDER BY register_id, ts_s",
+        )
+        .all();
+      const epoch = Date.UTC(2020, 0, 1);
+      expect(stored).toEqual([
+        { register_id: 1, ts_s: (Date.UTC(2026, 2, 10, 12, 0, 0) - epoch) / 1000, raw_value: 215 },
+        { register_id: 1, ts_s: (Date.UTC(2026, 2, 10, 12, 1, 0) - epoch) / 1000, raw_value: 216.5 },
+        { register_id: 1, ts_s: (Date.UTC(2026, 2, 10, 12, 2, 0) - epoch) / 1000, raw_value: null },
+        { register_id: 2, ts_s: -1, raw_value: -3 },
+        { register_id: 2, ts_s: 0, raw_value: 7 },
+      ]);
+      // Read back through the store's own queries, in Unix milliseconds again.
+      const page = readingQueries(after).page({
+        registerIds: [1],
+        since: Date.UTC(2026, 2, 10, 12, 0, 0),
+        until: Date.UTC(2026, 2, 10, 12, 2, 0, 1),
+        order: "asc",
+        limit: 10,
+        after: null,
+      });
+      expect(page.rows.map((row) => row.ts)).toEqual([
+        Date.UTC(2026, 2, 10, 12, 0, 0),
+        Date.UTC(2026, 2, 10, 12, 1, 0),
+        Date.UTC(2026, 2, 10, 12, 2, 0),
+      ]);
+      expect(after.sqlite.query<{ integrity_check: string }, []>("PRAGMA integrity_check").get()?.integrity_check).toBe("ok");
+    } finally {
+      after.close();
     }
   });
 });
