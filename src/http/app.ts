@@ -85,10 +85,9 @@ export function createHttpApp(deps: HttpAppDeps) {
   // re-wrap the response to merge headers, both costing more than the query on a
   // 1000-row page. The tests check every response against the OpenAPI description.
   const v1Deps: V1Deps = {
-    json: (request, body) =>
-      new Response(JSON.stringify(body), {
-        headers: { ...stateOf(request).headers, "content-type": "application/json" },
-      }),
+    json: (request, body) => v1Deps.jsonText(request, JSON.stringify(body)),
+    jsonText: (request, text) =>
+      new Response(text, { headers: { ...stateOf(request).headers, "content-type": "application/json" } }),
     store,
     clock,
     gateways: gatewayQueries(store),

@@ -24,6 +24,8 @@ export interface V1Deps {
   stateOf(request: Request): RequestState;
   /** A JSON success response with the request's headers (request id, rate limit). */
   json(request: Request, body: unknown): Response;
+  /** The same for a body already encoded as JSON text. */
+  jsonText(request: Request, text: string): Response;
 }
 
 /**
