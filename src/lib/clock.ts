@@ -22,13 +22,17 @@ export class ManualClock implements Clock {
 const dayMs = 86_400_000;
 const twoDigits = Array.from({ length: 60 }, (_, n) => String(n).padStart(2, "0"));
 const threeDigits = Array.from({ length: 1000 }, (_, n) => String(n).padStart(3, "0"));
+/** "HH:MM:" for each minute of a day, and "SS.000Z" for each second of a minute. */
+const minuteTexts = Array.from({ length: 1440 }, (_, n) => `${twoDigits[Math.floor(n / 60)]}:${twoDigits[n % 60]}:`);
+const wholeSecondTexts = twoDigits.map((seconds) => `${seconds}.000Z`);
 let cachedDay = Number.NaN;
 let cachedDayPrefix = "";
 
 /**
  * Spec: all timestamps are ISO 8601 in UTC (stored as integer milliseconds).
  * Same output as Date#toISOString; the date part is cached per day because a
- * page of readings formats a thousand timestamps from the same few days.
+ * page of readings formats a thousand timestamps from the same few days, and
+ * stored readings fall on whole seconds, which take three table lookups.
  */
 export function isoFromMs(ms: number): string {
   if (!Number.isInteger(ms) || ms < 0 || ms >= 253_402_300_800_000) return new Date(ms).toISOString();
@@ -41,10 +45,9 @@ export function isoFromMs(ms: number): string {
   const milliseconds = rest % 1000;
   rest = (rest - milliseconds) / 1000;
   const seconds = rest % 60;
-  rest = (rest - seconds) / 60;
-  const minutes = rest % 60;
-  const hours = (rest - minutes) / 60;
-  return `${cachedDayPrefix}${twoDigits[hours]}:${twoDigits[minutes]}:${twoDigits[seconds]}.${threeDigits[milliseconds]}Z`;
+  const minuteOfDay = (rest - seconds) / 60;
+  if (milliseconds === 0) return `${cachedDayPrefix}${minuteTexts[minuteOfDay]}${wholeSecondTexts[seconds]}`;
+  return `${cachedDayPrefix}${minuteTexts[minuteOfDay]}${twoDigits[seconds]}.${threeDigits[milliseconds]}Z`;
 }
 
 export function isoOrNull(ms: number | null | undefined): string | null {

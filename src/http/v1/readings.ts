@@ -127,11 +127,11 @@ export function readingRoutes(deps: V1Deps) {
               lastRegisterId: last.registerId,
             })
           : null;
-      let data = "";
+      // One join, not a chain of `+=`: a flat string is what Response encodes fastest.
+      const data: string[] = [];
       for (const row of page.rows) {
         const encode = byId.get(row.registerId);
-        if (encode === undefined) continue;
-        data += data === "" ? encode(row.rawValue, row.ts) : `,${encode(row.rawValue, row.ts)}`;
+        if (encode !== undefined) data.push(encode(row.rawValue, row.ts));
       }
       const meta = JSON.stringify({
         since: isoFromMs(since),
@@ -141,7 +141,7 @@ export function readingRoutes(deps: V1Deps) {
         has_more: page.hasMore,
         next_cursor: nextCursor,
       });
-      return deps.jsonText(request, `{"data":[${data}],"meta":${meta}}`);
+      return deps.jsonText(request, `{"data":[${data.join(",")}],"meta":${meta}}`);
     },
     {
       params: gatewayIdParams,
@@ -160,10 +160,10 @@ export function readingRoutes(deps: V1Deps) {
 }
 
 /**
- * A register's Reading objects as JSON text (models.ts `Reading`, same fields in
- * the same order as JSON.stringify would give): the register's own fields are
- * encoded once per request, so a row costs its value, raw value and time. A
- * 1000-row page is most of what this endpoint does (docs/benchmarks.md).
+ * A register's Reading objects as JSON text (models.ts `Reading`, the fields in
+ * the order JSON.stringify would give): the register's own fields are encoded once
+ * per request, so a row costs its value, raw value and time. A 1000-row page is
+ * most of what this endpoint does (docs/benchmarks.md).
  */
 function readingEncoder(register: RegisterInfo): (rawValue: number | null, ts: number) => string {
   const scale = scalerFor(register.scaleFactor);
