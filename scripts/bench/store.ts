@@ -6,7 +6,8 @@
  *    interval of one minute so that every reading is stored) against bare bun:sqlite
  *    prepared inserts of the same rows in the same transactions, each on a fresh store
  *    of the same schema; alternating runs, the best of --repeat kept. Targets: >= 0.5x
- *    of bare and >= 100,000 readings/s.
+ *    of bare and >= 100,000 readings/s. Then ingest as serve runs it (its own
+ *    one-second flush timer) with readings offered at a steady rate: does it keep up?
  * 2. Bytes per stored reading on disk at 10 million readings (2,000 registers x
  *    5,000 one-minute readings, written in time order as ingest writes them):
  *    page_count x page_size after a checkpoint, minus the same store empty, divided
@@ -20,7 +21,7 @@
  *    Each prune statement is timed (the real pruneReadings on a timing proxy).
  *
  * Usage: bun scripts/bench/store.ts [--rows 10000000] [--registers 2000]
- *          [--ingest-rows 1000000] [--flush-rounds 1,10] [--repeat 2] [--prune-rows 1000000]
+ *          [--ingest-rows 1000000] [--flush-rounds 1,10] [--sustained-rates 150000] [--repeat 2] [--prune-rows 1000000]
  *          [--seconds 5] [--store DIR] [--parts ingest,size,prune]
  * The big store is built once in DIR (default: $TMPDIR/fieldhub-bench-store-<registers>x<per register>)
  * and reused; the prune runs on a copy of it. Ingest stores are fresh every run.
@@ -58,6 +59,7 @@ const { values: args } = parseArgs({
     registers: { type: "string" },
     "ingest-rows": { type: "string" },
     "flush-rounds": { type: "string" },
+    "sustained-rates": { type: "string" },
     repeat: { type: "string" },
     "prune-rows": { type: "string" },
     seconds: { type: "string" },
@@ -76,6 +78,7 @@ const totalRows = Number(args.rows ?? 10_000_000);
 const perRegister = Math.ceil(totalRows / registerCount);
 const ingestMinutes = Math.max(1, Math.round(Number(args["ingest-rows"] ?? 1_000_000) / registerCount));
 const flushRoundsList = (args["flush-rounds"] ?? "1,10").split(",").map(Number);
+const sustainedRates = (args["sustained-rates"] ?? "150000").split(",").map(Number);
 const repeat = Math.max(1, Number(args.repeat ?? 2));
 const pruneMinutes = Math.min(perRegister - 1, Math.round(Number(args["prune-rows"] ?? 1_000_000) / registerCount));
 const baselineSeconds = Number(args.seconds ?? 5);
@@ -267,7 +270,7 @@ const quantile = (sorted: Float64Array, q: number) =>
 const out = (line: string) => process.stdout.write(`${line}\n`);
 
 // --- 1. ingest rate -----------------------------------------------------------------
-function ingestBenchmark(): void {
+async function ingestBenchmark(): Promise<void> {
   const readings = ingestMinutes * registerCount;
   progress(`ingest: generating ${fmt(readings)} readings (${registerCount} registers x ${ingestMinutes} minutes)`);
   const source = createSource(1);
@@ -330,6 +333,55 @@ function ingestBenchmark(): void {
     return readings / seconds;
   }
 
+  /**
+   * Ingest as `serve` runs it: its own one-second flush timer, and poll batches
+   * offered at a steady rate (paced every 10 ms). Keeps up when every reading is
+   * committed within about a flush of the last one offered; the lag is the age of
+   * the oldest waiting reading, sampled every 10 ms.
+   */
+  async function runSustained(offeredPerSecond: number) {
+    const store = freshStore(join(scratch, "ingest"));
+    const ingest = createIngest({
+      store,
+      clock: systemClock,
+      logger: silentLogger(),
+      storageIntervalMs: storageIntervals,
+    });
+    const tickMs = 10;
+    const batchesPerTick = Math.max(1, Math.round((offeredPerSecond * tickMs) / 1000 / registersPerDevice));
+    let maxLagMs = 0;
+    const began = performance.now();
+    for (let next = 0; next < batches.length; next += batchesPerTick) {
+      const due = began + (next / batchesPerTick) * tickMs;
+      const wait = due - performance.now();
+      if (wait > 0) await Bun.sleep(wait);
+      for (const batch of batches.slice(next, next + batchesPerTick)) ingest.accept(batch);
+      maxLagMs = Math.max(maxLagMs, ingest.stats().lagMs);
+    }
+    const offeredSeconds = (performance.now() - began) / 1000;
+    while (ingest.stats().committed < readings && performance.now() - began < 120_000) {
+      await Bun.sleep(tickMs);
+      maxLagMs = Math.max(maxLagMs, ingest.stats().lagMs);
+    }
+    const seconds = (performance.now() - began) / 1000;
+    ingest.stop();
+    const stats = ingest.stats();
+    const stored = countReadings(store);
+    store.close();
+    if (stats.committed !== readings || stored !== readings || stats.dropped > 0) {
+      throw new Error(
+        `sustained ingest stored ${stored} (committed ${stats.committed}, dropped ${stats.dropped}) of ${readings}`,
+      );
+    }
+    return {
+      offered: readings / offeredSeconds,
+      committed: readings / seconds,
+      maxLagMs,
+      batches: stats.batches,
+      drainSeconds: seconds - offeredSeconds,
+    };
+  }
+
   function runBare(flushRounds: number): number {
     const store = freshStore(join(scratch, "bare"));
     const insert = store.sqlite.prepare<never, [number, number, number]>(
@@ -376,6 +428,17 @@ function ingestBenchmark(): void {
     out(`     ratio ingest / bare: ${ratio.toFixed(2)}x (target >= 0.5x) ${verdict(ratio >= 0.5)}`);
     out(`     ingest rate (target >= 100,000 readings/s) ${verdict(ingest >= 100_000)}`);
   }
+  for (const offeredPerSecond of sustainedRates) {
+    const run = await runSustained(offeredPerSecond);
+    out(
+      `   as serve runs it (its own 1 s flush timer), ${fmt(offeredPerSecond)} readings/s offered in poll batches every 10 ms:`,
+    );
+    out(
+      `     offered ${fmt(run.offered)}/s; all ${fmt(readings)} committed at ${fmt(run.committed)}/s overall, ${run.drainSeconds.toFixed(2)} s after the last was offered, in ${run.batches} transactions; oldest waiting reading at most ${(run.maxLagMs / 1000).toFixed(2)} s old`,
+    );
+    const keptUp = run.drainSeconds < 2.5 && run.committed >= 100_000;
+    out(`     keeps up at >= 100,000 readings/s (target) ${verdict(keptUp)}`);
+  }
   rmSync(join(scratch, "ingest"), { recursive: true, force: true });
   rmSync(join(scratch, "bare"), { recursive: true, force: true });
 }
@@ -403,7 +466,11 @@ function ensureBigStore(): void {
       source.round(minute, ts, values);
       for (let index = 0; index < registerCount; index++) {
         const ref = refs[index] as RegisterRef;
-        insert.run(ref.id, storedSeconds(ts[Math.floor(index / registersPerDevice)] as number), values[index] as number);
+        insert.run(
+          ref.id,
+          storedSeconds(ts[Math.floor(index / registersPerDevice)] as number),
+          values[index] as number,
+        );
       }
     }
   });
@@ -600,7 +667,13 @@ function decodeBlock(hourStart: number, block: Uint8Array): { ts: number[]; raw:
 }
 
 /** Bytes per reading of other layouts, each a scratch database filled in time order (as ingest writes). */
-function sampleLayouts(store: Store): { readings: number; real: number; numeric: number; seconds: number; blocks: number } {
+function sampleLayouts(store: Store): {
+  readings: number;
+  real: number;
+  numeric: number;
+  seconds: number;
+  blocks: number;
+} {
   const refs = registerRefs(store);
   const series = store.sqlite.prepare<{ ts: number; raw: number | null }, [number]>(
     `SELECT ts_s * 1000 + ${readingEpochMs} AS ts, raw_value AS raw FROM readings WHERE register_id = ?1 ORDER BY ts_s`,
@@ -663,7 +736,13 @@ function sampleLayouts(store: Store): { readings: number; real: number; numeric:
       for (const block of blocks) write(block.id, block.hour, block.data);
     },
   );
-  return { readings, real: real / readings, numeric: numeric / readings, seconds: seconds / readings, blocks: blocked / readings };
+  return {
+    readings,
+    real: real / readings,
+    numeric: numeric / readings,
+    seconds: seconds / readings,
+    blocks: blocked / readings,
+  };
 }
 
 type Write = (a: number, b: number, c: number | null | Uint8Array) => void;
@@ -893,7 +972,7 @@ const load = () =>
 out(`machine load average at start: ${load()}`);
 mkdirSync(scratch, { recursive: true });
 try {
-  if (parts.has("ingest")) ingestBenchmark();
+  if (parts.has("ingest")) await ingestBenchmark();
   if (parts.has("size") || parts.has("prune")) ensureBigStore();
   if (parts.has("size")) sizeBenchmark();
   if (parts.has("prune")) await pruneBenchmark();
