@@ -49,7 +49,7 @@ export async function loadAlerts(): Promise<void> {
           await call("POST", `/alerts/${alert.id}/${action}`, { note: note === "" ? undefined : note });
           say(`Alert ${action === "acknowledge" ? "acknowledged" : "resolved"}.`, "info");
           await loadAlerts();
-        }),
+        }, "owner-or-admin"),
       );
     }
   }

@@ -36,9 +36,15 @@ export function cell(row: HTMLTableRowElement, content: string | Node): HTMLTabl
   return td;
 }
 
-export function button(label: string, action: () => Promise<void>): HTMLButtonElement {
+/**
+ * A button running `action` with its failure shown. `owner-or-admin` marks a
+ * button a viewer may not use (a change, or a signing secret): the page hides it
+ * for viewers, and the admin API refuses it anyway.
+ */
+export function button(label: string, action: () => Promise<void>, access: "anyone" | "owner-or-admin" = "anyone"): HTMLButtonElement {
   const element = document.createElement("button");
   element.type = "button";
+  if (access === "owner-or-admin") element.classList.add("owner-or-admin");
   element.textContent = label;
   element.onclick = () => void guarded(action);
   return element;

@@ -57,14 +57,14 @@ export async function loadEndpoints(): Promise<void> {
       button("Secret", async () => {
         const { secret } = await call<{ secret: string }>("GET", `/endpoints/${endpoint.id}/secret`);
         showSecret(endpoint.url, secret);
-      }),
+      }, "owner-or-admin"),
       button("Rotate secret", async () => {
         if (!confirm("Rotate the signing secret? The old one keeps signing alongside the new one for 24 hours.")) return;
         const { secret } = await call<{ secret: string }>("POST", `/endpoints/${endpoint.id}/rotate-secret`, {});
         showSecret(endpoint.url, secret);
         await loadEndpoints();
-      }),
-      button("Send test", () => sendTest(endpoint)),
+      }, "owner-or-admin"),
+      button("Send test", () => sendTest(endpoint), "owner-or-admin"),
       button("Deliveries", async () => {
         await loadDeliveries(endpoint);
       }),
@@ -76,7 +76,7 @@ export async function loadEndpoints(): Promise<void> {
           const enabled = await call<{ held: number }>("POST", `/endpoints/${endpoint.id}/enable`, { discard_held: discard });
           say(`Enabled; ${enabled.held} held message(s) ${discard ? "discarded" : "to deliver"}.`, "info");
           await loadEndpoints();
-        }),
+        }, "owner-or-admin"),
       );
     }
   }
@@ -122,7 +122,7 @@ async function loadDeliveries(endpoint: EndpointView): Promise<DeliveryView[]> {
         await call("POST", `/endpoints/${endpoint.id}/resend`, { message_id: delivery.message_id });
         say(`Message ${delivery.message_id} queued again.`, "info");
         await loadDeliveries(endpoint);
-      }),
+      }, "owner-or-admin"),
     );
   }
   if (data.length === 0) cell(rows.insertRow(), "Nothing delivered to this endpoint yet.").colSpan = 8;

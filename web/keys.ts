@@ -36,7 +36,7 @@ export async function loadKeys(): Promise<void> {
           if (!confirm(`Revoke key ${key.prefix}… (${key.name})? Requests with it fail from now on.`)) return;
           await call("POST", `/keys/${key.id}/revoke`);
           await loadKeys();
-        }),
+        }, "owner-or-admin"),
       );
     }
   }

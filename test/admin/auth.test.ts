@@ -201,4 +201,26 @@ describe("roles", () => {
     }
     expect((await adminCall(site, "POST", "/logout", { client: viewer })).status).toBe(200);
   });
+
+  test("a webhook signing secret is shown to owners and admins, not to a viewer", async () => {
+    await addAdmin(site, "keeper", "admin password", "admin");
+    await addAdmin(site, "onlooker", "viewer password", "viewer");
+    const admin = await login(site, "keeper", "admin password");
+    const created = await adminCall(site, "POST", "/endpoints", {
+      client: admin,
+      body: { organization: "acme", url: "http://127.0.0.1:9/hook" },
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.endpoint.id as string;
+    const shown = await adminCall(site, "GET", `/endpoints/${id}/secret`, { client: admin });
+    expect(shown.status).toBe(200);
+    expect(shown.body.secret).toBe(created.body.secret);
+
+    const viewer = await login(site, "onlooker", "viewer password");
+    expect((await adminCall(site, "GET", `/endpoints/${id}`, { client: viewer })).status).toBe(200);
+    const refused = await adminCall(site, "GET", `/endpoints/${id}/secret`, { client: viewer });
+    expect(refused.status).toBe(403);
+    expect(refused.body.code).toBe("forbidden");
+    expect(JSON.stringify(refused.body)).not.toContain(created.body.secret);
+  });
 });

@@ -313,6 +313,49 @@ describe("the admin page in chromium", () => {
     await page.setViewportSize({ width: 1280, height: 900 });
   });
 
+  test("a viewer sees gateways, alerts, keys and endpoints, and is offered no change and no secret", async () => {
+    const created = Bun.spawn([process.execPath, "src/main.ts", "admin", "set-password", "--data", dataDir, "--user", "watcher", "--role", "viewer"], {
+      cwd: repoRoot,
+      env: { ...process.env, CI: "true" },
+      stdin: new Blob(["viewer password\n"]),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    expect(await created.exited).toBe(0);
+    const viewerContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const viewerPage = await viewerContext.newPage();
+    try {
+      await viewerPage.goto(`${base}/admin`);
+      const login = viewerPage.locator("#login");
+      await login.getByLabel("User name").fill("watcher");
+      await login.getByLabel("Password").fill("viewer password");
+      await login.getByRole("button", { name: "Log in" }).click();
+      await viewerPage.getByRole("heading", { level: 2, name: "Gateways" }).waitFor();
+      await viewerPage.locator("#gateway-rows tr").first().waitFor();
+      const nav = viewerPage.getByRole("navigation");
+
+      await nav.getByRole("button", { name: "API keys" }).click();
+      await viewerPage.locator("#key-rows tr").filter({ hasText: "Sandbox (demo)" }).waitFor();
+      expect(await viewerPage.locator("#new-key").isVisible()).toBe(false);
+      expect(await viewerPage.locator("#key-rows").getByRole("button", { name: "Revoke" }).count()).toBe(0);
+
+      await nav.getByRole("button", { name: "Webhook endpoints" }).click();
+      const endpointRow = viewerPage.locator("#endpoint-rows tr").filter({ hasText: "/fieldhub" });
+      await endpointRow.getByRole("button", { name: "Deliveries" }).waitFor();
+      expect(await viewerPage.locator("#new-endpoint").isVisible()).toBe(false);
+      for (const name of ["Secret", "Rotate secret", "Send test"]) {
+        expect({ name, visible: await endpointRow.getByRole("button", { name }).isVisible() }).toEqual({ name, visible: false });
+      }
+
+      await nav.getByRole("button", { name: "Alerts" }).click();
+      await viewerPage.locator("#alert-rows tr[data-alert-id]").first().waitFor();
+      expect(await viewerPage.locator("#alert-rows").getByRole("button", { name: "Acknowledge" }).filter({ visible: true }).count()).toBe(0);
+      await viewerPage.screenshot({ path: join(screenshots, "14-viewer-alerts.png"), fullPage: true });
+    } finally {
+      await viewerContext.close();
+    }
+  });
+
   test("a session ended on the machine: the next action is refused and the page asks to log in again", async () => {
     await openTab("API keys");
     const signOut = await runCli(["admin", "sign-out", "--data", dataDir, "--user", owner.username]);

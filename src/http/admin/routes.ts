@@ -291,7 +291,11 @@ export function adminRoutes(deps: AdminDeps) {
         },
       )
       .get(`${prefix}/endpoints/:id`, ({ params }) => endpoints.get(params.id))
-      .get(`${prefix}/endpoints/:id/secret`, ({ params, set }) => {
+      .get(`${prefix}/endpoints/:id/secret`, ({ params, request, set }) => {
+        // Signing secrets are shown to owners and admins only; a viewer reads everything else.
+        if (sessionOf(request).user.role === "viewer") {
+          throw new CodedError("forbidden", "Signing secrets are shown to owners and admins only.");
+        }
         set.headers["cache-control"] = "no-store";
         const secret = endpoints.secret(params.id);
         return { secret: secret.secret, previous_secret: secret.previous, previous_valid_until: secret.previousUntil };
