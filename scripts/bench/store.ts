@@ -21,7 +21,7 @@
  *    Each prune statement is timed (the real pruneReadings on a timing proxy).
  *
  * Usage: bun scripts/bench/store.ts [--rows 10000000] [--registers 2000]
- *          [--ingest-rows 1000000] [--flush-rounds 1,10] [--sustained-rates 150000] [--repeat 2] [--prune-rows 1000000]
+ *          [--ingest-rows 1000000] [--flush-rounds 1,10] [--sustained-rates 101000,150000] [--repeat 2] [--prune-rows 1000000]
  *          [--seconds 5] [--store DIR] [--parts ingest,size,prune]
  * The big store is built once in DIR (default: $TMPDIR/fieldhub-bench-store-<registers>x<per register>)
  * and reused; the prune runs on a copy of it. Ingest stores are fresh every run.
@@ -78,7 +78,7 @@ const totalRows = Number(args.rows ?? 10_000_000);
 const perRegister = Math.ceil(totalRows / registerCount);
 const ingestMinutes = Math.max(1, Math.round(Number(args["ingest-rows"] ?? 1_000_000) / registerCount));
 const flushRoundsList = (args["flush-rounds"] ?? "1,10").split(",").map(Number);
-const sustainedRates = (args["sustained-rates"] ?? "150000").split(",").map(Number);
+const sustainedRates = (args["sustained-rates"] ?? "101000,150000").split(",").map(Number);
 const repeat = Math.max(1, Number(args.repeat ?? 2));
 const pruneMinutes = Math.min(perRegister - 1, Math.round(Number(args["prune-rows"] ?? 1_000_000) / registerCount));
 const baselineSeconds = Number(args.seconds ?? 5);
@@ -350,6 +350,7 @@ async function ingestBenchmark(): Promise<void> {
     const tickMs = 10;
     const batchesPerTick = Math.max(1, Math.round((offeredPerSecond * tickMs) / 1000 / registersPerDevice));
     let maxLagMs = 0;
+    let longestTransactionMs = 0;
     const began = performance.now();
     for (let next = 0; next < batches.length; next += batchesPerTick) {
       const due = began + (next / batchesPerTick) * tickMs;
@@ -357,11 +358,13 @@ async function ingestBenchmark(): Promise<void> {
       if (wait > 0) await Bun.sleep(wait);
       for (const batch of batches.slice(next, next + batchesPerTick)) ingest.accept(batch);
       maxLagMs = Math.max(maxLagMs, ingest.stats().lagMs);
+      longestTransactionMs = Math.max(longestTransactionMs, ingest.stats().lastBatchMs);
     }
     const offeredSeconds = (performance.now() - began) / 1000;
     while (ingest.stats().committed < readings && performance.now() - began < 120_000) {
       await Bun.sleep(tickMs);
       maxLagMs = Math.max(maxLagMs, ingest.stats().lagMs);
+      longestTransactionMs = Math.max(longestTransactionMs, ingest.stats().lastBatchMs);
     }
     const seconds = (performance.now() - began) / 1000;
     ingest.stop();
@@ -377,6 +380,7 @@ async function ingestBenchmark(): Promise<void> {
       offered: readings / offeredSeconds,
       committed: readings / seconds,
       maxLagMs,
+      longestTransactionMs,
       batches: stats.batches,
       drainSeconds: seconds - offeredSeconds,
     };
@@ -434,10 +438,11 @@ async function ingestBenchmark(): Promise<void> {
       `   as serve runs it (its own 1 s flush timer), ${fmt(offeredPerSecond)} readings/s offered in poll batches every 10 ms:`,
     );
     out(
-      `     offered ${fmt(run.offered)}/s; all ${fmt(readings)} committed at ${fmt(run.committed)}/s overall, ${run.drainSeconds.toFixed(2)} s after the last was offered, in ${run.batches} transactions; oldest waiting reading at most ${(run.maxLagMs / 1000).toFixed(2)} s old`,
+      `     offered ${fmt(run.offered)}/s; all ${fmt(readings)} committed ${run.drainSeconds.toFixed(2)} s after the last was offered (${fmt(run.committed)}/s overall), in ${run.batches} transactions, the longest seen ${fmt(run.longestTransactionMs)} ms; oldest waiting reading at most ${(run.maxLagMs / 1000).toFixed(2)} s old`,
     );
-    const keptUp = run.drainSeconds < 2.5 && run.committed >= 100_000;
-    out(`     keeps up at >= 100,000 readings/s (target) ${verdict(keptUp)}`);
+    // Keeping up: nothing waits much longer than the one-second flush, during the run or after it.
+    const keptUp = run.maxLagMs < 2_500 && run.drainSeconds < 2.5;
+    out(`     keeps up: ${keptUp ? "yes" : "no, the backlog grew"}${run.offered >= 100_000 ? ` (target: keeps up at >= 100,000 readings/s offered) ${verdict(keptUp)}` : ""}`);
   }
   rmSync(join(scratch, "ingest"), { recursive: true, force: true });
   rmSync(join(scratch, "bare"), { recursive: true, force: true });

@@ -7,7 +7,8 @@
  * A reading counts as stored only once the transaction holding it committed
  * (`stats().committed`). If the disk is slower than the pollers, batches grow up
  * to `maxQueued` readings; beyond that an incoming batch is dropped, logged and
- * counted, never silently.
+ * counted, never silently. A backlog is written in transactions of at most
+ * `maxRowsPerTransaction` readings with the event loop free between them.
  */
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/logger.ts";
@@ -30,6 +31,8 @@ export interface IngestOptions {
   defaultStorageIntervalMs?: number;
   flushIntervalMs?: number;
   maxQueued?: number;
+  /** Readings per transaction at most (default 100,000); a larger backlog is written in several, yielding between them. */
+  maxRowsPerTransaction?: number;
 }
 
 export interface IngestStats {
@@ -125,12 +128,19 @@ export function createIngest(options: IngestOptions) {
     stats.queued = queue.length;
   }
 
-  /** Writes everything waiting in one transaction; returns how many readings it stored. */
-  function flush(): number {
+  const maxRowsPerTransaction = options.maxRowsPerTransaction ?? 100_000;
+
+  /**
+   * Writes the oldest waiting readings, at most maxRowsPerTransaction, and the
+   * latest values, in one transaction. Returns how many readings it stored, or
+   * null when the write failed (everything then stays waiting, in order).
+   */
+  function writeTransaction(): number | null {
     if (queue.length === 0 && latest.size === 0) return 0;
-    const rows = queue;
+    const rows = queue.length <= maxRowsPerTransaction ? queue : queue.slice(0, maxRowsPerTransaction);
+    const rest = rows === queue ? [] : queue.slice(maxRowsPerTransaction);
     const values = [...latest.values()];
-    queue = [];
+    queue = rest;
     latest = new Map();
     const began = performance.now();
     try {
@@ -142,7 +152,7 @@ export function createIngest(options: IngestOptions) {
       stats.queued = queue.length;
       stats.writeError = error instanceof Error ? error.message : String(error);
       logger.error({ err: error, waiting: queue.length }, "ingest write failed; will retry");
-      return 0;
+      return null;
     }
     stats.batches++;
     stats.writeError = null;
@@ -153,8 +163,34 @@ export function createIngest(options: IngestOptions) {
     return rows.length;
   }
 
+  /** Writes everything waiting now, transaction after transaction; returns how many readings it stored. */
+  function flush(): number {
+    let stored = 0;
+    do {
+      const written = writeTransaction();
+      if (written === null) break;
+      stored += written;
+    } while (queue.length > 0);
+    return stored;
+  }
+
+  // The timer writes one transaction and, while a backlog remains (after a slow
+  // disk, for example), the next ones with a turn of the event loop between each:
+  // pollers and API requests are never held for more than one transaction.
+  let draining = false;
+  let stopped = false;
+  const drain = () => {
+    if (writeTransaction() !== null && queue.length > 0 && !stopped) {
+      draining = true;
+      setImmediate(drain);
+    } else {
+      draining = false;
+    }
+  };
   const flushIntervalMs = options.flushIntervalMs ?? 1000;
-  const timer = setInterval(flush, flushIntervalMs);
+  const timer = setInterval(() => {
+    if (!draining) drain();
+  }, flushIntervalMs);
 
   return {
     accept,
@@ -164,6 +200,7 @@ export function createIngest(options: IngestOptions) {
     },
     /** Stops the timer and writes what is left. */
     stop(): void {
+      stopped = true;
       clearInterval(timer);
       flush();
     },

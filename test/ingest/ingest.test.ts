@@ -21,14 +21,20 @@ const minute = 60_000;
 const air = "ACME-1/Climate computer/air_temperature";
 const humidity = "ACME-1/Climate computer/humidity";
 
-function ingestFor(intervals: Record<string, number>, options: { maxQueued?: number } = {}) {
+const setpoint = "ACME-1/Climate computer/setpoint";
+
+function ingestFor(
+  intervals: Record<string, number>,
+  options: { maxQueued?: number; flushIntervalMs?: number; maxRowsPerTransaction?: number } = {},
+) {
   return createIngest({
     store: site.store,
     clock: site.clock,
     logger: silentLogger(),
     storageIntervalMs: new Map(Object.entries(intervals).map(([path, ms]) => [site.registerUuid(path), ms])),
-    flushIntervalMs: 3_600_000, // flushed by hand in these tests
+    flushIntervalMs: options.flushIntervalMs ?? 3_600_000, // flushed by hand unless a test says otherwise
     maxQueued: options.maxQueued,
+    maxRowsPerTransaction: options.maxRowsPerTransaction,
   });
 }
 
@@ -130,6 +136,41 @@ describe("batching and back-pressure", () => {
     ingest.accept(batch(4, 3));
     ingest.stop();
     expect((await history(air)).map(([, raw]) => raw)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+  });
+
+  test("a backlog is written by the timer in bounded transactions, with the event loop free between them", async () => {
+    const ingest = ingestFor({ [humidity]: 1000 }, { flushIntervalMs: 20, maxRowsPerTransaction: 100 });
+    const start = site.clock.now() - 2 * 3_600_000;
+    ingest.accept(
+      Array.from({ length: 1000 }, (_, index) => ({ registerId: site.registerUuid(humidity), ts: start + index * 1000, raw: index })),
+    );
+    // Other work scheduled the same way as the drain's next step: it runs between transactions.
+    const queuedSeenByOtherWork: number[] = [];
+    let sampling = true;
+    const sample = () => {
+      queuedSeenByOtherWork.push(ingest.stats().queued);
+      if (sampling) setImmediate(sample);
+    };
+    setImmediate(sample);
+    const deadline = Date.now() + 5_000;
+    while (ingest.stats().committed < 1000 && Date.now() < deadline) await Bun.sleep(5);
+    sampling = false;
+    expect(ingest.stats()).toMatchObject({ committed: 1000, queued: 0, batches: 10 });
+    // Seen between transactions: every step of the drain, not only before and after.
+    for (const step of [900, 800, 500, 100]) expect(queuedSeenByOtherWork).toContain(step);
+    expect((await history(humidity)).length).toBe(1000);
+    ingest.stop();
+  });
+
+  test("flush() writes the whole backlog at once, in bounded transactions", async () => {
+    const ingest = ingestFor({ [setpoint]: 1000 }, { maxRowsPerTransaction: 300 });
+    const start = site.clock.now() - 2 * 3_600_000;
+    ingest.accept(
+      Array.from({ length: 1000 }, (_, index) => ({ registerId: site.registerUuid(setpoint), ts: start + index * 1000, raw: index })),
+    );
+    expect(ingest.flush()).toBe(1000);
+    expect(ingest.stats()).toMatchObject({ committed: 1000, queued: 0, batches: 4 });
+    ingest.stop();
   });
 
   test("readings for registers the store does not know are counted and skipped", () => {
