@@ -165,14 +165,18 @@ export function readingInsert(store: Store): (registerId: number, ts: number, ra
   return (registerId, ts, rawValue) => insert.run(registerId, storedSeconds(ts), rawValue).changes;
 }
 
-/** Each register's newest stored reading time (Unix ms), null when it has none. */
+/** Each register's newest stored reading time (Unix ms); registers without readings are absent. */
 export function newestReadingTimes(store: Store): Map<number, number> {
   const rows = store.sqlite
-    .query<{ id: number; ts: number }, []>(
-      `SELECT register_id AS id, max(ts_s) * 1000 + ${readingEpochMs} AS ts FROM readings GROUP BY register_id`,
+    .query<{ id: number; ts: number | null }, []>(
+      // One index seek per register; a GROUP BY over readings would scan the whole table.
+      // A bare max() in the subquery, so SQLite answers it from the end of the register's range.
+      `SELECT r.id AS id, (SELECT max(ts_s) FROM readings WHERE register_id = r.id) * 1000 + ${readingEpochMs} AS ts FROM registers r`,
     )
     .all();
-  return new Map(rows.map((row) => [row.id, row.ts]));
+  const newest = new Map<number, number>();
+  for (const row of rows) if (row.ts !== null) newest.set(row.id, row.ts);
+  return newest;
 }
 
 /** Grows the slab span towards the density seen, so sparse history needs few slabs. */
