@@ -304,14 +304,25 @@ async function ingestBenchmark(): Promise<void> {
   }
   const storageIntervals = new Map(refs.map((ref) => [ref.uuid, intervalMs]));
 
-  function runIngest(flushRounds: number): number {
+  /** A fresh store with ingest on it, as `serve` creates it. */
+  function freshIngest() {
     const store = freshStore(join(scratch, "ingest"));
-    const ingest = createIngest({
-      store,
-      clock: systemClock,
-      logger: silentLogger(),
-      storageIntervalMs: storageIntervals,
-    });
+    return { store, ingest: createIngest({ store, clock: systemClock, logger: silentLogger(), storageIntervalMs: storageIntervals }) };
+  }
+
+  /** Stops ingest and checks that every reading was committed and is in the store. */
+  function stopAndCheck(store: Store, ingest: ReturnType<typeof createIngest>, what: string): void {
+    ingest.stop();
+    const stats = ingest.stats();
+    const stored = countReadings(store);
+    store.close();
+    if (stats.committed !== readings || stored !== readings || stats.dropped > 0) {
+      throw new Error(`${what} stored ${stored} (committed ${stats.committed}, dropped ${stats.dropped}) of ${readings}`);
+    }
+  }
+
+  function runIngest(flushRounds: number): number {
+    const { store, ingest } = freshIngest();
     const began = performance.now();
     for (let minute = 0; minute < ingestMinutes; minute++) {
       for (let device = 0; device < deviceCount; device++) {
@@ -321,15 +332,7 @@ async function ingestBenchmark(): Promise<void> {
     }
     ingest.flush();
     const seconds = (performance.now() - began) / 1000;
-    ingest.stop();
-    const stats = ingest.stats();
-    const stored = countReadings(store);
-    if (stats.committed !== readings || stored !== readings || stats.dropped > 0) {
-      throw new Error(
-        `ingest stored ${stored} (committed ${stats.committed}, dropped ${stats.dropped}) of ${readings}`,
-      );
-    }
-    store.close();
+    stopAndCheck(store, ingest, "ingest");
     return readings / seconds;
   }
 
@@ -340,13 +343,7 @@ async function ingestBenchmark(): Promise<void> {
    * the oldest waiting reading, sampled every 10 ms.
    */
   async function runSustained(offeredPerSecond: number) {
-    const store = freshStore(join(scratch, "ingest"));
-    const ingest = createIngest({
-      store,
-      clock: systemClock,
-      logger: silentLogger(),
-      storageIntervalMs: storageIntervals,
-    });
+    const { store, ingest } = freshIngest();
     const tickMs = 10;
     const batchesPerTick = Math.max(1, Math.round((offeredPerSecond * tickMs) / 1000 / registersPerDevice));
     let maxLagMs = 0;
@@ -367,21 +364,13 @@ async function ingestBenchmark(): Promise<void> {
       longestTransactionMs = Math.max(longestTransactionMs, ingest.stats().lastBatchMs);
     }
     const seconds = (performance.now() - began) / 1000;
-    ingest.stop();
-    const stats = ingest.stats();
-    const stored = countReadings(store);
-    store.close();
-    if (stats.committed !== readings || stored !== readings || stats.dropped > 0) {
-      throw new Error(
-        `sustained ingest stored ${stored} (committed ${stats.committed}, dropped ${stats.dropped}) of ${readings}`,
-      );
-    }
+    stopAndCheck(store, ingest, "sustained ingest");
     return {
       offered: readings / offeredSeconds,
       committed: readings / seconds,
       maxLagMs,
       longestTransactionMs,
-      batches: stats.batches,
+      batches: ingest.stats().batches,
       drainSeconds: seconds - offeredSeconds,
     };
   }
