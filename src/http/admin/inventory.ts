@@ -81,7 +81,9 @@ export function adminInventoryRoutes(store: Store, clock: Clock) {
           const byDevice = new Map<string, ReturnType<typeof presentRegister>[]>();
           for (const register of registers.listRegisters(row.id)) {
             const presented = presentRegister(register);
-            byDevice.set(presented.modbus_device_id, [...(byDevice.get(presented.modbus_device_id) ?? []), presented]);
+            const list = byDevice.get(presented.modbus_device_id);
+            if (list === undefined) byDevice.set(presented.modbus_device_id, [presented]);
+            else list.push(presented);
           }
           set.headers["cache-control"] = "no-store";
           return {
