@@ -14,20 +14,12 @@ export const busTypes = ["tcp", "rtu", "rtu_over_tcp"] as const;
 export type BusType = (typeof busTypes)[number];
 
 export const baudRates = [1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200] as const;
-export { type Parity, parities } from "../lib/polling.ts";
+export { parities } from "../lib/polling.ts";
 
 // The polling shapes are shared with the Modbus layer, so they live in lib.
 export type { BusConfig, PollingDevice, PollingGateway } from "../lib/polling.ts";
 // So are the alerting shapes, with the rules engine.
-export type {
-  AutomationAction,
-  AutomationConfig,
-  AutomationTrigger,
-  Condition,
-  OfflineDetectorConfig,
-  RuleConfig,
-  Severity,
-} from "../lib/rules.ts";
+export type { AutomationConfig, OfflineDetectorConfig, RuleConfig } from "../lib/rules.ts";
 
 export interface FieldhubConfig {
   server: { host: string; port: number; publicUrl: string | null };

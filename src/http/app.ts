@@ -177,8 +177,6 @@ export function createHttpApp(deps: HttpAppDeps) {
     .use(v1);
 }
 
-export type HttpApp = ReturnType<typeof createHttpApp>;
-
 function pathOf(url: string): string {
   const start = url.indexOf("/", url.indexOf("//") + 2);
   if (start < 0) return "/";

@@ -143,4 +143,3 @@ export function createGatewayStatusTracker(options: {
     },
   };
 }
-export type GatewayStatusTracker = ReturnType<typeof createGatewayStatusTracker>;

@@ -206,4 +206,3 @@ export function createIngest(options: IngestOptions) {
     },
   };
 }
-export type Ingest = ReturnType<typeof createIngest>;

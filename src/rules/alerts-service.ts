@@ -72,4 +72,3 @@ export function alertService(store: Store, now: () => number, onEvent?: () => vo
     },
   };
 }
-export type AlertService = ReturnType<typeof alertService>;

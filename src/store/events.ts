@@ -72,4 +72,3 @@ export function eventQueries(store: Store) {
     },
   };
 }
-export type EventQueries = ReturnType<typeof eventQueries>;

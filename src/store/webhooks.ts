@@ -278,4 +278,3 @@ export function webhookQueries(store: Store) {
     },
   };
 }
-export type WebhookQueries = ReturnType<typeof webhookQueries>;

@@ -10,7 +10,7 @@ import { nibeS1255 } from "./nibe-s1255.ts";
 import { siemensRdf302 } from "./siemens-rdf302.ts";
 import type { DeviceTemplate } from "./types.ts";
 
-export type { DeviceTemplate, TemplateKind, TemplateRegister } from "./types.ts";
+export type { DeviceTemplate, TemplateRegister } from "./types.ts";
 
 export const deviceTemplates: readonly DeviceTemplate[] = [
   eastronSdm630,

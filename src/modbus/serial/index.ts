@@ -6,22 +6,9 @@ import ModbusRTU from "modbus-serial";
 import { SerialRtuPort } from "./serial-port.ts";
 import type { Parity } from "./termios.ts";
 
-export {
-  characterBits,
-  crc16,
-  expectedResponse,
-  interFrameSilenceMs,
-  transmitMs,
-} from "./frame.ts";
-export { SerialRtuPort, type SerialRtuPortOptions, type SerialRtuPortStats } from "./serial-port.ts";
-export {
-  type AppliedSettings,
-  type LineSettings,
-  type Parity,
-  readSettings,
-  SerialError,
-  SUPPORTED_BAUD_RATES,
-} from "./termios.ts";
+export { characterBits, crc16, expectedResponse, interFrameSilenceMs } from "./frame.ts";
+export { SerialRtuPort } from "./serial-port.ts";
+export { SerialError } from "./termios.ts";
 
 export interface SerialRtuClientOptions {
   path: string;
