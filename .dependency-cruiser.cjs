@@ -1,0 +1,88 @@
+/**
+ * The import direction between the parts under src/, stated once as allow-lists
+ * (docs/product.md "Source layout"; docs/architecture.md "Folders and the import rule").
+ * `npm run lint` runs `depcruise` with this file; test/tooling/import-direction.test.ts
+ * proves an upward import fails it.
+ *
+ * Each key is a folder under src/ (or "main" for src/main.ts); its value lists the
+ * folders it may import besides itself. Imports outside src/ (packages, web/, package.json)
+ * are not ruled here. Tests and scripts may import anything.
+ */
+const mayImport = {
+  lib: [],
+  config: ["lib", "modbus", "alerting"],
+  store: ["lib"],
+  modbus: ["lib"],
+  ingest: ["store", "lib"],
+  alerting: ["store", "lib"],
+  // rules/ is moving into alerting/; drop this line once it is gone.
+  rules: ["store", "lib", "alerting"],
+  webhooks: ["store", "lib"],
+  http: ["store", "alerting", "rules", "webhooks", "lib"],
+  app: ["config", "lib", "store", "modbus", "ingest", "alerting", "rules", "webhooks", "http"],
+  demo: ["modbus", "lib", "config", "store"],
+  cli: "everything",
+  // main.ts also reads lib/version.ts for `--version`.
+  main: ["cli", "lib"],
+};
+
+/** Store modules only the store itself (and tests) may import. */
+const storeInternals = ["src/store/sqlite-internals.ts"];
+
+const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const folderPath = (folder) => (folder === "main" ? "^src/main\\.ts$" : `^src/${folder}/`);
+
+const directionRules = Object.entries(mayImport)
+  .filter(([, allowed]) => allowed !== "everything")
+  .map(([folder, allowed]) => {
+    const own = folder === "main" ? [] : [folder];
+    const targets = [...own, ...allowed].map((name) => (name === "main" ? "main\\.ts$" : `${name}/`));
+    return {
+      name: `${folder}-imports-only-${allowed.length ? allowed.join("-") : "nothing"}`,
+      comment: `src/${folder === "main" ? "main.ts" : `${folder}/`} may import from src/ only: ${
+        allowed.length ? allowed.join(", ") : "nothing"
+      } (docs/architecture.md).`,
+      severity: "error",
+      from: { path: folderPath(folder) },
+      to: { path: "^src/", pathNot: `^src/(${targets.join("|")})` },
+    };
+  });
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    ...directionRules,
+    {
+      name: "store-internals-stay-in-store",
+      comment: "A store-internal module is imported only by src/store/ and test/ (the store is the only place that speaks SQL).",
+      severity: "error",
+      from: { pathNot: "^(src/store/|test/)" },
+      to: { path: `^(${storeInternals.map(escape).join("|")})$` },
+    },
+    {
+      name: "src-does-not-import-tests-or-scripts",
+      comment: "Product code does not depend on test/ or scripts/.",
+      severity: "error",
+      from: { path: "^src/" },
+      to: { path: "^(test|scripts)/" },
+    },
+    {
+      name: "no-unresolvable-import",
+      comment: "An import that resolves to nothing is a typo or a moved file.",
+      severity: "error",
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    exclude: { path: "(^|/)(node_modules|migrations/meta)/" },
+    tsConfig: { fileName: "tsconfig.json" },
+    tsPreCompilationDeps: true,
+    enhancedResolveOptions: {
+      exportsFields: ["exports"],
+      conditionNames: ["import", "require", "node", "default", "types", "bun"],
+      extensions: [".ts", ".js", ".json", ".d.ts"],
+    },
+  },
+};
