@@ -44,6 +44,7 @@ import type { DataType, FunctionCode, RegisterDecoding } from "../../src/lib/reg
 import { registerSpan } from "../../src/lib/register-map.ts";
 import { planReadRequests, type ReadRequest } from "../../src/modbus/plan.ts";
 import { type PolledValue, type PollSink, startGatewayPoller } from "../../src/modbus/poller.ts";
+import { seededRandom } from "../../test/harness/seeded-random.ts";
 
 const { values: args } = parseArgs({
   args: process.argv.slice(2),
@@ -74,18 +75,6 @@ if (!existsSync(python)) throw new Error("needs Debian's pymodbus: apt-get insta
 if (!["both", "fieldhub", "bare"].includes(only)) throw new Error("--only: fieldhub or bare");
 
 // --- the register maps --------------------------------------------------------
-/** mulberry32: the same maps on every run. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 type PeerEntry = { address: number; type: DataType | "raw"; value: number | number[]; order?: string };
 type BenchDevice = {
   polling: PollingDevice;
@@ -102,7 +91,8 @@ type BenchDevice = {
 };
 
 function buildDevice(index: number): BenchDevice {
-  const next = random(index + 1);
+  // The same maps on every run (one seed per device).
+  const next = seededRandom(index + 1);
   const between = (low: number, high: number) => low + Math.floor(next() * (high - low + 1));
   const registers: RegisterDecoding[] = [];
   const tables: Record<3 | 4, PeerEntry[]> = { 3: [], 4: [] };

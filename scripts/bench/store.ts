@@ -50,6 +50,7 @@ import { syncInventory } from "../../src/store/inventory.ts";
 import { openStore, type Store, storeFileName } from "../../src/store/open.ts";
 import { readingEpochMs, storedSeconds } from "../../src/store/readings.ts";
 import { pruneReadings } from "../../src/store/retention.ts";
+import { seededRandom } from "../../test/harness/seeded-random.ts";
 import { startBenchApi } from "./api-server.ts";
 
 const { values: args } = parseArgs({
@@ -147,17 +148,6 @@ function benchConfig(): Inventory {
 }
 const inventory = benchConfig();
 
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 /**
  * Deterministic readings, one poll round (one minute) at a time: integer registers
  * move as random walks (often repeating), float32 registers carry noise, a status
@@ -165,7 +155,7 @@ function mulberry32(seed: number): () => number {
  * moment within the minute (with some jitter), all its registers with the same ts.
  */
 function createSource(seed: number) {
-  const random = mulberry32(seed);
+  const random = seededRandom(seed);
   const state = new Float64Array(registerCount);
   for (let index = 0; index < registerCount; index++) {
     const draw = random();
@@ -307,7 +297,10 @@ async function ingestBenchmark(): Promise<void> {
   /** A fresh store with ingest on it, as `serve` creates it. */
   function freshIngest() {
     const store = freshStore(join(scratch, "ingest"));
-    return { store, ingest: createIngest({ store, clock: systemClock, logger: silentLogger(), storageIntervalMs: storageIntervals }) };
+    return {
+      store,
+      ingest: createIngest({ store, clock: systemClock, logger: silentLogger(), storageIntervalMs: storageIntervals }),
+    };
   }
 
   /** Stops ingest and checks that every reading was committed and is in the store. */
@@ -317,7 +310,9 @@ async function ingestBenchmark(): Promise<void> {
     const stored = countReadings(store);
     store.close();
     if (stats.committed !== readings || stored !== readings || stats.dropped > 0) {
-      throw new Error(`${what} stored ${stored} (committed ${stats.committed}, dropped ${stats.dropped}) of ${readings}`);
+      throw new Error(
+        `${what} stored ${stored} (committed ${stats.committed}, dropped ${stats.dropped}) of ${readings}`,
+      );
     }
   }
 
@@ -431,7 +426,9 @@ async function ingestBenchmark(): Promise<void> {
     );
     // Keeping up: nothing waits much longer than the one-second flush, during the run or after it.
     const keptUp = run.maxLagMs < 2_500 && run.drainSeconds < 2.5;
-    out(`     keeps up: ${keptUp ? "yes" : "no, the backlog grew"}${run.offered >= 100_000 ? ` (target: keeps up at >= 100,000 readings/s offered) ${verdict(keptUp)}` : ""}`);
+    out(
+      `     keeps up: ${keptUp ? "yes" : "no, the backlog grew"}${run.offered >= 100_000 ? ` (target: keeps up at >= 100,000 readings/s offered) ${verdict(keptUp)}` : ""}`,
+    );
   }
   rmSync(join(scratch, "ingest"), { recursive: true, force: true });
   rmSync(join(scratch, "bare"), { recursive: true, force: true });
@@ -818,7 +815,7 @@ async function pruneBenchmark(): Promise<void> {
   const gateways = [...new Set(registers.map((register) => register.gateway))];
   const cutoff = start + pruneMinutes * intervalMs;
   const iso = (ms: number) => new Date(ms).toISOString();
-  const random = mulberry32(3);
+  const random = seededRandom(3);
   const pick = <T>(list: T[]) => list[Math.floor(random() * list.length)] as T;
   // A mix of pages: one register or a whole gateway (time-slab merge), newest or oldest
   // first; half of the oldest-first pages start in the history being pruned.

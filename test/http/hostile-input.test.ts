@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { apiErrorCodes } from "../../src/lib/errors.ts";
+import { seededRandom } from "../harness/seeded-random.ts";
 import { ids, startTestSite, type TestSite } from "../harness/site.ts";
 
 let site: TestSite;
@@ -22,16 +23,9 @@ afterAll(async () => {
   await site.stop();
 });
 
-/** A small deterministic generator, so a failure can be replayed. */
+/** A seeded generator, so a failure can be replayed. */
 function random(seed: number) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = seededRandom(seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
   return { next, pick };
 }

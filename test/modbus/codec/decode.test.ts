@@ -1,21 +1,10 @@
 import { describe, expect, test } from "bun:test";
+import { seededRandom } from "../../harness/seeded-random.ts";
 import { type ByteOrder, byteOrders, type DataType, type RegisterDecoding } from "../../../src/lib/register-map.ts";
 import { decodeBits, decodeWords } from "../../../src/modbus/decode.ts";
 
 function reg(dataType: DataType, byteOrder: ByteOrder, extra: Partial<RegisterDecoding> = {}): RegisterDecoding {
   return { id: "r", functionCode: 3, address: 0, dataType, byteOrder, bit: null, length: null, ...extra };
-}
-
-// A tiny seeded PRNG so a failure can be replayed.
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
 }
 
 // --- An encoder written from the ByteOrder documentation, independent of the decoder. ---
@@ -196,7 +185,7 @@ describe("decodeWords: known wire words", () => {
 });
 
 describe("decodeWords: round trip of random values through the test encoder", () => {
-  const random = prng(20240611);
+  const random = seededRandom(20240611);
   const random64 = (): bigint =>
     (BigInt(Math.floor(random() * 2 ** 32)) << 32n) | BigInt(Math.floor(random() * 2 ** 32));
   for (const { type, bytes, float, signed } of numericTypes) {

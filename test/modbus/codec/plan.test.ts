@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { seededRandom } from "../../harness/seeded-random.ts";
 import {
   type DataType,
   type FunctionCode,
@@ -413,17 +414,6 @@ describe("splitRequest", () => {
 
 // --- Random register maps against the exhaustive reference. ---
 
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
-
 function randomMap(random: () => number, n: number): { registers: RegisterDecoding[]; options: PlanOptions } {
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
   const mixedCodes = random() < 0.3;
@@ -464,7 +454,7 @@ function randomMap(random: () => number, n: number): { registers: RegisterDecodi
 
 describe("planReadRequests: minimal on random register maps", () => {
   test("matches the exhaustive minimum on 4000 small random maps", () => {
-    const random = prng(7);
+    const random = seededRandom(7);
     for (let trial = 0; trial < 4000; trial++) {
       const { registers, options } = randomMap(random, 1 + Math.floor(random() * 10));
       const plan = planReadRequests(registers, options);
@@ -479,7 +469,7 @@ describe("planReadRequests: minimal on random register maps", () => {
   });
 
   test("valid on 300 larger random maps", () => {
-    const random = prng(11);
+    const random = seededRandom(11);
     for (let trial = 0; trial < 300; trial++) {
       const { registers, options } = randomMap(random, 20 + Math.floor(random() * 200));
       expectValidPlan(registers, options, planReadRequests(registers, options));
