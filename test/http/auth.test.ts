@@ -1,29 +1,68 @@
-/** Spec section 5 (authentication) and 7 (errors) through HTTP. */
+/**
+ * Spec section 5 (authentication) and 7 (errors) through HTTP. The operations come
+ * from the running app's served OpenAPI description, so a new /v1 route joins the
+ * auth and scope matrix by existing; its scope must be named in `scopeOf` below.
+ */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { revokeApiKey } from "../../src/store/keys.ts";
+import { type ApiScope, apiScopes, revokeApiKey } from "../../src/store/keys.ts";
 import { call, expectApiHeaders, expectProblem } from "../harness/http.ts";
 import { ids, startTestSite, type TestSite } from "../harness/site.ts";
 
+/**
+ * The scope each operation needs, by operationId (spec section 4's operation table,
+ * section 5.4); null: any valid key.
+ */
+const scopeOf: Record<string, ApiScope | null> = {
+  introspect: null,
+  listGateways: "devices:read",
+  getGateway: "devices:read",
+  listRegisters: "registers:read",
+  listReadings: "registers:read",
+  listAlerts: "alerts:read",
+};
+
+interface Operation {
+  operationId: string;
+  method: string;
+  /** A concrete path: each path parameter is an Acme gateway id (the only kind /v1 has). */
+  path: string;
+  scope: ApiScope | null;
+}
+
 let site: TestSite;
+let documented: Operation[];
 beforeAll(async () => {
   site = await startTestSite();
+  const document = (await (await fetch(`${site.baseUrl}/openapi.json`)).json()) as {
+    paths: Record<string, Record<string, { operationId: string }>>;
+  };
+  documented = Object.entries(document.paths).flatMap(([template, item]) =>
+    Object.entries(item).map(([method, operation]) => ({
+      operationId: operation.operationId,
+      method: method.toUpperCase(),
+      path: template.replace(/\{[^}]+\}/g, ids.acmeGateway1),
+      scope: scopeOf[operation.operationId] ?? null,
+    })),
+  );
 });
 afterAll(async () => {
   await site.stop();
 });
 
-const operations = () => [
-  { path: "/v1/devices", scope: "devices:read" },
-  { path: `/v1/devices/${ids.acmeGateway1}`, scope: "devices:read" },
-  { path: `/v1/devices/${ids.acmeGateway1}/registers`, scope: "registers:read" },
-  { path: `/v1/devices/${ids.acmeGateway1}/readings`, scope: "registers:read" },
-  { path: "/v1/alerts", scope: "alerts:read" },
-];
+/** The documented operations that need a scope. */
+const operations = () =>
+  documented.flatMap(({ scope, ...operation }) => (scope === null ? [] : [{ ...operation, scope }]));
+
+test("every documented operation has its scope in this matrix, and the matrix names no other", () => {
+  const operationIds = documented.map((operation) => operation.operationId).sort();
+  expect(operationIds).toEqual(Object.keys(scopeOf).sort());
+  expect(operationIds.length).toBeGreaterThan(0);
+});
 
 describe("missing and unknown keys", () => {
   test("no Authorization header is 401 missing_api_key on every operation", async () => {
-    for (const { path } of [...operations(), { path: "/v1/introspect" }]) {
-      const response = await call(site.baseUrl, path);
+    for (const { path, method } of documented) {
+      const response = await call(site.baseUrl, path, { method });
       expectProblem(response, 401, "missing_api_key");
       expectApiHeaders(response);
     }
@@ -73,9 +112,9 @@ describe("scopes", () => {
       "registers:read": site.keys.acmeRegistersOnly,
       "alerts:read": site.keys.acmeAlertsOnly,
     };
-    for (const { path, scope } of operations()) {
+    for (const { path, method, scope } of operations()) {
       for (const [held, key] of Object.entries(keyFor)) {
-        const response = await call(site.baseUrl, path, { key });
+        const response = await call(site.baseUrl, path, { key, method });
         if (held === scope) {
           expect(response.status).toBe(200);
         } else {
@@ -83,6 +122,19 @@ describe("scopes", () => {
           expect((response.body as { detail: string }).detail).toContain(scope);
         }
       }
+    }
+  });
+
+  test("each operation: no key is 401, every scope but its own is 403 naming it, its scope alone gets through", async () => {
+    for (const { operationId, path, method, scope } of operations()) {
+      const others = apiScopes.filter((held) => held !== scope);
+      const denied = await call(site.baseUrl, path, { method, key: site.createKey("acme", others) });
+      expectProblem(denied, 403, "insufficient_scope");
+      expect((denied.body as { detail: string }).detail).toContain(scope);
+      expectProblem(await call(site.baseUrl, path, { method }), 401, "missing_api_key");
+      const allowed = await call(site.baseUrl, path, { method, key: site.createKey("acme", [scope]) });
+      // Named in the value so a failure says which operation.
+      expect(`${operationId}: ${allowed.status}`).not.toMatch(/: 40[13]$/);
     }
   });
 
