@@ -14,7 +14,7 @@ import { systemClock } from "../../src/lib/clock.ts";
 import { stableUuid } from "../../src/lib/ids.ts";
 import type { Inventory } from "../../src/lib/inventory.ts";
 import { silentLogger } from "../../src/lib/logger.ts";
-import type { RuleConfig } from "../../src/lib/rules.ts";
+import type { RuleConfig } from "../../src/alerting/rule-model.ts";
 import { createRulesEngine, type EvaluatedReading } from "../../src/rules/engine.ts";
 import { syncInventory } from "../../src/store/inventory.ts";
 import { openStore } from "../../src/store/open.ts";

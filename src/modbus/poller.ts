@@ -15,8 +15,8 @@
  */
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/logger.ts";
-import type { PollingDevice, PollingGateway } from "../lib/polling.ts";
-import type { RegisterDecoding } from "../lib/register-map.ts";
+import type { PollingDevice, PollingGateway } from "./polling-config.ts";
+import type { RegisterDecoding } from "./register-model.ts";
 import { decodeBits, decodeWords } from "./decode.ts";
 import { describeTarget, type LinkOpener, type LinkTarget, type ModbusLink, openModbusLink } from "./link.ts";
 import { breakKey, planReadRequests, type ReadRequest, splitRequest } from "./plan.ts";
