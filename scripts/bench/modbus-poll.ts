@@ -43,7 +43,8 @@ import type { PollingDevice, PollingGateway } from "../../src/modbus/polling-con
 import type { DataType, FunctionCode, RegisterDecoding } from "../../src/modbus/register-model.ts";
 import { registerSpan } from "../../src/modbus/register-model.ts";
 import { planReadRequests, type ReadRequest } from "../../src/modbus/plan.ts";
-import { type PolledValue, type PollSink, startGatewayPoller } from "../../src/modbus/poller.ts";
+import type { PolledValue } from "../../src/lib/polled-value.ts";
+import { type PollSink, startGatewayPoller } from "../../src/modbus/poller.ts";
 
 const { values: args } = parseArgs({
   args: process.argv.slice(2),

@@ -13,17 +13,11 @@ import type { AutomationConfig, OfflineDetectorConfig, RuleConfig } from "../ale
 import type { Clock } from "../lib/clock.ts";
 import { randomUuid } from "../lib/ids.ts";
 import type { Logger } from "../lib/logger.ts";
+import type { PolledValue } from "../lib/polled-value.ts";
 import { alertLifecycleQueries } from "../store/alerts.ts";
 import { eventQueries } from "../store/events.ts";
 import type { Store } from "../store/open.ts";
 import { scalerFor } from "../store/registers.ts";
-
-export interface EvaluatedReading {
-  /** Public register id. */
-  registerId: string;
-  ts: number;
-  raw: number | null;
-}
 
 type RuleState = { breaching: boolean; pendingSince: number | null };
 type Target = {
@@ -183,7 +177,7 @@ export function createRulesEngine(options: {
   });
 
   /** Evaluates every reading against the rules on its register. */
-  function evaluate(readings: readonly EvaluatedReading[]): void {
+  function evaluate(readings: readonly PolledValue[]): void {
     let recorded = false;
     for (const reading of readings) {
       const targets = byRegister.get(reading.registerId);
