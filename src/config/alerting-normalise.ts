@@ -8,7 +8,7 @@ import { defaultRuleMessage } from "../alerting/messages.ts";
 import type { AutomationConfig, AutomationTrigger, OfflineDetectorConfig, RuleConfig } from "../alerting/rule-model.ts";
 import type { Inventory, InventoryGateway } from "../lib/inventory.ts";
 import type { FileIndex } from "./file-index.ts";
-import type { RawAutomation, RawConfig, RawOfflineAlerts, RawRule } from "./schema.ts";
+import type { DefaultedAutomation, DefaultedFile, DefaultedOfflineAlerts, DefaultedRule } from "./schema.ts";
 import { derivedId, idOr } from "./stable-ids.ts";
 
 export interface Alerting {
@@ -17,7 +17,7 @@ export interface Alerting {
   automations: AutomationConfig[];
 }
 
-export function normaliseAlerting(file: RawConfig, index: FileIndex, inventory: Inventory): Alerting {
+export function normaliseAlerting(file: DefaultedFile, index: FileIndex, inventory: Inventory): Alerting {
   const gateways = new Map<string, InventoryGateway>();
   for (const organization of inventory.organizations) {
     for (const gateway of organization.gateways) gateways.set(gateway.serial, gateway);
@@ -43,7 +43,7 @@ export function normaliseAlerting(file: RawConfig, index: FileIndex, inventory: 
   return { rules, offlineDetector, automations };
 }
 
-function normaliseRule(rule: RawRule, gateways: Map<string, InventoryGateway>): RuleConfig {
+function normaliseRule(rule: DefaultedRule, gateways: Map<string, InventoryGateway>): RuleConfig {
   const gateway = gateways.get(rule.gateway);
   const device = gateway?.modbusDevices.find((d) =>
     typeof rule.device === "string" ? d.name === rule.device : d.name === null && d.slaveId === rule.device,
@@ -71,7 +71,7 @@ function normaliseRule(rule: RawRule, gateways: Map<string, InventoryGateway>): 
   };
 }
 
-function normaliseDetector(section: RawOfflineAlerts): OfflineDetectorConfig {
+function normaliseDetector(section: DefaultedOfflineAlerts): OfflineDetectorConfig {
   return {
     id: idOr(section.id, () => derivedId.offlineDetector()),
     name: section.name,
@@ -81,7 +81,7 @@ function normaliseDetector(section: RawOfflineAlerts): OfflineDetectorConfig {
 }
 
 function normaliseTrigger(
-  automation: RawAutomation,
+  automation: DefaultedAutomation,
   rules: RuleConfig[],
   detector: OfflineDetectorConfig,
 ): AutomationTrigger {

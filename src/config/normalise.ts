@@ -18,13 +18,20 @@ import type { ByteOrder, DataType, FunctionCode, RegisterDecoding } from "../mod
 import { normaliseAlerting } from "./alerting-normalise.ts";
 import type { ResolvedRegister } from "./device-registers.ts";
 import type { DeviceEntry, FileIndex, GatewayEntry } from "./file-index.ts";
-import { defaults, type RawBus, type RawConfig, type RawDevice, type RawGateway, type RawRegister } from "./schema.ts";
+import {
+  defaults,
+  type DefaultedBus,
+  type DefaultedFile,
+  type DefaultedDevice,
+  type DefaultedGateway,
+  type DefaultedRegister,
+} from "./schema.ts";
 import { derivedId, idOr } from "./stable-ids.ts";
 import type { BusConfig, FieldhubConfig, PollingDevice, PollingGateway } from "./types.ts";
 
-export function normaliseConfig(raw: RawConfig, index: FileIndex): FieldhubConfig {
+export function normaliseConfig(file: DefaultedFile, index: FileIndex): FieldhubConfig {
   const organizations = new Map<string, InventoryOrganization>();
-  for (const org of raw.organizations) {
+  for (const org of file.organizations) {
     organizations.set(org.key, {
       id: idOr(org.id, () => derivedId.organization(org.key)),
       key: org.key,
@@ -41,7 +48,7 @@ export function normaliseConfig(raw: RawConfig, index: FileIndex): FieldhubConfi
 
   const buses = new Map<string, BusConfig>();
   const polling: PollingGateway[] = [];
-  raw.gateways.forEach((gateway, i) => {
+  file.gateways.forEach((gateway, i) => {
     const entry = index.gateways[i];
     const organization = entry?.orgKey === undefined ? undefined : organizations.get(entry.orgKey);
     // rules.ts has refused a file where this could happen.
@@ -58,27 +65,27 @@ export function normaliseConfig(raw: RawConfig, index: FileIndex): FieldhubConfi
   const inventory = { organizations: [...organizations.values()] };
   return {
     server: {
-      host: raw.server.host,
-      port: raw.server.port,
-      publicUrl: raw.server.public_url ?? null,
+      host: file.server.host,
+      port: file.server.port,
+      publicUrl: file.server.public_url ?? null,
     },
-    retention: { readingsDays: raw.retention.readings_days },
-    api: { rateLimitPerMinute: raw.api.rate_limit_per_minute },
+    retention: { readingsDays: file.retention.readings_days },
+    api: { rateLimitPerMinute: file.api.rate_limit_per_minute },
     webhooks: {
-      timeoutMs: raw.webhooks.timeout_s * 1000,
-      retryDelaysMs: raw.webhooks.retry_delays_s.map((seconds) => seconds * 1000),
-      pauseAfterFailedMessages: raw.webhooks.pause_after_failed_messages,
-      logRetentionDays: raw.webhooks.log_retention_days,
+      timeoutMs: file.webhooks.timeout_s * 1000,
+      retryDelaysMs: file.webhooks.retry_delays_s.map((seconds) => seconds * 1000),
+      pauseAfterFailedMessages: file.webhooks.pause_after_failed_messages,
+      logRetentionDays: file.webhooks.log_retention_days,
     },
     inventory,
     buses,
     polling,
-    ...normaliseAlerting(raw, index, inventory),
+    ...normaliseAlerting(file, index, inventory),
   };
 }
 
 function normaliseGateway(
-  gateway: RawGateway,
+  gateway: DefaultedGateway,
   entry: GatewayEntry,
 ): { inventory: InventoryGateway; devices: PollingDevice[] } {
   const devices = gateway.devices.map((device, j) => {
@@ -105,9 +112,9 @@ function normaliseGateway(
 }
 
 function normaliseDevice(
-  device: RawDevice,
+  device: DefaultedDevice,
   entry: DeviceEntry,
-  gateway: RawGateway,
+  gateway: DefaultedGateway,
 ): { inventory: InventoryModbusDevice; polling: PollingDevice } {
   const serial = gateway.serial;
   const isTcp = gateway.bus.type === "tcp";
@@ -168,7 +175,7 @@ function normaliseRegister(
   deriveId: () => string,
   defaultByteOrder: ByteOrder,
 ): { inventory: InventoryRegister; decoding: RegisterDecoding } {
-  const register = resolved.record as RawRegister;
+  const register = resolved.record as DefaultedRegister;
   if (register.address === undefined || register.data_type === undefined) {
     throw new Error(`register ${resolved.name}: no address or data_type after validation`);
   }
@@ -199,7 +206,7 @@ function normaliseRegister(
   };
 }
 
-function normaliseBus(bus: RawBus): BusConfig {
+function normaliseBus(bus: DefaultedBus): BusConfig {
   switch (bus.type) {
     case "tcp":
       return { type: "tcp" };

@@ -356,11 +356,11 @@ export const configSchema = Type.Object(
 );
 
 /** The file after Value.Default: every field with a default is present. */
-export type RawConfig = Static<typeof configSchema>;
-export type RawGateway = Static<typeof gatewaySchema>;
-export type RawDevice = Static<typeof deviceSchema>;
-export type RawBus = Static<typeof busSchema>;
-export type RawRegister = Static<typeof registerSchema>;
-export type RawRule = Static<typeof ruleSchema>;
-export type RawOfflineAlerts = Static<typeof offlineAlertsSchema>;
-export type RawAutomation = Static<typeof automationSchema>;
+export type DefaultedFile = Static<typeof configSchema>;
+export type DefaultedGateway = Static<typeof gatewaySchema>;
+export type DefaultedDevice = Static<typeof deviceSchema>;
+export type DefaultedBus = Static<typeof busSchema>;
+export type DefaultedRegister = Static<typeof registerSchema>;
+export type DefaultedRule = Static<typeof ruleSchema>;
+export type DefaultedOfflineAlerts = Static<typeof offlineAlertsSchema>;
+export type DefaultedAutomation = Static<typeof automationSchema>;
