@@ -14,8 +14,9 @@ import { systemClock } from "../../src/lib/clock.ts";
 import { stableUuid } from "../../src/lib/ids.ts";
 import type { Inventory } from "../../src/lib/inventory.ts";
 import { silentLogger } from "../../src/lib/logger.ts";
-import type { RuleConfig } from "../../src/lib/rules.ts";
-import { createRulesEngine, type EvaluatedReading } from "../../src/rules/engine.ts";
+import type { RuleConfig } from "../../src/alerting/rule-model.ts";
+import type { PolledValue } from "../../src/lib/polled-value.ts";
+import { createRulesEngine } from "../../src/rules/engine.ts";
 import { syncInventory } from "../../src/store/inventory.ts";
 import { openStore } from "../../src/store/open.ts";
 
@@ -96,7 +97,7 @@ function rulesFor(count: number): RuleConfig[] {
 
 // The same readings for both: 10 registers that have a rule in either configuration.
 const watched = registerIds.slice(0, 10);
-const readings: EvaluatedReading[] = Array.from({ length: readingCount }, (_, index) => ({
+const readings: PolledValue[] = Array.from({ length: readingCount }, (_, index) => ({
   registerId: watched[index % watched.length] as string,
   ts: 1_800_000_000_000 + index,
   raw: (index * 7) % 5000,

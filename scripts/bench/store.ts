@@ -42,7 +42,8 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { parseConfig } from "../../src/config/index.ts";
-import { createIngest, type PolledReading } from "../../src/ingest/ingest.ts";
+import { createIngest } from "../../src/ingest/ingest.ts";
+import type { PolledValue } from "../../src/lib/polled-value.ts";
 import { systemClock } from "../../src/lib/clock.ts";
 import type { Inventory } from "../../src/lib/inventory.ts";
 import { silentLogger } from "../../src/lib/logger.ts";
@@ -270,7 +271,7 @@ async function ingestBenchmark(): Promise<void> {
   const probe = freshStore(join(scratch, "probe"));
   const refs = registerRefs(probe);
   probe.close();
-  const batches: PolledReading[][] = [];
+  const batches: PolledValue[][] = [];
   const bareIds = new Int32Array(readings);
   const bareTs = new Float64Array(readings);
   const bareRaw = new Float64Array(readings);
@@ -278,7 +279,7 @@ async function ingestBenchmark(): Promise<void> {
   for (let minute = 0; minute < ingestMinutes; minute++) {
     source.round(minute, ts, values);
     for (let device = 0; device < deviceCount; device++) {
-      const batch: PolledReading[] = [];
+      const batch: PolledValue[] = [];
       for (let offset = 0; offset < registersPerDevice; offset++) {
         const index = device * registersPerDevice + offset;
         const ref = refs[index] as RegisterRef;
@@ -321,7 +322,7 @@ async function ingestBenchmark(): Promise<void> {
     const began = performance.now();
     for (let minute = 0; minute < ingestMinutes; minute++) {
       for (let device = 0; device < deviceCount; device++) {
-        ingest.accept(batches[minute * deviceCount + device] as PolledReading[]);
+        ingest.accept(batches[minute * deviceCount + device] as PolledValue[]);
       }
       if ((minute + 1) % flushRounds === 0) ingest.flush();
     }

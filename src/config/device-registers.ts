@@ -5,7 +5,7 @@
  * checked file. Both see the same list, so what is checked is what is polled.
  */
 import type { Path } from "./problems.ts";
-import { didYouMean } from "./suggest.ts";
+import { didYouMean } from "../lib/problem-wording.ts";
 import {
   type DeviceTemplate,
   deviceTemplates,

@@ -1,5 +1,6 @@
 /**
- * parse -> check structure (TypeBox) -> check cross-field rules -> default -> normalise.
+ * parse -> check structure (TypeBox) -> index the file -> check cross-field rules ->
+ * default -> normalise (with the same index).
  * Both checks always run in full, so a refused file lists every problem at once.
  */
 import { readFileSync } from "node:fs";
@@ -64,13 +65,16 @@ function checkAndNormalise(yamlText: string): ConfigResult {
   }
 
   const data = withoutExtensions(read.data);
-  const findings = [...structuralFindings(configSchema, data, read.emptied), ...ruleFindings(data)];
+  const rules = ruleFindings(data);
+  const findings = [...structuralFindings(configSchema, data, read.emptied), ...rules.findings];
   if (findings.length > 0) return { ok: false, problems: finishProblems(findings, read.locate) };
+  // A file with no problems is a mapping, so the checks indexed it.
+  if (rules.index === undefined) throw new Error("config file was not indexed");
 
   const defaulted = Value.Default(configSchema, Value.Clone(data));
   // Defaults only add fields the checks allowed to be missing; this guards that promise.
   if (!Value.Check(configSchema, defaulted)) throw new Error("config no longer matches its schema after defaults");
-  return { ok: true, config: normaliseConfig(defaulted) };
+  return { ok: true, config: normaliseConfig(defaulted, rules.index) };
 }
 
 /**

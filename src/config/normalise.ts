@@ -3,7 +3,10 @@
  * gateways grouped under their organisation, templates expanded into registers, and the
  * same devices and registers once more in the shape the pollers read (polling), and the
  * alert rules and automations (alerting-normalise.ts). Only called when the file has no
- * problems, so it can trust the references and the bus/device combinations.
+ * problems, so it can trust the references and the bus/device combinations. What the
+ * checks derived (each gateway's organisation, each device's natural key, template and
+ * resolved registers) it reads from the file index, which lists the file's gateways and
+ * devices in the same order.
  */
 import type {
   InventoryGateway,
@@ -11,16 +14,24 @@ import type {
   InventoryOrganization,
   InventoryRegister,
 } from "../lib/inventory.ts";
-import type { ByteOrder, DataType, FunctionCode, RegisterDecoding } from "../lib/register-map.ts";
+import type { ByteOrder, DataType, FunctionCode, RegisterDecoding } from "../modbus/register-model.ts";
 import { normaliseAlerting } from "./alerting-normalise.ts";
-import { lookupTemplate, type ResolvedRegister, resolveRegisters } from "./device-registers.ts";
-import { defaults, type RawBus, type RawConfig, type RawDevice, type RawGateway, type RawRegister } from "./schema.ts";
-import { derivedId, deviceKey } from "./stable-ids.ts";
+import type { ResolvedRegister } from "./device-registers.ts";
+import type { DeviceEntry, FileIndex, GatewayEntry } from "./file-index.ts";
+import {
+  defaults,
+  type DefaultedBus,
+  type DefaultedFile,
+  type DefaultedDevice,
+  type DefaultedGateway,
+  type DefaultedRegister,
+} from "./schema.ts";
+import { derivedId, idOr } from "./stable-ids.ts";
 import type { BusConfig, FieldhubConfig, PollingDevice, PollingGateway } from "./types.ts";
 
-export function normaliseConfig(raw: RawConfig): FieldhubConfig {
+export function normaliseConfig(file: DefaultedFile, index: FileIndex): FieldhubConfig {
   const organizations = new Map<string, InventoryOrganization>();
-  for (const org of raw.organizations) {
+  for (const org of file.organizations) {
     organizations.set(org.key, {
       id: idOr(org.id, () => derivedId.organization(org.key)),
       key: org.key,
@@ -37,43 +48,51 @@ export function normaliseConfig(raw: RawConfig): FieldhubConfig {
 
   const buses = new Map<string, BusConfig>();
   const polling: PollingGateway[] = [];
-  const onlyOrganization = raw.organizations.length === 1 ? raw.organizations[0]?.key : undefined;
-  for (const gateway of raw.gateways) {
-    const orgKey = gateway.organization ?? onlyOrganization;
-    const organization = orgKey === undefined ? undefined : organizations.get(orgKey);
+  file.gateways.forEach((gateway, i) => {
+    const entry = index.gateways[i];
+    const organization = entry?.orgKey === undefined ? undefined : organizations.get(entry.orgKey);
     // rules.ts has refused a file where this could happen.
-    if (organization === undefined) throw new Error(`gateway ${gateway.serial}: no organisation after validation`);
+    if (entry === undefined || organization === undefined) {
+      throw new Error(`gateway ${gateway.serial}: no organisation after validation`);
+    }
     const bus = normaliseBus(gateway.bus);
-    const { inventory, devices } = normaliseGateway(gateway);
+    const { inventory, devices } = normaliseGateway(gateway, entry);
     organization.gateways.push(inventory);
     buses.set(gateway.serial, bus);
     polling.push({ id: inventory.id, serial: gateway.serial, bus, heartbeatMs: inventory.heartbeatMs, devices });
-  }
+  });
 
   const inventory = { organizations: [...organizations.values()] };
   return {
     server: {
-      host: raw.server.host,
-      port: raw.server.port,
-      publicUrl: raw.server.public_url ?? null,
+      host: file.server.host,
+      port: file.server.port,
+      publicUrl: file.server.public_url ?? null,
     },
-    retention: { readingsDays: raw.retention.readings_days },
-    api: { rateLimitPerMinute: raw.api.rate_limit_per_minute },
+    retention: { readingsDays: file.retention.readings_days },
+    api: { rateLimitPerMinute: file.api.rate_limit_per_minute },
     webhooks: {
-      timeoutMs: raw.webhooks.timeout_s * 1000,
-      retryDelaysMs: raw.webhooks.retry_delays_s.map((seconds) => seconds * 1000),
-      pauseAfterFailedMessages: raw.webhooks.pause_after_failed_messages,
-      logRetentionDays: raw.webhooks.log_retention_days,
+      timeoutMs: file.webhooks.timeout_s * 1000,
+      retryDelaysMs: file.webhooks.retry_delays_s.map((seconds) => seconds * 1000),
+      pauseAfterFailedMessages: file.webhooks.pause_after_failed_messages,
+      logRetentionDays: file.webhooks.log_retention_days,
     },
     inventory,
     buses,
     polling,
-    ...normaliseAlerting(raw, inventory),
+    ...normaliseAlerting(file, index, inventory),
   };
 }
 
-function normaliseGateway(gateway: RawGateway): { inventory: InventoryGateway; devices: PollingDevice[] } {
-  const devices = gateway.devices.map((device) => normaliseDevice(device, gateway));
+function normaliseGateway(
+  gateway: DefaultedGateway,
+  entry: GatewayEntry,
+): { inventory: InventoryGateway; devices: PollingDevice[] } {
+  const devices = gateway.devices.map((device, j) => {
+    const deviceEntry = entry.devices[j];
+    if (deviceEntry === undefined) throw new Error(`gateway ${gateway.serial}: device ${j} is not indexed`);
+    return normaliseDevice(device, deviceEntry, gateway);
+  });
   return {
     inventory: {
       id: idOr(gateway.id, () => derivedId.gateway(gateway.serial)),
@@ -93,24 +112,23 @@ function normaliseGateway(gateway: RawGateway): { inventory: InventoryGateway; d
 }
 
 function normaliseDevice(
-  device: RawDevice,
-  gateway: RawGateway,
+  device: DefaultedDevice,
+  entry: DeviceEntry,
+  gateway: DefaultedGateway,
 ): { inventory: InventoryModbusDevice; polling: PollingDevice } {
   const serial = gateway.serial;
   const isTcp = gateway.bus.type === "tcp";
   const host = isTcp ? (device.host ?? null) : null;
   const port = isTcp ? (device.port ?? defaults.devicePort) : null;
-  const key = deviceKey(device.name ?? null, host, port, device.slave_id);
-  const id = idOr(device.id, () => derivedId.device(serial, key));
-
-  const lookup = lookupTemplate(device.template);
-  // rules.ts has refused a template the library does not have.
-  if (device.template !== undefined && lookup.kind !== "found")
+  const key = entry.naturalKey;
+  // rules.ts has refused a file where this or an unknown template could happen.
+  if (key === undefined) throw new Error(`device ${entry.path.join(".")}: no natural key after validation`);
+  if (device.template !== undefined && entry.template.kind !== "found")
     throw new Error(`device ${key}: unknown template after validation`);
-  const template = lookup.kind === "found" ? lookup.template : undefined;
+  const id = idOr(device.id, () => derivedId.device(serial, key));
+  const template = entry.template.kind === "found" ? entry.template.template : undefined;
   const byteOrder: ByteOrder = template?.byteOrder ?? defaults.byteOrder;
-  const resolved = resolveRegisters(device.registers, template, new Set(device.exclude ?? []), []);
-  const registers = resolved.registers.map((register) =>
+  const registers = entry.resolved.registers.map((register) =>
     normaliseRegister(register, () => derivedId.register(serial, key, register.name), byteOrder),
   );
   const pollIntervalMs = device.poll_interval_ms ?? template?.pollIntervalMs ?? defaults.pollIntervalMs;
@@ -157,7 +175,7 @@ function normaliseRegister(
   deriveId: () => string,
   defaultByteOrder: ByteOrder,
 ): { inventory: InventoryRegister; decoding: RegisterDecoding } {
-  const register = resolved.record as RawRegister;
+  const register = resolved.record as DefaultedRegister;
   if (register.address === undefined || register.data_type === undefined) {
     throw new Error(`register ${resolved.name}: no address or data_type after validation`);
   }
@@ -188,7 +206,7 @@ function normaliseRegister(
   };
 }
 
-function normaliseBus(bus: RawBus): BusConfig {
+function normaliseBus(bus: DefaultedBus): BusConfig {
   switch (bus.type) {
     case "tcp":
       return { type: "tcp" };
@@ -204,9 +222,4 @@ function normaliseBus(bus: RawBus): BusConfig {
     case "rtu_over_tcp":
       return { type: "rtu_over_tcp", host: bus.host, port: bus.port };
   }
-}
-
-/** A written id wins; UUIDs are compared and stored in lower case. */
-function idOr(written: string | undefined, derive: () => string): string {
-  return written === undefined ? derive() : written.toLowerCase();
 }

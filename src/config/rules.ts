@@ -1,34 +1,43 @@
 /**
  * Rules that span more than one field: uniqueness, references between sections,
  * device fields that depend on the gateway's bus, templates, and id clashes (what one
- * register needs is in register-rules.ts; alert rules and automations are in
- * alerting-checks.ts). They run on the
- * raw data even when the structure has problems, so one broken element does not
- * hide the problems of the others; every look at a value checks its type first.
+ * register needs is asked of the Modbus layer by register-checks.ts; alert rules and
+ * automations are in alerting-references.ts). They run on the file index
+ * (file-index.ts), built even when the structure has problems, so one broken element
+ * does not hide the problems of the others; every look at a value checks its type first.
  */
-import { checkAlerting } from "./alerting-checks.ts";
-import { lookupTemplate, resolveRegisters, type TemplateLookup } from "./device-registers.ts";
+import { describeValue, didYouMean } from "../lib/problem-wording.ts";
+import { checkAlerting } from "./alerting-references.ts";
+import type { TemplateLookup } from "./device-registers.ts";
+import {
+  type DeviceEntry,
+  type FileIndex,
+  type GatewayEntry,
+  indexFile,
+  type OrganizationsIndex,
+} from "./file-index.ts";
 import { type Finding, formatPath, type Path } from "./problems.ts";
+import { checkRegister } from "./register-checks.ts";
 import { FirstSeen, IdRegistry, type Report } from "./registries.ts";
-import { checkRegister } from "./register-rules.ts";
 import { defaults } from "./schema.ts";
-import { deviceKey, derivedId } from "./stable-ids.ts";
-import { didYouMean } from "./suggest.ts";
+import { derivedId } from "./stable-ids.ts";
 import { templateLabel } from "./templates/index.ts";
-import { type BusType, busTypes } from "./types.ts";
-import { describeValue, isRecord, listOrEmpty, stringOrUndefined } from "./values.ts";
+import type { BusType } from "./types.ts";
+import { isRecord, listOrEmpty, stringOrUndefined } from "./values.ts";
 
-export function ruleFindings(data: unknown): Finding[] {
+/** The cross-field findings, and the file index they were made on (normalisation reads it too). */
+export function ruleFindings(data: unknown): { findings: Finding[]; index: FileIndex | undefined } {
   const findings: Finding[] = [];
-  if (!isRecord(data)) return findings;
+  if (!isRecord(data)) return { findings, index: undefined };
   const report: Report = (path, message) => findings.push({ path, message });
   const ids = new IdRegistry(report);
+  const index = indexFile(data);
 
   checkPublicUrl(data.server, report);
-  const organizations = checkOrganizations(data.organizations, report, ids);
-  checkGateways(data.gateways, organizations, report, ids);
-  checkAlerting(data, organizations, report, ids);
-  return findings;
+  checkOrganizations(data.organizations, report, ids);
+  checkGateways(index, report, ids);
+  checkAlerting(data, index, report, ids);
+  return { findings, index };
 }
 
 function checkPublicUrl(server: unknown, report: Report): void {
@@ -50,28 +59,14 @@ function checkPublicUrl(server: unknown, report: Report): void {
   }
 }
 
-interface OrganizationInfo {
-  customers: Set<string>;
-}
-
-interface Organizations {
-  byKey: Map<string, OrganizationInfo>;
-  /** How many entries the list has, valid or not: decides whether `organization` may be left out. */
-  count: number;
-  onlyKey: string | undefined;
-}
-
-function checkOrganizations(list: unknown, report: Report, ids: IdRegistry): Organizations {
-  const byKey = new Map<string, OrganizationInfo>();
+/** Keys unique (customer keys within their organisation) and ids claimed. */
+function checkOrganizations(list: unknown, report: Report, ids: IdRegistry): void {
   const keys = new FirstSeen("key", report);
-  const entries = listOrEmpty(list);
-  entries.forEach((org, i) => {
+  listOrEmpty(list).forEach((org, i) => {
     if (!isRecord(org)) return;
     const path: Path = ["organizations", i];
     const orgKey = stringOrUndefined(org.key);
     const orgKeyIsNew = orgKey !== undefined && keys.isNew(orgKey, [...path, "key"]);
-    const info: OrganizationInfo = { customers: new Set() };
-    if (orgKey !== undefined && orgKeyIsNew) byKey.set(orgKey, info);
     ids.claim("organization", org.id, path, orgKeyIsNew ? derivedId.organization(orgKey) : undefined);
 
     const customerKeys = new FirstSeen("key", report);
@@ -83,38 +78,26 @@ function checkOrganizations(list: unknown, report: Report, ids: IdRegistry): Org
         ids.claim("customer", customer.id, customerPath, undefined);
         return;
       }
-      info.customers.add(customerKey);
       const derived = orgKeyIsNew ? derivedId.customer(orgKey, customerKey) : undefined;
       ids.claim("customer", customer.id, customerPath, derived);
     });
   });
-  const only = entries.length === 1 && isRecord(entries[0]) ? stringOrUndefined(entries[0].key) : undefined;
-  return { byKey, count: entries.length, onlyKey: only };
 }
 
-function checkGateways(list: unknown, organizations: Organizations, report: Report, ids: IdRegistry): void {
+function checkGateways(index: FileIndex, report: Report, ids: IdRegistry): void {
   const serials = new FirstSeen("serial", report);
-  listOrEmpty(list).forEach((gateway, i) => {
-    if (!isRecord(gateway)) return;
-    const path: Path = ["gateways", i];
-    const serial = stringOrUndefined(gateway.serial);
+  for (const gateway of index.gateways) {
+    const { path, serial } = gateway;
     const serialIsNew = serial !== undefined && serials.isNew(serial, [...path, "serial"]);
-    ids.claim("gateway", gateway.id, path, serialIsNew ? derivedId.gateway(serial) : undefined);
-    checkGatewayReferences(gateway, path, organizations, report);
-
-    const bus = isRecord(gateway.bus) ? gateway.bus.type : undefined;
-    const busType = busTypes.find((type) => type === bus);
-    checkDevices(gateway.devices, path, busType, serialIsNew ? serial : undefined, report, ids);
-  });
+    ids.claim("gateway", gateway.record.id, path, serialIsNew ? derivedId.gateway(serial) : undefined);
+    checkGatewayReferences(gateway, index.organizations, report);
+    checkDevices(gateway, serialIsNew ? serial : undefined, report, ids);
+  }
 }
 
-function checkGatewayReferences(
-  gateway: Record<string, unknown>,
-  path: Path,
-  organizations: Organizations,
-  report: Report,
-): void {
-  let orgKey = stringOrUndefined(gateway.organization);
+function checkGatewayReferences(entry: GatewayEntry, organizations: OrganizationsIndex, report: Report): void {
+  const { record: gateway, path } = entry;
+  const orgKey = stringOrUndefined(gateway.organization);
   if (orgKey !== undefined && !organizations.byKey.has(orgKey)) {
     const known = [...organizations.byKey.keys()];
     report(
@@ -123,42 +106,30 @@ function checkGatewayReferences(
     );
     return;
   }
-  if (gateway.organization === undefined) {
-    if (organizations.count > 1) {
-      report([...path, "organization"], "is required when more than one organisation is defined");
-      return;
-    }
-    orgKey = organizations.onlyKey;
+  if (gateway.organization === undefined && organizations.count > 1) {
+    report([...path, "organization"], "is required when more than one organisation is defined");
+    return;
   }
-  const organization = orgKey === undefined ? undefined : organizations.byKey.get(orgKey);
+  const organization = entry.orgKey === undefined ? undefined : organizations.byKey.get(entry.orgKey);
   const customer = stringOrUndefined(gateway.customer);
   if (organization === undefined || customer === undefined || organization.customers.has(customer)) return;
   const suggestion = didYouMean(customer, [...organization.customers]);
   report(
     [...path, "customer"],
-    `names customer "${customer}", which organisation "${orgKey}" does not have${suggestion}`,
+    `names customer "${customer}", which organisation "${entry.orgKey}" does not have${suggestion}`,
   );
 }
 
-function checkDevices(
-  list: unknown,
-  gatewayPath: Path,
-  busType: BusType | undefined,
-  serial: string | undefined,
-  report: Report,
-  ids: IdRegistry,
-): void {
+function checkDevices(gateway: GatewayEntry, serial: string | undefined, report: Report, ids: IdRegistry): void {
   const names = new FirstSeen("name", report);
   const keys = new Map<string, Path>();
-  listOrEmpty(list).forEach((device, j) => {
-    if (!isRecord(device)) return;
-    const path: Path = [...gatewayPath, "devices", j];
-    const name = stringOrUndefined(device.name);
+  for (const device of gateway.devices) {
+    const { path, name } = device;
     const nameIsNew = name === undefined || names.isNew(name, [...path, "name"]);
-    checkDeviceAgainstBus(device, path, busType, report);
+    checkDeviceAgainstBus(device.record, path, gateway.busType, report);
 
     // The natural key decides the device's and its registers' derived ids.
-    let key = nameIsNew ? naturalKey(device, busType) : undefined;
+    let key = nameIsNew ? device.naturalKey : undefined;
     if (key !== undefined) {
       const first = keys.get(key);
       if (first !== undefined) {
@@ -169,21 +140,9 @@ function checkDevices(
       }
     }
     const usable = serial !== undefined && key !== undefined;
-    ids.claim("device", device.id, path, usable ? derivedId.device(serial, key as string) : undefined);
-    checkRegisters(device, path, usable ? { serial, key: key as string } : undefined, report, ids);
-  });
-}
-
-/** A device's natural key (stable-ids.ts), or undefined while the fields it needs are not valid. */
-export function naturalKey(device: Record<string, unknown>, busType: BusType | undefined): string | undefined {
-  const slaveId = device.slave_id;
-  if (busType === undefined || typeof slaveId !== "number" || !Number.isInteger(slaveId)) return undefined;
-  const name = stringOrUndefined(device.name) ?? null;
-  if (busType !== "tcp") return deviceKey(name, null, null, slaveId);
-  const host = stringOrUndefined(device.host);
-  if (host === undefined) return undefined;
-  const port = typeof device.port === "number" ? device.port : defaults.devicePort;
-  return deviceKey(name, host, port, slaveId);
+    ids.claim("device", device.record.id, path, usable ? derivedId.device(serial, key as string) : undefined);
+    checkRegisters(device, usable ? { serial, key: key as string } : undefined, report, ids);
+  }
 }
 
 /** TCP devices are addressed by host:port + unit id; on the RTU buses only the unit id. */
@@ -210,26 +169,24 @@ function checkDeviceAgainstBus(
 }
 
 function checkRegisters(
-  device: Record<string, unknown>,
-  devicePath: Path,
+  device: DeviceEntry,
   deviceIds: { serial: string; key: string } | undefined,
   report: Report,
   ids: IdRegistry,
 ): void {
-  const lookup = lookupTemplate(device.template);
+  const { path: devicePath, template: lookup } = device;
   if (lookup.kind === "unknown") report([...devicePath, ...lookup.path], lookup.message);
   const template = lookup.kind === "found" ? lookup.template : undefined;
-  const excluded = checkExclude(device.exclude, devicePath, lookup, report);
-  const resolved = resolveRegisters(device.registers, template, new Set(excluded.keys()), devicePath);
+  checkExclude(device.record.exclude, devicePath, lookup, report);
 
-  const written = device.max_registers_per_request;
+  const written = device.record.max_registers_per_request;
   const writtenIsValid = typeof written === "number" && Number.isInteger(written) && written >= 1 && written <= 125;
   const maxRegistersPerRequest = writtenIsValid
     ? { value: written, written: true }
     : { value: template?.maxRegistersPerRequest ?? defaults.maxRegistersPerRequest, written: false };
   const context = { devicePath, template, maxRegistersPerRequest, report };
 
-  for (const entry of resolved.entries) {
+  for (const entry of device.resolved.entries) {
     if (entry.role === "own" || entry.role === "override") continue;
     if (entry.role === "duplicate") {
       report(
@@ -237,7 +194,7 @@ function checkRegisters(
         `duplicate name "${entry.name}" (also at ${formatPath([...(entry.firstPath ?? []), "name"])})`,
       );
     } else if (entry.role === "excluded") {
-      const where = formatPath(excluded.get(entry.name as string) ?? []);
+      const where = formatPath(device.excluded.get(entry.name as string) ?? []);
       report(
         [...entry.path, "name"],
         `overrides template register "${entry.name}", which ${where} leaves out; remove one or the other`,
@@ -253,7 +210,7 @@ function checkRegisters(
       });
   }
 
-  for (const register of resolved.registers) {
+  for (const register of device.resolved.registers) {
     const derived =
       deviceIds === undefined ? undefined : derivedId.register(deviceIds.serial, deviceIds.key, register.name);
     const templateRegister = register.entry === undefined ? register.name : undefined;
@@ -265,17 +222,16 @@ function checkRegisters(
       templateRegister,
     );
     // A template that is unknown (or unreadable) leaves open which entries are overrides.
-    checkRegister({ ...context, register, templateUnknown: lookup.kind === "unknown" || lookup.kind === "unreadable" });
+    checkRegister({ ...context, register, templateUnknown: device.registersUncertain });
   }
 }
 
-/** The names `exclude` drops, each with where it is written. */
-function checkExclude(list: unknown, devicePath: Path, lookup: TemplateLookup, report: Report): Map<string, Path> {
-  const excluded = new Map<string, Path>();
-  if (list === undefined) return excluded;
+/** What is wrong in `exclude` (the index keeps the names it may leave out). */
+function checkExclude(list: unknown, devicePath: Path, lookup: TemplateLookup, report: Report): void {
+  if (list === undefined) return;
   if (lookup.kind === "none") {
     report([...devicePath, "exclude"], "is only allowed with template (it names template registers to leave out)");
-    return excluded;
+    return;
   }
   const names = new FirstSeen("name", report);
   listOrEmpty(list).forEach((name, i) => {
@@ -287,9 +243,6 @@ function checkExclude(list: unknown, devicePath: Path, lookup: TemplateLookup, r
         path,
         `names "${name}", which is not a register of template ${templateLabel(lookup.template)}${didYouMean(name, known)}`,
       );
-      return;
     }
-    excluded.set(name, path);
   });
-  return excluded;
 }

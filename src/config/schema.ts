@@ -10,12 +10,21 @@
  * - `discriminator` marks a union whose variants are picked by that field, so a
  *   mistake is reported against the variant the user chose, not against all of them.
  * Rules that span fields (references, uniqueness, host only on TCP, what a data type
- * needs, templates) live in rules.ts and register-rules.ts; those of the alert rules
- * and automations in alerting-checks.ts.
+ * needs, templates) live in rules.ts and register-checks.ts (which asks
+ * modbus/register-rules.ts); those of the alert rules and automations in
+ * alerting-references.ts (which asks alerting/rule-checks.ts).
  */
 import { type Static, type TLiteral, type TLiteralValue, type TSchema, type TUnion, Type } from "@sinclair/typebox";
-import { byteOrders, dataTypes, functionCodes } from "../lib/register-map.ts";
-import { conditions, severities } from "../lib/rules.ts";
+import { conditions, severities } from "../alerting/rule-model.ts";
+import {
+  byteOrders,
+  dataTypes,
+  defaultFunctionCode,
+  functionCodes,
+  lastAddress,
+  lastBit,
+  maxStringLength,
+} from "../modbus/register-model.ts";
 import { baudRates, parities } from "./types.ts";
 
 /** Defaults in one place: the schema uses them, and rules.ts/normalise.ts the context-dependent ones. */
@@ -33,7 +42,7 @@ export const defaults = {
   maxGap: 8,
   pauseMs: 0,
   storageIntervalS: 300,
-  functionCode: 3,
+  functionCode: defaultFunctionCode,
   byteOrder: "ABCD",
   baud: 9600,
   dataBits: 8,
@@ -178,23 +187,23 @@ export const busSchema = Type.Union([tcpBusSchema, rtuBusSchema, rtuOverTcpBusSc
 
 /**
  * A register, or (in a device with a template) an override of the template register of
- * the same name. So only `name` is required here: rules.ts requires `address` and
- * `data_type` of a register the template does not have, and register-rules.ts decides
- * what bit, length and the function code need. The fields an override may leave out have
+ * the same name. So only `name` is required here: `address` and `data_type` are
+ * required of a register the template does not have, and bit, length and the function
+ * code checked against each other, by modbus/register-rules.ts (asked by register-checks.ts). The fields an override may leave out have
  * no default here (it would replace the template's): normalise.ts applies them.
  */
 export const registerSchema = Type.Object(
   {
     name: nonEmpty,
     id: Type.Optional(uuid),
-    address: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+    address: Type.Optional(Type.Integer({ minimum: 0, maximum: lastAddress })),
     // Default 3 (holding register): normalise.ts.
     function_code: Type.Optional(oneOf(functionCodes)),
     data_type: Type.Optional(oneOf(dataTypes)),
     // Default ABCD, or the template's byte order on a device with a template: normalise.ts.
     byte_order: Type.Optional(oneOf(byteOrders)),
-    bit: Type.Optional(Type.Integer({ minimum: 0, maximum: 15 })),
-    length: Type.Optional(Type.Integer({ minimum: 1, maximum: 123 })),
+    bit: Type.Optional(Type.Integer({ minimum: 0, maximum: lastBit })),
+    length: Type.Optional(Type.Integer({ minimum: 1, maximum: maxStringLength })),
     unit: Type.Optional(text),
     // Non-zero is checked in rules.ts; TypeBox already refuses NaN and infinities.
     scale_factor: Type.Optional(Type.Number()),
@@ -263,8 +272,8 @@ export const gatewaySchema = Type.Object(
 
 /**
  * An alert rule on one register (spec section 3). What it names (gateway, device,
- * register) is resolved in alerting-checks.ts, which also decides what may go with
- * which condition and checks the message's placeholders.
+ * register) is resolved in alerting-references.ts; what may go with which condition
+ * and the message's placeholders are alerting/rule-checks.ts's to decide.
  */
 export const ruleSchema = Type.Object(
   {
@@ -280,9 +289,9 @@ export const ruleSchema = Type.Object(
     condition: oneOf(conditions),
     threshold: Type.Number(),
     severity: oneOf(severities, { default: defaults.ruleSeverity }),
-    // Default: written from the register and condition (alerting-normalise.ts).
+    // Default: written from the register and condition (alerting/messages.ts).
     message: Type.Optional(nonEmpty),
-    // Only with gt/gte/lt/lte: alerting-checks.ts.
+    // Only with a condition that has a band (gt/gte/lt/lte): alerting/conditions.ts.
     hysteresis: Type.Number({ minimum: 0, default: 0 }),
     for_s: Type.Integer({ minimum: 0, maximum: 86_400, default: 0 }),
     enabled: Type.Boolean({ default: true }),
@@ -301,11 +310,11 @@ export const offlineAlertsSchema = Type.Object(
   { ...strict, default: {} },
 );
 
-/** Exactly one of the two: alerting-checks.ts (a pattern cannot say which is wrong). */
+/** Exactly one of the two: alerting-references.ts (a pattern cannot say which is wrong). */
 export const triggerSchema = Type.Object(
   {
     rule: Type.Optional(nonEmpty),
-    // A cron expression of 5 or 6 fields, checked with croner in alerting-checks.ts.
+    // A cron expression of 5 or 6 fields, checked with croner in alerting/rule-checks.ts.
     schedule: Type.Optional(nonEmpty),
   },
   strict,
@@ -320,7 +329,7 @@ export const automationSchema = Type.Object(
     // Default: derived from the name (stable-ids.ts).
     id: Type.Optional(uuid),
     enabled: Type.Boolean({ default: true }),
-    // Default: the rule's gateway's organisation, or the only organisation: alerting-checks.ts.
+    // Default: the rule's gateway's organisation, or the only organisation: alerting-normalise.ts.
     organization: Type.Optional(key),
     trigger: triggerSchema,
     actions: Type.Array(actionSchema, { minItems: 1, minItemsMessage: "must list at least one action" }),
@@ -347,11 +356,11 @@ export const configSchema = Type.Object(
 );
 
 /** The file after Value.Default: every field with a default is present. */
-export type RawConfig = Static<typeof configSchema>;
-export type RawGateway = Static<typeof gatewaySchema>;
-export type RawDevice = Static<typeof deviceSchema>;
-export type RawBus = Static<typeof busSchema>;
-export type RawRegister = Static<typeof registerSchema>;
-export type RawRule = Static<typeof ruleSchema>;
-export type RawOfflineAlerts = Static<typeof offlineAlertsSchema>;
-export type RawAutomation = Static<typeof automationSchema>;
+export type DefaultedFile = Static<typeof configSchema>;
+export type DefaultedGateway = Static<typeof gatewaySchema>;
+export type DefaultedDevice = Static<typeof deviceSchema>;
+export type DefaultedBus = Static<typeof busSchema>;
+export type DefaultedRegister = Static<typeof registerSchema>;
+export type DefaultedRule = Static<typeof ruleSchema>;
+export type DefaultedOfflineAlerts = Static<typeof offlineAlertsSchema>;
+export type DefaultedAutomation = Static<typeof automationSchema>;

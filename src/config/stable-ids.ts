@@ -27,3 +27,8 @@ export const derivedId = {
 export function deviceKey(name: string | null, host: string | null, port: number | null, slaveId: number): string {
   return name ?? `${host ?? ""}:${port ?? ""}/${slaveId}`;
 }
+
+/** The id an element gets: a written one wins (UUIDs are compared and stored in lower case), else the derived one. */
+export function idOr(written: string | undefined, derive: () => string): string {
+  return written === undefined ? derive() : written.toLowerCase();
+}

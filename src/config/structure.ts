@@ -5,9 +5,9 @@
  */
 import type { TSchema } from "@sinclair/typebox";
 import { type ValueError, ValueErrorType, Value } from "@sinclair/typebox/value";
+import { describeValue, didYouMean } from "../lib/problem-wording.ts";
 import { type Finding, formatPath, type Path } from "./problems.ts";
-import { didYouMean } from "./suggest.ts";
-import { describeValue, isRecord } from "./values.ts";
+import { isRecord } from "./values.ts";
 
 interface Context {
   root: unknown;

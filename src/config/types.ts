@@ -1,6 +1,6 @@
+import type { AutomationConfig, OfflineDetectorConfig, RuleConfig } from "../alerting/rule-model.ts";
 import type { Inventory } from "../lib/inventory.ts";
-import type { BusConfig, PollingGateway } from "../lib/polling.ts";
-import type { AutomationConfig, OfflineDetectorConfig, RuleConfig } from "../lib/rules.ts";
+import type { BusConfig, PollingGateway } from "../modbus/polling-config.ts";
 
 /** One thing wrong with a config file. `path` is like `gateways[2].devices[0].slave_id`; the root is "". */
 export interface ConfigProblem {
@@ -14,12 +14,16 @@ export const busTypes = ["tcp", "rtu", "rtu_over_tcp"] as const;
 export type BusType = (typeof busTypes)[number];
 
 export const baudRates = [1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200] as const;
-export { parities } from "../lib/polling.ts";
+export { parities } from "../modbus/polling-config.ts";
 
-// The polling shapes are shared with the Modbus layer, so they live in lib.
-export type { BusConfig, PollingDevice, PollingGateway } from "../lib/polling.ts";
-// So are the alerting shapes, with the rules engine.
-export type { AutomationConfig, OfflineDetectorConfig, RuleConfig } from "../lib/rules.ts";
+// The polling shapes are what the Modbus layer reads: it defines them.
+export type { BusConfig, PollingDevice, PollingGateway } from "../modbus/polling-config.ts";
+// The alerting shapes are the alert rule model's.
+export type {
+  AutomationConfig,
+  OfflineDetectorConfig,
+  RuleConfig,
+} from "../alerting/rule-model.ts";
 
 export interface FieldhubConfig {
   server: { host: string; port: number; publicUrl: string | null };

@@ -11,18 +11,3 @@ export function listOrEmpty(value: unknown): unknown[] {
 export function stringOrUndefined(value: unknown): string | undefined {
   return typeof value === "string" ? value : undefined;
 }
-
-/** How a value is shown after "got": in YAML's words, short enough for one line. */
-export function describeValue(value: unknown): string {
-  if (value === undefined || value === null) return "nothing";
-  if (Array.isArray(value)) return "a list";
-  if (typeof value === "object") return "a mapping";
-  if (typeof value === "string") {
-    const shown = value.length > 60 ? `${value.slice(0, 57)}...` : value;
-    return JSON.stringify(shown);
-  }
-  if (typeof value === "number" && !Number.isFinite(value)) {
-    return Number.isNaN(value) ? ".nan" : value > 0 ? ".inf" : "-.inf";
-  }
-  return String(value);
-}

@@ -6,7 +6,7 @@
  */
 import type { AddressInfo } from "node:net";
 import { ServerTCP } from "modbus-serial";
-import type { RegisterDecoding } from "../lib/register-map.ts";
+import type { RegisterDecoding } from "../modbus/register-model.ts";
 import { encodeWords } from "../modbus/encode.ts";
 
 export interface SimulatedRegister extends RegisterDecoding {

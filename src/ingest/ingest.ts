@@ -12,15 +12,9 @@
  */
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/logger.ts";
+import type { PolledValue } from "../lib/polled-value.ts";
 import type { Store } from "../store/open.ts";
 import { newestReadingTimes, readingInsert } from "../store/readings.ts";
-
-export interface PolledReading {
-  /** Public register id (UUID). */
-  registerId: string;
-  ts: number;
-  raw: number | null;
-}
 
 export interface IngestOptions {
   store: Store;
@@ -96,7 +90,7 @@ export function createIngest(options: IngestOptions) {
   };
   const warnedUnknown = new Set<string>();
 
-  function accept(batch: readonly PolledReading[]): void {
+  function accept(batch: readonly PolledValue[]): void {
     if (queue.length + batch.length > maxQueued) {
       stats.dropped += batch.length;
       logger.error({ dropped: batch.length, queued: queue.length }, "ingest queue full: batch of readings dropped");

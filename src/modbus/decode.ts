@@ -8,7 +8,7 @@
  * all decode to null ("no value"), because one odd register must not stop the poll
  * cycle of a whole bus.
  */
-import { type ByteOrder, type RegisterDecoding, registerSpan } from "../lib/register-map.ts";
+import { type ByteOrder, type RegisterDecoding, registerSpan } from "./register-model.ts";
 
 const TWO_POW_32 = 2 ** 32;
 

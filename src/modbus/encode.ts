@@ -2,8 +2,7 @@
  * Encodes a value into the 16-bit words a device would hold for a register: the
  * inverse of decodeWords, for simulated equipment (the demo) and tests.
  */
-import type { RegisterDecoding } from "../lib/register-map.ts";
-import { registerSpan } from "../lib/register-map.ts";
+import { type RegisterDecoding, registerSpan } from "./register-model.ts";
 
 export function encodeWords(register: RegisterDecoding, value: number | string): number[] {
   const span = registerSpan(register);
@@ -40,7 +39,8 @@ export function encodeWords(register: RegisterDecoding, value: number | string):
       break;
     case "string": {
       const text = String(value);
-      for (let index = 0; index < bytes.length; index++) bytes[index] = index < text.length ? text.charCodeAt(index) & 0xff : 0;
+      for (let index = 0; index < bytes.length; index++)
+        bytes[index] = index < text.length ? text.charCodeAt(index) & 0xff : 0;
       break;
     }
   }

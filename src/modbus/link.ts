@@ -5,7 +5,7 @@
  * never as a thrown error.
  */
 import ModbusRTU from "modbus-serial";
-import type { FunctionCode } from "../lib/register-map.ts";
+import type { FunctionCode } from "./register-model.ts";
 import { openSerialRtuClient } from "./serial/index.ts";
 
 export type LinkTarget =

@@ -20,7 +20,7 @@
  *
  * The plan is minimal in the number of requests (see `greedyRequests` for why).
  */
-import { type FunctionCode, functionCodes, type RegisterDecoding, registerSpan } from "../lib/register-map.ts";
+import { type FunctionCode, functionCodes, type RegisterDecoding, registerSpan } from "./register-model.ts";
 
 export interface ReadRequest {
   functionCode: FunctionCode;

@@ -15,20 +15,12 @@
  */
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/logger.ts";
-import type { PollingDevice, PollingGateway } from "../lib/polling.ts";
-import type { RegisterDecoding } from "../lib/register-map.ts";
+import type { PolledValue } from "../lib/polled-value.ts";
+import type { PollingDevice, PollingGateway } from "./polling-config.ts";
+import type { RegisterDecoding } from "./register-model.ts";
 import { decodeBits, decodeWords } from "./decode.ts";
 import { describeTarget, type LinkOpener, type LinkTarget, type ModbusLink, openModbusLink } from "./link.ts";
 import { breakKey, planReadRequests, type ReadRequest, splitRequest } from "./plan.ts";
-
-export interface PolledValue {
-  /** Public register id (UUID). */
-  registerId: string;
-  ts: number;
-  raw: number | null;
-  /** Decoded text of a `string` register (raw is null then). */
-  text?: string;
-}
 
 /** Where a poller reports; ingest implements it (the Modbus layer does not know ingest). */
 export interface PollSink {

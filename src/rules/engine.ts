@@ -7,21 +7,17 @@
  * change is written with its event (and any automation it runs) in one
  * transaction: no change without its event, no event without its change.
  */
+import { isCleared, isMet } from "../alerting/conditions.ts";
+import { fillMessage, offlineMessage } from "../alerting/messages.ts";
+import type { AutomationConfig, OfflineDetectorConfig, RuleConfig } from "../alerting/rule-model.ts";
 import type { Clock } from "../lib/clock.ts";
 import { randomUuid } from "../lib/ids.ts";
 import type { Logger } from "../lib/logger.ts";
-import type { AutomationConfig, Condition, OfflineDetectorConfig, RuleConfig } from "../lib/rules.ts";
+import type { PolledValue } from "../lib/polled-value.ts";
 import { alertLifecycleQueries } from "../store/alerts.ts";
 import { eventQueries } from "../store/events.ts";
 import type { Store } from "../store/open.ts";
 import { scalerFor } from "../store/registers.ts";
-
-export interface EvaluatedReading {
-  /** Public register id. */
-  registerId: string;
-  ts: number;
-  raw: number | null;
-}
 
 type RuleState = { breaching: boolean; pendingSince: number | null };
 type Target = {
@@ -33,46 +29,6 @@ type Target = {
   gateway: { id: number; orgId: number; name: string };
   state: RuleState;
 };
-
-export function isMet(condition: Condition, value: number, threshold: number): boolean {
-  switch (condition) {
-    case "gt":
-      return value > threshold;
-    case "gte":
-      return value >= threshold;
-    case "lt":
-      return value < threshold;
-    case "lte":
-      return value <= threshold;
-    case "eq":
-      return value === threshold;
-    case "ne":
-      return value !== threshold;
-  }
-}
-
-/** Back within limit, past the hysteresis band (eq and ne have none). */
-export function isCleared(condition: Condition, value: number, threshold: number, hysteresis: number): boolean {
-  switch (condition) {
-    case "gt":
-      return value <= threshold - hysteresis;
-    case "gte":
-      return value < threshold - hysteresis;
-    case "lt":
-      return value >= threshold + hysteresis;
-    case "lte":
-      return value > threshold + hysteresis;
-    default:
-      return !isMet(condition, value, threshold);
-  }
-}
-
-export function fillMessage(template: string, fields: Record<string, string | number | null>): string {
-  return template.replace(/\{(\w+)\}/g, (whole, name: string) => {
-    const value = fields[name];
-    return value === undefined ? whole : value === null ? "" : String(value);
-  }).replace(/ {2,}/g, " ").trim();
-}
 
 export function createRulesEngine(options: {
   store: Store;
@@ -221,7 +177,7 @@ export function createRulesEngine(options: {
   });
 
   /** Evaluates every reading against the rules on its register. */
-  function evaluate(readings: readonly EvaluatedReading[]): void {
+  function evaluate(readings: readonly PolledValue[]): void {
     let recorded = false;
     for (const reading of readings) {
       const targets = byRegister.get(reading.registerId);
@@ -252,7 +208,7 @@ export function createRulesEngine(options: {
 
   const detector = options.offlineDetector;
   const detectorOpened = store.sqlite.transaction((gateway: { id: number; uuid: string; orgId: number; name: string }, at: number) => {
-    const message = `Gateway ${gateway.name} is offline`;
+    const message = offlineMessage(gateway.name);
     const open = alerts.openFor(detector.id, gateway.id);
     let alertUuid: string;
     if (open === null) {

@@ -3,7 +3,7 @@ import { type DeviceTemplate, deviceTemplates, findTemplate, type PollingDevice 
 import { templateRegisterRecord } from "../../src/config/device-registers.ts";
 import { stableUuid } from "../../src/lib/ids.ts";
 import type { InventoryModbusDevice } from "../../src/lib/inventory.ts";
-import { registerSpan } from "../../src/lib/register-map.ts";
+import { registerSpan } from "../../src/modbus/register-model.ts";
 import { configOf, expectOnlyProblem, problemsOf, type Yamlish } from "./helpers.ts";
 
 const serial = "FH-1";

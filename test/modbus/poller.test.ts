@@ -8,10 +8,11 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { systemClock } from "../../src/lib/clock.ts";
 import { silentLogger } from "../../src/lib/logger.ts";
-import type { PollingDevice, PollingGateway } from "../../src/lib/polling.ts";
-import type { RegisterDecoding } from "../../src/lib/register-map.ts";
+import type { PollingDevice, PollingGateway } from "../../src/modbus/polling-config.ts";
+import type { RegisterDecoding } from "../../src/modbus/register-model.ts";
 import { type SimulatedRegister, startSimulatedDevice } from "../../src/demo/simulator.ts";
-import { type PolledValue, type PollSink, startGatewayPoller } from "../../src/modbus/poller.ts";
+import type { PolledValue } from "../../src/lib/polled-value.ts";
+import { type PollSink, startGatewayPoller } from "../../src/modbus/poller.ts";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { CodedError } from "../../src/lib/errors.ts";
 import { stableUuid } from "../../src/lib/ids.ts";
 import { silentLogger } from "../../src/lib/logger.ts";
-import type { AutomationConfig, RuleConfig } from "../../src/lib/rules.ts";
+import type { AutomationConfig, RuleConfig } from "../../src/alerting/rule-model.ts";
 import { alertService } from "../../src/rules/alerts-service.ts";
 import { createRulesEngine } from "../../src/rules/engine.ts";
 import { eventQueries } from "../../src/store/events.ts";

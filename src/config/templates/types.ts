@@ -3,7 +3,7 @@
  * publishes it. A device that names a template gets all of these registers; the
  * file may override, extend and exclude them (see docs/config.md).
  */
-import type { ByteOrder, DataType, FunctionCode } from "../../lib/register-map.ts";
+import type { ByteOrder, DataType, FunctionCode } from "../../modbus/register-model.ts";
 
 export interface TemplateRegister {
   /** snake_case, unique within the template: the name a file uses to override or exclude it. */

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { seededRandom } from "../../harness/seeded-random.ts";
-import { type ByteOrder, byteOrders, type DataType, type RegisterDecoding } from "../../../src/lib/register-map.ts";
+import { type ByteOrder, byteOrders, type DataType, type RegisterDecoding } from "../../../src/modbus/register-model.ts";
 import { decodeBits, decodeWords } from "../../../src/modbus/decode.ts";
 
 function reg(dataType: DataType, byteOrder: ByteOrder, extra: Partial<RegisterDecoding> = {}): RegisterDecoding {
@@ -58,7 +58,7 @@ const numericTypes: { type: DataType; bytes: number; float?: boolean; signed?: b
 ];
 
 describe("decodeWords: known wire words", () => {
-  // Written by hand from the byte-order table in register-map.ts.
+  // Written by hand from the byte-order table in register-model.ts.
   const cases: { type: DataType; wire: Record<ByteOrder, number[]>; value: number }[] = [
     { type: "int16", value: -2, wire: { ABCD: [0xfffe], CDAB: [0xfffe], BADC: [0xfeff], DCBA: [0xfeff] } },
     { type: "uint16", value: 0x1234, wire: { ABCD: [0x1234], CDAB: [0x1234], BADC: [0x3412], DCBA: [0x3412] } },

@@ -5,7 +5,7 @@ import {
   type FunctionCode,
   type RegisterDecoding,
   registerSpan,
-} from "../../../src/lib/register-map.ts";
+} from "../../../src/modbus/register-model.ts";
 import {
   breakKey,
   type PlanOptions,

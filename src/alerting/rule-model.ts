@@ -1,6 +1,7 @@
 /**
- * Alert rules and automations as the config decides them: the shapes the config
- * produces and the rules engine consumes (spec sections 3 and 6).
+ * The alert rule model: rules and automations as the config decides them, the shapes
+ * the config produces and the rules engine consumes (spec sections 3 and 6). What a
+ * condition means is in conditions.ts, what a message may say in messages.ts.
  */
 export const conditions = ["gt", "gte", "lt", "lte", "eq", "ne"] as const;
 export type Condition = (typeof conditions)[number];
@@ -19,7 +20,7 @@ export interface RuleConfig {
   condition: Condition;
   threshold: number;
   severity: Severity;
-  /** Message template; `{value}`, `{unit}`, `{threshold}`, `{register}`, `{device}`, `{gateway}` are filled in. */
+  /** Message template; the placeholders of messages.ts are filled in. */
   message: string;
   /** How far back past the threshold the value must come to count as returned (>= 0). */
   hysteresis: number;

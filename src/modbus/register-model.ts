@@ -1,11 +1,30 @@
 /**
- * How a register is read and decoded: the vocabulary the config produces and
- * the Modbus layer consumes (neither imports the other).
+ * The Modbus register model: function codes and the tables they read, data types and
+ * the words they span, byte orders, and how one register is read and decoded. The
+ * config writes registers in these terms (and asks register-rules.ts what they need);
+ * the planner and the decoder read them.
  */
 
 /** 1 coils, 2 discrete inputs (one bit each); 3 holding, 4 input registers (16-bit words). */
 export const functionCodes = [1, 2, 3, 4] as const;
 export type FunctionCode = (typeof functionCodes)[number];
+/** Holding registers: what a register without a function code is read with. */
+export const defaultFunctionCode: FunctionCode = 3;
+
+/** The table each function code reads, and whether its entries are single bits. */
+export const functionCodeTables: Record<FunctionCode, { table: string; bits: boolean }> = {
+  1: { table: "coils", bits: true },
+  2: { table: "discrete inputs", bits: true },
+  3: { table: "holding registers", bits: false },
+  4: { table: "input registers", bits: false },
+};
+
+/** The last protocol address (addresses are 0-based, 16 bits). */
+export const lastAddress = 65535;
+/** The last bit of a 16-bit register (0 = least significant), for `bool` on function codes 3 and 4. */
+export const lastBit = 15;
+/** A string's length in registers (two characters each) is 1 to this. */
+export const maxStringLength = 123;
 
 export const dataTypes = [
   "int16",
@@ -20,6 +39,19 @@ export const dataTypes = [
   "string",
 ] as const;
 export type DataType = (typeof dataTypes)[number];
+
+/** The 16-bit words one value of each data type spans on function codes 3 and 4 (a string: its `length`). */
+export const wordsPerValue: Record<Exclude<DataType, "string">, number> = {
+  int16: 1,
+  uint16: 1,
+  int32: 2,
+  uint32: 2,
+  float32: 2,
+  int64: 4,
+  uint64: 4,
+  float64: 4,
+  bool: 1,
+};
 
 /**
  * Byte order of a multi-byte value, named by where the bytes of the big-endian
@@ -51,19 +83,6 @@ export interface RegisterDecoding {
 
 /** How many protocol units (16-bit words, or bits for function codes 1 and 2) a register spans. */
 export function registerSpan(register: Pick<RegisterDecoding, "functionCode" | "dataType" | "length">): number {
-  if (register.functionCode === 1 || register.functionCode === 2) return 1;
-  switch (register.dataType) {
-    case "int32":
-    case "uint32":
-    case "float32":
-      return 2;
-    case "int64":
-    case "uint64":
-    case "float64":
-      return 4;
-    case "string":
-      return register.length ?? 1;
-    default:
-      return 1;
-  }
+  if (functionCodeTables[register.functionCode].bits) return 1;
+  return register.dataType === "string" ? (register.length ?? 1) : wordsPerValue[register.dataType];
 }

@@ -1,121 +1,27 @@
 /**
  * Cross-field rules of `rules`, `offline_alerts` and `automations`: what a rule names
- * (gateway, device, register) must exist and be numeric, hysteresis only where it
- * means something, message placeholders the engine knows, names and ids unique, an
- * automation's trigger (a rule of the file, or a cron expression croner accepts) and
- * its organisation. Like rules.ts they run on unchecked data, so every look at a
- * value checks its type first, and a reference that cannot be resolved because of a
- * problem reported elsewhere is left alone rather than reported twice.
+ * (gateway, device, register) must exist and be numeric, names and ids unique, an
+ * automation's trigger (a rule of the file, or a schedule) and its organisation. What a
+ * rule's own fields may hold (hysteresis, message placeholders, cron) is the alerting
+ * part's to say (alerting/rule-checks.ts); this asks it and puts the answer at the path.
+ * Like rules.ts they run on unchecked data, so every look at a value checks its type
+ * first, and a reference that cannot be resolved because of a problem reported
+ * elsewhere is left alone rather than reported twice.
  */
-import { Cron } from "croner";
-import { type Condition, conditions } from "../lib/rules.ts";
-import { lookupTemplate, type RegisterRecord, resolveRegisters } from "./device-registers.ts";
+import { cronProblem, hysteresisProblem, messageProblem } from "../alerting/rule-checks.ts";
+import { didYouMean } from "../lib/problem-wording.ts";
+import type { DeviceEntry, FileIndex, GatewayEntry, OrganizationsIndex } from "./file-index.ts";
 import { formatPath, type Path } from "./problems.ts";
 import { FirstSeen, type IdRegistry, type Report } from "./registries.ts";
 import { defaults } from "./schema.ts";
-import { naturalKey } from "./rules.ts";
 import { derivedId } from "./stable-ids.ts";
-import type { BusType } from "./types.ts";
-import { didYouMean } from "./suggest.ts";
-import { describeValue, isRecord, listOrEmpty, stringOrUndefined } from "./values.ts";
+import { isRecord, listOrEmpty, stringOrUndefined } from "./values.ts";
 
-/** What rules.ts learnt of the organisations (its `Organizations` fits). */
-export interface KnownOrganizations {
-  byKey: ReadonlyMap<string, unknown>;
-  /** How many entries the list has, valid or not. */
-  count: number;
-  onlyKey: string | undefined;
-}
-
-/** The placeholders the rules engine fills in a message (RuleConfig.message). */
-export const messagePlaceholders = ["value", "unit", "threshold", "register", "device", "gateway"] as const;
-
-/** Conditions a hysteresis applies to: a band only makes sense on one side of a limit. */
-export const hysteresisConditions: readonly Condition[] = ["gt", "gte", "lt", "lte"];
-
-export function checkAlerting(
-  data: Record<string, unknown>,
-  organizations: KnownOrganizations,
-  report: Report,
-  ids: IdRegistry,
-): void {
-  const gateways = indexGateways(data.gateways, organizations);
+export function checkAlerting(data: Record<string, unknown>, index: FileIndex, report: Report, ids: IdRegistry): void {
   // The detector claims its id first: its derived id is fixed, so a clash is the rule's to fix.
   const detector = checkOfflineAlerts(data.offline_alerts, ids);
-  const rules = checkRules(data.rules, gateways, detector, report, ids);
-  checkAutomations(data.automations, rules, detector, organizations, report, ids);
-}
-
-// --- What the gateways offer, as far as the file can be read -------------------------
-
-interface DeviceInfo {
-  path: Path;
-  name: string | undefined;
-  slaveId: number | undefined;
-  /** Registers as polled (template ones included), by name. */
-  registers: Map<string, RegisterRecord>;
-  /** The same registers' names by their id (written, or derived as the inventory derives it). */
-  namesById: Map<string, string>;
-  /** Names `exclude` drops, with where. */
-  excluded: Map<string, Path>;
-  /** The template is unknown or unreadable: which registers exist cannot be told. */
-  registersUncertain: boolean;
-}
-
-interface GatewayInfo {
-  serial: string;
-  /** The gateway's organisation, when it is a valid one. */
-  orgKey: string | undefined;
-  devices: DeviceInfo[];
-}
-
-function indexGateways(list: unknown, organizations: KnownOrganizations): Map<string, GatewayInfo> {
-  const bySerial = new Map<string, GatewayInfo>();
-  listOrEmpty(list).forEach((gateway, i) => {
-    if (!isRecord(gateway)) return;
-    const serial = stringOrUndefined(gateway.serial);
-    // A repeated serial is reported by rules.ts; the first gateway is the one a rule names.
-    if (serial === undefined || bySerial.has(serial)) return;
-    const written = stringOrUndefined(gateway.organization);
-    let orgKey: string | undefined;
-    if (written !== undefined) orgKey = organizations.byKey.has(written) ? written : undefined;
-    else if (gateway.organization === undefined && organizations.count === 1) orgKey = organizations.onlyKey;
-    const busType = isRecord(gateway.bus) ? (stringOrUndefined(gateway.bus.type) as BusType | undefined) : undefined;
-    const devices = listOrEmpty(gateway.devices).flatMap((device, j) =>
-      isRecord(device) ? [indexDevice(device, ["gateways", i, "devices", j], serial, busType)] : [],
-    );
-    bySerial.set(serial, { serial, orgKey, devices });
-  });
-  return bySerial;
-}
-
-function indexDevice(device: Record<string, unknown>, path: Path, serial: string, busType: BusType | undefined): DeviceInfo {
-  const lookup = lookupTemplate(device.template);
-  const excluded = new Map<string, Path>();
-  listOrEmpty(device.exclude).forEach((name, k) => {
-    if (typeof name === "string" && !excluded.has(name)) excluded.set(name, [...path, "exclude", k]);
-  });
-  const template = lookup.kind === "found" ? lookup.template : undefined;
-  const resolved = resolveRegisters(device.registers, template, new Set(excluded.keys()), path);
-  const registers = new Map<string, RegisterRecord>();
-  for (const register of resolved.registers)
-    if (!registers.has(register.name)) registers.set(register.name, register.record);
-  const key = naturalKey(device, busType);
-  const namesById = new Map<string, string>();
-  for (const [name, record] of registers) {
-    const written = stringOrUndefined(record.id);
-    const id = written?.toLowerCase() ?? (key === undefined ? undefined : derivedId.register(serial, key, name));
-    if (id !== undefined) namesById.set(id, name);
-  }
-  return {
-    path,
-    namesById,
-    name: stringOrUndefined(device.name),
-    slaveId: typeof device.slave_id === "number" ? device.slave_id : undefined,
-    registers,
-    excluded,
-    registersUncertain: lookup.kind === "unknown" || lookup.kind === "unreadable",
-  };
+  const rules = checkRules(data.rules, index.gatewaysBySerial, detector, report, ids);
+  checkAutomations(data.automations, rules, detector, index.organizations, report, ids);
 }
 
 // --- offline_alerts -------------------------------------------------------------------
@@ -140,12 +46,12 @@ function checkOfflineAlerts(section: unknown, ids: IdRegistry): DetectorInfo {
 interface RuleInfo {
   path: Path;
   /** The gateway it watches, when that resolves. */
-  gateway: GatewayInfo | undefined;
+  gateway: GatewayEntry | undefined;
 }
 
 function checkRules(
   list: unknown,
-  gateways: Map<string, GatewayInfo>,
+  gateways: ReadonlyMap<string, GatewayEntry>,
   detector: DetectorInfo,
   report: Report,
   ids: IdRegistry,
@@ -169,8 +75,10 @@ function checkRules(
     ids.claim("rule", rule.id, path, nameIsNew ? derivedId.rule(name as string) : undefined);
 
     const gateway = checkRuleTarget(rule, path, gateways, report);
-    checkHysteresis(rule, path, report);
-    checkMessage(rule.message, [...path, "message"], report);
+    const hysteresis = hysteresisProblem(rule.condition, rule.hysteresis);
+    if (hysteresis !== undefined) report([...path, "hysteresis"], hysteresis);
+    const message = messageProblem(rule.message);
+    if (message !== undefined) report([...path, "message"], message);
     if (nameIsNew) byName.set(name as string, { path, gateway });
   });
   return byName;
@@ -180,9 +88,9 @@ function checkRules(
 function checkRuleTarget(
   rule: Record<string, unknown>,
   path: Path,
-  gateways: Map<string, GatewayInfo>,
+  gateways: ReadonlyMap<string, GatewayEntry>,
   report: Report,
-): GatewayInfo | undefined {
+): GatewayEntry | undefined {
   const serial = stringOrUndefined(rule.gateway);
   if (serial === undefined || serial === "") return undefined;
   const gateway = gateways.get(serial);
@@ -198,11 +106,11 @@ function checkRuleTarget(
   return gateway;
 }
 
-function deviceLabel(device: DeviceInfo): string {
+function deviceLabel(device: DeviceEntry): string {
   return device.name === undefined ? `the device with slave_id ${device.slaveId}` : `device "${device.name}"`;
 }
 
-function findDevice(ref: unknown, path: Path, gateway: GatewayInfo, report: Report): DeviceInfo | undefined {
+function findDevice(ref: unknown, path: Path, gateway: GatewayEntry, report: Report): DeviceEntry | undefined {
   if (typeof ref === "string" && ref !== "") {
     const device = gateway.devices.find((d) => d.name === ref);
     if (device === undefined) {
@@ -228,19 +136,19 @@ function findDevice(ref: unknown, path: Path, gateway: GatewayInfo, report: Repo
   return undefined;
 }
 
-function checkRuleRegister(ref: unknown, path: Path, device: DeviceInfo, report: Report): void {
+function checkRuleRegister(ref: unknown, path: Path, device: DeviceEntry, report: Report): void {
   const written = stringOrUndefined(ref);
   if (written === undefined || written === "") return;
   // A register is named by its name, or by its id.
-  const name = device.registers.has(written) ? written : (device.namesById.get(written.toLowerCase()) ?? written);
-  const register = device.registers.get(name);
+  const name = device.registersByName.has(written) ? written : (device.namesById.get(written.toLowerCase()) ?? written);
+  const register = device.registersByName.get(name)?.record;
   if (register === undefined) {
     if (device.registersUncertain) return;
     const excludedAt = device.excluded.get(name);
     report(
       path,
       excludedAt === undefined
-        ? `names register "${name}", which ${deviceLabel(device)} does not have${didYouMean(name, [...device.registers.keys()])}`
+        ? `names register "${name}", which ${deviceLabel(device)} does not have${didYouMean(name, [...device.registersByName.keys()])}`
         : `names register "${name}", which ${formatPath(excludedAt)} leaves out of ${deviceLabel(device)}`,
     );
     return;
@@ -250,28 +158,6 @@ function checkRuleRegister(ref: unknown, path: Path, device: DeviceInfo, report:
       path,
       `names register "${name}", which holds text (data_type string); a rule needs a register with a numeric value`,
     );
-  }
-}
-
-function checkHysteresis(rule: Record<string, unknown>, path: Path, report: Report): void {
-  const condition = conditions.find((c) => c === rule.condition);
-  if (rule.hysteresis === undefined || condition === undefined || hysteresisConditions.includes(condition)) return;
-  report(
-    [...path, "hysteresis"],
-    `is only allowed when condition is gt, gte, lt or lte (this rule's condition is ${condition})`,
-  );
-}
-
-/** A placeholder the engine does not know would be sent out as written: refuse it. */
-function checkMessage(message: unknown, path: Path, report: Report): void {
-  if (typeof message !== "string") return;
-  for (const match of message.matchAll(/\{(\w+)\}/g)) {
-    const name = match[1] as string;
-    if ((messagePlaceholders as readonly string[]).includes(name)) continue;
-    const suggestion = didYouMean(name, messagePlaceholders).replace(/"([^"]*)"/, "{$1}");
-    const known = messagePlaceholders.map((p) => `{${p}}`).join(", ");
-    report(path, `has an unknown placeholder {${name}}${suggestion}; the placeholders are ${known}`);
-    return;
   }
 }
 
@@ -288,7 +174,7 @@ function checkAutomations(
   list: unknown,
   rules: Map<string, RuleInfo>,
   detector: DetectorInfo,
-  organizations: KnownOrganizations,
+  organizations: OrganizationsIndex,
   report: Report,
   ids: IdRegistry,
 ): void {
@@ -347,37 +233,11 @@ function checkTrigger(
   return { kind: "unknown" };
 }
 
-/**
- * 5 fields (minute hour day-of-month month day-of-week) or 6 (seconds first); croner,
- * which runs the schedule, decides what each field may hold and says what is wrong.
- */
-export function cronProblem(expression: string): string | undefined {
-  const fields = expression
-    .trim()
-    .split(/\s+/)
-    .filter((field) => field !== "");
-  if (fields.length !== 5 && fields.length !== 6) {
-    return `must be a cron expression of 5 fields (minute hour day-of-month month day-of-week) or 6 (seconds first); got ${describeValue(expression)} (${fields.length} field${fields.length === 1 ? "" : "s"})`;
-  }
-  let cron: Cron;
-  try {
-    cron = new Cron(expression, { paused: true });
-  } catch (error) {
-    return `is not a valid cron expression: ${(error as Error).message}`;
-  }
-  try {
-    if (cron.nextRun() === null) return `never runs: no date matches ${describeValue(expression)}`;
-  } finally {
-    cron.stop();
-  }
-  return undefined;
-}
-
 function checkAutomationOrganization(
   written: unknown,
   path: Path,
   trigger: ResolvedTrigger,
-  organizations: KnownOrganizations,
+  organizations: OrganizationsIndex,
   report: Report,
 ): void {
   const orgKey = stringOrUndefined(written);

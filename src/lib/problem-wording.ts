@@ -1,4 +1,7 @@
-/** "Did you mean" for misspelt field names and references. */
+/**
+ * Words for a person editing a file: "did you mean" for misspelt field names and
+ * references, and how a value is shown after "got".
+ */
 
 function editDistance(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
@@ -39,4 +42,19 @@ export function closestMatch(name: string, candidates: readonly string[]): strin
 export function didYouMean(name: string, candidates: readonly string[]): string {
   const match = closestMatch(name, candidates);
   return match === undefined ? "" : ` (did you mean "${match}"?)`;
+}
+
+/** How a value is shown after "got": in YAML's words, short enough for one line. */
+export function describeValue(value: unknown): string {
+  if (value === undefined || value === null) return "nothing";
+  if (Array.isArray(value)) return "a list";
+  if (typeof value === "object") return "a mapping";
+  if (typeof value === "string") {
+    const shown = value.length > 60 ? `${value.slice(0, 57)}...` : value;
+    return JSON.stringify(shown);
+  }
+  if (typeof value === "number" && !Number.isFinite(value)) {
+    return Number.isNaN(value) ? ".nan" : value > 0 ? ".inf" : "-.inf";
+  }
+  return String(value);
 }

@@ -2,7 +2,7 @@
  * What the pollers need to know about each gateway: its bus and its devices with
  * their register maps. The config produces it; the Modbus layer consumes it.
  */
-import type { RegisterDecoding } from "./register-map.ts";
+import type { RegisterDecoding } from "./register-model.ts";
 
 export const parities = ["none", "even", "odd"] as const;
 export type Parity = (typeof parities)[number];
