@@ -6,13 +6,24 @@
  * every status, and the fixed sandbox key is ready to use.
  */
 import { startAppliance } from "../app/appliance.ts";
+import { type FieldhubConfig, parseConfig } from "../config/index.ts";
 import { DemoDataDirError, defaultDemoDataDir, prepareDemoDataDir } from "../demo/data-dir.ts";
-import { demoSandboxKey } from "../demo/demo-config.ts";
+import { type DemoPorts, demoConfigYaml, demoOrganizationKey, demoSandboxKey } from "../demo/demo-config.ts";
 import { startDemoEquipment } from "../demo/equipment.ts";
-import { seedDemo } from "../demo/seed.ts";
+import { type DemoSeedStore, seedDemo } from "../demo/seed.ts";
 import { systemClock } from "../lib/clock.ts";
+import { hostAddresses, withHostFacts } from "../lib/host.ts";
 import { createLogger } from "../lib/logger.ts";
 import { createMetricsRegistry } from "../lib/metrics.ts";
+import { version } from "../lib/version.ts";
+import { insertAlert } from "../store/alerts.ts";
+import { gatewayQueries, setGatewayStatus } from "../store/gateways.ts";
+import { syncInventory } from "../store/inventory.ts";
+import { createApiKey } from "../store/keys.ts";
+import type { Store } from "../store/open.ts";
+import { findOrganizationByKey } from "../store/organizations.ts";
+import { readingQueries } from "../store/readings.ts";
+import { registerQueries } from "../store/registers.ts";
 import { runAppliance } from "./appliance-process.ts";
 import { CommandError, parseCommandArgs, parsePort } from "./args.ts";
 
@@ -41,8 +52,12 @@ export async function demoCommand(argv: string[]): Promise<void> {
   const clock = systemClock;
   let stored = 0;
   const appliance = await runAppliance(dataDir, logger, async (store) => {
-    const { config, simulators } = await startDemoEquipment();
-    stored = seedDemo(store, config, clock.now(), days);
+    const { ports, simulators } = await startDemoEquipment(
+      parseDemoConfig({ climateComputer: 1, thermostat: 1, energyMeter: 1, inverter: 1 }),
+    );
+    const config = parseDemoConfig(ports);
+    const now = clock.now();
+    stored = seedDemo(demoSeedStore(store, config, now), config.inventory, now, days);
     const started = await startAppliance({
       config,
       store,
@@ -74,4 +89,51 @@ export async function demoCommand(argv: string[]): Promise<void> {
       "",
     ].join("\n"),
   );
+}
+
+function parseDemoConfig(ports: DemoPorts): FieldhubConfig {
+  const parsed = parseConfig(demoConfigYaml(ports));
+  if (!parsed.ok) throw new Error(`embedded demo config is invalid: ${JSON.stringify(parsed.problems)}`);
+  return parsed.config;
+}
+
+/** The store's operations the demo seed needs, after syncing the demo inventory (the seed needs its rows). */
+function demoSeedStore(store: Store, config: FieldhubConfig, now: number): DemoSeedStore {
+  syncInventory(store, withHostFacts(config.inventory, hostAddresses(), version), now);
+  const org = findOrganizationByKey(store, demoOrganizationKey);
+  if (org === null) throw new Error("demo organisation missing after sync");
+  const gateways = gatewayQueries(store);
+  const registers = registerQueries(store);
+  const readings = readingQueries(store);
+  return {
+    gatewaysBySerial() {
+      const ids = new Map<string, { id: number; uuid: string }>();
+      for (const gateway of config.inventory.organizations[0]?.gateways ?? []) {
+        const row = gateways.find(org.id, gateway.id);
+        if (row !== null) ids.set(gateway.serial, { id: row.id, uuid: row.uuid });
+      }
+      return ids;
+    },
+    setGatewayState: (uuid, state) => setGatewayStatus(store, uuid, state),
+    registers: (gatewayId) => registers.listRegisters(gatewayId),
+    recordReadings: (batch) => readings.record(batch),
+    addAlert(alert, gatewayId) {
+      const { id, gatewaySerial: _serial, ...fields } = alert;
+      insertAlert(store, { ...fields, uuid: id, orgId: org.id, gatewayId });
+    },
+    addSandboxKey() {
+      createApiKey(
+        store,
+        {
+          orgKey: demoOrganizationKey,
+          name: "Sandbox (demo)",
+          scopes: ["devices:read", "registers:read", "alerts:read"],
+          expiresAt: null,
+          kind: "sandbox",
+          key: demoSandboxKey,
+        },
+        now,
+      );
+    },
+  };
 }

@@ -1,10 +1,10 @@
 /**
  * The demo's equipment: simulated Modbus TCP devices on free loopback ports,
- * and the demo config pointing at them, polled by the real pollers.
+ * polled by the real pollers once the demo config points at them.
  */
-import { type FieldhubConfig, parseConfig } from "../config/index.ts";
-import type { InventoryRegister } from "../lib/inventory.ts";
-import { type DemoPorts, demoConfigYaml, demoGatewaySerials } from "./demo-config.ts";
+import type { Inventory, InventoryRegister } from "../lib/inventory.ts";
+import type { PollingGateway } from "../lib/polling.ts";
+import { type DemoPorts, demoGatewaySerials } from "./demo-config.ts";
 import { demoRawValue, demoText } from "./history.ts";
 import { type SimulatedDevice, startSimulatedDevice } from "./simulator.ts";
 
@@ -16,16 +16,10 @@ const simulatedDevices: { port: keyof DemoPorts; serial: string; device: string 
   { port: "inverter", serial: demoGatewaySerials.energy, device: "PV inverter" },
 ];
 
-function parseDemoConfig(ports: DemoPorts): FieldhubConfig {
-  const parsed = parseConfig(demoConfigYaml(ports));
-  if (!parsed.ok) throw new Error(`embedded demo config is invalid: ${JSON.stringify(parsed.problems)}`);
-  return parsed.config;
-}
-
-/** Every register of the config's inventory, by id. */
-export function registersOf(config: FieldhubConfig): Map<string, InventoryRegister> {
+/** Every register of the inventory, by id. */
+export function registersOf(inventory: Inventory): Map<string, InventoryRegister> {
   const byId = new Map<string, InventoryRegister>();
-  for (const organization of config.inventory.organizations) {
+  for (const organization of inventory.organizations) {
     for (const gateway of organization.gateways) {
       for (const device of gateway.modbusDevices)
         for (const register of device.registers) byId.set(register.id, register);
@@ -35,13 +29,15 @@ export function registersOf(config: FieldhubConfig): Map<string, InventoryRegist
 }
 
 /**
- * Starts the simulated devices on free loopback ports and returns the demo
- * config pointing at them. (Register maps do not depend on ports, so the maps
- * come from a first reading of the config.)
+ * Starts the simulated devices on free loopback ports for the demo config read
+ * with any ports (register maps do not depend on them); the config to run is the
+ * one read again with the ports returned.
  */
-export async function startDemoEquipment(): Promise<{ config: FieldhubConfig; simulators: SimulatedDevice[] }> {
-  const draft = parseDemoConfig({ climateComputer: 1, thermostat: 1, energyMeter: 1, inverter: 1 });
-  const registers = registersOf(draft);
+export async function startDemoEquipment(draft: {
+  polling: readonly PollingGateway[];
+  inventory: Inventory;
+}): Promise<{ ports: DemoPorts; simulators: SimulatedDevice[] }> {
+  const registers = registersOf(draft.inventory);
   const ports: Partial<DemoPorts> = {};
   const simulators: SimulatedDevice[] = [];
   for (const simulated of simulatedDevices) {
@@ -65,5 +61,5 @@ export async function startDemoEquipment(): Promise<{ config: FieldhubConfig; si
     simulators.push(simulator);
     ports[simulated.port] = simulator.port;
   }
-  return { config: parseDemoConfig(ports as DemoPorts), simulators };
+  return { ports: ports as DemoPorts, simulators };
 }
