@@ -1,16 +1,11 @@
 /** `fieldhub serve --config FILE --data DIR`: everything in one process. */
+import { startAppliance } from "../app/appliance.ts";
 import { formatProblems, loadConfigFile } from "../config/index.ts";
 import { systemClock } from "../lib/clock.ts";
-import { hostAddresses, withHostFacts } from "../lib/host.ts";
 import { createLogger } from "../lib/logger.ts";
 import { createMetricsRegistry } from "../lib/metrics.ts";
-import { version } from "../lib/version.ts";
-import { issueSetupToken } from "../store/admin.ts";
-import { syncInventory } from "../store/inventory.ts";
-import { openStore } from "../store/open.ts";
+import { runAppliance } from "./appliance-process.ts";
 import { CommandError, parseCommandArgs, parsePort, requireOption } from "./args.ts";
-import { startRuntime } from "./runtime.ts";
-import { startHttpServer, stopOnSignals } from "./server.ts";
 
 export const serveUsage = "fieldhub serve --config FILE --data DIR [--host H] [--port P]";
 
@@ -23,60 +18,31 @@ export async function serveCommand(argv: string[]): Promise<void> {
   });
   const configPath = requireOption(values.config, "--config");
   const dataDir = requireOption(values.data, "--data");
+  const port = values.port === undefined ? undefined : parsePort(values.port, 0);
   const loaded = loadConfigFile(configPath);
   if (!loaded.ok) {
     throw new CommandError(
       `${configPath} is not a valid config; nothing was started:\n${formatProblems(loaded.problems)}`,
     );
   }
-  const { config } = loaded;
   const logger = createLogger();
-  const metrics = createMetricsRegistry();
-  const store = openStore(dataDir);
-  const setupToken = issueSetupToken(store);
-  if (setupToken !== null) {
-    logger.warn(
-      { setup_token: setupToken },
-      "no admin account yet: create the owner with POST /admin/api/setup and this one-time token, or run `fieldhub admin set-password`",
-    );
-  }
-  syncInventory(store, withHostFacts(config.inventory, hostAddresses(), version), systemClock.now());
-  const runtime = startRuntime({
-    store,
-    clock: systemClock,
-    logger,
-    gateways: config.polling,
-    retentionDays: config.retention.readingsDays,
-    webhooks: config.webhooks,
-    alerting: { rules: config.rules, offlineDetector: config.offlineDetector, automations: config.automations },
-    metrics,
-  });
-  let server: ReturnType<typeof startHttpServer>;
-  try {
-    server = startHttpServer({
-      metrics,
+  const appliance = await runAppliance(dataDir, logger, async (store) => ({
+    appliance: await startAppliance({
+      config: loaded.config,
       store,
       clock: systemClock,
       logger,
-      host: values.host ?? config.server.host,
-      port: parsePort(values.port, config.server.port),
-      publicUrl: config.server.publicUrl,
-      defaultLimitPerMinute: config.api.rateLimitPerMinute,
-      healthChecks: runtime.healthChecks,
-    });
-  } catch (error) {
-    // Cannot listen (port taken): stop what started, so nothing is left running.
-    await runtime.stop();
-    store.close();
-    throw error;
-  }
+      metrics: createMetricsRegistry(),
+      host: values.host,
+      port,
+    }),
+  }));
   logger.info(
-    { url: server.url, data: dataDir },
-    `fieldhub serving on ${server.url} (API ${server.url}/v1, docs ${server.url}/docs)`,
+    { url: appliance.url, data: dataDir },
+    `fieldhub serving on ${appliance.url} (API ${appliance.url}/v1, docs ${appliance.url}/docs)`,
   );
-  stopOnSignals(async () => {
-    await server.stop();
-    await runtime.stop();
-    store.close();
-  }, logger);
+  // The setup token is a credential: on the console only, never in the log.
+  process.stdout.write(
+    `fieldhub serving on ${appliance.url}${appliance.setupToken === null ? "" : `; no admin account yet: create the owner at ${appliance.url}/admin with setup token ${appliance.setupToken}, or run \`fieldhub admin set-password\``}\n`,
+  );
 }

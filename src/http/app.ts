@@ -16,7 +16,7 @@ import { storeSecret } from "../store/meta.ts";
 import type { Store } from "../store/open.ts";
 import { readingQueries } from "../store/readings.ts";
 import { registerQueries } from "../store/registers.ts";
-import { adminRoutes } from "./admin/routes.ts";
+import { adminRoutes } from "./admin/router.ts";
 import { newRequestState, passApiGate, type RequestState } from "./api-gate.ts";
 import { buildOpenApiDocument } from "./docs/openapi.ts";
 import { docsRoutes } from "./docs/pages.ts";

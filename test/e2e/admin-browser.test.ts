@@ -1,7 +1,7 @@
 /**
  * The admin page in a real browser (Debian's chromium driven by playwright-core)
  * against `fieldhub demo` as a user starts it: the owner created with the setup
- * token from the log, then every page used as a person would. What the page does
+ * token from its console banner, then every page used as a person would. What the page does
  * is checked through the other doors: the key it created answers on /v1, the test
  * message it sent reaches a receiver that verifies it with `standardwebhooks`, the
  * alert it acknowledged reads so through /v1/alerts. Screenshots of each page go to
@@ -46,17 +46,9 @@ async function v1(path: string, key = demoSandboxKey): Promise<{ status: number;
   return { status: response.status, body: await response.json() };
 }
 
-/** The setup token `demo` logs (a JSON line, CI=true) while no admin account exists. */
+/** The setup token `demo` prints on its console banner (never in the log) while no admin account exists. */
 function setupToken(stdout: string): string | null {
-  for (const line of stdout.split("\n")) {
-    if (!line.includes("setup_token")) continue;
-    try {
-      return (JSON.parse(line) as { setup_token: string }).setup_token;
-    } catch {
-      // a partial line: wait for the rest
-    }
-  }
-  return null;
+  return /setup token (\S+)\)/.exec(stdout)?.[1] ?? null;
 }
 
 async function openTab(name: string): Promise<void> {
@@ -120,7 +112,7 @@ afterAll(async () => {
 });
 
 describe("the admin page in chromium", () => {
-  test("first start: the owner is created with the setup token from the log, then logs in", async () => {
+  test("first start: the owner is created with the setup token from the console banner, then logs in", async () => {
     const token = await demo.waitFor(setupToken);
     await page.goto(`${base}/admin`);
     const setup = page.locator("#setup");

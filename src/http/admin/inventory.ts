@@ -2,7 +2,7 @@
  * What the admin page shows of the equipment (docs/admin.md): every gateway of
  * every organisation with its status, its Modbus devices and their registers'
  * latest values, and one register's recent history for the chart. Read only;
- * the session check of the admin API runs before these routes.
+ * the session check of the admin router (router.ts) runs before these routes.
  */
 import { Elysia, t } from "elysia";
 import type { Clock } from "../../lib/clock.ts";
@@ -17,8 +17,8 @@ import { registerQueries, scalerFor } from "../../store/registers.ts";
 import { gatewayStatuses } from "../../store/schema.ts";
 import { presentGateway, presentModbusDevice, presentRegister } from "../v1/present.ts";
 import { optionalEnum } from "../v1/query.ts";
+import { adminPrefix as prefix } from "./context.ts";
 
-const prefix = "/admin/api";
 /** Stored density is at most one value a minute: a week is at most 10,080 points. */
 const maxHistoryHours = 7 * 24;
 const maxHistoryPoints = maxHistoryHours * 60;

@@ -14,17 +14,6 @@ export function isChange(method: string): boolean {
   return !readMethods.has(method);
 }
 
-export function cookieValue(request: Request, name: string): string | null {
-  const header = request.headers.get("cookie");
-  if (header === null) return null;
-  for (const part of header.split(";")) {
-    const eq = part.indexOf("=");
-    if (eq < 0) continue;
-    if (part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return null;
-}
-
 /** True when the client reached fieldhub over https (directly or through a proxy). */
 export function isHttps(request: Request): boolean {
   if (request.url.startsWith("https:")) return true;
@@ -41,9 +30,8 @@ export function clearedCookieHeader(request: Request): string {
   return sessionCookieHeader(request, "", 0);
 }
 
-/** The request's live session, or `unauthorized`. */
-export function requireSession(queries: AdminQueries, request: Request, now: number): AdminSession {
-  const token = cookieValue(request, sessionCookie);
+/** The live session the `fieldhub_session` cookie names, or `unauthorized`. */
+export function requireSession(queries: AdminQueries, token: string | null, now: number): AdminSession {
   if (token === null || token === "") throw new CodedError("unauthorized", "Sign in first: no admin session.");
   const session = queries.findSession(token, now);
   if (session === null) {

@@ -1,6 +1,6 @@
 /** Store rows to the JSON shapes of spec section 2 (ISO 8601 UTC timestamps, snake_case). */
 import { isoFromMs, isoOrNull } from "../../lib/clock.ts";
-import type { AlertRow } from "../../store/alerts.ts";
+import type { AlertRecord, AlertRow } from "../../store/alerts.ts";
 import type { GatewayRow, ModbusDeviceRow } from "../../store/gateways.ts";
 import { type RegisterRow, scaleValue } from "../../store/registers.ts";
 
@@ -57,15 +57,24 @@ export function presentRegister(row: RegisterRow) {
   };
 }
 
+/** What every alert shape starts with (spec section 2, Alert). */
+function alertCore(
+  alert: Pick<AlertRow, "uuid" | "gatewayUuid" | "ruleId" | "severity" | "message" | "status" | "value">,
+) {
+  return {
+    id: alert.uuid,
+    device_id: alert.gatewayUuid,
+    rule_id: alert.ruleId,
+    severity: alert.severity,
+    message: alert.message,
+    status: alert.status,
+    value: alert.value,
+  };
+}
+
 export function presentAlert(row: AlertRow) {
   return {
-    id: row.uuid,
-    device_id: row.gatewayUuid,
-    rule_id: row.ruleId,
-    severity: row.severity,
-    message: row.message,
-    status: row.status,
-    value: row.value,
+    ...alertCore(row),
     created_at: isoFromMs(row.createdAt),
     last_triggered_at: isoOrNull(row.lastTriggeredAt),
     returned_at: isoOrNull(row.returnedAt),
@@ -75,4 +84,9 @@ export function presentAlert(row: AlertRow) {
     resolve_note: row.resolveNote,
     entry_count: row.entryCount,
   };
+}
+
+/** An alert after acknowledge or resolve (the admin API's answer): the status fields of the change. */
+export function presentAlertStatusChange(alert: AlertRecord) {
+  return { ...alertCore(alert), ack_at: isoOrNull(alert.ackAt), resolved_at: isoOrNull(alert.resolvedAt) };
 }

@@ -1,0 +1,88 @@
+/**
+ * fieldhub's composition root: the one place that starts the appliance, for
+ * `serve` and `demo` alike. From a loaded config and an open store it syncs the
+ * inventory, starts the running parts (app/parts.ts) and puts the HTTP door on a
+ * socket, with admin changes waking webhook delivery as every other event does.
+ */
+import type { FieldhubConfig } from "../config/index.ts";
+import { createHttpApp } from "../http/app.ts";
+import type { Clock } from "../lib/clock.ts";
+import { hostAddresses, withHostFacts } from "../lib/host.ts";
+import type { Logger } from "../lib/logger.ts";
+import { createMetricsRegistry, type MetricsRegistry } from "../lib/metrics.ts";
+import { version } from "../lib/version.ts";
+import type { LinkOpener } from "../modbus/link.ts";
+import { issueSetupToken } from "../store/admin.ts";
+import { syncInventory } from "../store/inventory.ts";
+import type { Store } from "../store/open.ts";
+import { listen } from "./http-server.ts";
+import { startParts } from "./parts.ts";
+
+export interface ApplianceOptions {
+  config: FieldhubConfig;
+  /** Open, and this process's alone (see data-dir-lock.ts); the caller closes it after `stop()`. */
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  /** Where /metrics reads from; a fresh registry when absent. */
+  metrics?: MetricsRegistry;
+  /** Override `server.host` / `server.port` of the config (command-line flags). */
+  host?: string;
+  port?: number;
+  /** How pollers reach their buses (tests put simulated links here). */
+  openLink?: LinkOpener;
+  flushIntervalMs?: number;
+}
+
+export interface Appliance {
+  url: string;
+  port: number;
+  /** One-time token for creating the first admin account; null once one exists. For the console, never the log. */
+  setupToken: string | null;
+  /** Server first, then the parts; the store stays open. */
+  stop(): Promise<void>;
+}
+
+/** Throws `ListenError` (with everything it started stopped again) when the address cannot be bound. */
+export async function startAppliance(options: ApplianceOptions): Promise<Appliance> {
+  const { config, store, clock, logger } = options;
+  const metrics = options.metrics ?? createMetricsRegistry();
+  const setupToken = issueSetupToken(store);
+  syncInventory(store, withHostFacts(config.inventory, hostAddresses(), version), clock.now());
+  const parts = startParts({
+    config,
+    store,
+    clock,
+    logger,
+    metrics,
+    openLink: options.openLink,
+    flushIntervalMs: options.flushIntervalMs,
+  });
+  const app = createHttpApp({
+    store,
+    clock,
+    logger,
+    metrics,
+    publicUrl: config.server.publicUrl,
+    defaultLimitPerMinute: config.api.rateLimitPerMinute,
+    healthChecks: parts.healthChecks,
+    onEvent: parts.eventRecorded,
+  });
+  let server: ReturnType<typeof listen>;
+  try {
+    server = listen(app, options.host ?? config.server.host, options.port ?? config.server.port);
+  } catch (error) {
+    // Nothing is left running when the port is taken.
+    await parts.stop();
+    throw error;
+  }
+  return {
+    url: server.url,
+    port: server.port,
+    setupToken,
+    async stop() {
+      await server.stop();
+      await parts.stop();
+    },
+  };
+}

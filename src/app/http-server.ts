@@ -1,0 +1,33 @@
+/** Puts the HTTP app on a socket. */
+import type { HttpApp } from "../http/app.ts";
+
+/** The address is taken (or not ours to bind): nothing was left listening. */
+export class ListenError extends Error {}
+
+export interface Listening {
+  /** The URL to show people: `localhost` when bound on every interface. */
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+export function listen(app: HttpApp, host: string, port: number): Listening {
+  try {
+    // reusePort off: a second fieldhub on the same port must fail, not share it.
+    app.listen({ hostname: host, port, reusePort: false });
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new ListenError(`cannot listen on ${host}:${port}: ${reason}`);
+  }
+  const server = app.server;
+  if (server === null) throw new ListenError(`cannot listen on ${host}:${port}`);
+  const bound = server.port ?? port;
+  const shownHost = host === "0.0.0.0" || host === "::" ? "localhost" : host;
+  return {
+    url: `http://${shownHost}:${bound}`,
+    port: bound,
+    stop: async () => {
+      await app.stop();
+    },
+  };
+}

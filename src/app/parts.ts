@@ -1,0 +1,123 @@
+/**
+ * The running parts behind the HTTP door: a poller per gateway feeding ingest,
+ * the rules engine and gateway status; the webhook dispatcher woken by every
+ * part that records an event; each part's metrics on the registry.
+ */
+import type { FieldhubConfig } from "../config/index.ts";
+import { createGatewayStatusTracker } from "../ingest/gateway-status.ts";
+import { createIngest } from "../ingest/ingest.ts";
+import { registerGatewayStatusMetrics, registerIngestMetrics } from "../ingest/metrics.ts";
+import type { Clock } from "../lib/clock.ts";
+import type { Logger } from "../lib/logger.ts";
+import type { MetricsRegistry } from "../lib/metrics.ts";
+import type { LinkOpener } from "../modbus/link.ts";
+import { registerModbusMetrics } from "../modbus/metrics.ts";
+import { type PollSink, startGatewayPoller } from "../modbus/poller.ts";
+import { createRulesEngine } from "../rules/engine.ts";
+import type { Store } from "../store/open.ts";
+import { startDispatcher } from "../webhooks/dispatcher.ts";
+import { registerWebhookMetrics } from "../webhooks/metrics.ts";
+import { scheduleAutomations, scheduleDeliveryLogPruning, scheduleRetention } from "./schedules.ts";
+
+export interface PartsOptions {
+  config: FieldhubConfig;
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  metrics: MetricsRegistry;
+  openLink?: LinkOpener;
+  flushIntervalMs?: number;
+}
+
+export function startParts(options: PartsOptions) {
+  const { config, store, clock, logger, metrics } = options;
+  const storageIntervalMs = new Map<string, number>();
+  for (const gateway of config.polling) {
+    for (const device of gateway.devices) {
+      for (const register of device.registers) storageIntervalMs.set(register.id, device.storageIntervalMs);
+    }
+  }
+  const ingest = createIngest({
+    store,
+    clock,
+    logger: logger.child({ part: "ingest" }),
+    storageIntervalMs,
+    flushIntervalMs: options.flushIntervalMs,
+  });
+  // Gateways without devices have nothing to report: they stay as they are (pending).
+  const polled = config.polling.filter((gateway) => gateway.devices.length > 0);
+  const dispatcher = startDispatcher({
+    store,
+    clock,
+    logger: logger.child({ part: "webhooks" }),
+    timeoutMs: config.webhooks.timeoutMs,
+    retryDelaysMs: config.webhooks.retryDelaysMs,
+    pauseAfterFailedMessages: config.webhooks.pauseAfterFailedMessages,
+  });
+  /** Every part that records an event calls this, so the message goes out now, not at the next poll of the outbox. */
+  const eventRecorded = () => dispatcher.wake();
+  const rules = createRulesEngine({
+    store,
+    clock,
+    logger: logger.child({ part: "rules" }),
+    rules: config.rules,
+    offlineDetector: config.offlineDetector,
+    automations: config.automations,
+    onEvent: eventRecorded,
+  });
+  const status = createGatewayStatusTracker({
+    onEvent: eventRecorded,
+    onChange: (gatewayId, next, at) => {
+      if (next === "offline") rules.gatewayOffline(gatewayId, at);
+      if (next === "online") rules.gatewayOnline(gatewayId, at);
+    },
+    store,
+    clock,
+    logger: logger.child({ part: "status" }),
+    gateways: polled.map((gateway) => ({ id: gateway.id, heartbeatMs: gateway.heartbeatMs })),
+  });
+  const sink: PollSink = {
+    // Rules see every value read, not only the ones stored.
+    readings: (_gatewayId, values) => {
+      ingest.accept(values);
+      rules.evaluate(values);
+    },
+    answered: (gatewayId, at) => status.answered(gatewayId, at),
+    unreachable: (gatewayId, at, reason, fatal) => status.unreachable(gatewayId, at, reason, fatal),
+  };
+  const pollers = polled.map((gateway) =>
+    startGatewayPoller({ gateway, sink, clock, logger: logger.child({ part: "modbus" }), openLink: options.openLink }),
+  );
+  const schedules = [
+    scheduleRetention(store, clock, logger.child({ part: "retention" }), config.retention.readingsDays),
+    scheduleDeliveryLogPruning(store, clock, logger.child({ part: "webhooks" }), config.webhooks.logRetentionDays),
+    scheduleAutomations(store, rules, config.automations),
+  ];
+
+  registerModbusMetrics(metrics, pollers, new Map(polled.map((gateway) => [gateway.id, gateway.serial])));
+  registerGatewayStatusMetrics(metrics, status, polled);
+  registerIngestMetrics(metrics, ingest);
+  registerWebhookMetrics(metrics, dispatcher);
+
+  return {
+    eventRecorded,
+    /** For /healthz: ingest must be able to write. */
+    healthChecks: [
+      () => {
+        const error = ingest.stats().writeError;
+        return error === null
+          ? { ok: true as const }
+          : { ok: false as const, problem: `ingest cannot write: ${error}` };
+      },
+    ],
+    async stop(): Promise<void> {
+      await Promise.all(schedules.map((schedule) => schedule.stop()));
+      // Pollers first, so nothing arrives after the last flush.
+      await Promise.all(pollers.map((poller) => poller.stop()));
+      ingest.stop();
+      status.stop();
+      // In-flight attempts finish and are recorded; what is left stays due in the store.
+      await dispatcher.stop();
+    },
+  };
+}

@@ -1,0 +1,65 @@
+/**
+ * What `serve` and `demo` share as processes: the data directory's lock, its
+ * store, the appliance started on it, and a clean stop on SIGINT/SIGTERM.
+ */
+import type { Appliance } from "../app/appliance.ts";
+import { DataDirInUseError, lockDataDir } from "../app/data-dir-lock.ts";
+import { ListenError } from "../app/http-server.ts";
+import type { Logger } from "../lib/logger.ts";
+import { openStore, type Store } from "../store/open.ts";
+import { CommandError } from "./args.ts";
+
+/**
+ * Locks DATA (or fails at once naming the running pid), opens its store and
+ * runs `start` on it; stops everything `start` started on SIGINT/SIGTERM.
+ */
+export async function runAppliance(
+  dataDir: string,
+  logger: Logger,
+  start: (store: Store) => Promise<{ appliance: Appliance; stopAlso?: () => Promise<void> }>,
+): Promise<Appliance> {
+  let lock: ReturnType<typeof lockDataDir>;
+  try {
+    lock = lockDataDir(dataDir);
+  } catch (error) {
+    if (error instanceof DataDirInUseError) throw new CommandError(error.message);
+    throw error;
+  }
+  const store = openStore(dataDir);
+  let started: Awaited<ReturnType<typeof start>>;
+  try {
+    started = await start(store);
+  } catch (error) {
+    store.close();
+    lock.release();
+    if (error instanceof ListenError) throw new CommandError(error.message);
+    throw error;
+  }
+  const { appliance, stopAlso } = started;
+  stopOnSignals(async () => {
+    await appliance.stop();
+    await stopAlso?.();
+    store.close();
+    lock.release();
+  }, logger);
+  return appliance;
+}
+
+/** Stops cleanly on SIGINT/SIGTERM, once: exit code 0, or 1 when stopping failed. */
+function stopOnSignals(stop: () => Promise<void>, logger: Logger): void {
+  let stopping = false;
+  const handler = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "stopping");
+    stop().then(
+      () => process.exit(0),
+      (error) => {
+        logger.error({ err: error }, "stop failed");
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGINT", () => handler("SIGINT"));
+  process.on("SIGTERM", () => handler("SIGTERM"));
+}

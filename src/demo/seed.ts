@@ -1,0 +1,65 @@
+/**
+ * Brings the demo store up to now before the appliance starts: gateway states,
+ * several days of backfilled history, alerts in every status, the sandbox key.
+ * The demo knows nothing of the store: the demo command hands it a
+ * `DemoSeedStore` made of the store's operations.
+ */
+import type { Inventory } from "../lib/inventory.ts";
+import { type DemoAlert, demoAlerts } from "./alerts.ts";
+import { demoGatewaySerials } from "./demo-config.ts";
+import { registersOf } from "./equipment.ts";
+import { type DemoRegister, demoRawValue, demoTimestamps } from "./history.ts";
+
+const minute = 60_000;
+const hour = 60 * minute;
+const backfillIntervalMs = 5 * minute;
+const heatPumpSilentFor = 3 * hour;
+
+/** What seeding needs of the store, with the demo inventory already synced. */
+export interface DemoSeedStore {
+  /** Store ids of the demo organisation's gateways, by serial. */
+  gatewaysBySerial(): Map<string, { id: number; uuid: string }>;
+  setGatewayState(uuid: string, state: { status: "online" | "offline"; lastSeen: number; claimedAt: number }): void;
+  /** A gateway's registers, with the time of each one's newest stored reading. */
+  registers(gatewayId: number): (DemoRegister & { id: number; uuid: string; latestTs: number | null })[];
+  recordReadings(batch: { registerId: number; ts: number; rawValue: number | null }[]): void;
+  /** Adds the alert unless one with its id exists. */
+  addAlert(alert: DemoAlert, gatewayId: number | null): void;
+  /** Adds the fixed sandbox key unless it exists. */
+  addSandboxKey(): void;
+}
+
+/** Safe on every start (only what is missing is added); returns how many readings were backfilled. */
+export function seedDemo(target: DemoSeedStore, inventory: Inventory, now: number, days: number): number {
+  const gatewayIds = target.gatewaysBySerial();
+  const claimedAt = now - days * 24 * hour;
+  for (const serial of [demoGatewaySerials.greenhouse, demoGatewaySerials.energy]) {
+    const gateway = gatewayIds.get(serial);
+    if (gateway !== undefined) target.setGatewayState(gateway.uuid, { status: "online", lastSeen: now, claimedAt });
+  }
+  const heatPump = gatewayIds.get(demoGatewaySerials.heatPump);
+  if (heatPump !== undefined) {
+    target.setGatewayState(heatPump.uuid, { status: "offline", lastSeen: now - heatPumpSilentFor, claimedAt });
+  }
+
+  const units = registersOf(inventory);
+  let added = 0;
+  for (const [serial, gateway] of gatewayIds) {
+    const until = serial === demoGatewaySerials.heatPump ? now - heatPumpSilentFor : now;
+    const batch: { registerId: number; ts: number; rawValue: number | null }[] = [];
+    for (const register of target.registers(gateway.id)) {
+      if (register.dataType === "string") continue;
+      const meta = { ...register, unit: units.get(register.uuid)?.unit ?? register.unit };
+      const from = Math.max(now - days * 24 * hour, (register.latestTs ?? 0) + 1);
+      for (const ts of demoTimestamps(from, until, backfillIntervalMs)) {
+        batch.push({ registerId: register.id, ts, rawValue: demoRawValue(meta, ts) });
+      }
+    }
+    target.recordReadings(batch);
+    added += batch.length;
+  }
+
+  for (const alert of demoAlerts(now)) target.addAlert(alert, gatewayIds.get(alert.gatewaySerial)?.id ?? null);
+  target.addSandboxKey();
+  return added;
+}

@@ -1,0 +1,81 @@
+/** Alerts in the admin API (spec section 3), changed through the same service as `fieldhub alerts`. */
+import { Elysia, t } from "elysia";
+import { CodedError } from "../../lib/errors.ts";
+import { alertService } from "../../rules/alerts-service.ts";
+import { alertQueries } from "../../store/alerts.ts";
+import { gatewayQueries } from "../../store/gateways.ts";
+import { findOrganizationByKey, listOrganizations } from "../../store/organizations.ts";
+import { alertSeverities, alertStatuses } from "../../store/schema.ts";
+import { presentAlert, presentAlertStatusChange } from "../v1/present.ts";
+import { optionalEnum } from "../v1/query.ts";
+import { type AdminContext, adminPrefix } from "./context.ts";
+
+const Note = t.Optional(t.Object({ note: t.Optional(t.Nullable(t.String({ maxLength: 2000 }))) }));
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function checkUuid(id: string): string {
+  if (!uuidPattern.test(id)) throw new CodedError("not_found", `No alert ${id}.`);
+  return id;
+}
+
+export function adminAlertRoutes(context: AdminContext) {
+  const { store } = context;
+  const alertsRead = alertQueries(store);
+  const gateways = gatewayQueries(store);
+  const alerts = alertService(store, context.now, context.onEvent);
+
+  return new Elysia({ name: "admin-alerts" })
+    .get(
+      `${adminPrefix}/alerts`,
+      ({ query }) => {
+        const limit = query.limit ?? 100;
+        const organizations =
+          query.organization === undefined
+            ? listOrganizations(store)
+            : [findOrganizationByKey(store, query.organization)].filter((org) => org !== null);
+        if (organizations.length === 0) {
+          throw new CodedError("not_found", `No organisation "${query.organization}".`);
+        }
+        const rows = [];
+        let total = 0;
+        for (const org of organizations) {
+          let gatewayId: number | undefined;
+          if (query.device_id !== undefined) {
+            const found = gateways.locate(org.id, query.device_id);
+            if (found === null) continue;
+            gatewayId = found;
+          }
+          const page = alertsRead.list(org.id, {
+            status: query.status,
+            severity: query.severity,
+            gatewayId,
+            limit,
+            offset: 0,
+          });
+          total += page.total;
+          for (const row of page.rows) rows.push({ organization: org.key, ...presentAlert(row) });
+        }
+        rows.sort((a, b) => (b.last_triggered_at ?? "").localeCompare(a.last_triggered_at ?? ""));
+        return { data: rows.slice(0, limit), meta: { total } };
+      },
+      {
+        query: t.Object({
+          organization: t.Optional(t.String({ maxLength: 200 })),
+          status: optionalEnum("status", alertStatuses),
+          severity: optionalEnum("severity", alertSeverities),
+          device_id: t.Optional(t.String({ format: "uuid" })),
+          limit: t.Optional(t.Numeric({ minimum: 1, maximum: 1000, multipleOf: 1 })),
+        }),
+      },
+    )
+    .post(
+      `${adminPrefix}/alerts/:id/acknowledge`,
+      ({ params, body }) => presentAlertStatusChange(alerts.acknowledge(checkUuid(params.id), body?.note ?? null)),
+      { params: t.Object({ id: t.String() }), body: Note },
+    )
+    .post(
+      `${adminPrefix}/alerts/:id/resolve`,
+      ({ params, body }) => presentAlertStatusChange(alerts.resolve(checkUuid(params.id), body?.note ?? null)),
+      { params: t.Object({ id: t.String() }), body: Note },
+    );
+}

@@ -1,0 +1,96 @@
+/**
+ * Admin accounts and sessions (docs/admin.md): first-start setup with the
+ * one-time token, login (rate-limited per client address), logout, and who is
+ * signed in.
+ */
+import { Elysia, t } from "elysia";
+import { isoOrNull } from "../../lib/clock.ts";
+import { CodedError } from "../../lib/errors.ts";
+import { adminQueries, completeSetup, hashPassword, minPasswordLength, sessionLifetimeMs } from "../../store/admin.ts";
+import { FixedWindowRateLimiter } from "../rate-limit.ts";
+import { type AdminContext, adminPrefix } from "./context.ts";
+import { clearedCookieHeader, sessionCookieHeader } from "./session.ts";
+
+const Username = t.String({ minLength: 1, maxLength: 64, pattern: "^[A-Za-z0-9._@-]+$" });
+
+export function adminAuthRoutes(context: AdminContext) {
+  const { store, now, sessionOf } = context;
+  const admins = adminQueries(store);
+  const loginLimiter = new FixedWindowRateLimiter(context.clock);
+  const loginLimit = context.loginLimitPerMinute ?? 10;
+  // Failed logins of unknown users verify against this, so they take as long as wrong passwords.
+  let dummyHash: Promise<string> | null = null;
+  const dummy = () => {
+    dummyHash ??= Bun.password.hash("fieldhub-dummy-password", { algorithm: "argon2id" });
+    return dummyHash;
+  };
+
+  return new Elysia({ name: "admin-auth" })
+    .get(`${adminPrefix}/setup`, () => ({ needed: admins.countUsers() === 0 }))
+    .post(
+      `${adminPrefix}/setup`,
+      async ({ body }) => {
+        if (admins.countUsers() > 0) throw new CodedError("conflict", "Setup is done: an admin account exists.");
+        const passwordHash = await hashPassword(body.password);
+        const user = completeSetup(store, body.token, body.username, passwordHash, now());
+        if (user === null) {
+          if (admins.countUsers() > 0) throw new CodedError("conflict", "Setup is done: an admin account exists.");
+          throw new CodedError("forbidden", "The setup token is wrong or was already used.");
+        }
+        return { user: { username: user.username, role: user.role } };
+      },
+      {
+        body: t.Object({
+          token: t.String({ minLength: 1, maxLength: 200 }),
+          username: Username,
+          password: t.String({ minLength: minPasswordLength, maxLength: 1024 }),
+        }),
+      },
+    )
+    .post(
+      `${adminPrefix}/login`,
+      async ({ request, body, server, set }) => {
+        const address = server?.requestIP(request)?.address ?? "unknown";
+        const decision = loginLimiter.take(`login:${address}`, loginLimit);
+        if (!decision.allowed) {
+          return context.problem(
+            request,
+            "rate_limited",
+            `More than ${loginLimit} login attempts in the current minute; retry in ${decision.resetSeconds} s.`,
+            { "retry-after": String(decision.resetSeconds) },
+          );
+        }
+        const user = admins.findUser(body.username);
+        const ok = await Bun.password.verify(body.password, user?.passwordHash ?? (await dummy()));
+        if (user === null || !ok) throw new CodedError("unauthorized", "Wrong username or password.");
+        const opened = admins.createSession(user.id, now());
+        set.headers["set-cookie"] = sessionCookieHeader(request, opened.token, Math.floor(sessionLifetimeMs / 1000));
+        set.headers["cache-control"] = "no-store";
+        return {
+          user: { username: user.username, role: user.role },
+          csrf_token: opened.csrfToken,
+          expires_at: isoOrNull(opened.expiresAt),
+        };
+      },
+      {
+        body: t.Object({
+          username: t.String({ minLength: 1, maxLength: 200 }),
+          password: t.String({ minLength: 1, maxLength: 1024 }),
+        }),
+      },
+    )
+    .post(`${adminPrefix}/logout`, ({ request, set }) => {
+      admins.revokeSession(sessionOf(request).id, now());
+      set.headers["set-cookie"] = clearedCookieHeader(request);
+      return { signed_out: true };
+    })
+    .get(`${adminPrefix}/me`, ({ request, set }) => {
+      const session = sessionOf(request);
+      set.headers["cache-control"] = "no-store";
+      return {
+        user: { username: session.user.username, role: session.user.role },
+        csrf_token: session.csrfToken,
+        expires_at: isoOrNull(session.expiresAt),
+      };
+    });
+}

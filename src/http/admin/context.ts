@@ -1,0 +1,24 @@
+/** What every resource of the admin API (docs/admin.md) is built from, and its path prefix. */
+import type { Clock } from "../../lib/clock.ts";
+import type { ErrorCode } from "../../lib/errors.ts";
+import type { AdminSession } from "../../store/admin.ts";
+import type { Store } from "../../store/open.ts";
+
+export const adminPrefix = "/admin/api";
+
+export interface AdminDeps {
+  store: Store;
+  clock: Clock;
+  /** A problem+json response carrying the request's id and headers (plus `headers`). */
+  problem(request: Request, code: ErrorCode, detail?: string, headers?: Record<string, string>): Response;
+  /** Called after a change that recorded an event (wakes webhook delivery). */
+  onEvent?: () => void;
+  /** Login attempts per client address per minute (default 10). */
+  loginLimitPerMinute?: number;
+}
+
+export interface AdminContext extends AdminDeps {
+  now(): number;
+  /** The session the router's check found for this request (`unauthorized` if none). */
+  sessionOf(request: Request): AdminSession;
+}

@@ -1,0 +1,86 @@
+/**
+ * Webhook endpoints in the admin API (spec section 6), through the same service
+ * as `fieldhub endpoints`. Changes that queue a message wake delivery at once.
+ */
+import { Elysia, t } from "elysia";
+import { CodedError } from "../../lib/errors.ts";
+import { endpointService } from "../../webhooks/endpoints.ts";
+import { type AdminContext, adminPrefix } from "./context.ts";
+
+export function adminEndpointRoutes(context: AdminContext) {
+  const endpoints = endpointService(context.store, context.now);
+  const eventRecorded = () => context.onEvent?.();
+
+  return new Elysia({ name: "admin-endpoints" })
+    .get(`${adminPrefix}/endpoints`, ({ query }) => ({ data: endpoints.list(query.organization) }), {
+      query: t.Object({ organization: t.Optional(t.String({ maxLength: 200 })) }),
+    })
+    .post(
+      `${adminPrefix}/endpoints`,
+      ({ body, set }) => {
+        const created = endpoints.create({
+          orgKey: body.organization,
+          url: body.url,
+          description: body.description ?? null,
+          events: body.events,
+        });
+        set.status = 201;
+        return created;
+      },
+      {
+        body: t.Object({
+          organization: t.String({ minLength: 1, maxLength: 200 }),
+          url: t.String({ minLength: 1, maxLength: 2000 }),
+          description: t.Optional(t.Nullable(t.String({ maxLength: 500 }))),
+          events: t.Optional(t.Array(t.String({ maxLength: 100 }), { maxItems: 50 })),
+        }),
+      },
+    )
+    .get(`${adminPrefix}/endpoints/:id`, ({ params }) => endpoints.get(params.id))
+    .get(`${adminPrefix}/endpoints/:id/secret`, ({ params, request, set }) => {
+      // Signing secrets are shown to owners and admins only; a viewer reads everything else.
+      if (context.sessionOf(request).user.role === "viewer") {
+        throw new CodedError("forbidden", "Signing secrets are shown to owners and admins only.");
+      }
+      set.headers["cache-control"] = "no-store";
+      const secret = endpoints.secret(params.id);
+      return { secret: secret.secret, previous_secret: secret.previous, previous_valid_until: secret.previousUntil };
+    })
+    .post(
+      `${adminPrefix}/endpoints/:id/rotate-secret`,
+      ({ params, body, set }) => {
+        set.headers["cache-control"] = "no-store";
+        const rotated = endpoints.rotateSecret(params.id, (body?.grace_hours ?? 24) * 3_600_000);
+        return { secret: rotated.secret, previous_valid_until: rotated.previousValidUntil };
+      },
+      { body: t.Optional(t.Object({ grace_hours: t.Optional(t.Integer({ minimum: 0, maximum: 24 * 30 })) })) },
+    )
+    .post(
+      `${adminPrefix}/endpoints/:id/enable`,
+      ({ params, body }) => {
+        const enabled = endpoints.enable(params.id, { discardHeld: body?.discard_held ?? false });
+        eventRecorded();
+        return enabled;
+      },
+      { body: t.Optional(t.Object({ discard_held: t.Optional(t.Boolean()) })) },
+    )
+    .post(
+      `${adminPrefix}/endpoints/:id/resend`,
+      ({ params, body }) => {
+        endpoints.resend(params.id, body.message_id);
+        eventRecorded();
+        return { message_id: body.message_id };
+      },
+      { body: t.Object({ message_id: t.String({ minLength: 1, maxLength: 100 }) }) },
+    )
+    .post(`${adminPrefix}/endpoints/:id/test`, ({ params }) => {
+      const messageId = endpoints.sendTest(params.id);
+      eventRecorded();
+      return { message_id: messageId };
+    })
+    .get(
+      `${adminPrefix}/endpoints/:id/deliveries`,
+      ({ params, query }) => ({ data: endpoints.deliveries(params.id, query.limit ?? 50) }),
+      { query: t.Object({ limit: t.Optional(t.Numeric({ minimum: 1, maximum: 500, multipleOf: 1 })) }) },
+    );
+}
