@@ -5,7 +5,7 @@
 import { Cron } from "croner";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/logger.ts";
-import type { AutomationConfig } from "../lib/rules.ts";
+import type { AutomationConfig } from "../alerting/rule-model.ts";
 import type { RulesEngine } from "../rules/engine.ts";
 import type { Store } from "../store/open.ts";
 import { findOrganizationByKey } from "../store/organizations.ts";

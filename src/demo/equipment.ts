@@ -3,7 +3,7 @@
  * polled by the real pollers once the demo config points at them.
  */
 import type { Inventory, InventoryRegister } from "../lib/inventory.ts";
-import type { PollingGateway } from "../lib/polling.ts";
+import type { PollingGateway } from "../modbus/polling-config.ts";
 import { type DemoPorts, demoGatewaySerials } from "./demo-config.ts";
 import { demoRawValue, demoText } from "./history.ts";
 import { type SimulatedDevice, startSimulatedDevice } from "./simulator.ts";

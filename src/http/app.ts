@@ -188,3 +188,4 @@ function isApiPath(url: string): boolean {
   const path = pathOf(url);
   return path === "/v1" || path.startsWith("/v1/");
 }
+export type HttpApp = ReturnType<typeof createHttpApp>;

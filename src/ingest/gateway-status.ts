@@ -143,3 +143,4 @@ export function createGatewayStatusTracker(options: {
     },
   };
 }
+export type GatewayStatusTracker = ReturnType<typeof createGatewayStatusTracker>;

@@ -200,3 +200,4 @@ export function createIngest(options: IngestOptions) {
     },
   };
 }
+export type Ingest = ReturnType<typeof createIngest>;
