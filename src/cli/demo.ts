@@ -24,15 +24,8 @@ import type { InventoryRegister } from "../lib/inventory.ts";
 import { createLogger } from "../lib/logger.ts";
 import { createMetricsRegistry } from "../lib/metrics.ts";
 import { version } from "../lib/version.ts";
-import { issueSetupToken } from "../store/admin.ts";
-import { insertAlert } from "../store/alerts.ts";
-import { gatewayQueries, setGatewayStatus } from "../store/gateways.ts";
-import { syncInventory } from "../store/inventory.ts";
-import { createApiKey } from "../store/keys.ts";
-import { openStore, type Store } from "../store/open.ts";
-import { findOrganizationByKey } from "../store/organizations.ts";
-import { type NewReading, readingQueries } from "../store/readings.ts";
-import { registerQueries } from "../store/registers.ts";
+import { openStore, type Store } from "../store/index.ts";
+import type { NewReading } from "../store/readings.ts";
 import { CommandError, parseCommandArgs, parsePort } from "./args.ts";
 import { startRuntime } from "./runtime.ts";
 import { startHttpServer, stopOnSignals } from "./server.ts";
@@ -68,7 +61,7 @@ export async function demoCommand(argv: string[]): Promise<void> {
 
   const { config, simulators } = await startDemoEquipment();
   const store = openStore(dataDir);
-  const setupToken = issueSetupToken(store);
+  const setupToken = store.admin.issueSetupToken();
   if (setupToken !== null) {
     logger.warn(
       { setup_token: setupToken },
@@ -173,10 +166,10 @@ export async function startDemoEquipment(): Promise<{ config: FieldhubConfig; si
 
 /** Brings the demo store up to `now`: inventory, states, history, alerts, sandbox key. Safe on every start. */
 export function seedDemo(store: Store, config: FieldhubConfig, now: number, days: number): number {
-  syncInventory(store, withHostFacts(config.inventory, hostAddresses(), version), now);
-  const org = findOrganizationByKey(store, demoOrganizationKey);
+  store.inventory.sync(withHostFacts(config.inventory, hostAddresses(), version), now);
+  const org = store.organizations.findByKey(demoOrganizationKey);
   if (org === null) throw new Error("demo organisation missing after sync");
-  const gateways = gatewayQueries(store);
+  const { gateways } = store;
   const gatewayIds = new Map<string, { id: number; uuid: string }>();
   for (const gateway of config.inventory.organizations[0]?.gateways ?? []) {
     const row = gateways.find(org.id, gateway.id);
@@ -185,21 +178,20 @@ export function seedDemo(store: Store, config: FieldhubConfig, now: number, days
   const claimedAt = now - days * 24 * hour;
   for (const serial of [demoGatewaySerials.greenhouse, demoGatewaySerials.energy]) {
     const gateway = gatewayIds.get(serial);
-    if (gateway !== undefined) setGatewayStatus(store, gateway.uuid, { status: "online", lastSeen: now, claimedAt });
+    if (gateway !== undefined) gateways.setStatus(gateway.uuid, { status: "online", lastSeen: now, claimedAt });
   }
   const heatPump = gatewayIds.get(demoGatewaySerials.heatPump);
   if (heatPump !== undefined) {
-    setGatewayStatus(store, heatPump.uuid, { status: "offline", lastSeen: now - heatPumpSilentFor, claimedAt });
+    gateways.setStatus(heatPump.uuid, { status: "offline", lastSeen: now - heatPumpSilentFor, claimedAt });
   }
 
-  const registers = registerQueries(store);
-  const readings = readingQueries(store);
+  const { registers, readings } = store;
   const units = registersOf(config);
   let added = 0;
   for (const [serial, gateway] of gatewayIds) {
     const until = serial === demoGatewaySerials.heatPump ? now - heatPumpSilentFor : now;
     const batch: NewReading[] = [];
-    for (const register of registers.listRegisters(gateway.id)) {
+    for (const register of registers.list(gateway.id)) {
       if (register.dataType === "string") continue;
       const meta = { ...register, unit: units.get(register.uuid)?.unit ?? register.unit };
       const from = Math.max(now - days * 24 * hour, (register.latestTs ?? 0) + 1);
@@ -213,10 +205,9 @@ export function seedDemo(store: Store, config: FieldhubConfig, now: number, days
 
   for (const alert of demoAlerts(now)) {
     const { id, gatewaySerial, ...fields } = alert;
-    insertAlert(store, { ...fields, uuid: id, orgId: org.id, gatewayId: gatewayIds.get(gatewaySerial)?.id ?? null });
+    store.alerts.seed({ ...fields, uuid: id, orgId: org.id, gatewayId: gatewayIds.get(gatewaySerial)?.id ?? null });
   }
-  createApiKey(
-    store,
+  store.keys.create(
     {
       orgKey: demoOrganizationKey,
       name: "Sandbox (demo)",

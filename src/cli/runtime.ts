@@ -14,10 +14,8 @@ import type { AutomationConfig, OfflineDetectorConfig, RuleConfig } from "../lib
 import type { LinkOpener } from "../modbus/link.ts";
 import { type GatewayPoller, type PollSink, startGatewayPoller } from "../modbus/poller.ts";
 import { createRulesEngine, type RulesEngine } from "../rules/engine.ts";
-import type { Store } from "../store/open.ts";
-import { findOrganizationByKey } from "../store/organizations.ts";
+import type { Store } from "../store/index.ts";
 import { pruneReadings } from "../store/retention.ts";
-import { webhookQueries } from "../store/webhooks.ts";
 import { type Dispatcher, startDispatcher } from "../webhooks/dispatcher.ts";
 
 export interface WebhookSettings {
@@ -114,12 +112,12 @@ export function startRuntime(options: {
   const retention = scheduleRetention(store, clock, logger.child({ part: "retention" }), options.retentionDays);
   // The delivery log keeps its own, shorter retention.
   const deliveryLog = new Cron("23 3 * * *", () => {
-    const pruned = webhookQueries(store).pruneLog(clock.now() - options.webhooks.logRetentionDays * 86_400_000);
+    const pruned = store.webhooks.pruneLog(clock.now() - options.webhooks.logRetentionDays * 86_400_000);
     logger.info({ part: "webhooks", ...pruned }, "webhook delivery log pruned");
   });
   const scheduled = options.alerting.automations.flatMap((automation) => {
     if (!automation.enabled || automation.trigger.kind !== "schedule") return [];
-    const org = findOrganizationByKey(store, automation.orgKey);
+    const org = store.organizations.findByKey(automation.orgKey);
     if (org === null) return [];
     return [new Cron(automation.trigger.cron, () => rules.runScheduled(automation, org.id))];
   });
@@ -160,7 +158,7 @@ function scheduleRetention(store: Store, clock: Clock, logger: Logger, retention
       if (abort.signal.aborted) return;
       const cutoff = clock.now() - retentionDays * 86_400_000;
       try {
-        const result = await pruneReadings(store, cutoff, { signal: abort.signal });
+        const result = await pruneReadings(store.readings, cutoff, { signal: abort.signal });
         logger.info(
           {
             deleted: result.deleted,

@@ -5,9 +5,7 @@ import { hostAddresses, withHostFacts } from "../lib/host.ts";
 import { createLogger } from "../lib/logger.ts";
 import { createMetricsRegistry } from "../lib/metrics.ts";
 import { version } from "../lib/version.ts";
-import { issueSetupToken } from "../store/admin.ts";
-import { syncInventory } from "../store/inventory.ts";
-import { openStore } from "../store/open.ts";
+import { openStore } from "../store/index.ts";
 import { CommandError, parseCommandArgs, parsePort, requireOption } from "./args.ts";
 import { startRuntime } from "./runtime.ts";
 import { startHttpServer, stopOnSignals } from "./server.ts";
@@ -33,14 +31,14 @@ export async function serveCommand(argv: string[]): Promise<void> {
   const logger = createLogger();
   const metrics = createMetricsRegistry();
   const store = openStore(dataDir);
-  const setupToken = issueSetupToken(store);
+  const setupToken = store.admin.issueSetupToken();
   if (setupToken !== null) {
     logger.warn(
       { setup_token: setupToken },
       "no admin account yet: create the owner with POST /admin/api/setup and this one-time token, or run `fieldhub admin set-password`",
     );
   }
-  syncInventory(store, withHostFacts(config.inventory, hostAddresses(), version), systemClock.now());
+  store.inventory.sync(withHostFacts(config.inventory, hostAddresses(), version), systemClock.now());
   const runtime = startRuntime({
     store,
     clock: systemClock,

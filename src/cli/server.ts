@@ -5,7 +5,7 @@ import type { HealthCheck } from "../http/ops.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/logger.ts";
 import type { MetricsRegistry } from "../lib/metrics.ts";
-import type { Store } from "../store/open.ts";
+import type { Store } from "../store/index.ts";
 import { CommandError } from "./args.ts";
 
 export interface RunningServer {

@@ -6,32 +6,16 @@
 import { Elysia, t } from "elysia";
 import { type Clock, isoOrNull } from "../../lib/clock.ts";
 import { CodedError, type ErrorCode } from "../../lib/errors.ts";
+import { apiKeyStatus, apiScopes } from "../../lib/api-keys.ts";
+import { hashPassword, minPasswordLength } from "../../lib/crypto.ts";
 import { parseRfc3339 } from "../../lib/timestamps.ts";
 import { alertService } from "../../rules/alerts-service.ts";
-import {
-  type AdminSession,
-  adminQueries,
-  completeSetup,
-  hashPassword,
-  minPasswordLength,
-  sessionLifetimeMs,
-} from "../../store/admin.ts";
-import { alertQueries } from "../../store/alerts.ts";
-import { gatewayQueries } from "../../store/gateways.ts";
-import {
-  apiKeyStatus,
-  apiScopes,
-  createApiKey,
-  listApiKeys,
-  presentApiKey,
-  presentCreatedApiKey,
-  revokeApiKey,
-  UnknownOrganizationError,
-} from "../../store/keys.ts";
-import type { Store } from "../../store/open.ts";
-import { findOrganizationByKey, listOrganizations } from "../../store/organizations.ts";
+import { type AdminSession, sessionLifetimeMs } from "../../store/admin.ts";
+import type { Store } from "../../store/index.ts";
+import { UnknownOrganizationError } from "../../store/keys.ts";
 import { alertSeverities, alertStatuses } from "../../store/schema.ts";
 import { endpointService } from "../../webhooks/endpoints.ts";
+import { presentApiKey, presentCreatedApiKey } from "../presenters/api-keys.ts";
 import { FixedWindowRateLimiter } from "../rate-limit.ts";
 import { presentAlert } from "../v1/present.ts";
 import { optionalEnum } from "../v1/query.ts";
@@ -59,9 +43,7 @@ const Note = t.Optional(t.Object({ note: t.Optional(t.Nullable(t.String({ maxLen
 export function adminRoutes(deps: AdminDeps) {
   const { store, clock } = deps;
   const now = () => clock.now();
-  const admins = adminQueries(store);
-  const alertsRead = alertQueries(store);
-  const gateways = gatewayQueries(store);
+  const { admin: admins, alerts: alertsRead, gateways } = store;
   const alerts = alertService(store, now, deps.onEvent);
   const endpoints = endpointService(store, now);
   const loginLimiter = new FixedWindowRateLimiter(clock);
@@ -97,7 +79,7 @@ export function adminRoutes(deps: AdminDeps) {
         async ({ body }) => {
           if (admins.countUsers() > 0) throw new CodedError("conflict", "Setup is done: an admin account exists.");
           const passwordHash = await hashPassword(body.password);
-          const user = completeSetup(store, body.token, body.username, passwordHash, now());
+          const user = admins.completeSetup(body.token, body.username, passwordHash, now());
           if (user === null) {
             if (admins.countUsers() > 0) throw new CodedError("conflict", "Setup is done: an admin account exists.");
             throw new CodedError("forbidden", "The setup token is wrong or was already used.");
@@ -159,7 +141,7 @@ export function adminRoutes(deps: AdminDeps) {
       .get(
         `${prefix}/keys`,
         ({ query }) => ({
-          data: listApiKeys(store, query.organization).map((key) => ({
+          data: store.keys.list(query.organization).map((key) => ({
             ...presentApiKey(key),
             status: apiKeyStatus(key, now()),
           })),
@@ -176,8 +158,7 @@ export function adminRoutes(deps: AdminDeps) {
             if (expiresAt <= now()) throw new CodedError("invalid_parameter", "expires_at: lies in the past.");
           }
           try {
-            const created = createApiKey(
-              store,
+            const created = store.keys.create(
               { orgKey: body.organization, name: body.name, scopes: [...new Set(body.scopes)], expiresAt },
               now(),
             );
@@ -203,7 +184,7 @@ export function adminRoutes(deps: AdminDeps) {
       .post(
         `${prefix}/keys/:id/revoke`,
         ({ params }) => {
-          const revoked = revokeApiKey(store, params.id, now());
+          const revoked = store.keys.revoke(params.id, now());
           if (revoked === 0) throw new CodedError("not_found", `No unrevoked key ${params.id}.`);
           return { revoked };
         },
@@ -217,8 +198,8 @@ export function adminRoutes(deps: AdminDeps) {
           const limit = query.limit ?? 100;
           const organizations =
             query.organization === undefined
-              ? listOrganizations(store)
-              : [findOrganizationByKey(store, query.organization)].filter((org) => org !== null);
+              ? store.organizations.list()
+              : [store.organizations.findByKey(query.organization)].filter((org) => org !== null);
           if (organizations.length === 0) {
             throw new CodedError("not_found", `No organisation "${query.organization}".`);
           }

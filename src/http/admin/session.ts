@@ -4,7 +4,8 @@
  * role other than viewer.
  */
 import { CodedError } from "../../lib/errors.ts";
-import { type AdminQueries, type AdminSession, sameSecret } from "../../store/admin.ts";
+import { sameSecret } from "../../lib/crypto.ts";
+import type { AdminSession, AdminStore } from "../../store/admin.ts";
 
 export const sessionCookie = "fieldhub_session";
 export const csrfHeader = "x-csrf-token";
@@ -42,7 +43,7 @@ export function clearedCookieHeader(request: Request): string {
 }
 
 /** The request's live session, or `unauthorized`. */
-export function requireSession(queries: AdminQueries, request: Request, now: number): AdminSession {
+export function requireSession(queries: AdminStore, request: Request, now: number): AdminSession {
   const token = cookieValue(request, sessionCookie);
   if (token === null || token === "") throw new CodedError("unauthorized", "Sign in first: no admin session.");
   const session = queries.findSession(token, now);
