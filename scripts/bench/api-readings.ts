@@ -19,12 +19,10 @@ import { parseArgs } from "node:util";
 import { parseConfig } from "../../src/config/index.ts";
 import { presentRegister } from "../../src/http/v1/present.ts";
 import { stableUuid } from "../../src/lib/ids.ts";
-import { setGatewayStatus } from "../../src/store/gateways.ts";
-import { syncInventory } from "../../src/store/inventory.ts";
-import { openStore, storeFileName } from "../../src/store/open.ts";
+import { openStore, storeFileName } from "../../src/store/index.ts";
 import { boundSeconds, readingColumns, storedSeconds } from "../../src/store/readings.ts";
-import { registerQueries } from "../../src/store/registers.ts";
 import { startBenchApi } from "./api-server.ts";
+import { sqliteOf } from "../../src/store/sqlite-internals.ts";
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
@@ -61,26 +59,26 @@ if (!config.ok) throw new Error(JSON.stringify(config.problems));
 
 const fresh = !existsSync(join(dataDir, storeFileName));
 const store = openStore(dataDir);
-syncInventory(store, config.config.inventory, end);
+store.inventory.sync(config.config.inventory, end);
 const gatewayUuid = stableUuid("gateway", "BENCH-1");
-setGatewayStatus(store, gatewayUuid, { status: "online", lastSeen: end });
+store.gateways.setStatus(gatewayUuid, { status: "online", lastSeen: end });
 if (fresh) {
   const began = performance.now();
-  const insert = store.sqlite.prepare("INSERT INTO readings (register_id, ts_s, raw_value) VALUES (?, ?, ?)");
-  const ids = store.sqlite.query<{ id: number }, []>("SELECT id FROM registers ORDER BY id").all();
-  const insertRegister = store.sqlite.transaction((registerId: number, from: number, to: number) => {
+  const insert = sqliteOf(store).prepare("INSERT INTO readings (register_id, ts_s, raw_value) VALUES (?, ?, ?)");
+  const ids = sqliteOf(store).query<{ id: number }, []>("SELECT id FROM registers ORDER BY id").all();
+  const insertRegister = sqliteOf(store).transaction((registerId: number, from: number, to: number) => {
     for (let step = from; step < to; step++) insert.run(registerId, storedSeconds(start + step * intervalMs), (step * 7) % 1000);
   });
   for (const { id } of ids) {
     for (let from = 0; from < perRegister; from += 500_000)
       insertRegister(id, from, Math.min(perRegister, from + 500_000));
-    store.sqlite.run("UPDATE registers SET latest_raw_value = 42, latest_ts = ? WHERE id = ?", [end - intervalMs, id]);
+    sqliteOf(store).run("UPDATE registers SET latest_raw_value = 42, latest_ts = ? WHERE id = ?", [end - intervalMs, id]);
   }
   process.stderr.write(
     `built ${registerCount * perRegister} readings in ${((performance.now() - began) / 1000).toFixed(1)} s\n`,
   );
 }
-const rowCount = store.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM readings").get()?.n ?? 0;
+const rowCount = sqliteOf(store).query<{ n: number }, []>("SELECT count(*) AS n FROM readings").get()?.n ?? 0;
 const { app, key, base } = startBenchApi(store);
 
 // --- 1. readings page ------------------------------------------------------
@@ -92,13 +90,13 @@ type RegisterMeta = {
   unit: string | null;
   scale: number | null;
 };
-const registerMeta = store.sqlite
+const registerMeta = sqliteOf(store)
   .query<RegisterMeta, []>(
     `SELECT r.id AS id, r.uuid AS uuid, d.uuid AS deviceUuid, r.name AS name, r.unit AS unit, r.scale_factor AS scale
        FROM registers r JOIN modbus_devices d ON d.id = r.modbus_device_id ORDER BY r.id`,
   )
   .all();
-const bareQuery = store.sqlite.prepare<
+const bareQuery = sqliteOf(store).prepare<
   { registerId: number; ts: number; rawValue: number | null },
   [number, number, number, number]
 >(
@@ -198,7 +196,7 @@ async function loadTest(url: string, withKey: boolean): Promise<number> {
 }
 
 const gatewayId =
-  store.sqlite.query<{ id: number }, [string]>("SELECT id FROM gateways WHERE uuid = ?").get(gatewayUuid)?.id ?? 0;
+  sqliteOf(store).query<{ id: number }, [string]>("SELECT id FROM gateways WHERE uuid = ?").get(gatewayUuid)?.id ?? 0;
 const registerByUuid = new Map(registerMeta.map((register) => [register.uuid, register]));
 /** The same bare page served by a bare Bun.serve: the like-for-like HTTP baseline. */
 const barePageServer = Bun.serve({
@@ -217,13 +215,13 @@ const barePageServer = Bun.serve({
     return new Response(body, { headers: { "content-type": "application/json" } });
   },
 });
-const registers = registerQueries(store);
+const registers = store.registers;
 const bareServer = Bun.serve({
   hostname: "127.0.0.1",
   port: 0,
   reusePort: false,
   fetch: () =>
-    new Response(JSON.stringify({ data: registers.listRegisters(gatewayId).map(presentRegister) }), {
+    new Response(JSON.stringify({ data: registers.list(gatewayId).map(presentRegister) }), {
       headers: { "content-type": "application/json" },
     }),
 });

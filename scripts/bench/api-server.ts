@@ -5,12 +5,10 @@
 import { createHttpApp } from "../../src/http/app.ts";
 import { systemClock } from "../../src/lib/clock.ts";
 import { silentLogger } from "../../src/lib/logger.ts";
-import { createApiKey } from "../../src/store/keys.ts";
-import type { Store } from "../../src/store/open.ts";
+import type { Store } from "../../src/store/index.ts";
 
 export function startBenchApi(store: Store) {
-  const key = createApiKey(
-    store,
+  const key = store.keys.create(
     {
       orgKey: "bench",
       name: "bench",

@@ -17,8 +17,7 @@ import { silentLogger } from "../../src/lib/logger.ts";
 import type { RuleConfig } from "../../src/alerting/rule-model.ts";
 import type { PolledValue } from "../../src/lib/polled-value.ts";
 import { createRulesEngine } from "../../src/rules/engine.ts";
-import { syncInventory } from "../../src/store/inventory.ts";
-import { openStore } from "../../src/store/open.ts";
+import { openStore } from "../../src/store/index.ts";
 
 const { values } = parseArgs({ args: process.argv.slice(2), options: { rules: { type: "string" }, readings: { type: "string" } } });
 const manyRules = Number(values.rules ?? 10_000);
@@ -76,7 +75,7 @@ const registerIds = inventory.organizations[0]?.gateways[0]?.modbusDevices.flatM
 
 const dataDir = mkdtempSync(join(tmpdir(), "fieldhub-bench-rules-"));
 const store = openStore(dataDir);
-syncInventory(store, inventory, Date.now());
+store.inventory.sync(inventory, Date.now());
 
 function rulesFor(count: number): RuleConfig[] {
   return registerIds.slice(0, count).map((registerId, index) => ({

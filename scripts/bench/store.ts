@@ -47,12 +47,12 @@ import type { PolledValue } from "../../src/lib/polled-value.ts";
 import { systemClock } from "../../src/lib/clock.ts";
 import type { Inventory } from "../../src/lib/inventory.ts";
 import { silentLogger } from "../../src/lib/logger.ts";
-import { syncInventory } from "../../src/store/inventory.ts";
-import { openStore, type Store, storeFileName } from "../../src/store/open.ts";
-import { readingEpochMs, storedSeconds } from "../../src/store/readings.ts";
+import { openStore, type Store, storeFileName } from "../../src/store/index.ts";
+import { type ReadingStore, readingEpochMs, storedSeconds } from "../../src/store/readings.ts";
 import { pruneReadings } from "../../src/store/retention.ts";
 import { seededRandom } from "../../test/harness/seeded-random.ts";
 import { startBenchApi } from "./api-server.ts";
+import { sqliteOf } from "../../src/store/sqlite-internals.ts";
 
 const { values: args } = parseArgs({
   args: process.argv.slice(2),
@@ -220,7 +220,7 @@ type RegisterRef = { id: number; uuid: string };
 /** The store's registers by benchmark index (register `r<index>`). */
 function registerRefs(store: Store): RegisterRef[] {
   const refs: RegisterRef[] = [];
-  for (const row of store.sqlite
+  for (const row of sqliteOf(store)
     .query<{ id: number; uuid: string; name: string }, []>("SELECT id, uuid, name FROM registers")
     .all()) {
     refs[Number(row.name.slice(1))] = { id: row.id, uuid: row.uuid };
@@ -232,7 +232,7 @@ function registerRefs(store: Store): RegisterRef[] {
 function freshStore(dir: string): Store {
   for (const suffix of ["", "-wal", "-shm"]) rmSync(join(dir, storeFileName + suffix), { force: true });
   const store = openStore(dir);
-  syncInventory(store, inventory, end);
+  store.inventory.sync(inventory, end);
   return store;
 }
 
@@ -243,16 +243,16 @@ function storeBytes(store: Store): {
   pages: number;
   freePages: number;
 } {
-  store.sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-  const pageSize = store.sqlite.query<{ page_size: number }, []>("PRAGMA page_size").get()?.page_size ?? 0;
-  const pages = store.sqlite.query<{ page_count: number }, []>("PRAGMA page_count").get()?.page_count ?? 0;
+  sqliteOf(store).exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  const pageSize = sqliteOf(store).query<{ page_size: number }, []>("PRAGMA page_size").get()?.page_size ?? 0;
+  const pages = sqliteOf(store).query<{ page_count: number }, []>("PRAGMA page_count").get()?.page_count ?? 0;
   const freePages =
-    store.sqlite.query<{ freelist_count: number }, []>("PRAGMA freelist_count").get()?.freelist_count ?? 0;
+    sqliteOf(store).query<{ freelist_count: number }, []>("PRAGMA freelist_count").get()?.freelist_count ?? 0;
   return { bytes: pages * pageSize, fileBytes: statSync(store.path).size, pageSize, pages, freePages };
 }
 
 const countReadings = (store: Store) =>
-  store.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM readings").get()?.n ?? 0;
+  sqliteOf(store).query<{ n: number }, []>("SELECT count(*) AS n FROM readings").get()?.n ?? 0;
 
 const sortedCopy = (list: number[]) => Float64Array.from(list).sort();
 const quantile = (sorted: Float64Array, q: number) =>
@@ -373,10 +373,10 @@ async function ingestBenchmark(): Promise<void> {
 
   function runBare(flushRounds: number): number {
     const store = freshStore(join(scratch, "bare"));
-    const insert = store.sqlite.prepare<never, [number, number, number]>(
+    const insert = sqliteOf(store).prepare<never, [number, number, number]>(
       "INSERT INTO readings (register_id, ts_s, raw_value) VALUES (?1, ?2, ?3)",
     );
-    const write = store.sqlite.transaction((from: number, to: number) => {
+    const write = sqliteOf(store).transaction((from: number, to: number) => {
       for (let index = from; index < to; index++) {
         insert.run(bareIds[index] as number, storedSeconds(bareTs[index] as number), bareRaw[index] as number);
       }
@@ -444,16 +444,16 @@ function ensureBigStore(): void {
   const began = performance.now();
   const store = freshStore(storeDir);
   // Only speeds the build up: the B-tree comes out the same whatever the cache and transaction size.
-  store.sqlite.exec("PRAGMA cache_size = -262144");
+  sqliteOf(store).exec("PRAGMA cache_size = -262144");
   const refs = registerRefs(store);
   const source = createSource(2);
   const ts = new Float64Array(deviceCount);
   const values = new Float64Array(registerCount);
-  const insert = store.sqlite.prepare<never, [number, number, number]>(
+  const insert = sqliteOf(store).prepare<never, [number, number, number]>(
     "INSERT INTO readings (register_id, ts_s, raw_value) VALUES (?1, ?2, ?3)",
   );
   // The same rows in the same order as ingest stores them: minute by minute, device by device.
-  const writeMinutes = store.sqlite.transaction((from: number, to: number) => {
+  const writeMinutes = sqliteOf(store).transaction((from: number, to: number) => {
     for (let minute = from; minute < to; minute++) {
       source.round(minute, ts, values);
       for (let index = 0; index < registerCount; index++) {
@@ -467,10 +467,10 @@ function ensureBigStore(): void {
     }
   });
   for (let minute = 0; minute < perRegister; minute += 60) writeMinutes(minute, Math.min(perRegister, minute + 60));
-  store.sqlite.run(
+  sqliteOf(store).run(
     `UPDATE registers SET latest_raw_value = (SELECT raw_value FROM readings WHERE register_id = registers.id ORDER BY ts_s DESC LIMIT 1), latest_ts = (SELECT max(ts_s) * 1000 + ${readingEpochMs} FROM readings WHERE register_id = registers.id)`,
   );
-  store.sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  sqliteOf(store).exec("PRAGMA wal_checkpoint(TRUNCATE)");
   store.close();
   const seconds = (performance.now() - began) / 1000;
   writeFileSync(marker, JSON.stringify({ readings: registerCount * perRegister, seconds }));
@@ -503,7 +503,7 @@ function sizeBenchmark(): void {
     unused: number;
     cells: number;
   };
-  const stats = store.sqlite
+  const stats = sqliteOf(store)
     .query<Stat, []>(
       `SELECT name, pagetype, count(*) AS pages, sum(pgsize) AS bytes, sum(payload) AS payload, sum(unused) AS unused,
               sum(ncell) AS cells FROM dbstat GROUP BY name, pagetype ORDER BY bytes DESC`,
@@ -529,7 +529,7 @@ function sizeBenchmark(): void {
   // What each part of a record takes. raw_value has NUMERIC affinity (migration
   // 0003): whole numbers are stored as 0- to 6-byte integers, the rest as 8-byte
   // doubles (a REAL column in a WITHOUT ROWID table would store every value as 8).
-  const record = store.sqlite
+  const record = sqliteOf(store)
     .query<{ id: number; ts: number; asInteger: number; integral: number }, []>(
       `SELECT avg(CASE WHEN register_id IN (0, 1) THEN 0 WHEN register_id < 128 THEN 1 WHEN register_id < 32768 THEN 2 ELSE 3 END) AS id,
               avg(CASE WHEN ts_s BETWEEN -2147483648 AND 2147483647 THEN 4 ELSE 6 END) AS ts,
@@ -667,7 +667,7 @@ function sampleLayouts(store: Store): {
   blocks: number;
 } {
   const refs = registerRefs(store);
-  const series = store.sqlite.prepare<{ ts: number; raw: number | null }, [number]>(
+  const series = sqliteOf(store).prepare<{ ts: number; raw: number | null }, [number]>(
     `SELECT ts_s * 1000 + ${readingEpochMs} AS ts, raw_value AS raw FROM readings WHERE register_id = ?1 ORDER BY ts_s`,
   );
   const sampled: { id: number; rows: { ts: number; raw: number | null }[] }[] = [];
@@ -758,35 +758,25 @@ function scratchBytes(create: string, fill: (write: Write) => void): number {
 }
 
 /**
- * The store with every statement prepared through it timed (run, get, all): the
- * real pruneReadings, with the time each of its statements held the event loop.
+ * The store's reading operations with every call timed: the real pruneReadings,
+ * with the time each of its store operations (one or two statements each) held
+ * the event loop.
  */
-function timedStore(store: Store, record: (sql: string, ms: number) => void): Store {
-  const timeStatement = (sql: string, statement: object) =>
-    new Proxy(statement, {
-      get(target, property) {
-        const value = Reflect.get(target, property, target);
-        if (typeof value !== "function") return value;
-        if (property !== "run" && property !== "get" && property !== "all") return value.bind(target);
-        return (...params: unknown[]) => {
-          const began = performance.now();
-          try {
-            return value.apply(target, params);
-          } finally {
-            record(sql, performance.now() - began);
-          }
-        };
-      },
-    });
-  const sqlite = new Proxy(store.sqlite, {
+function timedReadings(readings: ReadingStore, record: (operation: string, ms: number) => void): ReadingStore {
+  return new Proxy(readings, {
     get(target, property) {
       const value = Reflect.get(target, property, target);
       if (typeof value !== "function") return value;
-      if (property !== "prepare" && property !== "query") return value.bind(target);
-      return (sql: string, ...rest: unknown[]) => timeStatement(sql, value.call(target, sql, ...rest));
+      return (...params: unknown[]) => {
+        const began = performance.now();
+        try {
+          return value.apply(target, params);
+        } finally {
+          record(String(property), performance.now() - began);
+        }
+      };
     },
   });
-  return { ...store, sqlite };
 }
 
 // --- 3. page latency during a prune ---------------------------------------------------
@@ -808,7 +798,7 @@ async function pruneBenchmark(): Promise<void> {
   const rows = countReadings(store);
   const { app, key, base } = startBenchApi(store);
 
-  const registers = store.sqlite
+  const registers = sqliteOf(store)
     .query<{ uuid: string; gateway: string }, []>(
       "SELECT r.uuid AS uuid, g.uuid AS gateway FROM registers r JOIN gateways g ON g.id = r.gateway_id ORDER BY r.id",
     )
@@ -896,7 +886,7 @@ async function pruneBenchmark(): Promise<void> {
   const pruneFrom = epochNow();
   const statements: { sql: string; ms: number }[] = [];
   const pruned = await pruneReadings(
-    timedStore(store, (sql, ms) => statements.push({ sql, ms })),
+    timedReadings(store.readings, (sql, ms) => statements.push({ sql, ms })),
     cutoff,
   );
   const pruneTo = epochNow();

@@ -16,13 +16,12 @@ import { parseArgs } from "node:util";
 import { parseConfig } from "../../src/config/index.ts";
 import { systemClock } from "../../src/lib/clock.ts";
 import { silentLogger } from "../../src/lib/logger.ts";
-import { eventQueries, newMessageId } from "../../src/store/events.ts";
-import { syncInventory } from "../../src/store/inventory.ts";
-import { openStore } from "../../src/store/open.ts";
-import { findOrganizationByKey } from "../../src/store/organizations.ts";
+import { newMessageId } from "../../src/lib/crypto.ts";
+import { openStore } from "../../src/store/index.ts";
 import { startDispatcher } from "../../src/webhooks/dispatcher.ts";
 import { endpointService } from "../../src/webhooks/endpoints.ts";
 import { generateSigningSecret, signatureHeader } from "../../src/webhooks/signing.ts";
+import { sqliteOf } from "../../src/store/sqlite-internals.ts";
 
 const { values } = parseArgs({ args: process.argv.slice(2), options: { messages: { type: "string" }, endpoints: { type: "string" } } });
 const messages = Number(values.messages ?? 5000);
@@ -76,12 +75,12 @@ async function fieldhub(): Promise<{ rate: number; latencies: number[] }> {
   const store = openStore(dataDir);
   const config = parseConfig("organizations: [{ key: bench, name: Bench }]");
   if (!config.ok) throw new Error("config");
-  syncInventory(store, config.config.inventory, Date.now());
+  store.inventory.sync(config.config.inventory, Date.now());
   const service = endpointService(store, Date.now);
   for (let index = 0; index < endpointCount; index++) service.create({ orgKey: "bench", url: `${url}?endpoint=${index}` });
-  const org = findOrganizationByKey(store, "bench");
+  const org = store.organizations.findByKey("bench");
   if (org === null) throw new Error("org");
-  const events = eventQueries(store);
+  const events = store.events;
   const dispatcher = startDispatcher({
     store,
     clock: systemClock,
@@ -93,7 +92,7 @@ async function fieldhub(): Promise<{ rate: number; latencies: number[] }> {
   const perEvent = Math.ceil(messages / endpointCount);
   const began = performance.now();
   for (let from = 0; from < perEvent; from += 100) {
-    store.sqlite.transaction(() => {
+    sqliteOf(store).transaction(() => {
       for (let index = from; index < Math.min(perEvent, from + 100); index++) {
         events.record({ orgId: org.id, type: "device.online", occurredAt: Date.now(), data: { n: index } });
       }
@@ -109,7 +108,7 @@ async function fieldhub(): Promise<{ rate: number; latencies: number[] }> {
   }
   const seconds = (performance.now() - began) / 1000;
   await dispatcher.stop();
-  const latencies = store.sqlite
+  const latencies = sqliteOf(store)
     .query<{ ms: number }, []>(
       "SELECT d.completed_at - v.occurred_at AS ms FROM webhook_deliveries d JOIN events v ON v.id = d.event_id WHERE d.status = 'delivered'",
     )

@@ -12,9 +12,7 @@ import type { Logger } from "../lib/logger.ts";
 import { createMetricsRegistry, type MetricsRegistry } from "../lib/metrics.ts";
 import { version } from "../lib/version.ts";
 import type { LinkOpener } from "../modbus/link.ts";
-import { issueSetupToken } from "../store/admin.ts";
-import { syncInventory } from "../store/inventory.ts";
-import type { Store } from "../store/open.ts";
+import type { Store } from "../store/index.ts";
 import { listen } from "./http-server.ts";
 import { startParts } from "./parts.ts";
 
@@ -47,8 +45,8 @@ export interface Appliance {
 export async function startAppliance(options: ApplianceOptions): Promise<Appliance> {
   const { config, store, clock, logger } = options;
   const metrics = options.metrics ?? createMetricsRegistry();
-  const setupToken = issueSetupToken(store);
-  syncInventory(store, withHostFacts(config.inventory, hostAddresses(), version), clock.now());
+  const setupToken = store.admin.issueSetupToken();
+  store.inventory.sync(withHostFacts(config.inventory, hostAddresses(), version), clock.now());
   const parts = startParts({
     config,
     store,

@@ -14,7 +14,7 @@ import type { LinkOpener } from "../modbus/link.ts";
 import { registerModbusMetrics } from "../modbus/metrics.ts";
 import { type PollSink, startGatewayPoller } from "../modbus/poller.ts";
 import { createRulesEngine } from "../rules/engine.ts";
-import type { Store } from "../store/open.ts";
+import type { Store } from "../store/index.ts";
 import { startDispatcher } from "../webhooks/dispatcher.ts";
 import { registerWebhookMetrics } from "../webhooks/metrics.ts";
 import { scheduleAutomations, scheduleDeliveryLogPruning, scheduleRetention } from "./schedules.ts";

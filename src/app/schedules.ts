@@ -7,10 +7,8 @@ import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/logger.ts";
 import type { AutomationConfig } from "../alerting/rule-model.ts";
 import type { RulesEngine } from "../rules/engine.ts";
-import type { Store } from "../store/open.ts";
-import { findOrganizationByKey } from "../store/organizations.ts";
+import type { Store } from "../store/index.ts";
 import { pruneReadings } from "../store/retention.ts";
-import { webhookQueries } from "../store/webhooks.ts";
 
 export interface Schedule {
   stop(): Promise<void>;
@@ -25,7 +23,7 @@ export function scheduleRetention(store: Store, clock: Clock, logger: Logger, re
       if (abort.signal.aborted) return;
       const cutoff = clock.now() - retentionDays * 86_400_000;
       try {
-        const result = await pruneReadings(store, cutoff, { signal: abort.signal });
+        const result = await pruneReadings(store.readings, cutoff, { signal: abort.signal });
         logger.info(
           {
             deleted: result.deleted,
@@ -61,7 +59,7 @@ export function scheduleDeliveryLogPruning(
   logRetentionDays: number,
 ): Schedule {
   const nightly = new Cron("23 3 * * *", () => {
-    const pruned = webhookQueries(store).pruneLog(clock.now() - logRetentionDays * 86_400_000);
+    const pruned = store.webhooks.pruneLog(clock.now() - logRetentionDays * 86_400_000);
     logger.info({ ...pruned }, "webhook delivery log pruned");
   });
   return {
@@ -79,7 +77,7 @@ export function scheduleAutomations(
 ): Schedule {
   const jobs = automations.flatMap((automation) => {
     if (!automation.enabled || automation.trigger.kind !== "schedule") return [];
-    const org = findOrganizationByKey(store, automation.orgKey);
+    const org = store.organizations.findByKey(automation.orgKey);
     if (org === null) return [];
     return [new Cron(automation.trigger.cron, () => rules.runScheduled(automation, org.id))];
   });

@@ -1,6 +1,7 @@
 /** `fieldhub admin set-password|sign-out`: admin page accounts in the store of a data directory (see docs/admin.md). */
-import { type AdminRole, adminQueries, adminRoles, hashPassword, minPasswordLength } from "../store/admin.ts";
-import { openStore } from "../store/open.ts";
+import { hashPassword, minPasswordLength } from "../lib/crypto.ts";
+import { type AdminRole, adminRoles } from "../store/admin.ts";
+import { openStore } from "../store/index.ts";
 import { CommandError, parseCommandArgs, requireOption, UsageError } from "./args.ts";
 
 export const adminUsage = [
@@ -51,7 +52,7 @@ async function setPassword(argv: string[], now: number): Promise<void> {
   const passwordHash = await hashPassword(password);
   const store = openStore(dataDir);
   try {
-    const queries = adminQueries(store);
+    const queries = store.admin;
     // The first account is the owner unless a role is named.
     const effectiveRole = role ?? (queries.countUsers() === 0 ? "owner" : undefined);
     const outcome = queries.setPassword(username, passwordHash, effectiveRole, now);
@@ -72,7 +73,7 @@ function signOut(argv: string[], now: number): void {
   const username = requireOption(values.user, "--user");
   const store = openStore(dataDir);
   try {
-    const queries = adminQueries(store);
+    const queries = store.admin;
     if (queries.findUser(username) === null) throw new CommandError(`no admin user ${username}`);
     const count = queries.revokeUserSessions(username, now);
     process.stdout.write(`Signed ${username} out of ${count} session(s).\n`);

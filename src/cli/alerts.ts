@@ -2,9 +2,7 @@
 import { systemClock } from "../lib/clock.ts";
 import { CodedError } from "../lib/errors.ts";
 import { alertService } from "../rules/alerts-service.ts";
-import { alertQueries } from "../store/alerts.ts";
-import { openStore, type Store } from "../store/open.ts";
-import { findOrganizationByKey, listOrganizations } from "../store/organizations.ts";
+import { openStore, type Store } from "../store/index.ts";
 import { alertSeverities, alertStatuses } from "../store/schema.ts";
 import { CommandError, parseCommandArgs, requireOption, UsageError } from "./args.ts";
 
@@ -60,8 +58,8 @@ function list(argv: string[]): void {
     throw new UsageError("--limit: a whole number from 1 to 1000");
   withStore(requireOption(values.data, "--data"), (store) => {
     const organizations =
-      values.org === undefined ? listOrganizations(store) : [findOrganizationByKey(store, values.org)];
-    const queries = alertQueries(store);
+      values.org === undefined ? store.organizations.list() : [store.organizations.findByKey(values.org)];
+    const queries = store.alerts;
     const rows = organizations.flatMap((organization) => {
       if (organization === null) throw new CommandError(`no organisation "${values.org}"`);
       return queries

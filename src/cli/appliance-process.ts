@@ -6,7 +6,7 @@ import type { Appliance } from "../app/appliance.ts";
 import { DataDirInUseError, lockDataDir } from "../app/data-dir-lock.ts";
 import { ListenError } from "../app/http-server.ts";
 import type { Logger } from "../lib/logger.ts";
-import { openStore, type Store } from "../store/open.ts";
+import { openStore, type Store } from "../store/index.ts";
 import { CommandError } from "./args.ts";
 
 /**

@@ -16,14 +16,7 @@ import { hostAddresses, withHostFacts } from "../lib/host.ts";
 import { createLogger } from "../lib/logger.ts";
 import { createMetricsRegistry } from "../lib/metrics.ts";
 import { version } from "../lib/version.ts";
-import { insertAlert } from "../store/alerts.ts";
-import { gatewayQueries, setGatewayStatus } from "../store/gateways.ts";
-import { syncInventory } from "../store/inventory.ts";
-import { createApiKey } from "../store/keys.ts";
-import type { Store } from "../store/open.ts";
-import { findOrganizationByKey } from "../store/organizations.ts";
-import { readingQueries } from "../store/readings.ts";
-import { registerQueries } from "../store/registers.ts";
+import type { Store } from "../store/index.ts";
 import { runAppliance } from "./appliance-process.ts";
 import { CommandError, parseCommandArgs, parsePort } from "./args.ts";
 
@@ -99,12 +92,10 @@ function parseDemoConfig(ports: DemoPorts): FieldhubConfig {
 
 /** The store's operations the demo seed needs, after syncing the demo inventory (the seed needs its rows). */
 function demoSeedStore(store: Store, config: FieldhubConfig, now: number): DemoSeedStore {
-  syncInventory(store, withHostFacts(config.inventory, hostAddresses(), version), now);
-  const org = findOrganizationByKey(store, demoOrganizationKey);
+  store.inventory.sync(withHostFacts(config.inventory, hostAddresses(), version), now);
+  const org = store.organizations.findByKey(demoOrganizationKey);
   if (org === null) throw new Error("demo organisation missing after sync");
-  const gateways = gatewayQueries(store);
-  const registers = registerQueries(store);
-  const readings = readingQueries(store);
+  const { gateways, registers, readings } = store;
   return {
     gatewaysBySerial() {
       const ids = new Map<string, { id: number; uuid: string }>();
@@ -114,16 +105,15 @@ function demoSeedStore(store: Store, config: FieldhubConfig, now: number): DemoS
       }
       return ids;
     },
-    setGatewayState: (uuid, state) => setGatewayStatus(store, uuid, state),
-    registers: (gatewayId) => registers.listRegisters(gatewayId),
+    setGatewayState: (uuid, state) => gateways.setStatus(uuid, state),
+    registers: (gatewayId) => registers.list(gatewayId),
     recordReadings: (batch) => readings.record(batch),
     addAlert(alert, gatewayId) {
       const { id, gatewaySerial: _serial, ...fields } = alert;
-      insertAlert(store, { ...fields, uuid: id, orgId: org.id, gatewayId });
+      store.alerts.seed({ ...fields, uuid: id, orgId: org.id, gatewayId });
     },
     addSandboxKey() {
-      createApiKey(
-        store,
+      store.keys.create(
         {
           orgKey: demoOrganizationKey,
           name: "Sandbox (demo)",

@@ -5,8 +5,7 @@
  */
 import { systemClock } from "../lib/clock.ts";
 import { CodedError } from "../lib/errors.ts";
-import { openStore, type Store } from "../store/open.ts";
-import { listOrganizations } from "../store/organizations.ts";
+import { openStore, type Store } from "../store/index.ts";
 import { type EndpointService, type EndpointView, endpointService } from "../webhooks/endpoints.ts";
 import { CommandError, parseCommandArgs, requireOption, UsageError } from "./args.ts";
 
@@ -117,7 +116,7 @@ async function createEndpoint(argv: string[]): Promise<void> {
       });
     } catch (error) {
       if (error instanceof CodedError && error.code === "not_found") {
-        const known = listOrganizations(store).map((org) => org.key);
+        const known = store.organizations.list().map((org) => org.key);
         throw new CommandError(
           `no organisation "${orgKey}" in ${dataDir}; ${known.length > 0 ? `known: ${known.join(", ")}` : "start fieldhub serve with its config once first"}`,
         );

@@ -1,19 +1,10 @@
 /** `fieldhub keys create|list|revoke`: API keys in the store of a data directory. */
 import { isoOrNull } from "../lib/clock.ts";
+import { type ApiScope, apiKeyStatus, apiScopes } from "../lib/api-keys.ts";
 import { parseRfc3339 } from "../lib/timestamps.ts";
-import {
-  type ApiScope,
-  apiKeyStatus,
-  apiScopes,
-  createApiKey,
-  listApiKeys,
-  presentApiKey,
-  presentCreatedApiKey,
-  revokeApiKey,
-  UnknownOrganizationError,
-} from "../store/keys.ts";
-import { openStore } from "../store/open.ts";
-import { listOrganizations } from "../store/organizations.ts";
+import { presentApiKey, presentCreatedApiKey } from "../http/presenters/api-keys.ts";
+import { openStore } from "../store/index.ts";
+import { UnknownOrganizationError } from "../store/keys.ts";
 import { CommandError, parseCommandArgs, requireOption, UsageError } from "./args.ts";
 
 export const keysUsage = [
@@ -68,7 +59,7 @@ function createKey(argv: string[], now: number): void {
   }
   const store = openStore(dataDir);
   try {
-    const created = createApiKey(store, { orgKey, name, scopes, expiresAt, rateLimitPerMinute }, now);
+    const created = store.keys.create({ orgKey, name, scopes, expiresAt, rateLimitPerMinute }, now);
     if (values.json === true) {
       process.stdout.write(
         `${JSON.stringify({ ...presentCreatedApiKey(created), rate_limit_per_minute: created.rateLimitPerMinute })}\n`,
@@ -81,7 +72,7 @@ function createKey(argv: string[], now: number): void {
     }
   } catch (error) {
     if (error instanceof UnknownOrganizationError) {
-      const known = listOrganizations(store).map((org) => org.key);
+      const known = store.organizations.list().map((org) => org.key);
       throw new CommandError(
         `no organisation "${orgKey}" in ${dataDir}; ${known.length > 0 ? `known: ${known.join(", ")}` : "start fieldhub serve with its config once first"}`,
       );
@@ -112,7 +103,7 @@ function listKeys(argv: string[]): void {
   });
   const store = openStore(requireOption(values.data, "--data"));
   try {
-    const keys = listApiKeys(store, values.org);
+    const keys = store.keys.list(values.org);
     if (values.json === true) {
       const rows = keys.map(presentApiKey);
       process.stdout.write(`${JSON.stringify(rows)}\n`);
@@ -142,7 +133,7 @@ function revokeKey(argv: string[], now: number): void {
   if (target === undefined || positionals.length > 1) throw new UsageError("revoke takes one key id or prefix");
   const store = openStore(requireOption(values.data, "--data"));
   try {
-    const revoked = revokeApiKey(store, target, now);
+    const revoked = store.keys.revoke(target, now);
     if (revoked === 0) throw new CommandError(`no active key with id or prefix "${target}"`);
     process.stdout.write(`revoked ${revoked} key${revoked === 1 ? "" : "s"}\n`);
   } finally {

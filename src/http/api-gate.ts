@@ -5,7 +5,8 @@
  */
 import { CodedError } from "../lib/errors.ts";
 import { newRequestId } from "../lib/ids.ts";
-import { apiKeyStatus, type KeyForRequest } from "../store/keys.ts";
+import { apiKeyStatus } from "../lib/api-keys.ts";
+import type { KeyForRequest } from "../store/keys.ts";
 import { type FixedWindowRateLimiter, rateLimitHeaders } from "./rate-limit.ts";
 
 export interface RequestState {

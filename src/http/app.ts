@@ -9,13 +9,7 @@ import type { Clock } from "../lib/clock.ts";
 import { CodedError, type ErrorCode } from "../lib/errors.ts";
 import type { Logger } from "../lib/logger.ts";
 import { createMetricsRegistry, type MetricsRegistry } from "../lib/metrics.ts";
-import { alertQueries } from "../store/alerts.ts";
-import { gatewayQueries } from "../store/gateways.ts";
-import { keyLookup, keyUseRecorder } from "../store/keys.ts";
-import { storeSecret } from "../store/meta.ts";
-import type { Store } from "../store/open.ts";
-import { readingQueries } from "../store/readings.ts";
-import { registerQueries } from "../store/registers.ts";
+import type { Store } from "../store/index.ts";
 import { adminRoutes } from "./admin/router.ts";
 import { newRequestState, passApiGate, type RequestState } from "./api-gate.ts";
 import { buildOpenApiDocument } from "./docs/openapi.ts";
@@ -74,8 +68,8 @@ export function createHttpApp(deps: HttpAppDeps) {
     return state;
   };
   const gateDeps = {
-    lookupKey: keyLookup(store),
-    recordKeyUse: keyUseRecorder(store),
+    lookupKey: store.keys.lookup,
+    recordKeyUse: store.keys.recordUse,
     limiter: new FixedWindowRateLimiter(clock),
     now: () => clock.now(),
     defaultLimitPerMinute: deps.defaultLimitPerMinute,
@@ -90,11 +84,11 @@ export function createHttpApp(deps: HttpAppDeps) {
       new Response(text, { headers: { ...stateOf(request).headers, "content-type": "application/json" } }),
     store,
     clock,
-    gateways: gatewayQueries(store),
-    alerts: alertQueries(store),
-    registers: registerQueries(store),
-    readings: readingQueries(store),
-    cursorSecret: storeSecret(store, "readings-cursor"),
+    gateways: store.gateways,
+    alerts: store.alerts,
+    registers: store.registers,
+    readings: store.readings,
+    cursorSecret: store.secrets.getOrCreate("readings-cursor"),
     stateOf,
   };
   const v1 = new Elysia()

@@ -5,21 +5,18 @@
 import { Elysia } from "elysia";
 import type { MetricsRegistry } from "../lib/metrics.ts";
 import { version } from "../lib/version.ts";
-import type { Store } from "../store/open.ts";
+import type { Store } from "../store/index.ts";
 
 /** A part that can say it is unwell (ingest failing to write, for example). */
 export type HealthCheck = () => { ok: true } | { ok: false; problem: string };
 
 export function opsRoutes(store: Store, registry: MetricsRegistry, checks: readonly HealthCheck[] = []) {
-  const touch = store.sqlite.prepare<never, [string]>(
-    "INSERT INTO store_meta (key, value) VALUES ('healthz', ?1) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-  );
   return new Elysia()
     .get("/healthz", () => {
       let storeState = "writable";
       try {
         // A real write: a full disk, a read-only mount or a broken file shows here.
-        touch.run(new Date().toISOString());
+        store.checkWritable();
       } catch (error) {
         storeState = error instanceof Error ? error.message : String(error);
       }

@@ -9,8 +9,7 @@
 import { isoOrNull } from "../lib/clock.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/logger.ts";
-import { eventQueries } from "../store/events.ts";
-import type { Store } from "../store/open.ts";
+import type { Store } from "../store/index.ts";
 import type { GatewayStatus } from "../store/schema.ts";
 
 export interface TrackedGateway {
@@ -45,22 +44,10 @@ export function createGatewayStatusTracker(options: {
   onChange?: (gatewayId: string, status: GatewayStatus, at: number) => void;
 }) {
   const { store, clock, logger } = options;
-  const events = eventQueries(store);
-  const load = store.sqlite.prepare<
-    { id: number; serial: string; orgId: number; status: GatewayStatus; lastSeen: number | null },
-    [string]
-  >("SELECT id, serial, org_id AS orgId, status, last_seen AS lastSeen FROM gateways WHERE uuid = ?");
-  const writeStatus = store.sqlite.prepare<never, [number, string, number | null]>(
-    "UPDATE gateways SET status = ?2, last_seen = coalesce(?3, last_seen) WHERE id = ?1",
-  );
-  const writeLastSeen = store.sqlite.prepare<never, [number, number]>(
-    "UPDATE gateways SET last_seen = ?2 WHERE id = ?1 AND (last_seen IS NULL OR last_seen < ?2)",
-  );
-
   const started = clock.now();
   const states = new Map<string, GatewayState>();
   for (const gateway of options.gateways) {
-    const row = load.get(gateway.id);
+    const row = store.gateways.statusOf(gateway.id);
     if (row === null) continue;
     states.set(gateway.id, {
       ...row,
@@ -71,24 +58,24 @@ export function createGatewayStatusTracker(options: {
     });
   }
 
-  const transition = store.sqlite.transaction((state: GatewayState, next: GatewayStatus, at: number) => {
-    const previous = state.status;
-    writeStatus.run(state.id, next, next === "online" ? state.lastSeen : null);
-    if (next === "online" || next === "offline") {
-      events.record({
-        orgId: state.orgId,
-        type: next === "online" ? "device.online" : "device.offline",
-        occurredAt: at,
-        data: {
-          device_id: state.uuid,
-          serial: state.serial,
-          status: next,
-          previous_status: previous,
-          last_seen: isoOrNull(state.lastSeen),
-        },
-      });
-    }
-  });
+  function transition(state: GatewayState, next: GatewayStatus, at: number): void {
+    const event =
+      next === "online" || next === "offline"
+        ? {
+            orgId: state.orgId,
+            type: next === "online" ? ("device.online" as const) : ("device.offline" as const),
+            occurredAt: at,
+            data: {
+              device_id: state.uuid,
+              serial: state.serial,
+              status: next,
+              previous_status: state.status,
+              last_seen: isoOrNull(state.lastSeen),
+            },
+          }
+        : null;
+    store.gateways.changeStatus(state.id, next, next === "online" ? state.lastSeen : null, event);
+  }
 
   function change(state: GatewayState, next: GatewayStatus, at: number, reason?: string): void {
     if (state.status === next) return;
@@ -119,7 +106,7 @@ export function createGatewayStatusTracker(options: {
     const now = clock.now();
     for (const state of states.values()) {
       if (state.status === "online" && state.lastSeen !== null && state.lastSeenWritten !== state.lastSeen) {
-        writeLastSeen.run(state.id, state.lastSeen);
+        store.gateways.advanceLastSeen(state.id, state.lastSeen);
         state.lastSeenWritten = state.lastSeen;
       }
       const silentSince = state.lastSeen ?? state.since;

@@ -13,8 +13,8 @@
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/logger.ts";
 import type { PolledValue } from "../lib/polled-value.ts";
-import type { Store } from "../store/open.ts";
-import { newestReadingTimes, readingInsert } from "../store/readings.ts";
+import type { Store } from "../store/index.ts";
+import type { LatestValue, ReadingTuple } from "../store/readings.ts";
 
 export interface IngestOptions {
   store: Store;
@@ -44,7 +44,6 @@ export interface IngestStats {
 }
 
 type RegisterState = { id: number; intervalMs: number; lastStoredPeriod: number };
-type Latest = { id: number; raw: number | null; ts: number };
 
 export function createIngest(options: IngestOptions) {
   const { store, clock, logger } = options;
@@ -52,8 +51,8 @@ export function createIngest(options: IngestOptions) {
   const maxQueued = options.maxQueued ?? 1_000_000;
   const registers = new Map<string, RegisterState>();
   // The newest stored reading per register decides whether the current period is already stored.
-  const newest = newestReadingTimes(store);
-  for (const row of store.sqlite.query<{ id: number; uuid: string }, []>("SELECT id, uuid FROM registers").all()) {
+  const newest = store.readings.newestTimes();
+  for (const row of store.registers.allIds()) {
     // Stored times are whole seconds (store/readings.ts): a shorter period would store
     // two readings in one second, and the store keeps only the first.
     const intervalMs = Math.max(1000, options.storageIntervalMs.get(row.uuid) ?? defaultInterval);
@@ -65,18 +64,9 @@ export function createIngest(options: IngestOptions) {
     });
   }
 
-  const insert = readingInsert(store);
-  const updateLatest = store.sqlite.prepare<never, [number, number | null, number]>(
-    "UPDATE registers SET latest_raw_value = ?2, latest_ts = ?3 WHERE id = ?1 AND (latest_ts IS NULL OR latest_ts < ?3)",
-  );
-  const writeBatch = store.sqlite.transaction((rows: [number, number, number | null][], latest: Latest[]) => {
-    for (const row of rows) insert(row[0], row[1], row[2]);
-    for (const value of latest) updateLatest.run(value.id, value.raw, value.ts);
-  });
-
-  let queue: [number, number, number | null][] = [];
+  let queue: ReadingTuple[] = [];
   let oldestQueuedAt = 0;
-  let latest = new Map<number, Latest>();
+  let latest = new Map<number, LatestValue>();
   const stats: IngestStats = {
     accepted: 0,
     queued: 0,
@@ -110,7 +100,7 @@ export function createIngest(options: IngestOptions) {
       stats.accepted++;
       const current = latest.get(register.id);
       if (current === undefined || current.ts < reading.ts) {
-        latest.set(register.id, { id: register.id, raw: reading.raw, ts: reading.ts });
+        latest.set(register.id, { registerId: register.id, rawValue: reading.raw, ts: reading.ts });
       }
       const period = Math.floor(reading.ts / register.intervalMs);
       if (period > register.lastStoredPeriod) {
@@ -138,11 +128,11 @@ export function createIngest(options: IngestOptions) {
     latest = new Map();
     const began = performance.now();
     try {
-      writeBatch(rows, values);
+      store.readings.recordPolled(rows, values);
     } catch (error) {
       // Keep the batch for the next attempt (disk full, busy): put it back in front.
       queue = rows.concat(queue);
-      for (const value of values) if (!latest.has(value.id)) latest.set(value.id, value);
+      for (const value of values) if (!latest.has(value.registerId)) latest.set(value.registerId, value);
       stats.queued = queue.length;
       stats.writeError = error instanceof Error ? error.message : String(error);
       logger.error({ err: error, waiting: queue.length }, "ingest write failed; will retry");

@@ -2,26 +2,27 @@
  * Acknowledge and resolve (spec section 3): the one service behind the CLI's
  * `fieldhub alerts` and, later, the admin page. Each change is written with its
  * event (AlertStatusEvent) in one transaction; an invalid transition is refused
- * with `conflict` and changes nothing.
+ * with `conflict` and changes nothing. The transition is checked on the alert as
+ * read and written only if its status is still that one (the store's
+ * acknowledge/resolve), so a concurrent change is refused too.
  */
 import { isoOrNull } from "../lib/clock.ts";
 import { CodedError } from "../lib/errors.ts";
-import { type AlertRecord, alertLifecycleQueries } from "../store/alerts.ts";
-import { eventQueries } from "../store/events.ts";
-import type { Store } from "../store/open.ts";
+import type { AlertRecord } from "../store/alerts.ts";
+import type { NewEvent } from "../store/events.ts";
+import type { Store } from "../store/index.ts";
 
 export function alertService(store: Store, now: () => number, onEvent?: () => void) {
-  const alerts = alertLifecycleQueries(store);
-  const events = eventQueries(store);
+  const { alerts } = store;
 
   function find(id: string): AlertRecord {
-    const alert = alerts.byUuid(id.toLowerCase());
+    const alert = alerts.find(id.toLowerCase());
     if (alert === null) throw new CodedError("not_found", `no alert ${id}`);
     return alert;
   }
 
-  function statusEvent(alert: AlertRecord, status: "acknowledged" | "resolved", at: number, note: string | null) {
-    events.record({
+  function statusEvent(alert: AlertRecord, status: "acknowledged" | "resolved", at: number, note: string | null): NewEvent {
+    return {
       orgId: alert.orgId,
       type: status === "acknowledged" ? "alert.acknowledged" : "alert.resolved",
       occurredAt: at,
@@ -37,38 +38,31 @@ export function alertService(store: Store, now: () => number, onEvent?: () => vo
         resolved_at: isoOrNull(status === "resolved" ? at : null),
         note,
       },
-    });
+    };
   }
 
-  const acknowledge = store.sqlite.transaction((id: string, note: string | null) => {
-    const alert = find(id);
-    if (alert.status === "resolved") throw new CodedError("conflict", `alert ${alert.uuid} is resolved; it cannot be acknowledged`);
-    if (alert.status === "acknowledged") throw new CodedError("conflict", `alert ${alert.uuid} is already acknowledged`);
-    const at = now();
-    alerts.acknowledge(alert.id, at, note);
-    statusEvent(alert, "acknowledged", at, note);
-    return find(id);
-  });
-
-  const resolve = store.sqlite.transaction((id: string, note: string | null) => {
-    const alert = find(id);
-    if (alert.status === "resolved") throw new CodedError("conflict", `alert ${alert.uuid} is already resolved`);
-    const at = now();
-    alerts.resolve(alert.id, at, note);
-    statusEvent(alert, "resolved", at, note);
-    return find(id);
-  });
+  /** Raised when the alert changed between reading it and writing (another process acted on it). */
+  const changedMeanwhile = (alert: AlertRecord) => new CodedError("conflict", `alert ${alert.uuid} changed meanwhile; try again`);
 
   return {
     acknowledge(id: string, note: string | null): AlertRecord {
-      const alert = acknowledge(id, note);
+      const alert = find(id);
+      if (alert.status === "resolved") throw new CodedError("conflict", `alert ${alert.uuid} is resolved; it cannot be acknowledged`);
+      if (alert.status === "acknowledged") throw new CodedError("conflict", `alert ${alert.uuid} is already acknowledged`);
+      const at = now();
+      const change = { id: alert.id, from: alert.status, at, note };
+      if (!alerts.acknowledge(change, statusEvent(alert, "acknowledged", at, note))) throw changedMeanwhile(alert);
       onEvent?.();
-      return alert;
+      return find(id);
     },
     resolve(id: string, note: string | null): AlertRecord {
-      const alert = resolve(id, note);
+      const alert = find(id);
+      if (alert.status === "resolved") throw new CodedError("conflict", `alert ${alert.uuid} is already resolved`);
+      const at = now();
+      const change = { id: alert.id, from: alert.status, at, note };
+      if (!alerts.resolve(change, statusEvent(alert, "resolved", at, note))) throw changedMeanwhile(alert);
       onEvent?.();
-      return alert;
+      return find(id);
     },
   };
 }

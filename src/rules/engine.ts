@@ -4,8 +4,8 @@
  *
  * Every ingested value is evaluated, not only stored ones; rules are indexed by
  * register, so a reading costs only the rules on its own register. Each alert
- * change is written with its event (and any automation it runs) in one
- * transaction: no change without its event, no event without its change.
+ * change is written with its event (and any automation it runs) by one store
+ * operation: no change without its event, no event without its change.
  */
 import { isCleared, isMet } from "../alerting/conditions.ts";
 import { fillMessage, offlineMessage } from "../alerting/messages.ts";
@@ -14,10 +14,9 @@ import type { Clock } from "../lib/clock.ts";
 import { randomUuid } from "../lib/ids.ts";
 import type { Logger } from "../lib/logger.ts";
 import type { PolledValue } from "../lib/polled-value.ts";
-import { alertLifecycleQueries } from "../store/alerts.ts";
-import { eventQueries } from "../store/events.ts";
-import type { Store } from "../store/open.ts";
-import { scalerFor } from "../store/registers.ts";
+import { scalerFor } from "../lib/register-scaling.ts";
+import type { NewEvent } from "../store/events.ts";
+import type { Store } from "../store/index.ts";
 
 type RuleState = { breaching: boolean; pendingSince: number | null };
 type Target = {
@@ -41,25 +40,10 @@ export function createRulesEngine(options: {
   onEvent?: () => void;
 }) {
   const { store, clock, logger } = options;
-  const alerts = alertLifecycleQueries(store);
-  const events = eventQueries(store);
+  const { alerts } = store;
 
-  const registerInfo = new Map(
-    store.sqlite
-      .query<{ uuid: string; name: string; unit: string | null; scale: number | null; device: string | null; slave: number; gatewayId: number; gatewayName: string; orgId: number }, []>(
-        `SELECT r.uuid AS uuid, r.name AS name, r.unit AS unit, r.scale_factor AS scale, d.name AS device, d.slave_id AS slave,
-                g.id AS gatewayId, g.name AS gatewayName, g.org_id AS orgId
-           FROM registers r JOIN modbus_devices d ON d.id = r.modbus_device_id JOIN gateways g ON g.id = r.gateway_id`,
-      )
-      .all()
-      .map((row) => [row.uuid, row]),
-  );
-  const gatewayInfo = new Map(
-    store.sqlite
-      .query<{ id: number; uuid: string; orgId: number; name: string }, []>("SELECT id, uuid, org_id AS orgId, name FROM gateways")
-      .all()
-      .map((row) => [row.uuid, row]),
-  );
+  const registerInfo = new Map(store.registers.contexts().map((row) => [row.uuid, row]));
+  const gatewayInfo = new Map(store.gateways.all().map((row) => [row.uuid, row]));
   const gatewayUuidById = new Map([...gatewayInfo.values()].map((gateway) => [gateway.id, gateway.uuid]));
   const openAtStart = alerts.allOpen();
 
@@ -76,10 +60,10 @@ export function createRulesEngine(options: {
     const open = openAtStart.find((alert) => alert.ruleId === rule.id && alert.gatewayId === info.gatewayId);
     const target: Target = {
       rule,
-      scale: scalerFor(info.scale),
+      scale: scalerFor(info.scaleFactor),
       unit: info.unit,
       register: info.name,
-      device: info.device ?? `unit ${info.slave}`,
+      device: info.deviceName ?? `unit ${info.slaveId}`,
       gateway: { id: info.gatewayId, orgId: info.orgId, name: info.gatewayName },
       state: { breaching: open !== undefined && open.status !== "returned", pendingSince: null },
     };
@@ -95,25 +79,23 @@ export function createRulesEngine(options: {
     automationsByRule.set(automation.trigger.ruleId, list);
   }
 
-  const orgIdByKey = new Map(
-    store.sqlite.query<{ id: number; key: string }, []>("SELECT id, key FROM organizations").all().map((org) => [org.key, org.id]),
-  );
-  /** The automations on this rule that belong to the organisation where it fired. */
-  function runAutomations(ruleId: string, at: number, orgId: number): void {
-    for (const automation of automationsByRule.get(ruleId) ?? []) {
-      if (orgIdByKey.get(automation.orgKey) === orgId) recordAutomation(automation, at, orgId);
-    }
+  const orgIdByKey = new Map(store.organizations.list().map((org) => [org.key, org.id]));
+  /** The events of the automations on this rule that belong to the organisation where it fired. */
+  function automationEvents(ruleId: string, at: number, orgId: number): NewEvent[] {
+    return (automationsByRule.get(ruleId) ?? [])
+      .filter((automation) => orgIdByKey.get(automation.orgKey) === orgId)
+      .map((automation) => automationEvent(automation, at, orgId));
   }
-  function recordAutomation(automation: AutomationConfig, at: number, orgId: number): void {
-    events.record({
+  function automationEvent(automation: AutomationConfig, at: number, orgId: number): NewEvent {
+    return {
       orgId,
       type: "automation.triggered",
       occurredAt: at,
       data: { rule_id: automation.id, rule_name: automation.name, actions: automation.actions.map((action) => ({ ...action })) },
-    });
+    };
   }
 
-  const breach = store.sqlite.transaction((target: Target, value: number, at: number) => {
+  function breach(target: Target, value: number, at: number): void {
     const { rule } = target;
     const message = fillMessage(rule.message, {
       value,
@@ -123,21 +105,14 @@ export function createRulesEngine(options: {
       device: target.device,
       gateway: target.gateway.name,
     });
-    const open = alerts.openFor(rule.id, target.gateway.id);
-    let alertUuid: string;
-    if (open === null) {
-      alertUuid = randomUuid();
-      alerts.open({ uuid: alertUuid, orgId: target.gateway.orgId, gatewayId: target.gateway.id, ruleId: rule.id, severity: rule.severity, message, value, at });
-    } else {
-      alertUuid = open.uuid;
-      alerts.retrigger(open.id, at, value, message);
-    }
-    events.record({
-      orgId: target.gateway.orgId,
+    const { orgId } = target.gateway;
+    const trigger = { ruleId: rule.id, gatewayId: target.gateway.id, orgId, severity: rule.severity, message, value, at, newUuid: randomUuid() };
+    // The store puts the alert's id first in the event's data (alert_id).
+    const event: NewEvent = {
+      orgId,
       type: "alert.triggered",
       occurredAt: at,
       data: {
-        alert_id: alertUuid,
         rule_id: rule.id,
         rule_name: rule.name,
         device_id: gatewayUuidById.get(target.gateway.id) ?? null,
@@ -150,21 +125,17 @@ export function createRulesEngine(options: {
         register_id: rule.registerId,
         modbus_device_id: rule.modbusDeviceId,
       },
-    });
-    runAutomations(rule.id, at, target.gateway.orgId);
-  });
+    };
+    alerts.trigger(trigger, event, automationEvents(rule.id, at, orgId));
+  }
 
-  const clear = store.sqlite.transaction((target: Target, value: number, at: number) => {
+  function clear(target: Target, value: number, at: number): void {
     const { rule } = target;
-    const open = alerts.openFor(rule.id, target.gateway.id);
-    if (open === null || open.status === "returned") return;
-    alerts.markReturned(open.id, at, value);
-    events.record({
+    const event: NewEvent = {
       orgId: target.gateway.orgId,
       type: "alert.returned",
       occurredAt: at,
       data: {
-        alert_id: open.uuid,
         rule_id: rule.id,
         rule_name: rule.name,
         device_id: gatewayUuidById.get(target.gateway.id) ?? null,
@@ -173,8 +144,9 @@ export function createRulesEngine(options: {
         condition: rule.condition,
         source: "rule",
       },
-    });
-  });
+    };
+    alerts.markReturned({ ruleId: rule.id, gatewayId: target.gateway.id, at, value }, event);
+  }
 
   /** Evaluates every reading against the rules on its register. */
   function evaluate(readings: readonly PolledValue[]): void {
@@ -207,23 +179,14 @@ export function createRulesEngine(options: {
   }
 
   const detector = options.offlineDetector;
-  const detectorOpened = store.sqlite.transaction((gateway: { id: number; uuid: string; orgId: number; name: string }, at: number) => {
+  function detectorOpened(gateway: { id: number; uuid: string; orgId: number; name: string }, at: number): void {
     const message = offlineMessage(gateway.name);
-    const open = alerts.openFor(detector.id, gateway.id);
-    let alertUuid: string;
-    if (open === null) {
-      alertUuid = randomUuid();
-      alerts.open({ uuid: alertUuid, orgId: gateway.orgId, gatewayId: gateway.id, ruleId: detector.id, severity: detector.severity, message, value: null, at });
-    } else {
-      alertUuid = open.uuid;
-      alerts.retrigger(open.id, at, null, message);
-    }
-    events.record({
+    const trigger = { ruleId: detector.id, gatewayId: gateway.id, orgId: gateway.orgId, severity: detector.severity, message, value: null, at, newUuid: randomUuid() };
+    const event: NewEvent = {
       orgId: gateway.orgId,
       type: "alert.triggered",
       occurredAt: at,
       data: {
-        alert_id: alertUuid,
         rule_id: detector.id,
         rule_name: detector.name,
         device_id: gateway.uuid,
@@ -234,19 +197,15 @@ export function createRulesEngine(options: {
         register_id: null,
         modbus_device_id: null,
       },
-    });
-    runAutomations(detector.id, at, gateway.orgId);
-  });
-  const detectorReturned = store.sqlite.transaction((gateway: { id: number; uuid: string; orgId: number }, at: number) => {
-    const open = alerts.openFor(detector.id, gateway.id);
-    if (open === null || open.status === "returned") return;
-    alerts.markReturned(open.id, at, null);
-    events.record({
+    };
+    alerts.trigger(trigger, event, automationEvents(detector.id, at, gateway.orgId));
+  }
+  function detectorReturned(gateway: { id: number; uuid: string; orgId: number }, at: number): void {
+    const event: NewEvent = {
       orgId: gateway.orgId,
       type: "alert.returned",
       occurredAt: at,
       data: {
-        alert_id: open.uuid,
         rule_id: detector.id,
         rule_name: detector.name,
         device_id: gateway.uuid,
@@ -254,8 +213,9 @@ export function createRulesEngine(options: {
         condition: "offline",
         source: "detector",
       },
-    });
-  });
+    };
+    alerts.markReturned({ ruleId: detector.id, gatewayId: gateway.id, at, value: null }, event);
+  }
 
   return {
     evaluate,
@@ -275,7 +235,7 @@ export function createRulesEngine(options: {
     },
     /** Runs a scheduled automation now. */
     runScheduled(automation: AutomationConfig, orgId: number): void {
-      store.sqlite.transaction(() => recordAutomation(automation, clock.now(), orgId))();
+      store.events.record(automationEvent(automation, clock.now(), orgId));
       options.onEvent?.();
     },
     /** How many rules were indexed (enabled and on a known register). */

@@ -4,32 +4,16 @@
  * keeps only the SHA-256, so a copy of the database opens no session. The setup
  * token (first start, no admin yet) is likewise kept only as a hash.
  */
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { and, count, eq, gt, isNull } from "drizzle-orm";
-import type { Store } from "./open.ts";
+import { randomToken, sameSecret, sha256Hex } from "../lib/crypto.ts";
+import type { SqliteConnection } from "./connection.ts";
 import { type AdminRole, adminRoles, adminSessions, adminUsers, storeMeta } from "./schema.ts";
 
 export { type AdminRole, adminRoles };
 
-export const minPasswordLength = 10;
 /** Sessions last twelve hours from sign-in. */
 export const sessionLifetimeMs = 12 * 3_600_000;
 const setupTokenKey = "admin:setup-token-sha256";
-
-export function sha256Hex(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
-}
-
-export function randomToken(): string {
-  return randomBytes(32).toString("base64url");
-}
-
-/** Compares two strings in time independent of where they differ. */
-export function sameSecret(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  return left.length === right.length && timingSafeEqual(left, right);
-}
 
 export interface AdminUser {
   id: number;
@@ -44,22 +28,37 @@ export interface AdminSession {
   user: AdminUser;
 }
 
-export class PasswordTooShortError extends Error {
-  constructor() {
-    super(`the password needs at least ${minPasswordLength} characters`);
-  }
+export interface AdminStore {
+  countUsers(): number;
+  listUsers(): (AdminUser & { createdAt: number })[];
+  findUser(username: string): (AdminUser & { passwordHash: string }) | null;
+  /** Creates the user, or sets the password (and role, when given) of an existing one, ending its sessions. */
+  setPassword(username: string, passwordHash: string, role: AdminRole | undefined, now: number): "created" | "updated";
+  /** Opens a session; the token goes into the cookie, only its hash into the store. */
+  createSession(userId: number, now: number): { token: string; csrfToken: string; expiresAt: number };
+  /** The live session of a cookie token: null when unknown, revoked or expired. */
+  findSession(token: string, now: number): AdminSession | null;
+  revokeSession(id: number, now: number): void;
+  /** Signs a user out everywhere; returns how many sessions were open. */
+  revokeUserSessions(username: string, now: number): number;
+  /**
+   * First start: while no admin user exists, returns a fresh one-time setup token
+   * (its hash replaces any earlier one in the store) for the caller to log; null
+   * once an admin exists. `POST /admin/api/setup` spends it.
+   */
+  issueSetupToken(): string | null;
+  /**
+   * Creates the first owner if `token` is the outstanding setup token and no admin
+   * exists yet; the token is spent either way it succeeds. Returns the owner, or
+   * null when the token is wrong or setup is already done.
+   */
+  completeSetup(token: string, username: string, passwordHash: string, now: number): AdminUser | null;
 }
 
-export function hashPassword(password: string): Promise<string> {
-  if (password.length < minPasswordLength) throw new PasswordTooShortError();
-  return Bun.password.hash(password, { algorithm: "argon2id" });
-}
-
-export function adminQueries(store: Store) {
-  const { db } = store;
+export function sqliteAdminStore({ sqlite, db }: SqliteConnection): AdminStore {
   const userColumns = { id: adminUsers.id, username: adminUsers.username, role: adminUsers.role };
 
-  return {
+  const users = {
     countUsers(): number {
       return db.select({ total: count() }).from(adminUsers).get()?.total ?? 0;
     },
@@ -80,7 +79,12 @@ export function adminQueries(store: Store) {
       );
     },
     /** Creates the user, or sets the password (and role, when given) of an existing one. */
-    setPassword(username: string, passwordHash: string, role: AdminRole | undefined, now: number): "created" | "updated" {
+    setPassword(
+      username: string,
+      passwordHash: string,
+      role: AdminRole | undefined,
+      now: number,
+    ): "created" | "updated" {
       const existing = db.select({ id: adminUsers.id }).from(adminUsers).where(eq(adminUsers.username, username)).get();
       if (existing === undefined) {
         db.insert(adminUsers)
@@ -146,46 +150,30 @@ export function adminQueries(store: Store) {
       return total;
     },
   };
-}
-export type AdminQueries = ReturnType<typeof adminQueries>;
-
-/**
- * First start: while no admin user exists, returns a fresh one-time setup token
- * (its hash replaces any earlier one in the store) for the caller to log; null
- * once an admin exists. `POST /admin/api/setup` spends it.
- */
-export function issueSetupToken(store: Store): string | null {
-  if (adminQueries(store).countUsers() > 0) return null;
-  const token = randomToken();
-  const value = sha256Hex(token);
-  store.db
-    .insert(storeMeta)
-    .values({ key: setupTokenKey, value })
-    .onConflictDoUpdate({ target: storeMeta.key, set: { value } })
-    .run();
-  return token;
-}
-
-/**
- * Creates the first owner if `token` is the outstanding setup token and no admin
- * exists yet; the token is spent either way it succeeds. Returns the owner, or
- * null when the token is wrong or setup is already done.
- */
-export function completeSetup(
-  store: Store,
-  token: string,
-  username: string,
-  passwordHash: string,
-  now: number,
-): AdminUser | null {
-  return store.sqlite.transaction(() => {
-    const queries = adminQueries(store);
-    if (queries.countUsers() > 0) return null;
-    const stored = store.db.select({ value: storeMeta.value }).from(storeMeta).where(eq(storeMeta.key, setupTokenKey)).get();
-    if (stored === undefined || !sameSecret(stored.value, sha256Hex(token))) return null;
-    store.db.delete(storeMeta).where(eq(storeMeta.key, setupTokenKey)).run();
-    queries.setPassword(username, passwordHash, "owner", now);
-    const user = queries.findUser(username);
-    return user === null ? null : { id: user.id, username: user.username, role: user.role };
-  })();
+  return {
+    ...users,
+    issueSetupToken() {
+      if (users.countUsers() > 0) return null;
+      const token = randomToken();
+      const value = sha256Hex(token);
+      db.insert(storeMeta)
+        .values({ key: setupTokenKey, value })
+        .onConflictDoUpdate({ target: storeMeta.key, set: { value } })
+        .run();
+      return token;
+    },
+    completeSetup: sqlite.transaction((token: string, username: string, passwordHash: string, now: number) => {
+      if (users.countUsers() > 0) return null;
+      const stored = db
+        .select({ value: storeMeta.value })
+        .from(storeMeta)
+        .where(eq(storeMeta.key, setupTokenKey))
+        .get();
+      if (stored === undefined || !sameSecret(stored.value, sha256Hex(token))) return null;
+      db.delete(storeMeta).where(eq(storeMeta.key, setupTokenKey)).run();
+      users.setPassword(username, passwordHash, "owner", now);
+      const user = users.findUser(username);
+      return user === null ? null : { id: user.id, username: user.username, role: user.role };
+    }),
+  };
 }

@@ -1,6 +1,6 @@
-/** Recording events in the outbox (spec section 6), inside the caller's transaction. */
-import { randomHex } from "../lib/ids.ts";
-import type { Store } from "./open.ts";
+/** The webhook outbox (spec section 6): events, each fanned out to the endpoints that subscribed. */
+import { newMessageId } from "../lib/crypto.ts";
+import type { SqliteConnection } from "./connection.ts";
 
 /** The event types of spec section 6, which endpoints subscribe to. */
 export const eventTypes = [
@@ -30,25 +30,48 @@ export interface RecordedEvent {
   data: Record<string, unknown>;
 }
 
-/** `msg_<hex>`: the id every delivery of the event carries (spec section 6, Envelope). */
-export function newMessageId(): string {
-  return `msg_${randomHex(16)}`;
+export interface EventStore {
+  /**
+   * Records an event and queues it for every endpoint that subscribed, in one
+   * transaction. The test message is not fanned out: it is delivered to the one
+   * endpoint asked (WebhookStore.queueMessage).
+   */
+  record(event: NewEvent, now?: number): { messageId: string; eventId: number };
+  /** Events of an organisation after a given row id, oldest first (for tests and the dispatcher). */
+  listAfter(orgId: number, afterId?: number): RecordedEvent[];
 }
 
-export function eventQueries(store: Store) {
-  const insert = store.sqlite.prepare<never, [string, number, string, number, string]>(
+export type EventRecorder = (event: NewEvent, now?: number) => { messageId: string; eventId: number };
+
+/**
+ * Records an event with its fan-out inside the caller's transaction: the store's
+ * other domains use it so a change and its event commit together.
+ */
+export function sqliteEventRecorder({ sqlite }: SqliteConnection): EventRecorder {
+  const insert = sqlite.prepare<never, [string, number, string, number, string]>(
     "INSERT INTO events (message_id, org_id, type, occurred_at, data) VALUES (?1, ?2, ?3, ?4, ?5)",
   );
   // The message for every endpoint that subscribed, in the event's own transaction:
   // held while an endpoint is paused, due at once otherwise.
-  const fanOut = store.sqlite.prepare<never, [number, number, string, number]>(
+  const fanOut = sqlite.prepare<never, [number, number, string, number]>(
     `INSERT INTO webhook_deliveries (endpoint_id, event_id, status, next_attempt_at, created_at)
      SELECT id, ?1, CASE status WHEN 'paused' THEN 'held' ELSE 'pending' END, ?4, ?4
        FROM webhook_endpoints
       WHERE org_id = ?2 AND deleted_at IS NULL
         AND (event_types = '' OR instr(' ' || event_types || ' ', ' ' || ?3 || ' ') > 0)`,
   );
-  const since = store.sqlite.prepare<
+  return (event, now = event.occurredAt) => {
+    const messageId = newMessageId();
+    const eventId = Number(
+      insert.run(messageId, event.orgId, event.type, event.occurredAt, JSON.stringify(event.data)).lastInsertRowid,
+    );
+    if (event.type !== testEventType) fanOut.run(eventId, event.orgId, event.type, now);
+    return { messageId, eventId };
+  };
+}
+
+export function sqliteEventStore(connection: SqliteConnection, recordEvent: EventRecorder): EventStore {
+  const since = connection.sqlite.prepare<
     { messageId: string; type: EventType; occurredAt: number; data: string },
     [number, number]
   >(
@@ -56,19 +79,11 @@ export function eventQueries(store: Store) {
        FROM events WHERE org_id = ?1 AND id > ?2 ORDER BY id`,
   );
   return {
-    /**
-     * Call inside the transaction that makes the change the event reports. The
-     * test message is not fanned out: it is delivered to the one endpoint asked.
-     */
-    record(event: NewEvent, now = event.occurredAt): { messageId: string; eventId: number } {
-      const messageId = newMessageId();
-      const eventId = Number(insert.run(messageId, event.orgId, event.type, event.occurredAt, JSON.stringify(event.data)).lastInsertRowid);
-      if (event.type !== testEventType) fanOut.run(eventId, event.orgId, event.type, now);
-      return { messageId, eventId };
-    },
-    /** Events of an organisation after a given row id, oldest first (for tests and the dispatcher). */
-    listAfter(orgId: number, afterId = 0): RecordedEvent[] {
-      return since.all(orgId, afterId).map((row) => ({ ...row, data: JSON.parse(row.data) as Record<string, unknown> }));
+    record: connection.sqlite.transaction((event: NewEvent, now?: number) => recordEvent(event, now)),
+    listAfter(orgId, afterId = 0) {
+      return since
+        .all(orgId, afterId)
+        .map((row) => ({ ...row, data: JSON.parse(row.data) as Record<string, unknown> }));
     },
   };
 }

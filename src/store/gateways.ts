@@ -4,7 +4,9 @@
  * request cost more than running it.
  */
 import { and, asc, count, desc, eq, isNull, or, sql } from "drizzle-orm";
-import type { Store } from "./open.ts";
+import type { ModbusProtocol } from "../lib/inventory.ts";
+import type { SqliteConnection } from "./connection.ts";
+import type { EventRecorder, NewEvent } from "./events.ts";
 import { customers, deviceTemplates, type GatewayStatus, gateways, modbusDevices } from "./schema.ts";
 
 const gatewayColumns = {
@@ -26,25 +28,80 @@ const gatewayColumns = {
   customerCity: customers.city,
 };
 
-type Gateway = typeof gateways.$inferSelect;
-type Customer = typeof customers.$inferSelect;
 /** A gateway as the API shows it: its own fields and its customer's. */
-export type GatewayRow = Pick<
-  Gateway,
-  | "id"
-  | "uuid"
-  | "serial"
-  | "name"
-  | "status"
-  | "firmwareVer"
-  | "ipEth"
-  | "ipWifi"
-  | "ip4g"
-  | "signal4g"
-  | "lastSeen"
-  | "createdAt"
-  | "claimedAt"
-> & { customerUuid: Customer["uuid"] | null; customerName: Customer["name"] | null; customerCity: Customer["city"] };
+export interface GatewayRow {
+  id: number;
+  uuid: string;
+  serial: string;
+  name: string;
+  status: GatewayStatus;
+  firmwareVer: string | null;
+  ipEth: string | null;
+  ipWifi: string | null;
+  ip4g: string | null;
+  signal4g: number | null;
+  lastSeen: number | null;
+  createdAt: number;
+  claimedAt: number | null;
+  customerUuid: string | null;
+  customerName: string | null;
+  customerCity: string | null;
+}
+
+/** A Modbus device of a gateway, with its template if it has one. */
+export interface ModbusDeviceRow {
+  id: number;
+  uuid: string;
+  name: string | null;
+  slaveId: number;
+  protocol: ModbusProtocol;
+  ipAddress: string | null;
+  port: number | null;
+  pollIntervalMs: number | null;
+  templateUuid: string | null;
+  templateBrand: string | null;
+  templateModel: string | null;
+}
+
+/** What the status tracker keeps of a gateway. */
+export interface GatewayStatusRow {
+  id: number;
+  serial: string;
+  orgId: number;
+  status: GatewayStatus;
+  lastSeen: number | null;
+}
+
+export interface GatewayStore {
+  /** Active gateways of an organisation, most recently seen first, with the total matching. */
+  list(
+    orgId: number,
+    filter: { status?: GatewayStatus; limit: number; offset: number },
+  ): { rows: GatewayRow[]; total: number };
+  count(orgId: number): number;
+  /** The gateway with its customer; UUIDs match in any letter case (stored lower case). */
+  find(orgId: number, uuid: string): GatewayRow | null;
+  /** Only the internal id, for routes that need no more of the gateway. */
+  locate(orgId: number, uuid: string): number | null;
+  modbusDevices(gatewayId: number): ModbusDeviceRow[];
+  findModbusDeviceId(gatewayId: number, uuid: string): number | null;
+  /** Every gateway, retired ones too: internal id, public id, organisation and name. */
+  all(): { id: number; uuid: string; orgId: number; name: string }[];
+  /** Sets a gateway's reported state as given (the demo and tests; the tracker uses changeStatus). */
+  setStatus(
+    gatewayUuid: string,
+    state: { status: GatewayStatus; lastSeen: number | null; claimedAt?: number | null },
+  ): void;
+  /** A gateway's status and last-seen time as stored, by public id. */
+  statusOf(gatewayUuid: string): GatewayStatusRow | null;
+  /**
+   * Writes a new status (and `lastSeen`, when given) and records `event` if any,
+   * in one transaction (spec section 6: device.online / device.offline).
+   */
+  changeStatus(gatewayId: number, status: GatewayStatus, lastSeen: number | null, event: NewEvent | null): void;
+  /** Moves last_seen forward to `at` (never back). */
+  advanceLastSeen(gatewayId: number, at: number): void;
+}
 
 const orgId = sql.placeholder("orgId");
 const statusFilter = sql.placeholder("status");
@@ -55,8 +112,7 @@ const gatewaysOfOrg = and(
   or(sql`${statusFilter} IS NULL`, eq(gateways.status, statusFilter)),
 );
 
-export function gatewayQueries(store: Store) {
-  const { db } = store;
+export function sqliteGatewayStore({ sqlite, db }: SqliteConnection, recordEvent: EventRecorder): GatewayStore {
   const list = db
     .select(gatewayColumns)
     .from(gateways)
@@ -70,7 +126,7 @@ export function gatewayQueries(store: Store) {
   const total = db.select({ total: count() }).from(gateways).where(gatewaysOfOrg).prepare();
   // Single-row lookups run on every request: raw statements with scalar
   // subqueries, which SQLite answers several times faster than the same join.
-  const byUuid = store.sqlite.prepare<GatewayRow, [number, string]>(
+  const byUuid = sqlite.prepare<GatewayRow, [number, string]>(
     `SELECT g.id AS id, g.uuid AS uuid, g.serial AS serial, g.name AS name, g.status AS status,
             g.firmware_ver AS firmwareVer, g.ip_eth AS ipEth, g.ip_wifi AS ipWifi, g.ip_4g AS ip4g,
             g.signal_4g AS signal4g, g.last_seen AS lastSeen, g.created_at AS createdAt, g.claimed_at AS claimedAt,
@@ -80,7 +136,7 @@ export function gatewayQueries(store: Store) {
        FROM gateways g
       WHERE g.org_id = ?1 AND g.retired_at IS NULL AND g.uuid = ?2`,
   );
-  const idByUuid = store.sqlite.prepare<{ id: number }, [number, string]>(
+  const idByUuid = sqlite.prepare<{ id: number }, [number, string]>(
     "SELECT id FROM gateways WHERE org_id = ?1 AND retired_at IS NULL AND uuid = ?2",
   );
   const devices = db
@@ -114,41 +170,55 @@ export function gatewayQueries(store: Store) {
     )
     .prepare();
 
+  const all = sqlite.prepare<{ id: number; uuid: string; orgId: number; name: string }, []>(
+    "SELECT id, uuid, org_id AS orgId, name FROM gateways",
+  );
+  const statusOf = sqlite.prepare<GatewayStatusRow, [string]>(
+    "SELECT id, serial, org_id AS orgId, status, last_seen AS lastSeen FROM gateways WHERE uuid = ?1",
+  );
+  const writeStatus = sqlite.prepare<never, [number, string, number | null]>(
+    "UPDATE gateways SET status = ?2, last_seen = coalesce(?3, last_seen) WHERE id = ?1",
+  );
+  const writeLastSeen = sqlite.prepare<never, [number, number]>(
+    "UPDATE gateways SET last_seen = ?2 WHERE id = ?1 AND (last_seen IS NULL OR last_seen < ?2)",
+  );
+
   return {
-    list(organization: number, filter: { status?: GatewayStatus; limit: number; offset: number }) {
+    list(organization, filter) {
       const status = filter.status ?? null;
       return {
         rows: list.all({ orgId: organization, status, limit: filter.limit, offset: filter.offset }),
         total: total.get({ orgId: organization, status })?.total ?? 0,
       };
     },
-    count(organization: number): number {
+    count(organization) {
       return total.get({ orgId: organization, status: null })?.total ?? 0;
     },
-    /** The gateway with its customer; UUIDs match in any letter case (stored lower case). */
-    find(organization: number, uuid: string): GatewayRow | null {
+    find(organization, uuid) {
       return byUuid.get(organization, uuid.toLowerCase());
     },
-    /** Only the internal id, for routes that need no more of the gateway. */
-    locate(organization: number, uuid: string): number | null {
+    locate(organization, uuid) {
       return idByUuid.get(organization, uuid.toLowerCase())?.id ?? null;
     },
-    modbusDevices(gatewayId: number) {
+    modbusDevices(gatewayId) {
       return devices.all({ gatewayId });
     },
-    findModbusDeviceId(gatewayId: number, uuid: string): number | null {
+    findModbusDeviceId(gatewayId, uuid) {
       return deviceByUuid.get({ gatewayId, uuid: uuid.toLowerCase() })?.id ?? null;
     },
+    all: () => all.all(),
+    setStatus(gatewayUuid, state) {
+      db.update(gateways).set(state).where(eq(gateways.uuid, gatewayUuid)).run();
+    },
+    statusOf: (gatewayUuid) => statusOf.get(gatewayUuid),
+    changeStatus: sqlite.transaction(
+      (gatewayId: number, status: GatewayStatus, lastSeen: number | null, event: NewEvent | null) => {
+        writeStatus.run(gatewayId, status, lastSeen);
+        if (event !== null) recordEvent(event);
+      },
+    ),
+    advanceLastSeen(gatewayId, at) {
+      writeLastSeen.run(gatewayId, at);
+    },
   };
-}
-export type GatewayQueries = ReturnType<typeof gatewayQueries>;
-export type ModbusDeviceRow = ReturnType<GatewayQueries["modbusDevices"]>[number];
-
-/** Sets a gateway's reported state (used by the demo now, by the pollers later). */
-export function setGatewayStatus(
-  store: Store,
-  gatewayUuid: string,
-  state: { status: GatewayStatus; lastSeen: number | null; claimedAt?: number | null },
-): void {
-  store.db.update(gateways).set(state).where(eq(gateways.uuid, gatewayUuid)).run();
 }

@@ -5,16 +5,24 @@
  * retired, not deleted, so their history stays readable.
  */
 import { and, eq, isNull, notInArray } from "drizzle-orm";
+import type { Db, SqliteConnection } from "./connection.ts";
 import type { Inventory, InventoryModbusDevice } from "../lib/inventory.ts";
 import type { GatewayStatus } from "./schema.ts";
 import { customers, deviceTemplates, gateways, modbusDevices, organizations, registers } from "./schema.ts";
-import type { Store } from "./open.ts";
 
 /** Initial status a gateway gets when it first appears: pending until it reports. */
 const firstStatus: GatewayStatus = "pending";
 
-export function syncInventory(store: Store, inventory: Inventory, now: number): void {
-  const { db } = store;
+export interface InventoryStore {
+  /** Makes the store's inventory match `inventory`, in one transaction; rows that left it are retired. */
+  sync(inventory: Inventory, now: number): void;
+}
+
+export function sqliteInventoryStore({ db }: SqliteConnection): InventoryStore {
+  return { sync: (inventory, now) => syncInventory(db, inventory, now) };
+}
+
+function syncInventory(db: Db, inventory: Inventory, now: number): void {
   db.transaction((tx) => {
     const liveGatewayIds: number[] = [];
     for (const org of inventory.organizations) {
@@ -67,7 +75,7 @@ export function syncInventory(store: Store, inventory: Inventory, now: number): 
   });
 }
 
-type Tx = Parameters<Parameters<Store["db"]["transaction"]>[0]>[0];
+type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 
 function syncModbusDevices(tx: Tx, gatewayId: number, devices: InventoryModbusDevice[], now: number): void {
   const liveDeviceIds: number[] = [];

@@ -1,20 +1,24 @@
+/** Organisations: the tenants every other row belongs to (spec section 5). */
 import { eq } from "drizzle-orm";
-import type { Store } from "./open.ts";
+import type { SqliteConnection } from "./connection.ts";
 import { organizations } from "./schema.ts";
 
-export function listOrganizations(store: Store): { id: number; key: string; name: string }[] {
-  return store.db
-    .select({ id: organizations.id, key: organizations.key, name: organizations.name })
-    .from(organizations)
-    .all();
+export interface Organization {
+  id: number;
+  key: string;
+  name: string;
 }
 
-export function findOrganizationByKey(store: Store, key: string): { id: number; key: string; name: string } | null {
-  return (
-    store.db
-      .select({ id: organizations.id, key: organizations.key, name: organizations.name })
-      .from(organizations)
-      .where(eq(organizations.key, key))
-      .get() ?? null
-  );
+export interface OrganizationStore {
+  list(): Organization[];
+  /** By the handle config and CLI use (`--org`), or null. */
+  findByKey(key: string): Organization | null;
+}
+
+export function sqliteOrganizationStore({ db }: SqliteConnection): OrganizationStore {
+  const columns = { id: organizations.id, key: organizations.key, name: organizations.name };
+  return {
+    list: () => db.select(columns).from(organizations).all(),
+    findByKey: (key) => db.select(columns).from(organizations).where(eq(organizations.key, key)).get() ?? null,
+  };
 }

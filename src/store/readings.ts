@@ -8,11 +8,15 @@
  * time span and sorts only those, and the span adapts to the density found. The
  * cost of a page therefore follows the page size, not the length of the window.
  */
-import type { Store } from "./open.ts";
+import type { SqliteConnection } from "./connection.ts";
 
 /** Readings in and out carry Unix milliseconds; the table keeps seconds since this epoch (schema.ts). */
 export type ReadingRow = { registerId: number; ts: number; rawValue: number | null };
 export type NewReading = { registerId: number; ts: number; rawValue?: number | null };
+/** A reading as ingest queues it: [register id, ts in Unix ms, raw value]; a tuple keeps the hot path lean. */
+export type ReadingTuple = [registerId: number, ts: number, rawValue: number | null];
+/** A register's newest value read, whether or not its reading is stored. */
+export type LatestValue = { registerId: number; ts: number; rawValue: number | null };
 
 /** 2020-01-01T00:00:00Z: stored reading times count whole seconds from here. */
 export const readingEpochMs = 1_577_836_800_000;
@@ -54,11 +58,39 @@ export interface ReadingsPage {
   hasMore: boolean;
 }
 
+/** Reading history, in (register id, ts in Unix ms, raw value); how it is laid out is the engine's affair. */
+export interface ReadingStore {
+  /** One keyset page of history over one or more registers (spec section 4, rules 1 to 3). */
+  page(query: ReadingsPageQuery): ReadingsPage;
+  /**
+   * Stores readings and moves each register's latest value forward, in one
+   * transaction. A second reading for a (register, time) already stored is
+   * ignored, and so is its value for the latest: history and latest agree.
+   */
+  record(batch: NewReading[]): void;
+  /**
+   * Ingest's write, one transaction: stores `readings` (a register's second
+   * already stored keeps its first value) and moves each register's latest value
+   * to the one given when it is newer than the stored latest.
+   */
+  recordPolled(readings: readonly ReadingTuple[], latest: readonly LatestValue[]): void;
+  /** Each register's newest stored reading time (Unix ms); registers without readings are absent. */
+  newestTimes(): Map<number, number>;
+  /** Registers that have readings older than `cutoffMs`. */
+  registersWithReadingsBefore(cutoffMs: number): number[];
+  /**
+   * Deletes one batch of a register's oldest readings older than `cutoffMs`:
+   * about `maxRows` (whole seconds), in its own short transaction; `done` once
+   * none older is left.
+   */
+  deleteOldest(registerId: number, cutoffMs: number, maxRows: number): { deleted: number; done: boolean };
+}
+
 /** Stored density is at most one value a minute (spec section 8): the first slab's guess. */
 const densestIntervalMs = 60_000;
 
-export function readingQueries(store: Store) {
-  const { sqlite } = store;
+export function sqliteReadingStore(connection: SqliteConnection): ReadingStore {
+  const { sqlite } = connection;
   const columns = readingColumns;
   const oneAsc = sqlite.prepare<ReadingRow, [number, number, number, number]>(
     `${columns} WHERE register_id = ?1 AND ts_s >= ?2 AND ts_s < ?3 ORDER BY ts_s ASC LIMIT ?4`,
@@ -76,10 +108,33 @@ export function readingQueries(store: Store) {
     `${columns} WHERE register_id IN (SELECT value FROM json_each(?1)) AND ts_s >= ?2 AND ts_s < ?3
        AND NOT (ts_s = ?4 AND register_id >= ?5) ORDER BY ts_s DESC, register_id DESC LIMIT ?6`,
   );
-  const insert = readingInsert(store);
-  const updateLatest = sqlite.prepare<never, [number, number | null, number]>(
+  const insert = sqlite.prepare<never, [number, number, number | null]>(
+    "INSERT OR IGNORE INTO readings (register_id, ts_s, raw_value) VALUES (?1, ?2, ?3)",
+  );
+  // Strictly newer only: a second value for the latest's own time is a resend, and
+  // history keeps the first value for a time (INSERT OR IGNORE), so latest does too.
+  const advanceLatest = sqlite.prepare<never, [number, number | null, number]>(
     `UPDATE registers SET latest_raw_value = ?2, latest_ts = ?3
-      WHERE id = ?1 AND (latest_ts IS NULL OR latest_ts <= ?3)`,
+      WHERE id = ?1 AND (latest_ts IS NULL OR latest_ts < ?3)`,
+  );
+  const newest = sqlite.prepare<{ id: number; ts: number | null }, []>(
+    // One index seek per register; a GROUP BY over readings would scan the whole table.
+    // A bare max() in the subquery, so SQLite answers it from the end of the register's range.
+    `SELECT r.id AS id, (SELECT max(ts_s) FROM readings WHERE register_id = r.id) * 1000 + ${readingEpochMs} AS ts FROM registers r`,
+  );
+  const withOldReadings = sqlite.prepare<{ id: number }, [number]>(
+    // Only registers with something to prune: one index probe each.
+    "SELECT id FROM registers r WHERE EXISTS (SELECT 1 FROM readings WHERE register_id = r.id AND ts_s < ?1)",
+  );
+  // The time of the maxRows-th oldest reading below the cutoff, if there are that many.
+  const batchEnd = sqlite.prepare<{ ts_s: number }, [number, number, number]>(
+    "SELECT ts_s FROM readings WHERE register_id = ?1 AND ts_s < ?2 ORDER BY ts_s LIMIT 1 OFFSET ?3",
+  );
+  const deleteUpTo = sqlite.prepare<never, [number, number]>(
+    "DELETE FROM readings WHERE register_id = ?1 AND ts_s <= ?2",
+  );
+  const deleteBelow = sqlite.prepare<never, [number, number]>(
+    "DELETE FROM readings WHERE register_id = ?1 AND ts_s < ?2",
   );
 
   function singleRegisterPage(query: ReadingsPageQuery, registerId: number): ReadingRow[] {
@@ -125,7 +180,7 @@ export function readingQueries(store: Store) {
   }
 
   return {
-    page(query: ReadingsPageQuery): ReadingsPage {
+    page(query) {
       if (query.registerIds.length === 0) return { rows: [], hasMore: false };
       const [onlyRegister] = query.registerIds;
       const rows =
@@ -137,46 +192,39 @@ export function readingQueries(store: Store) {
       return { rows, hasMore };
     },
 
-    /**
-     * Stores readings and moves each register's latest value forward, in one
-     * transaction. A second reading for a (register, time) already stored is
-     * ignored, and so is its value for the latest: history and latest agree.
-     */
     record: sqlite.transaction((batch: NewReading[]) => {
       for (const reading of batch) {
-        if (insert(reading.registerId, reading.ts, reading.rawValue ?? null) > 0) {
-          updateLatest.run(reading.registerId, reading.rawValue ?? null, reading.ts);
+        const rawValue = reading.rawValue ?? null;
+        if (insert.run(reading.registerId, storedSeconds(reading.ts), rawValue).changes > 0) {
+          advanceLatest.run(reading.registerId, rawValue, reading.ts);
         }
       }
     }),
+
+    recordPolled: sqlite.transaction((readings: readonly ReadingTuple[], latest: readonly LatestValue[]) => {
+      for (const row of readings) insert.run(row[0], storedSeconds(row[1]), row[2]);
+      for (const value of latest) advanceLatest.run(value.registerId, value.rawValue, value.ts);
+    }),
+
+    newestTimes() {
+      const times = new Map<number, number>();
+      for (const row of newest.all()) if (row.ts !== null) times.set(row.id, row.ts);
+      return times;
+    },
+
+    // Stored times are seconds (schema.ts): "older than the cutoff" is below its first stored second.
+    registersWithReadingsBefore(cutoffMs) {
+      return withOldReadings.all(boundSeconds(cutoffMs)).map((row) => row.id);
+    },
+
+    deleteOldest(registerId, cutoffMs, maxRows) {
+      const cutoff = boundSeconds(cutoffMs);
+      const end = batchEnd.get(registerId, cutoff, maxRows - 1);
+      const deleted =
+        end === null ? deleteBelow.run(registerId, cutoff).changes : deleteUpTo.run(registerId, end.ts_s).changes;
+      return { deleted, done: end === null };
+    },
   };
-}
-export type ReadingQueries = ReturnType<typeof readingQueries>;
-
-/**
- * Stores one reading (time in Unix ms) unless its register already has one in
- * that second; answers 1 when stored, 0 when not. Callers run it inside their
- * own transaction.
- */
-export function readingInsert(store: Store): (registerId: number, ts: number, rawValue: number | null) => number {
-  const insert = store.sqlite.prepare<never, [number, number, number | null]>(
-    "INSERT OR IGNORE INTO readings (register_id, ts_s, raw_value) VALUES (?1, ?2, ?3)",
-  );
-  return (registerId, ts, rawValue) => insert.run(registerId, storedSeconds(ts), rawValue).changes;
-}
-
-/** Each register's newest stored reading time (Unix ms); registers without readings are absent. */
-export function newestReadingTimes(store: Store): Map<number, number> {
-  const rows = store.sqlite
-    .query<{ id: number; ts: number | null }, []>(
-      // One index seek per register; a GROUP BY over readings would scan the whole table.
-      // A bare max() in the subquery, so SQLite answers it from the end of the register's range.
-      `SELECT r.id AS id, (SELECT max(ts_s) FROM readings WHERE register_id = r.id) * 1000 + ${readingEpochMs} AS ts FROM registers r`,
-    )
-    .all();
-  const newest = new Map<number, number>();
-  for (const row of rows) if (row.ts !== null) newest.set(row.id, row.ts);
-  return newest;
 }
 
 /** Grows the slab span towards the density seen, so sparse history needs few slabs. */

@@ -1,5 +1,5 @@
 /** Registers with their latest values; GET /devices/{id}/registers polls this. */
-import type { Store } from "./open.ts";
+import type { SqliteConnection } from "./connection.ts";
 
 export type RegisterRow = {
   id: number;
@@ -28,47 +28,76 @@ const registerSelect = `
    WHERE r.gateway_id = ?1 AND r.retired_at IS NULL`;
 const registerOrder = " ORDER BY d.position, r.position, r.id";
 
+/** A register as reading history presents it (retired registers too). */
+export type HistoryRegister = {
+  id: number;
+  uuid: string;
+  modbusDeviceUuid: string;
+  name: string;
+  unit: string | null;
+  scaleFactor: number | null;
+};
+
+/** A register with its device and gateway, as alert rules describe it. */
+export type RegisterContext = {
+  uuid: string;
+  name: string;
+  unit: string | null;
+  scaleFactor: number | null;
+  deviceName: string | null;
+  slaveId: number;
+  gatewayId: number;
+  gatewayName: string;
+  orgId: number;
+};
+
+export interface RegisterStore {
+  /** A gateway's active registers with their latest values, in config order; optionally one Modbus device's. */
+  list(gatewayId: number, modbusDeviceId?: number): RegisterRow[];
+  /** Every register the gateway ever had (retired ones too: their history is still history). */
+  idsOfGateway(gatewayId: number): { id: number; uuid: string }[];
+  /** Every register in the store, retired ones too: internal id by public id. */
+  allIds(): { id: number; uuid: string }[];
+  /** The gateway's registers (retired ones too) as reading history shows them. */
+  historyRegisters(gatewayId: number): HistoryRegister[];
+  /** One of them by public id (stored lower case), or null. */
+  historyRegister(gatewayId: number, uuid: string): HistoryRegister | null;
+  /** Every register with its device, gateway and organisation. */
+  contexts(): RegisterContext[];
+}
+
 /**
  * Prepared once per store: the registers endpoint is the one clients poll, so it
  * runs one cached statement and no query builder.
  */
-export function registerQueries(store: Store) {
-  const all = store.sqlite.prepare<RegisterRow, [number]>(registerSelect + registerOrder);
-  const ofDevice = store.sqlite.prepare<RegisterRow, [number, number]>(
+export function sqliteRegisterStore({ sqlite }: SqliteConnection): RegisterStore {
+  const all = sqlite.prepare<RegisterRow, [number]>(registerSelect + registerOrder);
+  const ofDevice = sqlite.prepare<RegisterRow, [number, number]>(
     `${registerSelect} AND r.modbus_device_id = ?2${registerOrder}`,
   );
-  const idsOfGateway = store.sqlite.prepare<{ id: number; uuid: string }, [number]>(
+  const idsOfGateway = sqlite.prepare<{ id: number; uuid: string }, [number]>(
     "SELECT id, uuid FROM registers WHERE gateway_id = ?1",
   );
+  const allIds = sqlite.prepare<{ id: number; uuid: string }, []>("SELECT id, uuid FROM registers");
+  const historyColumns = `SELECT r.id AS id, r.uuid AS uuid, r.name AS name, r.unit AS unit, r.scale_factor AS scaleFactor,
+            (SELECT d.uuid FROM modbus_devices d WHERE d.id = r.modbus_device_id) AS modbusDeviceUuid
+       FROM registers r`;
+  const historyAll = sqlite.prepare<HistoryRegister, [number]>(`${historyColumns} WHERE r.gateway_id = ?1`);
+  const historyOne = sqlite.prepare<HistoryRegister, [number, string]>(
+    `${historyColumns} WHERE r.gateway_id = ?1 AND r.uuid = ?2`,
+  );
+  const contexts = sqlite.prepare<RegisterContext, []>(
+    `SELECT r.uuid AS uuid, r.name AS name, r.unit AS unit, r.scale_factor AS scaleFactor, d.name AS deviceName,
+            d.slave_id AS slaveId, g.id AS gatewayId, g.name AS gatewayName, g.org_id AS orgId
+       FROM registers r JOIN modbus_devices d ON d.id = r.modbus_device_id JOIN gateways g ON g.id = r.gateway_id`,
+  );
   return {
-    listRegisters(gatewayId: number, modbusDeviceId?: number): RegisterRow[] {
-      return modbusDeviceId === undefined ? all.all(gatewayId) : ofDevice.all(gatewayId, modbusDeviceId);
-    },
-    /** Every register the gateway ever had (retired ones too: their history is still history). */
-    registerIdsOfGateway(gatewayId: number): { id: number; uuid: string }[] {
-      return idsOfGateway.all(gatewayId);
-    },
+    list: (gatewayId, modbusDeviceId) =>
+      modbusDeviceId === undefined ? all.all(gatewayId) : ofDevice.all(gatewayId, modbusDeviceId),
+    idsOfGateway: (gatewayId) => idsOfGateway.all(gatewayId),
+    allIds: () => allIds.all(),
+    historyRegisters: (gatewayId) => historyAll.all(gatewayId),
+    historyRegister: (gatewayId, uuid) => historyOne.get(gatewayId, uuid),
+    contexts: () => contexts.all(),
   };
-}
-export type RegisterQueries = ReturnType<typeof registerQueries>;
-
-/** Engineering value (spec section 1): value = raw_value x scale_factor. */
-export function scaleValue(raw: number | null, scaleFactor: number | null): number | null {
-  return raw === null ? null : scalerFor(scaleFactor)(raw);
-}
-
-/**
- * A function applying one scale factor, chosen once per register. Scale factors
- * are nearly always powers of ten: dividing by the exact inverse gives the
- * decimal a person expects (3 x 0.1 reads 0.3, not 0.30000000000000004) without
- * a costly rounding step per value.
- */
-export function scalerFor(scaleFactor: number | null): (raw: number) => number {
-  if (scaleFactor === null || scaleFactor === 1) return (raw) => raw;
-  if (Number.isInteger(scaleFactor)) return (raw) => raw * scaleFactor;
-  const inverse = Math.round(1 / scaleFactor);
-  if (inverse > 1 && 1 / inverse === scaleFactor && Number.isInteger(Math.log10(inverse)))
-    return (raw) => raw / inverse;
-  // Any other factor: rounded to 15 significant digits, the precision a double can promise.
-  return (raw) => Number((raw * scaleFactor).toPrecision(15));
 }

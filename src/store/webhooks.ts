@@ -1,5 +1,6 @@
 /** Webhook endpoints, their messages (deliveries) and the attempts log. */
-import type { Store } from "./open.ts";
+import type { SqliteConnection } from "./connection.ts";
+import type { EventRecorder, NewEvent } from "./events.ts";
 import type { DeliveryStatus, EndpointStatus } from "./schema.ts";
 
 export interface EndpointRow {
@@ -52,6 +53,63 @@ export interface AttemptRow {
   responseExcerpt: string | null;
 }
 
+/** How one attempt at a message ended, as the dispatcher judged it. */
+export type AttemptOutcome =
+  | { kind: "delivered" }
+  | { kind: "retry"; at: number }
+  | { kind: "failed"; pauseAfter: number }
+  | { kind: "gone" };
+
+export interface NewEndpoint {
+  uuid: string;
+  orgId: number;
+  url: string;
+  description: string | null;
+  /** Space-separated event types; empty: every type. */
+  eventTypes: string;
+  secret: string;
+  now: number;
+}
+
+export interface WebhookStore {
+  createEndpoint(values: NewEndpoint): void;
+  endpoint(uuid: string): EndpointRow | null;
+  /** Also a deleted endpoint, whose delivery log stays readable. */
+  endpointEvenDeleted(uuid: string): EndpointRow | null;
+  endpointById(id: number): EndpointRow | null;
+  /** Endpoints not deleted, oldest first. */
+  endpoints(): EndpointRow[];
+  updateEndpoint(id: number, fields: { url?: string; description?: string | null; eventTypes?: string }): void;
+  /** Deleting keeps the row (its log stays readable) and discards what was still to be sent. */
+  deleteEndpoint(id: number, now: number): void;
+  rotateSecret(id: number, secret: string, previous: string, previousUntil: number): void;
+  /** Enables a paused endpoint; its held messages are sent from now on, or discarded. Returns how many. */
+  enable(id: number, now: number, discardHeld: boolean): number;
+  /** A message whose endpoint is paused (held) or gone (discarded) when its turn came. */
+  setAside(deliveryId: number, status: "held" | "discarded", now: number): void;
+  /** Queues an event already recorded for one endpoint (a resend). */
+  enqueue(endpointId: number, eventId: number, now: number): number;
+  /** Records an event for one endpoint only, with its message, in one transaction (the test message). */
+  queueMessage(endpointId: number, event: NewEvent): { messageId: string; eventId: number };
+  eventIdOfMessage(orgId: number, messageId: string): number | null;
+  /** Messages due for an attempt at `now`, soonest first. */
+  due(now: number, limit: number): DueDelivery[];
+  /** When the next pending message is due, or null when none is. */
+  nextDueAt(): number | null;
+  recordAttempt(deliveryId: number, attempt: AttemptRow): void;
+  /** One attempt's outcome, its log line and the endpoint's failure count (pausing it), in one transaction. */
+  settle(delivery: DueDelivery, attempt: AttemptRow, outcome: AttemptOutcome): { paused: boolean };
+  /** An endpoint's messages, newest first, with their last attempt's result. */
+  deliveries(endpointId: number, limit: number): DeliveryListing[];
+  attempts(deliveryId: number): AttemptRow[];
+  /**
+   * The delivery log's own retention: attempts and messages completed before
+   * `cutoff`, then events older than it that no message refers to any more.
+   */
+  pruneLog(cutoff: number): { attempts: number; deliveries: number; events: number };
+  pendingCount(): number;
+}
+
 const endpointColumns = `e.id AS id, e.uuid AS uuid, e.org_id AS orgId,
   (SELECT o.key FROM organizations o WHERE o.id = e.org_id) AS orgKey,
   e.url AS url, e.description AS description, e.event_types AS eventTypes, e.status AS status,
@@ -59,8 +117,7 @@ const endpointColumns = `e.id AS id, e.uuid AS uuid, e.org_id AS orgId,
   e.previous_secret AS previousSecret, e.previous_secret_until AS previousSecretUntil,
   e.failed_messages_in_row AS failedMessagesInRow, e.created_at AS createdAt`;
 
-export function webhookQueries(store: Store) {
-  const { sqlite } = store;
+export function sqliteWebhookStore({ sqlite }: SqliteConnection, recordEvent: EventRecorder): WebhookStore {
   const insertEndpoint = sqlite.prepare<never, [string, number, string, string | null, string, string, number]>(
     `INSERT INTO webhook_endpoints (uuid, org_id, url, description, event_types, secret, created_at)
      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)`,
@@ -116,9 +173,26 @@ export function webhookQueries(store: Store) {
     "UPDATE webhook_deliveries SET status = 'held' WHERE endpoint_id = ?1 AND status = 'pending'",
   );
 
+  const enqueue = (endpointId: number, eventId: number, now: number): number =>
+    Number(
+      sqlite.run(
+        `INSERT INTO webhook_deliveries (endpoint_id, event_id, status, next_attempt_at, created_at)
+         SELECT id, ?, CASE status WHEN 'paused' THEN 'held' ELSE 'pending' END, ?, ? FROM webhook_endpoints WHERE id = ?`,
+        [eventId, now, now, endpointId],
+      ).lastInsertRowid,
+    );
+
   return {
-    createEndpoint(values: { uuid: string; orgId: number; url: string; description: string | null; eventTypes: string; secret: string; now: number }) {
-      insertEndpoint.run(values.uuid, values.orgId, values.url, values.description, values.eventTypes, values.secret, values.now);
+    createEndpoint(values) {
+      insertEndpoint.run(
+        values.uuid,
+        values.orgId,
+        values.url,
+        values.description,
+        values.eventTypes,
+        values.secret,
+        values.now,
+      );
     },
     endpoint(uuid: string): EndpointRow | null {
       return endpointByUuid.get(uuid);
@@ -179,20 +253,17 @@ export function webhookQueries(store: Store) {
             [now, id],
           ).changes;
     }),
-    /** Queues one message for one endpoint (the test message, a resend). */
-    enqueue(endpointId: number, eventId: number, now: number): number {
-      return Number(
-        sqlite.run(
-          `INSERT INTO webhook_deliveries (endpoint_id, event_id, status, next_attempt_at, created_at)
-           SELECT id, ?, CASE status WHEN 'paused' THEN 'held' ELSE 'pending' END, ?, ? FROM webhook_endpoints WHERE id = ?`,
-          [eventId, now, now, endpointId],
-        ).lastInsertRowid,
-      );
-    },
+    enqueue,
+    queueMessage: sqlite.transaction((endpointId: number, event: NewEvent) => {
+      const recorded = recordEvent(event);
+      enqueue(endpointId, recorded.eventId, event.occurredAt);
+      return recorded;
+    }),
     eventIdOfMessage(orgId: number, messageId: string): number | null {
       return (
-        sqlite.query<{ id: number }, [number, string]>("SELECT id FROM events WHERE org_id = ? AND message_id = ?").get(orgId, messageId)
-          ?.id ?? null
+        sqlite
+          .query<{ id: number }, [number, string]>("SELECT id FROM events WHERE org_id = ? AND message_id = ?")
+          .get(orgId, messageId)?.id ?? null
       );
     },
     due(now: number, limit: number): DueDelivery[] {
@@ -202,16 +273,26 @@ export function webhookQueries(store: Store) {
       return nextDueAt.get()?.at ?? null;
     },
     recordAttempt(deliveryId: number, attempt: AttemptRow) {
-      insertAttempt.run(deliveryId, attempt.attemptedAt, attempt.statusCode, attempt.durationMs, attempt.error, attempt.responseExcerpt);
+      insertAttempt.run(
+        deliveryId,
+        attempt.attemptedAt,
+        attempt.statusCode,
+        attempt.durationMs,
+        attempt.error,
+        attempt.responseExcerpt,
+      );
     },
     /** One attempt's outcome, its log line and the endpoint's failure count, in one transaction. */
     settle: sqlite.transaction(
-      (
-        delivery: DueDelivery,
-        attempt: AttemptRow,
-        outcome: { kind: "delivered" } | { kind: "retry"; at: number } | { kind: "failed"; pauseAfter: number } | { kind: "gone" },
-      ): { paused: boolean } => {
-        insertAttempt.run(delivery.id, attempt.attemptedAt, attempt.statusCode, attempt.durationMs, attempt.error, attempt.responseExcerpt);
+      (delivery: DueDelivery, attempt: AttemptRow, outcome: AttemptOutcome): { paused: boolean } => {
+        insertAttempt.run(
+          delivery.id,
+          attempt.attemptedAt,
+          attempt.statusCode,
+          attempt.durationMs,
+          attempt.error,
+          attempt.responseExcerpt,
+        );
         if (outcome.kind === "delivered") {
           markDelivered.run(delivery.id, attempt.attemptedAt);
           resetFailures.run(delivery.endpointId);
@@ -274,7 +355,10 @@ export function webhookQueries(store: Store) {
       return { attempts, deliveries, events };
     }),
     pendingCount(): number {
-      return sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending'").get()?.n ?? 0;
+      return (
+        sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending'").get()
+          ?.n ?? 0
+      );
     },
   };
 }

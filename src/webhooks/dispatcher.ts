@@ -19,8 +19,8 @@ import type { Clock } from "../lib/clock.ts";
 import { isoFromMs } from "../lib/clock.ts";
 import type { Logger } from "../lib/logger.ts";
 import { version } from "../lib/version.ts";
-import type { Store } from "../store/open.ts";
-import { type AttemptRow, type DueDelivery, type EndpointRow, webhookQueries } from "../store/webhooks.ts";
+import type { Store } from "../store/index.ts";
+import type { AttemptOutcome, AttemptRow, DueDelivery, EndpointRow } from "../store/webhooks.ts";
 import { signatureHeader } from "./signing.ts";
 
 export const defaultRetryDelaysMs = [30_000, 120_000, 600_000, 3_600_000, 21_600_000];
@@ -53,7 +53,7 @@ const excerptBytes = 512;
 
 export function startDispatcher(options: DispatcherOptions) {
   const { store, clock, logger } = options;
-  const queries = webhookQueries(store);
+  const queries = store.webhooks;
   const retryDelays = options.retryDelaysMs ?? defaultRetryDelaysMs;
   const timeoutMs = options.timeoutMs ?? 10_000;
   const pauseAfter = options.pauseAfterFailedMessages ?? 10;
@@ -126,7 +126,7 @@ export function startDispatcher(options: DispatcherOptions) {
     const result = await send(endpoint, delivery);
     stats.attempts++;
     const attemptNumber = delivery.attempts + 1;
-    let outcome: Parameters<typeof queries.settle>[2];
+    let outcome: AttemptOutcome;
     if (result.ok) {
       outcome = { kind: "delivered" };
       stats.delivered++;

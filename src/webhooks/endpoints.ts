@@ -6,10 +6,9 @@
 import { isoFromMs } from "../lib/clock.ts";
 import { CodedError } from "../lib/errors.ts";
 import { randomUuid } from "../lib/ids.ts";
-import { eventQueries, eventTypes, testEventType } from "../store/events.ts";
-import type { Store } from "../store/open.ts";
-import { findOrganizationByKey } from "../store/organizations.ts";
-import { type EndpointRow, webhookQueries } from "../store/webhooks.ts";
+import { eventTypes, testEventType } from "../store/events.ts";
+import type { Store } from "../store/index.ts";
+import type { EndpointRow } from "../store/webhooks.ts";
 import { generateSigningSecret } from "./signing.ts";
 
 export interface EndpointView {
@@ -73,8 +72,7 @@ export function checkEventTypes(types: readonly string[]): string {
 }
 
 export function endpointService(store: Store, now: () => number) {
-  const queries = webhookQueries(store);
-  const events = eventQueries(store);
+  const queries = store.webhooks;
 
   function find(id: string): EndpointRow {
     const row = queries.endpoint(id.toLowerCase());
@@ -84,7 +82,7 @@ export function endpointService(store: Store, now: () => number) {
 
   return {
     create(input: { orgKey: string; url: string; description?: string | null; events?: readonly string[] }) {
-      const org = findOrganizationByKey(store, input.orgKey);
+      const org = store.organizations.findByKey(input.orgKey);
       if (org === null) throw new CodedError("not_found", `no organisation "${input.orgKey}"`);
       const uuid = randomUuid();
       const secret = generateSigningSecret();
@@ -151,17 +149,12 @@ export function endpointService(store: Store, now: () => number) {
     sendTest(id: string): string {
       const row = find(id);
       const at = now();
-      const message = store.sqlite.transaction(() => {
-        const recorded = events.record({
-          orgId: row.orgId,
-          type: testEventType,
-          occurredAt: at,
-          data: { endpoint_id: row.uuid, message: "Test message from fieldhub. A receiver that verifies this signature is set up right." },
-        });
-        queries.enqueue(row.id, recorded.eventId, at);
-        return recorded.messageId;
-      })();
-      return message;
+      return queries.queueMessage(row.id, {
+        orgId: row.orgId,
+        type: testEventType,
+        occurredAt: at,
+        data: { endpoint_id: row.uuid, message: "Test message from fieldhub. A receiver that verifies this signature is set up right." },
+      }).messageId;
     },
     /** Sends a message again to an endpoint (same webhook-id, new attempts). */
     resend(id: string, messageId: string): void {

@@ -2,10 +2,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { adminQueries, issueSetupToken } from "../../src/store/admin.ts";
 import { adminSessions } from "../../src/store/schema.ts";
 import { startTestSite, type TestSite } from "../harness/site.ts";
 import { type AdminClient, addAdmin, adminCall, login } from "./helpers.ts";
+import { drizzleOf, sqliteOf } from "../../src/store/sqlite-internals.ts";
 
 const ownerPassword = "correct horse battery";
 
@@ -33,7 +33,7 @@ afterAll(async () => {
 describe("setup", () => {
   test("needed until the owner is created with the one-time token, then spent", async () => {
     expect((await adminCall(site, "GET", "/setup")).body).toEqual({ needed: true });
-    const token = issueSetupToken(site.store);
+    const token = site.store.admin.issueSetupToken();
     expect(token).not.toBeNull();
 
     const wrong = await adminCall(site, "POST", "/setup", {
@@ -55,14 +55,14 @@ describe("setup", () => {
     const again = await adminCall(site, "POST", "/setup", { body: { token, username: "second", password: ownerPassword } });
     expect(again.status).toBe(409);
     expect(again.body.code).toBe("conflict");
-    expect(issueSetupToken(site.store)).toBeNull();
+    expect(site.store.admin.issueSetupToken()).toBeNull();
   });
 
   test("the password is stored only as a hash", () => {
-    site.store.sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    sqliteOf(site.store).exec("PRAGMA wal_checkpoint(TRUNCATE)");
     const bytes = readFileSync(join(site.dataDir, "fieldhub.db"));
     expect(bytes.includes(Buffer.from(ownerPassword))).toBe(false);
-    const stored = adminQueries(site.store).findUser("owner");
+    const stored = site.store.admin.findUser("owner");
     expect(stored?.passwordHash.startsWith("$argon2id$")).toBe(true);
   });
 });
@@ -175,7 +175,7 @@ describe("changes need a session and its CSRF token", () => {
   test("a session revoked in the store is refused", async () => {
     const client = await login(site, "owner", ownerPassword);
     expect((await adminCall(site, "GET", "/me", { client })).status).toBe(200);
-    site.store.db.update(adminSessions).set({ revokedAt: site.clock.now() }).run();
+    drizzleOf(site.store).update(adminSessions).set({ revokedAt: site.clock.now() }).run();
     expect((await adminCall(site, "GET", "/me", { client })).status).toBe(401);
     const change = await adminCall(site, "POST", "/keys/fh_0000000/revoke", { client });
     expect(change.status).toBe(401);

@@ -1,5 +1,5 @@
 /** Talking to the admin API as the admin page does: JSON, a session cookie, a CSRF header. */
-import { adminQueries, hashPassword } from "../../src/store/admin.ts";
+import { hashPassword } from "../../src/lib/crypto.ts";
 import type { AdminRole } from "../../src/store/schema.ts";
 import type { TestSite } from "../harness/site.ts";
 
@@ -39,7 +39,7 @@ export async function adminCall(
 }
 
 export async function addAdmin(site: TestSite, username: string, password: string, role: AdminRole): Promise<void> {
-  adminQueries(site.store).setPassword(username, await hashPassword(password), role, site.clock.now());
+  site.store.admin.setPassword(username, await hashPassword(password), role, site.clock.now());
 }
 
 /** Signs in; the login limit is per minute, so the clock moves on a minute first. */

@@ -3,8 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { adminQueries } from "../../src/store/admin.ts";
-import { openStore } from "../../src/store/open.ts";
+import { openStore } from "../../src/store/index.ts";
 import { repoRoot } from "../harness/cli.ts";
 import { ids, startTestSite, type TestSite } from "../harness/site.ts";
 import { type AdminClient, addAdmin, adminCall, login } from "./helpers.ts";
@@ -194,7 +193,7 @@ describe("fieldhub admin set-password", () => {
 
       const store = openStore(dataDir);
       try {
-        const users = adminQueries(store);
+        const users = store.admin;
         const anna = users.findUser("anna");
         expect(anna?.role).toBe("owner");
         expect(await Bun.password.verify("long enough password", anna?.passwordHash ?? "")).toBe(true);

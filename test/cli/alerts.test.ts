@@ -1,6 +1,5 @@
 /** `fieldhub alerts list|ack|resolve` on the data directory of a running API (docs/alerts.md). */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { eventQueries } from "../../src/store/events.ts";
 import { runCli } from "../harness/cli.ts";
 import { call } from "../harness/http.ts";
 import { ids, startTestSite, type TestSite } from "../harness/site.ts";
@@ -58,7 +57,7 @@ test("ack and resolve change the alert (seen through the API) and record their e
     ack_note: "Vent checked",
     resolve_note: "Valve replaced",
   });
-  const events = eventQueries(site.store).listAfter(1).filter((event) => event.data.alert_id === alertId);
+  const events = site.store.events.listAfter(1).filter((event) => event.data.alert_id === alertId);
   expect(events.map((event) => [event.type, event.data.note])).toEqual([
     ["alert.acknowledged", "Vent checked"],
     ["alert.resolved", "Valve replaced"],

@@ -9,8 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseConfig } from "../../src/config/index.ts";
-import { syncInventory } from "../../src/store/inventory.ts";
-import { openStore, storeFileName } from "../../src/store/open.ts";
+import { openStore, storeFileName } from "../../src/store/index.ts";
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -39,7 +38,7 @@ async function burstAndKill(afterCommits: number, extraDelayMs: number): Promise
   const dataDir = mkdtempSync(join(tmpdir(), "fieldhub-crash-"));
   dirs.push(dataDir);
   const store = openStore(dataDir);
-  syncInventory(store, config.config.inventory, Date.now());
+  store.inventory.sync(config.config.inventory, Date.now());
   store.close();
   const registerIds = config.config.polling[0]?.devices[0]?.registers.map((register) => register.id) ?? [];
 

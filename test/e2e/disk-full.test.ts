@@ -10,13 +10,14 @@ import { createIngest } from "../../src/ingest/ingest.ts";
 import { silentLogger } from "../../src/lib/logger.ts";
 import { call } from "../harness/http.ts";
 import { ids, startTestSite, type TestSite } from "../harness/site.ts";
+import { sqliteOf } from "../../src/store/sqlite-internals.ts";
 
 let site: TestSite;
 beforeAll(async () => {
   site = await startTestSite();
 });
 afterAll(async () => {
-  site.store.sqlite.exec("PRAGMA max_page_count = 1073741823");
+  sqliteOf(site.store).exec("PRAGMA max_page_count = 1073741823");
   await site.stop();
 });
 
@@ -55,9 +56,9 @@ test("a full store: reads go on, /healthz says so, nothing is lost, writing resu
     }));
 
   // Fill the store to its cap: no page is left for new rows.
-  site.store.sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-  const pages = site.store.sqlite.query<{ page_count: number }, []>("PRAGMA page_count").get()?.page_count ?? 0;
-  site.store.sqlite.exec(`PRAGMA max_page_count = ${pages}`);
+  sqliteOf(site.store).exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  const pages = sqliteOf(site.store).query<{ page_count: number }, []>("PRAGMA page_count").get()?.page_count ?? 0;
+  sqliteOf(site.store).exec(`PRAGMA max_page_count = ${pages}`);
   ingest.accept(batch(0, 3000));
   expect(ingest.flush()).toBe(0); // the write failed...
   expect(ingest.stats()).toMatchObject({ committed: 0, queued: 3000, dropped: 0 }); // ...and nothing was let go
@@ -72,10 +73,10 @@ test("a full store: reads go on, /healthz says so, nothing is lost, writing resu
 
   // More readings arrive while full; then space returns.
   ingest.accept(batch(3000, 1000));
-  site.store.sqlite.exec("PRAGMA max_page_count = 1073741823");
+  sqliteOf(site.store).exec("PRAGMA max_page_count = 1073741823");
   expect(ingest.flush()).toBe(4000);
   expect((await fetch(`${opsUrl}/healthz`)).status).toBe(200);
-  const stored = site.store.sqlite
+  const stored = sqliteOf(site.store)
     .query<{ n: number }, [number]>("SELECT count(*) AS n FROM readings WHERE register_id = ?")
     .get(site.registerId(air))?.n;
   expect(stored).toBe(4000);

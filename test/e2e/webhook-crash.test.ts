@@ -9,11 +9,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Webhook } from "standardwebhooks";
 import { parseConfig } from "../../src/config/index.ts";
-import { eventQueries } from "../../src/store/events.ts";
-import { syncInventory } from "../../src/store/inventory.ts";
-import { openStore } from "../../src/store/open.ts";
-import { findOrganizationByKey } from "../../src/store/organizations.ts";
+import { openStore } from "../../src/store/index.ts";
 import { endpointService } from "../../src/webhooks/endpoints.ts";
+import { sqliteOf } from "../../src/store/sqlite-internals.ts";
 
 const dataDir = mkdtempSync(join(tmpdir(), "fieldhub-webhook-crash-"));
 const children: { kill(signal?: number | NodeJS.Signals): void }[] = [];
@@ -51,12 +49,12 @@ test("kill -9 during a burst of 1000 messages: after a restart every message is 
   });
   try {
     const store = openStore(dataDir);
-    syncInventory(store, config.config.inventory, Date.now());
+    store.inventory.sync(config.config.inventory, Date.now());
     secret = endpointService(store, Date.now).create({ orgKey: "burst", url: `http://127.0.0.1:${server.port}/` }).secret;
-    const org = findOrganizationByKey(store, "burst");
+    const org = store.organizations.findByKey("burst");
     if (org === null) throw new Error("org");
-    const events = eventQueries(store);
-    store.sqlite.transaction(() => {
+    const events = store.events;
+    sqliteOf(store).transaction(() => {
       for (let index = 0; index < 1000; index++) {
         events.record({ orgId: org.id, type: "device.online", occurredAt: Date.now(), data: { n: index } });
       }

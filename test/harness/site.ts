@@ -11,13 +11,11 @@ import { createHttpApp } from "../../src/http/app.ts";
 import { ManualClock } from "../../src/lib/clock.ts";
 import { stableUuid } from "../../src/lib/ids.ts";
 import { silentLogger } from "../../src/lib/logger.ts";
-import { insertAlert, type NewAlert } from "../../src/store/alerts.ts";
-import { gatewayQueries, setGatewayStatus } from "../../src/store/gateways.ts";
-import { syncInventory } from "../../src/store/inventory.ts";
-import { type ApiScope, createApiKey } from "../../src/store/keys.ts";
-import { openStore, type Store } from "../../src/store/open.ts";
-import { findOrganizationByKey } from "../../src/store/organizations.ts";
-import { type NewReading, readingQueries } from "../../src/store/readings.ts";
+import type { ApiScope } from "../../src/lib/api-keys.ts";
+import type { SeededAlert } from "../../src/store/alerts.ts";
+import { openStore, type Store } from "../../src/store/index.ts";
+import type { NewReading } from "../../src/store/readings.ts";
+import { sqliteOf } from "../../src/store/sqlite-internals.ts";
 
 export const testSiteYaml = `
 organizations:
@@ -112,7 +110,7 @@ export interface TestSite {
   registerId(path: string): number;
   registerUuid(path: string): string;
   record(readings: NewReading[]): void;
-  addAlert(alert: Omit<NewAlert, "orgId" | "gatewayId"> & { org: string; gatewaySerial: string | null }): void;
+  addAlert(alert: Omit<SeededAlert, "orgId" | "gatewayId"> & { org: string; gatewaySerial: string | null }): void;
   createKey(
     org: string,
     scopes: ApiScope[],
@@ -127,23 +125,23 @@ export async function startTestSite(options: { defaultLimitPerMinute?: number } 
   const dataDir = mkdtempSync(join(tmpdir(), "fieldhub-test-"));
   const store = openStore(dataDir);
   const clock = new ManualClock(startTime);
-  syncInventory(store, parsed.config.inventory, clock.now());
+  store.inventory.sync(parsed.config.inventory, clock.now());
 
-  const acme = findOrganizationByKey(store, "acme");
-  const globex = findOrganizationByKey(store, "globex");
+  const acme = store.organizations.findByKey("acme");
+  const globex = store.organizations.findByKey("globex");
   if (acme === null || globex === null) throw new Error("organisations missing");
   // Statuses and last-seen times chosen so "most recently seen first" has one answer.
-  setGatewayStatus(store, ids.acmeGateway1, {
+  store.gateways.setStatus(ids.acmeGateway1, {
     status: "online",
     lastSeen: startTime - 60_000,
     claimedAt: startTime - 86_400_000,
   });
-  setGatewayStatus(store, ids.acmeGateway2, { status: "offline", lastSeen: startTime - 3_600_000 });
-  setGatewayStatus(store, ids.acmeGateway3, { status: "pending", lastSeen: null });
-  setGatewayStatus(store, ids.acmeGateway4, { status: "error", lastSeen: startTime - 30_000 });
-  setGatewayStatus(store, ids.globexGateway, { status: "online", lastSeen: startTime });
+  store.gateways.setStatus(ids.acmeGateway2, { status: "offline", lastSeen: startTime - 3_600_000 });
+  store.gateways.setStatus(ids.acmeGateway3, { status: "pending", lastSeen: null });
+  store.gateways.setStatus(ids.acmeGateway4, { status: "error", lastSeen: startTime - 30_000 });
+  store.gateways.setStatus(ids.globexGateway, { status: "online", lastSeen: startTime });
 
-  const registerRows = store.sqlite
+  const registerRows = sqliteOf(store)
     .query<{ id: number; uuid: string; path: string }, []>(
       `SELECT r.id AS id, r.uuid AS uuid, g.serial || '/' || coalesce(d.name, d.slave_id) || '/' || r.name AS path
          FROM registers r JOIN modbus_devices d ON d.id = r.modbus_device_id JOIN gateways g ON g.id = r.gateway_id`,
@@ -157,8 +155,7 @@ export async function startTestSite(options: { defaultLimitPerMinute?: number } 
   };
 
   const createKey: TestSite["createKey"] = (org, scopes, keyOptions = {}) =>
-    createApiKey(
-      store,
+    store.keys.create(
       {
         orgKey: org,
         name: `${org} ${scopes.join(" ") || "no scopes"}`,
@@ -189,7 +186,7 @@ export async function startTestSite(options: { defaultLimitPerMinute?: number } 
   app.listen({ hostname: "127.0.0.1", port: 0, reusePort: false });
   const port = app.server?.port;
   if (port === undefined) throw new Error("test server did not start");
-  const readings = readingQueries(store);
+  const { readings } = store;
   const orgIds: Record<string, number> = { acme: acme.id, globex: globex.id };
 
   return {
@@ -204,9 +201,8 @@ export async function startTestSite(options: { defaultLimitPerMinute?: number } 
     addAlert: ({ org, gatewaySerial, ...alert }) => {
       const orgId = orgIds[org];
       if (orgId === undefined) throw new Error(`unknown org ${org}`);
-      const gateway =
-        gatewaySerial === null ? null : gatewayQueries(store).find(orgId, stableUuid("gateway", gatewaySerial));
-      insertAlert(store, { ...alert, orgId, gatewayId: gateway?.id ?? null });
+      const gateway = gatewaySerial === null ? null : store.gateways.find(orgId, stableUuid("gateway", gatewaySerial));
+      store.alerts.seed({ ...alert, orgId, gatewayId: gateway?.id ?? null });
     },
     createKey,
     stop: async () => {

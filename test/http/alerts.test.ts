@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { call, expectApiHeaders, expectProblem } from "../harness/http.ts";
 import { ids, startTestSite, startTime, type TestSite } from "../harness/site.ts";
+import { sqliteOf } from "../../src/store/sqlite-internals.ts";
 
 type Alert = {
   id: string;
@@ -272,7 +273,7 @@ describe("GET /v1/alerts: fields and order", () => {
         other.addAlert({ org, gatewaySerial, ...alert });
       }
       // A2 fires again now: same alert, later last_triggered_at, higher entry_count.
-      other.store.sqlite
+      sqliteOf(other.store)
         .query("UPDATE alerts SET last_triggered_at = ?, entry_count = entry_count + 1 WHERE uuid = ?")
         .run(startTime, fixtures[1]!.uuid);
       const response = await call<AlertList>(other.baseUrl, "/v1/alerts", { key: other.keys.acme });
@@ -570,7 +571,7 @@ describe("organisations", () => {
         ["acknowledged", 1],
         ["resolved", 0],
       ] as const) {
-        other.store.sqlite
+        sqliteOf(other.store)
           .query("UPDATE alerts SET status = ? WHERE uuid = ?")
           .run(status, "d4000000-0000-4000-8000-000000000001");
         expect(await introspect(other.keys.acme)).toBe(open);

@@ -4,7 +4,7 @@
  * auth and scope matrix by existing; its scope must be named in `scopeOf` below.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { type ApiScope, apiScopes, revokeApiKey } from "../../src/store/keys.ts";
+import { type ApiScope, apiScopes } from "../../src/lib/api-keys.ts";
 import { call, expectApiHeaders, expectProblem } from "../harness/http.ts";
 import { ids, startTestSite, type TestSite } from "../harness/site.ts";
 
@@ -93,7 +93,7 @@ describe("revocation and expiry", () => {
   test("a revoked key is refused on the very next request", async () => {
     const key = site.createKey("acme", ["devices:read"]);
     expect((await call(site.baseUrl, "/v1/devices", { key })).status).toBe(200);
-    expect(revokeApiKey(site.store, key.slice(0, 11), site.clock.now())).toBe(1);
+    expect(site.store.keys.revoke(key.slice(0, 11), site.clock.now())).toBe(1);
     expectProblem(await call(site.baseUrl, "/v1/devices", { key }), 401, "api_key_revoked");
   });
 

@@ -1,9 +1,9 @@
 /** Spec sections 2 (Gateway, GatewayDetail, ModbusDevice), 4 (GET /devices, GET /devices/{id}) and 7 through HTTP. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { stableUuid } from "../../src/lib/ids.ts";
-import { setGatewayStatus } from "../../src/store/gateways.ts";
 import { call, expectApiHeaders, expectProblem } from "../harness/http.ts";
 import { ids, startTestSite, type TestSite } from "../harness/site.ts";
+import { sqliteOf } from "../../src/store/sqlite-internals.ts";
 
 let site: TestSite;
 beforeAll(async () => {
@@ -85,8 +85,8 @@ describe("GET /v1/devices", () => {
     // Another site, so the shared one keeps its fixed order.
     const other = await startTestSite();
     try {
-      setGatewayStatus(other.store, ids.acmeGateway2, { status: "online", lastSeen: other.clock.now() - 1_000 });
-      setGatewayStatus(other.store, ids.acmeGateway3, { status: "online", lastSeen: other.clock.now() - 2_000 });
+      other.store.gateways.setStatus(ids.acmeGateway2, { status: "online", lastSeen: other.clock.now() - 1_000 });
+      other.store.gateways.setStatus(ids.acmeGateway3, { status: "online", lastSeen: other.clock.now() - 2_000 });
       const response = await call<GatewayList>(other.baseUrl, "/v1/devices", { key: other.keys.acme });
       expect(response.body.data.map((gateway) => gateway.serial)).toEqual(["ACME-2", "ACME-3", "ACME-4", "ACME-1"]);
     } finally {
@@ -98,7 +98,7 @@ describe("GET /v1/devices", () => {
     // Distinct values in every nullable field, so a swapped mapping cannot pass.
     const other = await startTestSite();
     try {
-      other.store.sqlite
+      sqliteOf(other.store)
         .query("UPDATE gateways SET firmware_ver = ?, ip_eth = ?, ip_wifi = ?, ip_4g = ?, signal_4g = ? WHERE uuid = ?")
         .run("2.4.1", "192.168.1.10", "192.168.2.20", "10.64.0.7", -71, ids.acmeGateway2);
       const expectedGateway = {

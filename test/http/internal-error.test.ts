@@ -6,6 +6,7 @@ import { createHttpApp } from "../../src/http/app.ts";
 import { ManualClock } from "../../src/lib/clock.ts";
 import { expectApiHeaders, expectProblem } from "../harness/http.ts";
 import { ids, startTestSite, type TestSite } from "../harness/site.ts";
+import { sqliteOf } from "../../src/store/sqlite-internals.ts";
 
 let site: TestSite;
 const logLines: string[] = [];
@@ -36,7 +37,7 @@ beforeAll(async () => {
     await app.stop(true);
   };
   // Break the store under the running app: every query now throws.
-  site.store.sqlite.exec("DROP TABLE readings");
+  sqliteOf(site.store).exec("DROP TABLE readings");
 });
 
 afterAll(async () => {

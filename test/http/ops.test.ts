@@ -1,6 +1,7 @@
 /** /healthz (liveness, store writable) and /metrics (Prometheus text) of the HTTP door. */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startTestSite, type TestSite } from "../harness/site.ts";
+import { sqliteOf } from "../../src/store/sqlite-internals.ts";
 
 let site: TestSite;
 beforeAll(async () => {
@@ -16,7 +17,7 @@ test("/healthz answers 200 while the store takes writes, 503 with the reason whe
   expect(await healthy.json()).toMatchObject({ status: "ok", store: "writable" });
   expect(healthy.headers.get("x-request-id")).toMatch(/^req_/);
 
-  site.store.sqlite.exec("PRAGMA query_only = ON");
+  sqliteOf(site.store).exec("PRAGMA query_only = ON");
   try {
     const broken = await fetch(`${site.baseUrl}/healthz`);
     expect(broken.status).toBe(503);
@@ -24,7 +25,7 @@ test("/healthz answers 200 while the store takes writes, 503 with the reason whe
     expect(body.status).toBe("error");
     expect(body.store).toContain("readonly");
   } finally {
-    site.store.sqlite.exec("PRAGMA query_only = OFF");
+    sqliteOf(site.store).exec("PRAGMA query_only = OFF");
   }
 });
 

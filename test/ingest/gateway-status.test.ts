@@ -5,7 +5,6 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import { createGatewayStatusTracker } from "../../src/ingest/gateway-status.ts";
 import { silentLogger } from "../../src/lib/logger.ts";
-import { eventQueries } from "../../src/store/events.ts";
 import { call } from "../harness/http.ts";
 import { ids, startTestSite, type TestSite } from "../harness/site.ts";
 
@@ -33,7 +32,7 @@ async function gateway(id: string) {
 }
 /** Events of one gateway (the others change status on their own timers in these tests). */
 function events(gatewayId: string) {
-  return eventQueries(site.store)
+  return site.store.events
     .listAfter(1)
     .filter((event) => event.data.device_id === gatewayId);
 }

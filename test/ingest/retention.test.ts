@@ -1,8 +1,9 @@
 /** Retention (spec section 8): history older than the cutoff is pruned in batches; newer history stays. */
 import { afterEach, beforeEach, expect, test } from "bun:test";
-import { pruneReadings } from "../../src/store/retention.ts";
 import { call } from "../harness/http.ts";
 import { ids, startTestSite, type TestSite } from "../harness/site.ts";
+import { pruneReadings } from "../../src/store/retention.ts";
+import { sqliteOf } from "../../src/store/sqlite-internals.ts";
 
 let site: TestSite;
 beforeEach(async () => {
@@ -37,7 +38,7 @@ test("readings older than the cutoff are deleted, in batches, for every register
   }
   site.record(batch);
 
-  const result = await pruneReadings(site.store, cutoff, { batchRows: 7, pauseMs: 0 });
+  const result = await pruneReadings(site.store.readings, cutoff, { batchRows: 7, pauseMs: 0 });
   // Readings at now - 300 days and later stay (300 + 1 of them); 29 older per register go.
   expect(result.deleted).toBe(2 * 29);
   expect(result.registers).toBe(2);
@@ -50,19 +51,19 @@ test("readings older than the cutoff are deleted, in batches, for every register
     expect(Math.min(...kept)).toBe(now - 300 * day);
   }
   // Running it again finds nothing to do.
-  expect((await pruneReadings(site.store, cutoff)).deleted).toBe(0);
+  expect((await pruneReadings(site.store.readings, cutoff)).deleted).toBe(0);
 });
 
 test("an aborted prune stops between batches, leaving whole batches done", async () => {
   const now = site.clock.now();
   site.record(Array.from({ length: 50 }, (_, index) => ({ registerId: site.registerId(air), ts: now - (400 + index) * day, rawValue: index })));
   const abort = new AbortController();
-  const pruning = pruneReadings(site.store, now - 365 * day, { batchRows: 10, pauseMs: 5, signal: abort.signal });
+  const pruning = pruneReadings(site.store.readings, now - 365 * day, { batchRows: 10, pauseMs: 5, signal: abort.signal });
   await Bun.sleep(7);
   abort.abort();
   const result = await pruning;
   expect(result.deleted % 10).toBe(0);
   expect(result.deleted).toBeLessThan(50);
-  const left = site.store.sqlite.query<{ n: number }, [number]>("SELECT count(*) AS n FROM readings WHERE register_id = ?").get(site.registerId(air))?.n;
+  const left = sqliteOf(site.store).query<{ n: number }, [number]>("SELECT count(*) AS n FROM readings WHERE register_id = ?").get(site.registerId(air))?.n;
   expect(left).toBe(50 - result.deleted);
 });

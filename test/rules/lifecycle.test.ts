@@ -10,9 +10,9 @@ import { silentLogger } from "../../src/lib/logger.ts";
 import type { AutomationConfig, RuleConfig } from "../../src/alerting/rule-model.ts";
 import { alertService } from "../../src/rules/alerts-service.ts";
 import { createRulesEngine } from "../../src/rules/engine.ts";
-import { eventQueries } from "../../src/store/events.ts";
 import { call } from "../harness/http.ts";
 import { ids, startTestSite, type TestSite } from "../harness/site.ts";
+import { sqliteOf } from "../../src/store/sqlite-internals.ts";
 
 let site: TestSite;
 beforeEach(async () => {
@@ -75,7 +75,7 @@ async function alerts(query = ""): Promise<AlertBody[]> {
   return (await call<{ data: AlertBody[] }>(site.baseUrl, `/v1/alerts${query}`, { key: site.keys.acme })).body.data;
 }
 function eventsOfType(...types: string[]) {
-  return eventQueries(site.store)
+  return site.store.events
     .listAfter(1)
     .filter((event) => types.includes(event.type));
 }
@@ -230,12 +230,12 @@ describe("rule lifecycle", () => {
     expect(() => service.acknowledge(open?.id ?? "", null)).toThrow(new CodedError("conflict", `alert ${open?.id} is already acknowledged`));
     service.resolve(open?.id ?? "", null);
     const before = await alerts();
-    const eventCount = eventQueries(site.store).listAfter(1).length;
+    const eventCount = site.store.events.listAfter(1).length;
     expect(() => service.resolve(open?.id ?? "", null)).toThrow(/already resolved/);
     expect(() => service.acknowledge(open?.id ?? "", null)).toThrow(/is resolved/);
     expect(() => service.resolve("00000000-0000-0000-0000-000000000000", null)).toThrow(/no alert/);
     expect(await alerts()).toEqual(before);
-    expect(eventQueries(site.store).listAfter(1)).toHaveLength(eventCount);
+    expect(site.store.events.listAfter(1)).toHaveLength(eventCount);
   });
 
   test("resolved -> a later breach opens a new alert (after the value has come back once)", async () => {
@@ -360,7 +360,7 @@ test("a scheduled automation records automation.triggered when its time comes", 
     actions: [{ type: "webhook" }],
   };
   const rules = engine([], [automation]);
-  const org = site.store.sqlite.query<{ id: number }, []>("SELECT id FROM organizations WHERE key = 'acme'").get();
+  const org = sqliteOf(site.store).query<{ id: number }, []>("SELECT id FROM organizations WHERE key = 'acme'").get();
   rules.runScheduled(automation, org?.id ?? 0);
   expect(eventsOfType("automation.triggered").map((event) => event.data)).toEqual([
     { rule_id: automation.id, rule_name: "Morning report", actions: [{ type: "webhook" }] },

@@ -12,8 +12,8 @@ import { getTableName, is } from "drizzle-orm";
 import { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { migrationJournal, migrationSql } from "../../src/store/migrations/index.ts";
 import * as schema from "../../src/store/schema.ts";
-import { openStore, storeFileName } from "../../src/store/open.ts";
-import { readingQueries } from "../../src/store/readings.ts";
+import { openStore, storeFileName } from "../../src/store/index.ts";
+import { sqliteOf } from "../../src/store/sqlite-internals.ts";
 
 const migrationsDir = join(import.meta.dir, "..", "..", "src", "store", "migrations");
 const journalOnDisk = JSON.parse(readFileSync(join(migrationsDir, "meta", "_journal.json"), "utf8")) as {
@@ -85,7 +85,7 @@ describe("a fresh store", () => {
   beforeAll(() => {
     dataDir = tempDir();
     const store = openStore(dataDir);
-    sqlite = store.sqlite;
+    sqlite = sqliteOf(store);
     close = () => store.close();
   });
   afterAll(() => close());
@@ -163,18 +163,18 @@ describe("opening an existing store", () => {
         .all();
 
     const first = openStore(dataDir);
-    const firstRows = migrationRows(first.sqlite);
-    const firstSchema = schemaOf(first.sqlite);
-    first.sqlite.run("INSERT INTO store_meta (key, value) VALUES ('migration-test', 'kept')");
+    const firstRows = migrationRows(sqliteOf(first));
+    const firstSchema = schemaOf(sqliteOf(first));
+    sqliteOf(first).run("INSERT INTO store_meta (key, value) VALUES ('migration-test', 'kept')");
     first.close();
 
     const second = openStore(dataDir);
     try {
-      expect(migrationRows(second.sqlite)).toEqual(firstRows);
+      expect(migrationRows(sqliteOf(second))).toEqual(firstRows);
       expect(firstRows.length).toBe(journalOnDisk.entries.length);
-      expect(schemaOf(second.sqlite)).toEqual(firstSchema);
+      expect(schemaOf(sqliteOf(second))).toEqual(firstSchema);
       expect(
-        second.sqlite.query<{ value: string }, []>("SELECT value FROM store_meta WHERE key = 'migration-test'").get()
+        sqliteOf(second).query<{ value: string }, []>("SELECT value FROM store_meta WHERE key = 'migration-test'").get()
           ?.value,
       ).toBe("kept");
     } finally {
@@ -183,7 +183,7 @@ describe("opening an existing store", () => {
 
     const third = openStore(dataDir);
     try {
-      expect(migrationRows(third.sqlite)).toEqual(firstRows);
+      expect(migrationRows(sqliteOf(third))).toEqual(firstRows);
     } finally {
       third.close();
     }
@@ -195,7 +195,7 @@ describe("upgrading readings to seconds (migration 0006)", () => {
     const dataDir = tempDir();
     const before = openStore(dataDir);
     // The store as it was before 0006: readings keyed by Unix milliseconds.
-    before.sqlite.exec(`
+    sqliteOf(before).exec(`
       DROP TABLE readings;
       CREATE TABLE readings (register_id integer NOT NULL, ts integer NOT NULL, raw_value numeric,
         PRIMARY KEY (register_id, ts)) WITHOUT ROWID;`);
@@ -206,18 +206,18 @@ describe("upgrading readings to seconds (migration 0006)", () => {
       [2, Date.UTC(2019, 11, 31, 23, 59, 59, 500), -3], // before the epoch: rounded down too
       [2, Date.UTC(2020, 0, 1), 7],
     ];
-    const insert = before.sqlite.prepare("INSERT INTO readings (register_id, ts, raw_value) VALUES (?, ?, ?)");
+    const insert = sqliteOf(before).prepare("INSERT INTO readings (register_id, ts, raw_value) VALUES (?, ?, ?)");
     for (const row of rows) insert.run(...row);
     const tags = journalOnDisk.entries.map((entry) => entry.tag);
     // Forget 0006 and everything after it, so that opening applies them again.
     const seconds = journalOnDisk.entries[tags.indexOf("0006_readings_seconds")];
     if (seconds === undefined) throw new Error("journal lacks 0006_readings_seconds");
-    before.sqlite.run("DELETE FROM __drizzle_migrations WHERE created_at >= ?", [seconds.when]);
+    sqliteOf(before).run("DELETE FROM __drizzle_migrations WHERE created_at >= ?", [seconds.when]);
     before.close();
 
     const after = openStore(dataDir);
     try {
-      const stored = after.sqlite
+      const stored = sqliteOf(after)
         .query<{ register_id: number; ts_s: number; raw_value: number | null }, []>(
           "SELECT register_id, ts_s, raw_value FROM readings ORDER BY register_id, ts_s",
         )
@@ -231,7 +231,7 @@ describe("upgrading readings to seconds (migration 0006)", () => {
         { register_id: 2, ts_s: 0, raw_value: 7 },
       ]);
       // Read back through the store's own queries, in Unix milliseconds again.
-      const page = readingQueries(after).page({
+      const page = after.readings.page({
         registerIds: [1],
         since: Date.UTC(2026, 2, 10, 12, 0, 0),
         until: Date.UTC(2026, 2, 10, 12, 2, 0, 1),
@@ -244,7 +244,7 @@ describe("upgrading readings to seconds (migration 0006)", () => {
         Date.UTC(2026, 2, 10, 12, 1, 0),
         Date.UTC(2026, 2, 10, 12, 2, 0),
       ]);
-      expect(after.sqlite.query<{ integrity_check: string }, []>("PRAGMA integrity_check").get()?.integrity_check).toBe("ok");
+      expect(sqliteOf(after).query<{ integrity_check: string }, []>("PRAGMA integrity_check").get()?.integrity_check).toBe("ok");
     } finally {
       after.close();
     }

@@ -8,8 +8,6 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { Webhook } from "standardwebhooks";
 import { systemClock } from "../../src/lib/clock.ts";
 import { silentLogger } from "../../src/lib/logger.ts";
-import { eventQueries } from "../../src/store/events.ts";
-import { findOrganizationByKey } from "../../src/store/organizations.ts";
 import { type Dispatcher, startDispatcher } from "../../src/webhooks/dispatcher.ts";
 import { endpointService } from "../../src/webhooks/endpoints.ts";
 import { startTestSite, type TestSite } from "../harness/site.ts";
@@ -66,9 +64,9 @@ function endpoint(url: string, events: string[] = []) {
 
 /** Records a device.online event for acme (which fans out to its endpoints). */
 function event(type: "device.online" | "device.offline" = "device.online", data: Record<string, unknown> = { device_id: "x" }) {
-  const org = findOrganizationByKey(site.store, "acme");
+  const org = site.store.organizations.findByKey("acme");
   if (org === null) throw new Error("no acme");
-  return eventQueries(site.store).record({ orgId: org.id, type, occurredAt: Date.now(), data }).messageId;
+  return site.store.events.record({ orgId: org.id, type, occurredAt: Date.now(), data }).messageId;
 }
 
 async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void> {

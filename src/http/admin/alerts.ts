@@ -2,9 +2,6 @@
 import { Elysia, t } from "elysia";
 import { CodedError } from "../../lib/errors.ts";
 import { alertService } from "../../rules/alerts-service.ts";
-import { alertQueries } from "../../store/alerts.ts";
-import { gatewayQueries } from "../../store/gateways.ts";
-import { findOrganizationByKey, listOrganizations } from "../../store/organizations.ts";
 import { alertSeverities, alertStatuses } from "../../store/schema.ts";
 import { presentAlert, presentAlertStatusChange } from "../v1/present.ts";
 import { optionalEnum } from "../v1/query.ts";
@@ -20,8 +17,8 @@ function checkUuid(id: string): string {
 
 export function adminAlertRoutes(context: AdminContext) {
   const { store } = context;
-  const alertsRead = alertQueries(store);
-  const gateways = gatewayQueries(store);
+  const alertsRead = store.alerts;
+  const gateways = store.gateways;
   const alerts = alertService(store, context.now, context.onEvent);
 
   return new Elysia({ name: "admin-alerts" })
@@ -31,8 +28,8 @@ export function adminAlertRoutes(context: AdminContext) {
         const limit = query.limit ?? 100;
         const organizations =
           query.organization === undefined
-            ? listOrganizations(store)
-            : [findOrganizationByKey(store, query.organization)].filter((org) => org !== null);
+            ? store.organizations.list()
+            : [store.organizations.findByKey(query.organization)].filter((org) => org !== null);
         if (organizations.length === 0) {
           throw new CodedError("not_found", `No organisation "${query.organization}".`);
         }

@@ -6,7 +6,8 @@
 import { Elysia, t } from "elysia";
 import { isoOrNull } from "../../lib/clock.ts";
 import { CodedError } from "../../lib/errors.ts";
-import { adminQueries, completeSetup, hashPassword, minPasswordLength, sessionLifetimeMs } from "../../store/admin.ts";
+import { hashPassword, minPasswordLength } from "../../lib/crypto.ts";
+import { sessionLifetimeMs } from "../../store/admin.ts";
 import { FixedWindowRateLimiter } from "../rate-limit.ts";
 import { type AdminContext, adminPrefix } from "./context.ts";
 import { clearedCookieHeader, sessionCookieHeader } from "./session.ts";
@@ -15,7 +16,7 @@ const Username = t.String({ minLength: 1, maxLength: 64, pattern: "^[A-Za-z0-9._
 
 export function adminAuthRoutes(context: AdminContext) {
   const { store, now, sessionOf } = context;
-  const admins = adminQueries(store);
+  const admins = store.admin;
   const loginLimiter = new FixedWindowRateLimiter(context.clock);
   const loginLimit = context.loginLimitPerMinute ?? 10;
   // Failed logins of unknown users verify against this, so they take as long as wrong passwords.
@@ -32,7 +33,7 @@ export function adminAuthRoutes(context: AdminContext) {
       async ({ body }) => {
         if (admins.countUsers() > 0) throw new CodedError("conflict", "Setup is done: an admin account exists.");
         const passwordHash = await hashPassword(body.password);
-        const user = completeSetup(store, body.token, body.username, passwordHash, now());
+        const user = admins.completeSetup(body.token, body.username, passwordHash, now());
         if (user === null) {
           if (admins.countUsers() > 0) throw new CodedError("conflict", "Setup is done: an admin account exists.");
           throw new CodedError("forbidden", "The setup token is wrong or was already used.");

@@ -2,7 +2,7 @@
 import type { Clock } from "../../lib/clock.ts";
 import type { ErrorCode } from "../../lib/errors.ts";
 import type { AdminSession } from "../../store/admin.ts";
-import type { Store } from "../../store/open.ts";
+import type { Store } from "../../store/index.ts";
 
 export const adminPrefix = "/admin/api";
 

@@ -7,13 +7,10 @@
 import { Elysia, t } from "elysia";
 import type { Clock } from "../../lib/clock.ts";
 import { CodedError } from "../../lib/errors.ts";
+import { apiScopes } from "../../lib/api-keys.ts";
+import { scalerFor } from "../../lib/register-scaling.ts";
 import { eventTypes } from "../../store/events.ts";
-import { gatewayQueries } from "../../store/gateways.ts";
-import { apiScopes } from "../../store/keys.ts";
-import type { Store } from "../../store/open.ts";
-import { listOrganizations } from "../../store/organizations.ts";
-import { readingQueries } from "../../store/readings.ts";
-import { registerQueries, scalerFor } from "../../store/registers.ts";
+import type { Store } from "../../store/index.ts";
 import { gatewayStatuses } from "../../store/schema.ts";
 import { presentGateway, presentModbusDevice, presentRegister } from "../v1/present.ts";
 import { optionalEnum } from "../v1/query.ts";
@@ -25,13 +22,11 @@ const maxHistoryPoints = maxHistoryHours * 60;
 const gatewaysPerOrganization = 1000;
 
 export function adminInventoryRoutes(store: Store, clock: Clock) {
-  const gateways = gatewayQueries(store);
-  const registers = registerQueries(store);
-  const readings = readingQueries(store);
+  const { gateways, registers, readings } = store;
 
   /** A gateway's UUID is unique across organisations; the box has few of them. */
   function findGateway(uuid: string) {
-    for (const org of listOrganizations(store)) {
+    for (const org of store.organizations.list()) {
       const row = gateways.find(org.id, uuid);
       if (row !== null) return { org, row };
     }
@@ -42,7 +37,7 @@ export function adminInventoryRoutes(store: Store, clock: Clock) {
     new Elysia({ name: "admin-inventory" })
       // What the page's forms offer: organisations, key scopes, event types.
       .get(`${prefix}/choices`, () => ({
-        organizations: listOrganizations(store).map((org) => ({ key: org.key, name: org.name })),
+        organizations: store.organizations.list().map((org) => ({ key: org.key, name: org.name })),
         scopes: apiScopes,
         event_types: eventTypes,
       }))
@@ -50,7 +45,7 @@ export function adminInventoryRoutes(store: Store, clock: Clock) {
         `${prefix}/gateways`,
         ({ query }) => {
           const rows = [];
-          for (const org of listOrganizations(store)) {
+          for (const org of store.organizations.list()) {
             if (query.organization !== undefined && org.key !== query.organization) continue;
             const page = gateways.list(org.id, { status: query.status, limit: gatewaysPerOrganization, offset: 0 });
             for (const row of page.rows) {
@@ -79,7 +74,7 @@ export function adminInventoryRoutes(store: Store, clock: Clock) {
         ({ params, set }) => {
           const { org, row } = findGateway(params.id);
           const byDevice = new Map<string, ReturnType<typeof presentRegister>[]>();
-          for (const register of registers.listRegisters(row.id)) {
+          for (const register of registers.list(row.id)) {
             const presented = presentRegister(register);
             const list = byDevice.get(presented.modbus_device_id);
             if (list === undefined) byDevice.set(presented.modbus_device_id, [presented]);
@@ -104,7 +99,7 @@ export function adminInventoryRoutes(store: Store, clock: Clock) {
         `${prefix}/gateways/:id/history`,
         ({ params, query, set }) => {
           const { row } = findGateway(params.id);
-          const register = registers.listRegisters(row.id).find((candidate) => candidate.uuid === query.register_id.toLowerCase());
+          const register = registers.list(row.id).find((candidate) => candidate.uuid === query.register_id.toLowerCase());
           if (register === undefined) throw new CodedError("not_found", `Gateway ${params.id} has no register ${query.register_id}.`);
           const until = clock.now() + 1;
           const hours = query.hours ?? 24;

@@ -2,16 +2,9 @@
 import { Elysia, t } from "elysia";
 import { CodedError } from "../../lib/errors.ts";
 import { parseRfc3339 } from "../../lib/timestamps.ts";
-import {
-  apiKeyStatus,
-  apiScopes,
-  createApiKey,
-  listApiKeys,
-  presentApiKey,
-  presentCreatedApiKey,
-  revokeApiKey,
-  UnknownOrganizationError,
-} from "../../store/keys.ts";
+import { apiKeyStatus, apiScopes } from "../../lib/api-keys.ts";
+import { UnknownOrganizationError } from "../../store/keys.ts";
+import { presentApiKey, presentCreatedApiKey } from "../presenters/api-keys.ts";
 import { type AdminContext, adminPrefix } from "./context.ts";
 
 export function adminKeyRoutes(context: AdminContext) {
@@ -20,7 +13,7 @@ export function adminKeyRoutes(context: AdminContext) {
     .get(
       `${adminPrefix}/keys`,
       ({ query }) => ({
-        data: listApiKeys(store, query.organization).map((key) => ({
+        data: store.keys.list(query.organization).map((key) => ({
           ...presentApiKey(key),
           status: apiKeyStatus(key, now()),
         })),
@@ -37,8 +30,7 @@ export function adminKeyRoutes(context: AdminContext) {
           if (expiresAt <= now()) throw new CodedError("invalid_parameter", "expires_at: lies in the past.");
         }
         try {
-          const created = createApiKey(
-            store,
+          const created = store.keys.create(
             { orgKey: body.organization, name: body.name, scopes: [...new Set(body.scopes)], expiresAt },
             now(),
           );
@@ -64,7 +56,7 @@ export function adminKeyRoutes(context: AdminContext) {
     .post(
       `${adminPrefix}/keys/:id/revoke`,
       ({ params }) => {
-        const revoked = revokeApiKey(store, params.id, now());
+        const revoked = store.keys.revoke(params.id, now());
         if (revoked === 0) throw new CodedError("not_found", `No unrevoked key ${params.id}.`);
         return { revoked };
       },

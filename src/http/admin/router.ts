@@ -6,7 +6,7 @@
  */
 import { Elysia } from "elysia";
 import { CodedError } from "../../lib/errors.ts";
-import { type AdminSession, adminQueries } from "../../store/admin.ts";
+import type { AdminSession } from "../../store/admin.ts";
 import { adminAlertRoutes } from "./alerts.ts";
 import { adminAuthRoutes } from "./auth.ts";
 import { type AdminContext, type AdminDeps, adminPrefix } from "./context.ts";
@@ -21,7 +21,7 @@ export type { AdminDeps } from "./context.ts";
 const publicRoutes = new Set([`${adminPrefix}/login`, `${adminPrefix}/setup`]);
 
 export function adminRoutes(deps: AdminDeps) {
-  const admins = adminQueries(deps.store);
+  const admins = deps.store.admin;
   const sessions = new WeakMap<Request, AdminSession>();
   const context: AdminContext = {
     ...deps,

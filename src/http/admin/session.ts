@@ -4,7 +4,8 @@
  * role other than viewer.
  */
 import { CodedError } from "../../lib/errors.ts";
-import { type AdminQueries, type AdminSession, sameSecret } from "../../store/admin.ts";
+import { sameSecret } from "../../lib/crypto.ts";
+import type { AdminSession, AdminStore } from "../../store/admin.ts";
 
 export const sessionCookie = "fieldhub_session";
 export const csrfHeader = "x-csrf-token";
@@ -31,7 +32,7 @@ export function clearedCookieHeader(request: Request): string {
 }
 
 /** The live session the `fieldhub_session` cookie names, or `unauthorized`. */
-export function requireSession(queries: AdminQueries, token: string | null, now: number): AdminSession {
+export function requireSession(queries: AdminStore, token: string | null, now: number): AdminSession {
   if (token === null || token === "") throw new CodedError("unauthorized", "Sign in first: no admin session.");
   const session = queries.findSession(token, now);
   if (session === null) {

@@ -1,12 +1,12 @@
 import type { TObject } from "@sinclair/typebox";
 import type { Clock } from "../../lib/clock.ts";
 import { CodedError } from "../../lib/errors.ts";
-import type { AlertQueries } from "../../store/alerts.ts";
-import type { GatewayQueries } from "../../store/gateways.ts";
+import type { AlertStore } from "../../store/alerts.ts";
+import type { GatewayStore } from "../../store/gateways.ts";
+import type { Store } from "../../store/index.ts";
 import type { KeyForRequest } from "../../store/keys.ts";
-import type { Store } from "../../store/open.ts";
-import type { ReadingQueries } from "../../store/readings.ts";
-import type { RegisterQueries } from "../../store/registers.ts";
+import type { ReadingStore } from "../../store/readings.ts";
+import type { RegisterStore } from "../../store/registers.ts";
 import type { RequestState } from "../api-gate.ts";
 import { requireScope } from "../api-gate.ts";
 import { expectation } from "../validation-message.ts";
@@ -16,10 +16,10 @@ import { repeatedParameter } from "./query.ts";
 export interface V1Deps {
   store: Store;
   clock: Clock;
-  gateways: GatewayQueries;
-  alerts: AlertQueries;
-  registers: RegisterQueries;
-  readings: ReadingQueries;
+  gateways: GatewayStore;
+  alerts: AlertStore;
+  registers: RegisterStore;
+  readings: ReadingStore;
   cursorSecret: Buffer;
   stateOf(request: Request): RequestState;
   /** A JSON success response with the request's headers (request id, rate limit). */

@@ -2,7 +2,8 @@
 import { isoFromMs, isoOrNull } from "../../lib/clock.ts";
 import type { AlertRecord, AlertRow } from "../../store/alerts.ts";
 import type { GatewayRow, ModbusDeviceRow } from "../../store/gateways.ts";
-import { type RegisterRow, scaleValue } from "../../store/registers.ts";
+import { scaleValue } from "../../lib/register-scaling.ts";
+import type { RegisterRow } from "../../store/registers.ts";
 
 export function presentGateway(row: GatewayRow) {
   return {

@@ -3,7 +3,8 @@ import { isoFromMs } from "../../lib/clock.ts";
 import { CodedError } from "../../lib/errors.ts";
 import { uuidPattern } from "../../lib/ids.ts";
 import { parseRfc3339 } from "../../lib/timestamps.ts";
-import { scalerFor } from "../../store/registers.ts";
+import { scalerFor } from "../../lib/register-scaling.ts";
+import type { HistoryRegister } from "../../store/registers.ts";
 import { gatewayIdParams, lookupErrors } from "./common.ts";
 import { guardRoute, principalOf, type V1Deps } from "./deps.ts";
 import { CursorMeta, Reading } from "./models.ts";
@@ -41,26 +42,10 @@ const ListReadingsQuery = queryObject({
   ),
 });
 
-type RegisterInfo = {
-  id: number;
-  uuid: string;
-  modbusDeviceUuid: string;
-  name: string;
-  unit: string | null;
-  scaleFactor: number | null;
-};
-
 /** GET /devices/{id}/readings (scope registers:read): history in a window, paged by cursor. */
 export function readingRoutes(deps: V1Deps) {
-  const registerColumns = `SELECT r.id AS id, r.uuid AS uuid, r.name AS name, r.unit AS unit, r.scale_factor AS scaleFactor,
-            (SELECT d.uuid FROM modbus_devices d WHERE d.id = r.modbus_device_id) AS modbusDeviceUuid
-       FROM registers r`;
   // Retired registers are included: their history is still the gateway's history.
-  const allRegisters = deps.store.sqlite.prepare<RegisterInfo, [number]>(`${registerColumns} WHERE r.gateway_id = ?`);
-  const oneRegister = deps.store.sqlite.prepare<RegisterInfo, [number, string]>(
-    `${registerColumns} WHERE r.gateway_id = ? AND r.uuid = ?`,
-  );
-
+  const { registers: registerStore } = deps;
   return new Elysia().get(
     "/v1/devices/:id/readings",
     ({ request, params, query }) => {
@@ -70,9 +55,9 @@ export function readingRoutes(deps: V1Deps) {
 
       const registers =
         query.register_id === undefined
-          ? allRegisters.all(gatewayId)
+          ? registerStore.historyRegisters(gatewayId)
           : parseRegisterIds(query.register_id).map((uuid) => {
-              const register = oneRegister.get(gatewayId, uuid);
+              const register = registerStore.historyRegister(gatewayId, uuid);
               if (register === null) throw new CodedError("not_found", `Gateway ${params.id} has no register ${uuid}.`);
               return register;
             });
@@ -165,7 +150,7 @@ export function readingRoutes(deps: V1Deps) {
  * per request, so a row costs its value, raw value and time. A 1000-row page is
  * most of what this endpoint does (docs/benchmarks.md).
  */
-function readingEncoder(register: RegisterInfo): (rawValue: number | null, ts: number) => string {
+function readingEncoder(register: HistoryRegister): (rawValue: number | null, ts: number) => string {
   const scale = scalerFor(register.scaleFactor);
   const head = `{"register_id":${JSON.stringify(register.uuid)},"modbus_device_id":${JSON.stringify(register.modbusDeviceUuid)},"name":${JSON.stringify(register.name)},"unit":${JSON.stringify(register.unit)},"value":`;
   return (rawValue, ts) =>

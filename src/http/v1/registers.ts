@@ -28,7 +28,7 @@ export function registerRoutes(deps: V1Deps) {
         }
         modbusDeviceId = found;
       }
-      return deps.json(request, { data: deps.registers.listRegisters(gatewayId, modbusDeviceId).map(presentRegister) });
+      return deps.json(request, { data: deps.registers.list(gatewayId, modbusDeviceId).map(presentRegister) });
     },
     {
       params: gatewayIdParams,

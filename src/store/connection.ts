@@ -1,31 +1,23 @@
+/**
+ * The SQLite connection behind a store: opening the file, its pragmas, and the
+ * embedded migrations. Only the store's own SQLite code uses it.
+ */
 import { Database } from "bun:sqlite";
 import { createHash } from "node:crypto";
-import { mkdirSync } from "node:fs";
-import { join } from "node:path";
 import { type BunSQLiteDatabase, drizzle } from "drizzle-orm/bun-sqlite";
 import { migrationJournal, migrationSql } from "./migrations/index.ts";
 import * as schema from "./schema.ts";
 
 export type Db = BunSQLiteDatabase<typeof schema>;
 
-/** An open store: drizzle for ordinary queries, the raw handle for hot paths. */
-export interface Store {
+/** drizzle for ordinary queries, the raw handle for hot paths. */
+export interface SqliteConnection {
   readonly sqlite: Database;
   readonly db: Db;
-  readonly path: string;
-  close(): void;
-}
-
-export const storeFileName = "fieldhub.db";
-
-/** Opens (creating if needed) the store in DIR and brings its schema up to date. */
-export function openStore(dataDir: string): Store {
-  mkdirSync(dataDir, { recursive: true });
-  return openStoreFile(join(dataDir, storeFileName));
 }
 
 /** `:memory:` works too, for tests that need no file. */
-export function openStoreFile(path: string): Store {
+export function openConnection(path: string): SqliteConnection {
   const sqlite = new Database(path, { create: true, strict: true });
   // WAL lets the API read while ingest writes; NORMAL loses nothing on a process
   // crash (kill -9), only possibly the last commits on power loss.
@@ -35,12 +27,7 @@ export function openStoreFile(path: string): Store {
   sqlite.exec("PRAGMA foreign_keys = ON");
   const db = drizzle({ client: sqlite, schema });
   applyMigrations(db);
-  return {
-    sqlite,
-    db,
-    path,
-    close: () => sqlite.close(),
-  };
+  return { sqlite, db };
 }
 
 function applyMigrations(db: Db): void {

@@ -1,0 +1,16 @@
+/** The API key model (spec section 5): scopes, kinds and when a key counts as active. */
+
+export const apiScopes = ["devices:read", "registers:read", "alerts:read"] as const;
+export type ApiScope = (typeof apiScopes)[number];
+
+/** A sandbox key's default limit, per client address. */
+export const sandboxRateLimitPerMinute = 60;
+
+export type ApiKeyStatus = "active" | "revoked" | "expired";
+
+/** A key's state at `now`, as the API gate judges it (revocation before expiry). */
+export function apiKeyStatus(key: { revokedAt: number | null; expiresAt: number | null }, now: number): ApiKeyStatus {
+  if (key.revokedAt !== null && key.revokedAt <= now) return "revoked";
+  if (key.expiresAt !== null && key.expiresAt <= now) return "expired";
+  return "active";
+}
