@@ -15,11 +15,9 @@ const mayImport = {
   modbus: ["lib"],
   ingest: ["store", "lib"],
   alerting: ["store", "lib"],
-  // rules/ is moving into alerting/; drop this line once it is gone.
-  rules: ["store", "lib", "alerting"],
   webhooks: ["store", "lib"],
-  http: ["store", "alerting", "rules", "webhooks", "lib"],
-  app: ["config", "lib", "store", "modbus", "ingest", "alerting", "rules", "webhooks", "http"],
+  http: ["store", "alerting", "webhooks", "lib"],
+  app: ["config", "lib", "store", "modbus", "ingest", "alerting", "webhooks", "http"],
   demo: ["modbus", "lib", "config", "store"],
   cli: "everything",
   // main.ts also reads lib/version.ts for `--version`.

@@ -16,7 +16,7 @@ import type { Inventory } from "../../src/lib/inventory.ts";
 import { silentLogger } from "../../src/lib/logger.ts";
 import type { RuleConfig } from "../../src/alerting/rule-model.ts";
 import type { PolledValue } from "../../src/lib/polled-value.ts";
-import { createRulesEngine } from "../../src/rules/engine.ts";
+import { createRulesEngine } from "../../src/alerting/engine.ts";
 import { openStore } from "../../src/store/index.ts";
 
 const { values } = parseArgs({ args: process.argv.slice(2), options: { rules: { type: "string" }, readings: { type: "string" } } });

@@ -13,7 +13,7 @@ import type { MetricsRegistry } from "../lib/metrics.ts";
 import type { LinkOpener } from "../modbus/link.ts";
 import { registerModbusMetrics } from "../modbus/metrics.ts";
 import { type PollSink, startGatewayPoller } from "../modbus/poller.ts";
-import { createRulesEngine } from "../rules/engine.ts";
+import { createRulesEngine } from "../alerting/engine.ts";
 import type { Store } from "../store/index.ts";
 import { startDispatcher } from "../webhooks/dispatcher.ts";
 import { registerWebhookMetrics } from "../webhooks/metrics.ts";

@@ -6,7 +6,7 @@ import { Cron } from "croner";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/logger.ts";
 import type { AutomationConfig } from "../alerting/rule-model.ts";
-import type { RulesEngine } from "../rules/engine.ts";
+import type { RulesEngine } from "../alerting/engine.ts";
 import type { Store } from "../store/index.ts";
 import { pruneReadings } from "../store/retention.ts";
 

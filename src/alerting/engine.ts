@@ -7,9 +7,9 @@
  * change is written with its event (and any automation it runs) by one store
  * operation: no change without its event, no event without its change.
  */
-import { isCleared, isMet } from "../alerting/conditions.ts";
-import { fillMessage, offlineMessage } from "../alerting/messages.ts";
-import type { AutomationConfig, OfflineDetectorConfig, RuleConfig } from "../alerting/rule-model.ts";
+import { isCleared, isMet } from "./conditions.ts";
+import { fillMessage, offlineMessage } from "./messages.ts";
+import type { AutomationConfig, OfflineDetectorConfig, RuleConfig } from "./rule-model.ts";
 import type { Clock } from "../lib/clock.ts";
 import { randomUuid } from "../lib/ids.ts";
 import type { Logger } from "../lib/logger.ts";
