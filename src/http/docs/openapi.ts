@@ -1,7 +1,8 @@
 /**
  * The OpenAPI 3.1 description, generated from the same Elysia schemas that
  * validate the requests (@elysiajs/openapi's generator), then finished with what
- * routes cannot say: error bodies are application/problem+json, the bearer scheme,
+ * routes cannot say: error bodies are application/problem+json, the bearer scheme
+ * with the scope each operation needs,
  * the rate-limit headers on every response.
  */
 import { toOpenAPISchema } from "@elysiajs/openapi";
@@ -10,6 +11,7 @@ import type { AnyElysia } from "elysia";
 import { uuidPattern } from "../../lib/ids.ts";
 import { parseRfc3339 } from "../../lib/timestamps.ts";
 import { version } from "../../lib/version.ts";
+import { securityOf } from "../v1/scopes.ts";
 
 // Importing @elysiajs/openapi replaces TypeBox's global string formats with
 // checks that build a new Zod schema on every call (tens of microseconds per
@@ -38,7 +40,7 @@ export function buildOpenApiDocument(v1: AnyElysia, serverUrl: string): JsonObje
   const paths = hoistNamedSchemas(apiPaths, namedSchemas) as typeof generated.paths;
   for (const pathItem of Object.values(paths as Record<string, Record<string, JsonObject>>)) {
     for (const operation of Object.values(pathItem)) {
-      operation.security = [{ bearerAuth: [] }];
+      operation.security = securityOf(String(operation.operationId));
       const responses = (operation.responses ?? {}) as Record<string, JsonObject>;
       for (const [status, response] of Object.entries(responses)) {
         const content = response.content as Record<string, unknown> | undefined;

@@ -39,7 +39,7 @@ export function alertRoutes(deps: V1Deps) {
     },
     {
       query: ListAlertsQuery,
-      transform: guardRoute(deps, "alerts:read", ListAlertsQuery),
+      transform: guardRoute(deps, "listAlerts", ListAlertsQuery),
       response: { 200: t.Object({ data: t.Array(Alert), meta: OffsetMeta }), ...lookupErrors },
       detail: {
         operationId: "listAlerts",

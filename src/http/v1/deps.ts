@@ -11,6 +11,7 @@ import type { RequestState } from "../api-gate.ts";
 import { requireScope } from "../api-gate.ts";
 import { expectation } from "../validation-message.ts";
 import { repeatedParameter } from "./query.ts";
+import { type OperationId, operationScopes } from "./scopes.ts";
 
 /** What the /v1 controllers need; built once in the app. */
 export interface V1Deps {
@@ -30,11 +31,12 @@ export interface V1Deps {
 
 /**
  * A route's `transform` hook, run before Elysia validates the query: checks the
- * scope first, so a key without the scope hears 403 whatever it sent (spec
+ * operation's scope (scopes.ts) first, so a key without the scope hears 403 whatever it sent (spec
  * section 5.7); then what Elysia's coercion would let through: a repeated
  * parameter, or an integer written as `0x10`, `1e2` or ` 5`.
  */
-export function guardRoute(deps: V1Deps, scope: string, query?: TObject) {
+export function guardRoute(deps: V1Deps, operationId: Exclude<OperationId, "introspect">, query?: TObject) {
+  const scope = operationScopes[operationId];
   const integerParameters = Object.entries(query?.properties ?? {}).filter(
     ([, schema]) => (schema as { type?: string }).type === "integer",
   );

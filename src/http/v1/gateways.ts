@@ -27,7 +27,7 @@ export function gatewayRoutes(deps: V1Deps) {
       },
       {
         query: ListGatewaysQuery,
-        transform: guardRoute(deps, "devices:read", ListGatewaysQuery),
+        transform: guardRoute(deps, "listGateways", ListGatewaysQuery),
         response: { 200: t.Object({ data: t.Array(Gateway), meta: OffsetMeta }), ...queryErrors },
         detail: {
           operationId: "listGateways",
@@ -53,7 +53,7 @@ export function gatewayRoutes(deps: V1Deps) {
       },
       {
         params: gatewayIdParams,
-        transform: guardRoute(deps, "devices:read"),
+        transform: guardRoute(deps, "getGateway"),
         response: { 200: t.Object({ data: GatewayDetail }), ...lookupErrors },
         detail: {
           operationId: "getGateway",

@@ -131,7 +131,7 @@ export function readingRoutes(deps: V1Deps) {
     {
       params: gatewayIdParams,
       query: ListReadingsQuery,
-      transform: guardRoute(deps, "registers:read", ListReadingsQuery),
+      transform: guardRoute(deps, "listReadings", ListReadingsQuery),
       response: { 200: t.Object({ data: t.Array(Reading), meta: CursorMeta }), ...lookupErrors },
       detail: {
         operationId: "listReadings",

@@ -33,7 +33,7 @@ export function registerRoutes(deps: V1Deps) {
     {
       params: gatewayIdParams,
       query: ListRegistersQuery,
-      transform: guardRoute(deps, "registers:read", ListRegistersQuery),
+      transform: guardRoute(deps, "listRegisters", ListRegistersQuery),
       response: { 200: t.Object({ data: t.Array(Register) }), ...lookupErrors },
       detail: {
         operationId: "listRegisters",
