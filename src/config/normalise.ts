@@ -47,7 +47,14 @@ export function normaliseConfig(raw: RawConfig): FieldhubConfig {
     const { inventory, devices } = normaliseGateway(gateway);
     organization.gateways.push(inventory);
     buses.set(gateway.serial, bus);
-    polling.push({ id: inventory.id, serial: gateway.serial, bus, heartbeatMs: inventory.heartbeatMs, devices });
+    polling.push({
+      id: inventory.id,
+      serial: gateway.serial,
+      bus,
+      heartbeatMs: inventory.heartbeatMs,
+      ...(gateway.bus.reconnect_max_s === undefined ? {} : { reconnectMaxMs: gateway.bus.reconnect_max_s * 1000 }),
+      devices,
+    });
   }
 
   const inventory = { organizations: [...organizations.values()] };

@@ -15,7 +15,7 @@
  */
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/logger.ts";
-import type { PollingDevice, PollingGateway } from "../lib/polling.ts";
+import { defaultReconnectMaxMs, type PollingDevice, type PollingGateway } from "../lib/polling.ts";
 import type { RegisterDecoding } from "../lib/register-map.ts";
 import { decodeBits, decodeWords } from "./decode.ts";
 import { describeTarget, type LinkOpener, type LinkTarget, type ModbusLink, openModbusLink } from "./link.ts";
@@ -58,7 +58,7 @@ export interface PollerOptions {
   openLink?: LinkOpener;
   /** Failed cycles in a row before a device is quarantined. */
   quarantineAfter?: number;
-  /** Longest wait between two attempts on a quarantined device or a broken connection. */
+  /** Longest wait between two probes of a quarantined device. */
   maxBackoffMs?: number;
   /** How long a register that failed on its own is left out before it is tried again. */
   failingRegisterRetryMs?: number;
@@ -87,9 +87,22 @@ export function startGatewayPoller(options: PollerOptions) {
   const openLink = options.openLink ?? openModbusLink;
   const quarantineAfter = options.quarantineAfter ?? 3;
   const maxBackoffMs = options.maxBackoffMs ?? 300_000;
+  // A link is retried more often than a silent device is probed: a failed connect
+  // costs the bus nothing, and a peer that comes back should be polled within
+  // seconds, not minutes (issue 16, defect 10).
+  // Nor less often than a device is probed.
+  const reconnectMaxMs = Math.min(gateway.reconnectMaxMs ?? defaultReconnectMaxMs, maxBackoffMs);
   const failingRegisterRetryMs = options.failingRegisterRetryMs ?? 600_000;
   const log = logger.child({ gateway: gateway.serial });
-  const stats: BusStats = { requests: 0, errors: 0, timeouts: 0, exceptions: 0, reconnects: 0, rttTotalMs: 0, rttCount: 0 };
+  const stats: BusStats = {
+    requests: 0,
+    errors: 0,
+    timeouts: 0,
+    exceptions: 0,
+    reconnects: 0,
+    rttTotalMs: 0,
+    rttCount: 0,
+  };
   let stopped = false;
   const wakers = new Set<() => void>();
 
@@ -138,6 +151,9 @@ export function startGatewayPoller(options: PollerOptions) {
           linkFailureLogged = false;
           linkBackoffMs = 1000;
           channelUp.set(name, true);
+          // A new connection is a new chance: devices quarantined while the link
+          // was down are probed at once rather than after their device backoff.
+          for (const state of states) if (state.quarantined) state.nextDue = Math.min(state.nextDue, clock.now());
         } catch (error) {
           link = null;
           const reason = error instanceof Error ? error.message : String(error);
@@ -147,11 +163,13 @@ export function startGatewayPoller(options: PollerOptions) {
           stats.reconnects++;
           reportLink(name, false, `${name}: ${reason}`, fatal);
           await sleep(linkBackoffMs);
-          linkBackoffMs = Math.min(linkBackoffMs * 2, maxBackoffMs);
+          linkBackoffMs = Math.min(linkBackoffMs * 2, reconnectMaxMs);
           continue;
         }
       }
-      const state = states.reduce((earliest, candidate) => (candidate.nextDue < earliest.nextDue ? candidate : earliest));
+      const state = states.reduce((earliest, candidate) =>
+        candidate.nextDue < earliest.nextDue ? candidate : earliest,
+      );
       const wait = state.nextDue - clock.now();
       if (wait > 0) {
         await sleep(wait);
@@ -188,7 +206,8 @@ export function startGatewayPoller(options: PollerOptions) {
       state.failureLogged = true;
     }
     if (state.failedCycles >= quarantineAfter) {
-      if (!state.quarantined) log.warn({ device: deviceLabel(device) }, "device quarantined: probed with growing backoff");
+      if (!state.quarantined)
+        log.warn({ device: deviceLabel(device) }, "device quarantined: probed with growing backoff");
       state.quarantined = true;
       state.backoffMs = Math.min(state.backoffMs * 2, Math.max(maxBackoffMs, device.pollIntervalMs));
       state.nextDue = clock.now() + state.backoffMs;
@@ -260,9 +279,13 @@ export function startGatewayPoller(options: PollerOptions) {
         }
         const [register] = request.registers;
         if (register !== undefined && request.registers.length === 1 && !state.failingRegisters.has(register.id)) {
-          log.warn({ device: deviceLabel(device), register: register.id, exception: outcome.code }, "register refused by the device; set aside");
+          log.warn(
+            { device: deviceLabel(device), register: register.id, exception: outcome.code },
+            "register refused by the device; set aside",
+          );
         }
-        for (const failed of request.registers) state.failingRegisters.set(failed.id, clock.now() + failingRegisterRetryMs);
+        for (const failed of request.registers)
+          state.failingRegisters.set(failed.id, clock.now() + failingRegisterRetryMs);
         state.plan = null;
       }
       // A timeout: that request got no answer; the rest of the cycle goes on.
