@@ -126,10 +126,7 @@ export function createHttpApp(deps: HttpAppDeps) {
     requestSeconds.observe({ route }, ms / 1000);
     // Health checks and scrapes come every few seconds: logged only at debug level.
     const level = route === "/healthz" || route === "/metrics" ? "debug" : "info";
-    logger[level](
-      { request_id: state.requestId, method: request.method, path: pathOf(request.url), status: state.status, ms },
-      "request",
-    );
+    logger[level]({ request_id: state.requestId, method: request.method, path: pathOf(request.url), status: state.status, ms }, "request");
   };
 
   // development: false, also when run from source: Bun would otherwise serve the
@@ -169,9 +166,7 @@ export function createHttpApp(deps: HttpAppDeps) {
       logger.error({ err: error, request_id: stateOf(request).requestId }, "request failed");
       return fail(request, "internal_error");
     })
-    .onAfterResponse(({ request, route }) =>
-      finish(request, route === "" || route === undefined ? "(no route)" : route),
-    )
+    .onAfterResponse(({ request, route }) => finish(request, route === "" || route === undefined ? "(no route)" : route))
     .use(opsRoutes(store, metrics, deps.healthChecks))
     .use(docsRoutes(openApi))
     .use(

@@ -89,20 +89,11 @@ export function startGatewayPoller(options: PollerOptions) {
   const maxBackoffMs = options.maxBackoffMs ?? 300_000;
   // A link is retried more often than a silent device is probed: a failed connect
   // costs the bus nothing, and a peer that comes back should be polled within
-  // seconds, not minutes (issue 16, defect 10).
-  // Nor less often than a device is probed.
+  // seconds, not minutes (issue 16, defect 10); nor less often than a device is probed.
   const reconnectMaxMs = Math.min(gateway.reconnectMaxMs ?? defaultReconnectMaxMs, maxBackoffMs);
   const failingRegisterRetryMs = options.failingRegisterRetryMs ?? 600_000;
   const log = logger.child({ gateway: gateway.serial });
-  const stats: BusStats = {
-    requests: 0,
-    errors: 0,
-    timeouts: 0,
-    exceptions: 0,
-    reconnects: 0,
-    rttTotalMs: 0,
-    rttCount: 0,
-  };
+  const stats: BusStats = { requests: 0, errors: 0, timeouts: 0, exceptions: 0, reconnects: 0, rttTotalMs: 0, rttCount: 0 };
   let stopped = false;
   const wakers = new Set<() => void>();
 
@@ -167,9 +158,7 @@ export function startGatewayPoller(options: PollerOptions) {
           continue;
         }
       }
-      const state = states.reduce((earliest, candidate) =>
-        candidate.nextDue < earliest.nextDue ? candidate : earliest,
-      );
+      const state = states.reduce((earliest, candidate) => (candidate.nextDue < earliest.nextDue ? candidate : earliest));
       const wait = state.nextDue - clock.now();
       if (wait > 0) {
         await sleep(wait);
@@ -206,8 +195,7 @@ export function startGatewayPoller(options: PollerOptions) {
       state.failureLogged = true;
     }
     if (state.failedCycles >= quarantineAfter) {
-      if (!state.quarantined)
-        log.warn({ device: deviceLabel(device) }, "device quarantined: probed with growing backoff");
+      if (!state.quarantined) log.warn({ device: deviceLabel(device) }, "device quarantined: probed with growing backoff");
       state.quarantined = true;
       state.backoffMs = Math.min(state.backoffMs * 2, Math.max(maxBackoffMs, device.pollIntervalMs));
       state.nextDue = clock.now() + state.backoffMs;
@@ -279,13 +267,9 @@ export function startGatewayPoller(options: PollerOptions) {
         }
         const [register] = request.registers;
         if (register !== undefined && request.registers.length === 1 && !state.failingRegisters.has(register.id)) {
-          log.warn(
-            { device: deviceLabel(device), register: register.id, exception: outcome.code },
-            "register refused by the device; set aside",
-          );
+          log.warn({ device: deviceLabel(device), register: register.id, exception: outcome.code }, "register refused by the device; set aside");
         }
-        for (const failed of request.registers)
-          state.failingRegisters.set(failed.id, clock.now() + failingRegisterRetryMs);
+        for (const failed of request.registers) state.failingRegisters.set(failed.id, clock.now() + failingRegisterRetryMs);
         state.plan = null;
       }
       // A timeout: that request got no answer; the rest of the cycle goes on.
