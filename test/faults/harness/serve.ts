@@ -145,3 +145,31 @@ export async function eventually<T>(
   }
   return last;
 }
+
+/** A short CLI command under a changed environment (the same libfaketime clock as the server). */
+export async function runCliIn(env: Record<string, string>, args: string[]) {
+  const proc = Bun.spawn([process.execPath, "src/main.ts", ...args], {
+    cwd: repoRoot,
+    env: { ...process.env, CI: "true", ...env },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
+  return { code, stdout, stderr };
+}
+
+/** A counter's value from /metrics (summed over its labels). */
+export async function metricValue(baseUrl: string, name: string): Promise<number> {
+  const text = await (await fetch(`${baseUrl}/metrics`)).text();
+  let sum = 0;
+  for (const line of text.split("\n")) {
+    if (line.startsWith(`${name}{`) || line.startsWith(`${name} `))
+      sum += Number(line.slice(line.lastIndexOf(" ") + 1));
+  }
+  return sum;
+}
