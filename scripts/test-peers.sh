@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # What the tests talk to besides fieldhub: socat (serial lines as pty pairs),
-# Debian's pymodbus (an independent Modbus peer) and Debian's chromium (the admin
-# page's browser tests, driven by playwright-core). Installs them with apt-get when they are missing
+# Debian's pymodbus (an independent Modbus peer), Debian's chromium (the admin
+# page's browser tests, driven by playwright-core), and for the fault suite
+# (test/faults/) libfaketime (steps a running server's clock) and the sqlite3 CLI
+# (holds the store's write lock from another process). Installs them with apt-get when they are missing
 # and this is a Debian machine where we are root (CI is); otherwise says what
 # to install. Runs before `npm test`.
 set -euo pipefail
@@ -9,6 +11,8 @@ set -euo pipefail
 missing=()
 command -v socat >/dev/null 2>&1 || missing+=(socat)
 /usr/bin/python3 -c "import pymodbus" >/dev/null 2>&1 || missing+=(python3-pymodbus)
+[ -e /usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 ] || [ -e /usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1 ] || missing+=(faketime)
+command -v sqlite3 >/dev/null 2>&1 || missing+=(sqlite3)
 [ -n "${FIELDHUB_CHROMIUM:-}" ] || [ -x /usr/bin/chromium ] || missing+=(chromium)
 [ ${#missing[@]} -eq 0 ] && exit 0
 

@@ -59,7 +59,14 @@ export function normaliseConfig(file: DefaultedFile, index: FileIndex): Fieldhub
     const { inventory, devices } = normaliseGateway(gateway, entry);
     organization.gateways.push(inventory);
     buses.set(gateway.serial, bus);
-    polling.push({ id: inventory.id, serial: gateway.serial, bus, heartbeatMs: inventory.heartbeatMs, devices });
+    polling.push({
+      id: inventory.id,
+      serial: gateway.serial,
+      bus,
+      heartbeatMs: inventory.heartbeatMs,
+      ...(gateway.bus.reconnect_max_s === undefined ? {} : { reconnectMaxMs: gateway.bus.reconnect_max_s * 1000 }),
+      devices,
+    });
   });
 
   const inventory = { organizations: [...organizations.values()] };

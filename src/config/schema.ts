@@ -160,7 +160,12 @@ export const organizationSchema = Type.Object(
   strict,
 );
 
-export const tcpBusSchema = Type.Object({ type: Type.Literal("tcp") }, strict);
+// Longest wait between two attempts to (re)connect a bus's link: a peer that comes
+// back is polled again within this (issue 16, defect 10; docs/polling.md). Left
+// out: lib/polling.ts's default (30 s).
+const reconnectMaxS = Type.Optional(Type.Integer({ minimum: 1, maximum: 3600 }));
+
+export const tcpBusSchema = Type.Object({ type: Type.Literal("tcp"), reconnect_max_s: reconnectMaxS }, strict);
 
 export const rtuBusSchema = Type.Object(
   {
@@ -170,6 +175,7 @@ export const rtuBusSchema = Type.Object(
     data_bits: oneOf([7, 8], { default: defaults.dataBits }),
     parity: oneOf(parities, { default: defaults.parity }),
     stop_bits: oneOf([1, 2], { default: defaults.stopBits }),
+    reconnect_max_s: reconnectMaxS,
   },
   strict,
 );
@@ -179,6 +185,7 @@ export const rtuOverTcpBusSchema = Type.Object(
     type: Type.Literal("rtu_over_tcp"),
     host: nonEmpty,
     port: port({ default: defaults.rtuOverTcpPort }),
+    reconnect_max_s: reconnectMaxS,
   },
   strict,
 );

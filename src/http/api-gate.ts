@@ -7,7 +7,7 @@ import { CodedError } from "../lib/errors.ts";
 import { newRequestId } from "../lib/ids.ts";
 import { apiKeyStatus } from "../lib/api-keys.ts";
 import type { KeyForRequest } from "../store/keys.ts";
-import { type FixedWindowRateLimiter, rateLimitHeaders } from "./rate-limit.ts";
+import { type FixedWindowRateLimiter, type RateDecision, rateLimitHeaders } from "./rate-limit.ts";
 
 export interface RequestState {
   requestId: string;
@@ -42,15 +42,23 @@ export function newRequestState(now: number): RequestState {
  * response. The rate-limit headers are on `state.headers` whatever the outcome.
  */
 export function passApiGate(deps: GateDeps, state: RequestState, request: Request, clientAddress: string): void {
+  // Requests without a usable key are counted per client address (spec section 8).
+  // An address that has used up that allowance this minute is refused before its
+  // key is even looked up: otherwise the 401 would be decided first and guessing
+  // would never be throttled (issue 16, defect 9).
+  const anonymous = `anon:${clientAddress}`;
+  if (deps.limiter.exhausted(anonymous, deps.defaultLimitPerMinute)) {
+    const decision = deps.limiter.take(anonymous, deps.defaultLimitPerMinute);
+    Object.assign(state.headers, rateLimitHeaders(decision));
+    throw rateLimited(decision);
+  }
   const authorization = request.headers.get("authorization");
   const principal = authorization === null ? null : deps.lookupKey(bearerPattern.exec(authorization)?.[1] ?? "");
   const failure = authFailure(authorization, principal, deps.now());
 
-  // Requests without a usable key are counted per client address, so guessing
-  // keys is throttled too and every response still carries the headers.
   const decision =
     failure !== null || principal === null
-      ? deps.limiter.take(`anon:${clientAddress}`, deps.defaultLimitPerMinute)
+      ? deps.limiter.take(anonymous, deps.defaultLimitPerMinute)
       : deps.limiter.take(
           principal.kind === "sandbox" ? `key:${principal.id}:${clientAddress}` : `key:${principal.id}`,
           principal.rateLimitPerMinute ?? deps.defaultLimitPerMinute,
@@ -59,12 +67,7 @@ export function passApiGate(deps: GateDeps, state: RequestState, request: Reques
 
   if (failure !== null) throw failure;
   if (principal !== null) deps.recordKeyUse?.(principal.id, deps.now());
-  if (!decision.allowed) {
-    throw new CodedError(
-      "rate_limited",
-      `More than ${decision.limit} requests in the current minute; retry in ${decision.resetSeconds} s.`,
-    );
-  }
+  if (!decision.allowed) throw rateLimited(decision);
   state.principal = principal;
   if (!readMethods.has(request.method)) {
     throw new CodedError(
@@ -72,6 +75,22 @@ export function passApiGate(deps: GateDeps, state: RequestState, request: Reques
       "This API is read-only: writing registers is not enabled for this organisation.",
     );
   }
+}
+
+/**
+ * The rate-limit headers of a request that is refused before the gate runs
+ * (an unrouted path outside /v1 that began as one): the unauthenticated bucket
+ * of its address, as it stands, without counting the request.
+ */
+export function anonymousRateHeaders(deps: GateDeps, clientAddress: string): Record<string, string> {
+  return rateLimitHeaders(deps.limiter.peek(`anon:${clientAddress}`, deps.defaultLimitPerMinute));
+}
+
+function rateLimited(decision: RateDecision): CodedError {
+  return new CodedError(
+    "rate_limited",
+    `More than ${decision.limit} requests in the current minute; retry in ${decision.resetSeconds} s.`,
+  );
 }
 
 function authFailure(authorization: string | null, principal: KeyForRequest | null, now: number): CodedError | null {

@@ -11,7 +11,7 @@ import type { Logger } from "../lib/logger.ts";
 import { createMetricsRegistry, type MetricsRegistry } from "../lib/metrics.ts";
 import type { Store } from "../store/index.ts";
 import { adminRoutes } from "./admin/router.ts";
-import { newRequestState, passApiGate, type RequestState } from "./api-gate.ts";
+import { anonymousRateHeaders, newRequestState, passApiGate, type RequestState } from "./api-gate.ts";
 import { buildOpenApiDocument } from "./docs/openapi.ts";
 import { docsRoutes } from "./docs/pages.ts";
 import { type HealthCheck, opsRoutes } from "./ops.ts";
@@ -98,7 +98,7 @@ export function createHttpApp(deps: HttpAppDeps) {
     .use(readingRoutes(v1Deps))
     .use(alertRoutes(v1Deps));
 
-  const docsUrlOf = (request: Request) => `${deps.publicUrl ?? new URL(request.url).origin}/docs`;
+  const docsUrlOf = (request: Request) => `${deps.publicUrl ?? originOf(request.url)}/docs`;
   let openApiJson: string | null = null;
   const openApi = () => {
     openApiJson ??= JSON.stringify(buildOpenApiDocument(v1, deps.publicUrl ?? "/"));
@@ -131,7 +131,7 @@ export function createHttpApp(deps: HttpAppDeps) {
       const api = isApiPath(request.url);
       if (api) {
         try {
-          passApiGate(gateDeps, state, request, server?.requestIP(request)?.address ?? "unknown");
+          passApiGate(gateDeps, state, request, clientAddressOf(server, request));
         } catch (error) {
           if (!(error instanceof CodedError)) throw error;
           // Elysia runs no later hook for a response from onRequest: count and log it here.
@@ -143,12 +143,19 @@ export function createHttpApp(deps: HttpAppDeps) {
       // /v1 handlers put the headers on their own responses (see jsonText).
       if (!api) Object.assign(set.headers, state.headers);
     })
-    .onError(({ code, error, request }) => {
+    .onError(({ code, error, request, server }) => {
       if (error instanceof CodedError) return fail(request, error.code, error.detail);
       if (code === "VALIDATION" && error instanceof ValidationError) {
         return fail(request, "invalid_parameter", describeValidation(error));
       }
-      if (code === "NOT_FOUND") return fail(request, "not_found", "No such path.");
+      if (code === "NOT_FOUND") {
+        // Bun resolves dot segments before fieldhub sees the path (/v1/%2e%2e/x
+        // arrives as /x), so an unrouted path may have begun as /v1: it carries
+        // the rate-limit headers too (spec section 4; issue 16, defect 12).
+        if (!isApiPath(request.url))
+          Object.assign(stateOf(request).headers, anonymousRateHeaders(gateDeps, clientAddressOf(server, request)));
+        return fail(request, "not_found", "No such path.");
+      }
       if (code === "PARSE") return fail(request, "bad_request", "The request could not be read.");
       logger.error({ err: error, request_id: stateOf(request).requestId }, "request failed");
       return fail(request, "internal_error");
@@ -171,15 +178,38 @@ export function createHttpApp(deps: HttpAppDeps) {
     .use(v1);
 }
 
+function clientAddressOf(
+  server: { requestIP(request: Request): { address: string } | null } | null | undefined,
+  request: Request,
+): string {
+  return server?.requestIP(request)?.address ?? "unknown";
+}
+
+/**
+ * The path of `url`. Without a usable Host header (HTTP/1.0, or a Host that is no
+ * host name) Bun hands over the bare request target ("/v1/devices"), not an
+ * absolute URL: both forms are read here, without `new URL`, which throws on the
+ * second (issue 16, defect 6).
+ */
 function pathOf(url: string): string {
-  const start = url.indexOf("/", url.indexOf("//") + 2);
+  const start = url.startsWith("/") ? 0 : url.indexOf("/", url.indexOf("//") + 2);
   if (start < 0) return "/";
   const query = url.indexOf("?", start);
   return query < 0 ? url.slice(start) : url.slice(start, query);
 }
 
+/** The request's origin, or "" (a relative `{docs_url}`) when its Host header gave none. */
+function originOf(url: string): string {
+  return URL.parse(url)?.origin ?? "";
+}
+
+/**
+ * Paths under /v1 pass the API gate. The prefix is matched whatever its case: the
+ * API's paths are lower case and /V1/devices is not one of them, but it is
+ * answered like any unknown /v1 path (gate, headers, 404), not as a page (docs/api.md).
+ */
 function isApiPath(url: string): boolean {
   const path = pathOf(url);
-  return path === "/v1" || path.startsWith("/v1/");
+  return (path.length === 3 || path[3] === "/") && path.slice(0, 3).toLowerCase() === "/v1";
 }
 export type HttpApp = ReturnType<typeof createHttpApp>;

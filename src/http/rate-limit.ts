@@ -23,15 +23,36 @@ export class FixedWindowRateLimiter {
   /** Counts one request against `bucket` and says whether it may proceed. */
   take(bucket: string, limit: number): RateDecision {
     const now = this.clock.now();
+    this.enterWindowOf(now);
+    const used = (this.counts.get(bucket) ?? 0) + 1;
+    this.counts.set(bucket, used);
+    return this.decision(now, used, limit);
+  }
+
+  /** Whether `bucket` has used up `limit` this minute, without counting a request. */
+  exhausted(bucket: string, limit: number): boolean {
+    this.enterWindowOf(this.clock.now());
+    return (this.counts.get(bucket) ?? 0) >= limit;
+  }
+
+  /** The headers' figures for `bucket` as it stands, without counting a request. */
+  peek(bucket: string, limit: number): RateDecision {
+    const now = this.clock.now();
+    this.enterWindowOf(now);
+    return { ...this.decision(now, this.counts.get(bucket) ?? 0, limit), allowed: true };
+  }
+
+  private enterWindowOf(now: number): void {
     const window = Math.floor(now / windowMs);
     if (window !== this.window) {
       // A new minute: every bucket starts again, and old ones cost no memory.
       this.window = window;
       this.counts.clear();
     }
-    const used = (this.counts.get(bucket) ?? 0) + 1;
-    this.counts.set(bucket, used);
-    const resetSeconds = Math.max(1, Math.ceil(((window + 1) * windowMs - now) / 1000));
+  }
+
+  private decision(now: number, used: number, limit: number): RateDecision {
+    const resetSeconds = Math.max(1, Math.ceil(((this.window + 1) * windowMs - now) / 1000));
     return { allowed: used <= limit, limit, remaining: Math.max(0, limit - used), resetSeconds };
   }
 }

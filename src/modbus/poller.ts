@@ -16,7 +16,7 @@
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/logger.ts";
 import type { PolledValue } from "../lib/polled-value.ts";
-import type { PollingDevice, PollingGateway } from "./polling-config.ts";
+import { defaultReconnectMaxMs, type PollingDevice, type PollingGateway } from "./polling-config.ts";
 import type { RegisterDecoding } from "./register-model.ts";
 import { decodeBits, decodeWords } from "./decode.ts";
 import { describeTarget, type LinkOpener, type LinkTarget, type ModbusLink, openModbusLink } from "./link.ts";
@@ -50,7 +50,7 @@ export interface PollerOptions {
   openLink?: LinkOpener;
   /** Failed cycles in a row before a device is quarantined. */
   quarantineAfter?: number;
-  /** Longest wait between two attempts on a quarantined device or a broken connection. */
+  /** Longest wait between two probes of a quarantined device. */
   maxBackoffMs?: number;
   /** How long a register that failed on its own is left out before it is tried again. */
   failingRegisterRetryMs?: number;
@@ -79,6 +79,10 @@ export function startGatewayPoller(options: PollerOptions) {
   const openLink = options.openLink ?? openModbusLink;
   const quarantineAfter = options.quarantineAfter ?? 3;
   const maxBackoffMs = options.maxBackoffMs ?? 300_000;
+  // A link is retried more often than a silent device is probed: a failed connect
+  // costs the bus nothing, and a peer that comes back should be polled within
+  // seconds, not minutes (issue 16, defect 10); nor less often than a device is probed.
+  const reconnectMaxMs = Math.min(gateway.reconnectMaxMs ?? defaultReconnectMaxMs, maxBackoffMs);
   const failingRegisterRetryMs = options.failingRegisterRetryMs ?? 600_000;
   const log = logger.child({ gateway: gateway.serial });
   const stats: BusStats = { requests: 0, errors: 0, timeouts: 0, exceptions: 0, reconnects: 0, rttTotalMs: 0, rttCount: 0 };
@@ -130,6 +134,9 @@ export function startGatewayPoller(options: PollerOptions) {
           linkFailureLogged = false;
           linkBackoffMs = 1000;
           channelUp.set(name, true);
+          // A new connection is a new chance: devices quarantined while the link
+          // was down are probed at once rather than after their device backoff.
+          for (const state of states) if (state.quarantined) state.nextDue = Math.min(state.nextDue, clock.now());
         } catch (error) {
           link = null;
           const reason = error instanceof Error ? error.message : String(error);
@@ -139,7 +146,7 @@ export function startGatewayPoller(options: PollerOptions) {
           stats.reconnects++;
           reportLink(name, false, `${name}: ${reason}`, fatal);
           await sleep(linkBackoffMs);
-          linkBackoffMs = Math.min(linkBackoffMs * 2, maxBackoffMs);
+          linkBackoffMs = Math.min(linkBackoffMs * 2, reconnectMaxMs);
           continue;
         }
       }

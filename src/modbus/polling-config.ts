@@ -16,6 +16,9 @@ export type BusConfig =
   /** RTU frames tunnelled through one TCP connection (a serial-to-Ethernet converter). */
   | { type: "rtu_over_tcp"; host: string; port: number };
 
+/** A peer that comes back is polled again within this when its bus sets no `reconnect_max_s`. */
+export const defaultReconnectMaxMs = 30_000;
+
 export interface PollingDevice {
   /** Public Modbus device id (UUID). */
   id: string;
@@ -40,5 +43,7 @@ export interface PollingGateway {
   serial: string;
   bus: BusConfig;
   heartbeatMs: number;
+  /** Longest wait between two attempts to (re)connect the bus (config `bus.reconnect_max_s`); default `defaultReconnectMaxMs`. */
+  reconnectMaxMs?: number;
   devices: PollingDevice[];
 }
