@@ -14,6 +14,11 @@ command -v socat >/dev/null 2>&1 || missing+=(socat)
 [ -e /usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 ] || [ -e /usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1 ] || missing+=(faketime)
 command -v sqlite3 >/dev/null 2>&1 || missing+=(sqlite3)
 [ -n "${FIELDHUB_CHROMIUM:-}" ] || [ -x /usr/bin/chromium ] || missing+=(chromium)
+# The arm64 executable runs under qemu-user with Debian's cross libc (test/build/arm64.test.ts).
+if [ "$(uname -m)" = "x86_64" ]; then
+  command -v qemu-aarch64-static >/dev/null 2>&1 || missing+=(qemu-user-static)
+  [ -d /usr/aarch64-linux-gnu/lib ] || missing+=(libc6-arm64-cross)
+fi
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
