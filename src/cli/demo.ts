@@ -34,10 +34,21 @@ import { findOrganizationByKey } from "../store/organizations.ts";
 import { type NewReading, readingQueries } from "../store/readings.ts";
 import { registerQueries } from "../store/registers.ts";
 import { CommandError, parseCommandArgs, parsePort } from "./args.ts";
+import type { CommandHelp } from "./help.ts";
 import { startRuntime } from "./runtime.ts";
 import { startHttpServer, stopOnSignals } from "./server.ts";
 
-export const demoUsage = "fieldhub demo [--port P] [--host H] [--data DIR] [--days N]";
+export const demoHelp: CommandHelp = {
+  command: "demo",
+  arguments: "[--port P] [--host H] [--data DIR] [--days N]",
+  summary: "Run a demo organisation with simulated equipment, backfilled history, alerts and the sandbox API key.",
+  options: [
+    { flag: "--port P", text: "port to listen on, 0 for any free port (default 8080)" },
+    { flag: "--host H", text: "address to listen on (default 127.0.0.1)" },
+    { flag: "--data DIR", text: "data directory for the demo's store (default: fieldhub-demo in the temp directory)" },
+    { flag: "--days N", text: "days of history to backfill, 1 to 400 (default 7)" },
+  ],
+};
 
 const minute = 60_000;
 const hour = 60 * minute;
