@@ -21,6 +21,7 @@ import { type SimulatedDevice, startSimulatedDevice } from "../demo/simulator.ts
 import { systemClock } from "../lib/clock.ts";
 import { hostAddresses, withHostFacts } from "../lib/host.ts";
 import type { InventoryRegister } from "../lib/inventory.ts";
+import { requestLogsWanted } from "../http/request-log.ts";
 import { createLogger } from "../lib/logger.ts";
 import { createMetricsRegistry } from "../lib/metrics.ts";
 import { version } from "../lib/version.ts";
@@ -108,6 +109,8 @@ export async function demoCommand(argv: string[]): Promise<void> {
     defaultLimitPerMinute: 100,
     healthChecks: runtime.healthChecks,
     onEvent: () => runtime.dispatcher.wake(),
+    corsOrigins: config.http.corsOrigins,
+    logRequests: requestLogsWanted(config.http.logRequests),
   });
   process.stdout.write(
     [

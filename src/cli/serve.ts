@@ -2,6 +2,7 @@
 import { formatProblems, loadConfigFile } from "../config/index.ts";
 import { systemClock } from "../lib/clock.ts";
 import { hostAddresses, withHostFacts } from "../lib/host.ts";
+import { requestLogsWanted } from "../http/request-log.ts";
 import { createLogger } from "../lib/logger.ts";
 import { createMetricsRegistry } from "../lib/metrics.ts";
 import { version } from "../lib/version.ts";
@@ -77,6 +78,8 @@ export async function serveCommand(argv: string[]): Promise<void> {
       publicUrl: config.server.publicUrl,
       defaultLimitPerMinute: config.api.rateLimitPerMinute,
       healthChecks: runtime.healthChecks,
+      corsOrigins: config.http.corsOrigins,
+      logRequests: requestLogsWanted(config.http.logRequests),
     });
   } catch (error) {
     // Cannot listen (port taken): stop what started, so nothing is left running.

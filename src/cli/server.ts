@@ -26,6 +26,8 @@ export function startHttpServer(options: {
   healthChecks?: readonly HealthCheck[];
   /** Wakes webhook delivery after an admin change that recorded an event. */
   onEvent?: () => void;
+  corsOrigins?: readonly string[];
+  logRequests?: boolean;
 }): RunningServer {
   const app = createHttpApp(options);
   try {

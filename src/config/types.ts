@@ -27,6 +27,13 @@ export type {
 
 export interface FieldhubConfig {
   server: { host: string; port: number; publicUrl: string | null };
+  /** From `server.cors_origins` and `server.log_requests`: how the HTTP door treats browsers and its log. */
+  http: {
+    /** Origins a browser may call /v1 from, or `*` (docs/config.md). */
+    corsOrigins: string[];
+    /** Log every API request at info, not only refusals and errors. */
+    logRequests: boolean;
+  };
   retention: { readingsDays: number };
   api: { rateLimitPerMinute: number };
   webhooks: { timeoutMs: number; retryDelaysMs: number[]; pauseAfterFailedMessages: number; logRetentionDays: number };
