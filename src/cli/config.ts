@@ -1,5 +1,5 @@
 /** `fieldhub config check FILE`: validates a config without starting anything. */
-import { formatProblems, loadConfigFile } from "../config/index.ts";
+import { checkConfigFile, formatLocatedProblems } from "../config/index.ts";
 import { CommandError, parseCommandArgs, UsageError } from "./args.ts";
 import type { CommandHelp } from "./help.ts";
 
@@ -19,10 +19,10 @@ export function configCommand(argv: string[]): void {
     throw new UsageError(action === undefined ? "config needs an action" : `unknown config action "${action}"`);
   const [file, ...extra] = parseCommandArgs(rest, {}, true).positionals;
   if (file === undefined || extra.length > 0) throw new UsageError("config check takes one file");
-  const result = loadConfigFile(file);
+  const result = checkConfigFile(file);
   if (!result.ok) {
     throw new CommandError(
-      `${file}: ${result.problems.length} problem${result.problems.length === 1 ? "" : "s"}\n${formatProblems(result.problems)}`,
+      `${file}: ${result.problems.length} problem${result.problems.length === 1 ? "" : "s"}\n${formatLocatedProblems(result.problems, file)}`,
     );
   }
   const { inventory } = result.config;

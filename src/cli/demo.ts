@@ -49,6 +49,7 @@ export const demoHelp: CommandHelp = {
     { flag: "--data DIR", text: "data directory for the demo's store (default: fieldhub-demo in the temp directory)" },
     { flag: "--days N", text: "days of history to backfill, 1 to 400 (default 7)" },
   ],
+  notes: "Set FIELDHUB_LOG_REQUESTS=1 to log every API request; refusals and errors are always logged.",
 };
 
 const minute = 60_000;

@@ -1,5 +1,5 @@
 /** `fieldhub serve --config FILE --data DIR`: everything in one process. */
-import { formatProblems, loadConfigFile } from "../config/index.ts";
+import { checkConfigFile, formatLocatedProblems } from "../config/index.ts";
 import { systemClock } from "../lib/clock.ts";
 import { hostAddresses, withHostFacts } from "../lib/host.ts";
 import { requestLogsWanted } from "../http/request-log.ts";
@@ -26,7 +26,7 @@ export const serveHelp: CommandHelp = {
     { flag: "--port P", text: "port to listen on, 0 for any free port (default: the config's server.port, 8080)" },
   ],
   notes:
-    "Set FIELDHUB_LOG_REQUESTS=1 (or server.log_requests: true) to log every API request; refusals and errors are always logged.",
+    "Set FIELDHUB_LOG_REQUESTS=1 (or api.log_requests: true) to log every API request; refusals and errors are always logged.",
 };
 
 export async function serveCommand(argv: string[]): Promise<void> {
@@ -38,10 +38,10 @@ export async function serveCommand(argv: string[]): Promise<void> {
   });
   const configPath = requireOption(values.config, "--config");
   const dataDir = requireOption(values.data, "--data");
-  const loaded = loadConfigFile(configPath);
+  const loaded = checkConfigFile(configPath);
   if (!loaded.ok) {
     throw new CommandError(
-      `${configPath} is not a valid config; nothing was started:\n${formatProblems(loaded.problems)}`,
+      `${configPath} is not a valid config; nothing was started:\n${formatLocatedProblems(loaded.problems, configPath)}`,
     );
   }
   const { config } = loaded;

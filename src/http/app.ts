@@ -48,7 +48,7 @@ export interface HttpAppDeps {
   healthChecks?: readonly HealthCheck[];
   /** Called after an admin change that recorded an event: wakes webhook delivery at once. */
   onEvent?: () => void;
-  /** Origins a browser may call /v1 from (config `server.cors_origins`); `*` for any. Default: none. */
+  /** Origins a browser may call /v1 from (config `api.cors_origins`); `*` for any. Default: none. */
   corsOrigins?: readonly string[];
   /** Log every answered request at info; otherwise only refusals and server errors (src/http/request-log.ts). */
   logRequests?: boolean;

@@ -1,5 +1,5 @@
 /**
- * CORS for the /v1 API (config `server.cors_origins`, docs/api.md "Calling the API
+ * CORS for the /v1 API (config `api.cors_origins`, docs/api.md "Calling the API
  * from a browser"): a dashboard on another origin may call the read-only API with
  * its key. A preflight from an allowed origin is answered here, before the API
  * gate, since browsers send it without the Authorization header; every other

@@ -2,7 +2,7 @@
  * How loudly an answered request is logged. On a gateway polled by a SCADA client
  * every second, a line per request would be most of what reaches the journal (on
  * flash), so by default only refusals and server errors are logged; config
- * `server.log_requests: true` or FIELDHUB_LOG_REQUESTS=1 logs every request
+ * `api.log_requests: true` or FIELDHUB_LOG_REQUESTS=1 logs every request
  * (docs/config.md).
  */
 

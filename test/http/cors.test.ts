@@ -1,5 +1,5 @@
 /**
- * CORS on /v1 (issue 18 item 3; config `server.cors_origins`, docs/api.md): a
+ * CORS on /v1 (issue 18 item 3; config `api.cors_origins`, docs/api.md): a
  * browser dashboard on an allowed origin gets its preflight answered without a key
  * and the CORS headers on every answer, errors included; other origins get none.
  * Through a real `fieldhub serve` with its config, as a browser would call it.
@@ -17,7 +17,7 @@ import { runCli, servedUrl, startCli } from "../harness/cli.ts";
 
 const dashboard = "https://dash.example.com";
 const configYaml = `
-server:
+api:
   cors_origins: ["${dashboard}", "http://localhost:5173"]
 organizations:
   - key: acme
@@ -211,7 +211,7 @@ describe('cors_origins: ["*"]', () => {
 
 describe("the config setting", () => {
   const withOrigins = (origins: string) =>
-    parseConfig(`server:\n  cors_origins: ${origins}\norganizations:\n  - key: acme\n    name: Acme\n`);
+    parseConfig(`api:\n  cors_origins: ${origins}\norganizations:\n  - key: acme\n    name: Acme\n`);
 
   test("defaults to no origins, and takes origins and *", () => {
     const none = withOrigins("[]");
@@ -224,10 +224,7 @@ describe("the config setting", () => {
     const result = withOrigins('["https://dash.example.com/", "dash.example.com"]');
     expect(result.ok).toBe(false);
     if (result.ok) return;
-    expect(result.problems.map((problem) => problem.path)).toEqual([
-      "server.cors_origins[0]",
-      "server.cors_origins[1]",
-    ]);
+    expect(result.problems.map((problem) => problem.path)).toEqual(["api.cors_origins[0]", "api.cors_origins[1]"]);
     expect(result.problems[0]?.message).toContain("scheme://host[:port]");
   });
 });

@@ -1,7 +1,7 @@
 /**
  * Per-request logs off by default (issue 18 item 8, docs/config.md): a gateway
  * polled every second must not fill its journal with a line per request. Refusals
- * and errors are still logged; `server.log_requests: true` (or
+ * and errors are still logged; `api.log_requests: true` (or
  * FIELDHUB_LOG_REQUESTS=1) logs every request. Through `fieldhub serve` as a process.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -12,7 +12,7 @@ import { requestLogLevel, requestLogsWanted } from "../../src/http/request-log.t
 import { servedUrl, startCli } from "../harness/cli.ts";
 
 const configYaml = (logRequests: boolean | null) => `
-${logRequests === null ? "" : `server:\n  log_requests: ${logRequests}\n`}organizations:
+${logRequests === null ? "" : `api:\n  log_requests: ${logRequests}\n`}organizations:
   - key: acme
     name: Acme
 `;
@@ -75,7 +75,7 @@ describe("serve", () => {
     expect(lines).toEqual([expect.objectContaining({ level: warn, path: "/v1/devices", status: 401 })]);
   }, 30_000);
 
-  test("with server.log_requests: true logs every request", async () => {
+  test("with api.log_requests: true logs every request", async () => {
     const lines = await requestLogOf("enabled", true);
     expect(lines).toEqual([
       expect.objectContaining({ level: info, path: "/openapi.json", status: 200 }),
