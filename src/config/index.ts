@@ -5,10 +5,8 @@ export type { DeviceTemplate } from "./templates/index.ts";
 export { deviceTemplates, findTemplate } from "./templates/index.ts";
 export type {
   AutomationConfig,
-  CheckedConfig,
   ConfigProblem,
   FieldhubConfig,
-  LocatedProblem,
   OfflineDetectorConfig,
   PollingDevice,
   PollingGateway,
