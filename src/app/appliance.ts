@@ -6,6 +6,7 @@
  */
 import type { FieldhubConfig } from "../config/index.ts";
 import { createHttpApp } from "../http/app.ts";
+import { requestLogsWanted } from "../http/request-log.ts";
 import type { Clock } from "../lib/clock.ts";
 import { hostAddresses, withHostFacts } from "../lib/host.ts";
 import type { Logger } from "../lib/logger.ts";
@@ -63,6 +64,8 @@ export async function startAppliance(options: ApplianceOptions): Promise<Applian
     metrics,
     publicUrl: config.server.publicUrl,
     defaultLimitPerMinute: config.api.rateLimitPerMinute,
+    corsOrigins: config.http.corsOrigins,
+    logRequests: requestLogsWanted(config.http.logRequests),
     healthChecks: parts.healthChecks,
     onEvent: parts.eventRecorded,
   });

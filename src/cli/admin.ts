@@ -2,12 +2,31 @@
 import { hashPassword, minPasswordLength } from "../lib/crypto.ts";
 import { type AdminRole, adminRoles } from "../store/admin.ts";
 import { openStore } from "../store/index.ts";
-import { CommandError, parseCommandArgs, requireOption, UsageError } from "./args.ts";
+import { CommandError, parseCommandArgs, requireDataDir, requireOption, UsageError } from "./args.ts";
+import { type CommandHelp, dataOption } from "./help.ts";
 
-export const adminUsage = [
-  "fieldhub admin set-password --data DIR --user NAME [--role owner|admin|viewer]   (password read from stdin)",
-  "fieldhub admin sign-out --data DIR --user NAME",
-].join("\n");
+export const adminHelp: readonly CommandHelp[] = [
+  {
+    command: "admin set-password",
+    arguments: "--data DIR --user NAME [--role owner|admin|viewer]",
+    summary: "Create an admin page account, or set the password of one (which signs out its sessions).",
+    options: [
+      dataOption,
+      { flag: "--user NAME", text: "account name: 1 to 64 letters, digits and . _ @ -" },
+      {
+        flag: "--role ROLE",
+        text: `one of ${adminRoles.join(", ")} (default: owner for the first account, else the account keeps its role)`,
+      },
+    ],
+    notes: `The password is the first line of stdin (never an argument, where \`ps\` would show it), at least ${minPasswordLength} characters:\n  printf '%s\\n' 'a long passphrase' | fieldhub admin set-password --data DIR --user NAME`,
+  },
+  {
+    command: "admin sign-out",
+    arguments: "--data DIR --user NAME",
+    summary: "Sign an admin page account out of all its sessions.",
+    options: [dataOption, { flag: "--user NAME", text: "the account to sign out" }],
+  },
+];
 
 const usernamePattern = /^[A-Za-z0-9._@-]{1,64}$/;
 
@@ -31,7 +50,7 @@ async function setPassword(argv: string[], now: number): Promise<void> {
     user: { type: "string" },
     role: { type: "string" },
   });
-  const dataDir = requireOption(values.data, "--data");
+  const dataDir = requireDataDir(values.data);
   const username = requireOption(values.user, "--user");
   if (!usernamePattern.test(username)) {
     throw new UsageError("--user: 1 to 64 letters, digits and . _ @ -");
@@ -69,7 +88,7 @@ async function setPassword(argv: string[], now: number): Promise<void> {
 
 function signOut(argv: string[], now: number): void {
   const { values } = parseCommandArgs(argv, { data: { type: "string" }, user: { type: "string" } });
-  const dataDir = requireOption(values.data, "--data");
+  const dataDir = requireDataDir(values.data);
   const username = requireOption(values.user, "--user");
   const store = openStore(dataDir);
   try {

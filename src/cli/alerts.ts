@@ -4,13 +4,41 @@ import { CodedError } from "../lib/errors.ts";
 import { alertService } from "../alerting/alerts-service.ts";
 import { openStore, type Store } from "../store/index.ts";
 import { alertSeverities, alertStatuses } from "../store/schema.ts";
-import { CommandError, parseCommandArgs, requireOption, UsageError } from "./args.ts";
+import { CommandError, parseCommandArgs, requireDataDir, UsageError } from "./args.ts";
+import { type CommandHelp, dataOption, jsonOption, type OptionHelp, orgOption } from "./help.ts";
 
-export const alertsUsage = [
-  "fieldhub alerts list --data DIR [--org ORG] [--status S] [--severity S] [--limit N] [--json]",
-  "fieldhub alerts ack --data DIR ALERT_ID [--note TEXT]",
-  "fieldhub alerts resolve --data DIR ALERT_ID [--note TEXT]",
-].join("\n");
+const noteOption: OptionHelp = {
+  flag: "--note TEXT",
+  text: "why, recorded with the change (shown in the alert's history)",
+};
+
+export const alertsHelp: readonly CommandHelp[] = [
+  {
+    command: "alerts list",
+    arguments: "--data DIR [--org ORG] [--status S] [--severity S] [--limit N] [--json]",
+    summary: "List alerts, most recently triggered first.",
+    options: [
+      dataOption,
+      { ...orgOption, text: "only the alerts of this organisation (default: every organisation)" },
+      { flag: "--status S", text: `only alerts in this status: ${alertStatuses.join(", ")}` },
+      { flag: "--severity S", text: `only alerts of this severity: ${alertSeverities.join(", ")}` },
+      { flag: "--limit N", text: "at most N alerts per organisation, 1 to 1000 (default 50)" },
+      jsonOption,
+    ],
+  },
+  {
+    command: "alerts ack",
+    arguments: "--data DIR ALERT_ID [--note TEXT]",
+    summary: "Acknowledge an alert: someone is on it; it stays until its condition clears or it is resolved.",
+    options: [dataOption, noteOption],
+  },
+  {
+    command: "alerts resolve",
+    arguments: "--data DIR ALERT_ID [--note TEXT]",
+    summary: "Resolve an alert by hand.",
+    options: [dataOption, noteOption],
+  },
+];
 
 export async function alertsCommand(argv: string[]): Promise<void> {
   const [action, ...rest] = argv;
@@ -56,7 +84,7 @@ function list(argv: string[]): void {
   const limit = values.limit === undefined ? 50 : Number(values.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
     throw new UsageError("--limit: a whole number from 1 to 1000");
-  withStore(requireOption(values.data, "--data"), (store) => {
+  withStore(requireDataDir(values.data), (store) => {
     const organizations =
       values.org === undefined ? store.organizations.list() : [store.organizations.findByKey(values.org)];
     const queries = store.alerts;
@@ -103,7 +131,7 @@ function change(action: "ack" | "resolve", argv: string[]): void {
   const { values, positionals } = parseCommandArgs(argv, { data: { type: "string" }, note: { type: "string" } }, true);
   const [id, ...extra] = positionals;
   if (id === undefined || extra.length > 0) throw new UsageError(`alerts ${action} takes one alert id`);
-  withStore(requireOption(values.data, "--data"), (store) => {
+  withStore(requireDataDir(values.data), (store) => {
     const service = alertService(store, () => systemClock.now());
     const note = values.note ?? null;
     const alert = action === "ack" ? service.acknowledge(id, note) : service.resolve(id, note);

@@ -1,5 +1,8 @@
 /** Command-line parsing on node:util's parseArgs, with usage errors that name the command. */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { type ParseArgsConfig, parseArgs } from "node:util";
+import { storeFileName } from "../store/index.ts";
 
 /** A mistake in how a command was called: printed with its usage, exit code 2. */
 export class UsageError extends Error {}
@@ -29,4 +32,18 @@ export function parsePort(text: string | undefined, fallback: number): number {
   const port = Number(text);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--port: not a port number: ${text}`);
   return port;
+}
+
+/**
+ * `--data` of a command that works on an existing store (all but serve and demo):
+ * a mistyped directory is refused instead of silently getting a new, empty store.
+ */
+export function requireDataDir(value: string | undefined): string {
+  const dataDir = requireOption(value, "--data");
+  if (!existsSync(join(dataDir, storeFileName))) {
+    throw new CommandError(
+      `no fieldhub store in ${dataDir} (no ${storeFileName} there); give the --data directory \`fieldhub serve\` runs with`,
+    );
+  }
+  return dataDir;
 }

@@ -1,18 +1,28 @@
 /** `fieldhub config check FILE`: validates a config without starting anything. */
-import { formatProblems, loadConfigFile } from "../config/index.ts";
-import { CommandError, UsageError } from "./args.ts";
+import { checkConfigFile, formatLocatedProblems } from "../config/index.ts";
+import { CommandError, parseCommandArgs, UsageError } from "./args.ts";
+import type { CommandHelp } from "./help.ts";
 
-export const configUsage = "fieldhub config check FILE";
+export const configHelp: readonly CommandHelp[] = [
+  {
+    command: "config check",
+    arguments: "FILE",
+    summary:
+      "Check a config file without starting anything: every problem with its path, line and column; exit 1 if any.",
+    options: [],
+  },
+];
 
 export function configCommand(argv: string[]): void {
-  const [action, file, ...extra] = argv;
+  const [action, ...rest] = argv;
   if (action !== "check")
     throw new UsageError(action === undefined ? "config needs an action" : `unknown config action "${action}"`);
+  const [file, ...extra] = parseCommandArgs(rest, {}, true).positionals;
   if (file === undefined || extra.length > 0) throw new UsageError("config check takes one file");
-  const result = loadConfigFile(file);
+  const result = checkConfigFile(file);
   if (!result.ok) {
     throw new CommandError(
-      `${file}: ${result.problems.length} problem${result.problems.length === 1 ? "" : "s"}\n${formatProblems(result.problems)}`,
+      `${file}: ${result.problems.length} problem${result.problems.length === 1 ? "" : "s"}\n${formatLocatedProblems(result.problems, file)}`,
     );
   }
   const { inventory } = result.config;

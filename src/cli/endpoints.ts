@@ -7,20 +7,89 @@ import { systemClock } from "../lib/clock.ts";
 import { CodedError } from "../lib/errors.ts";
 import { openStore, type Store } from "../store/index.ts";
 import { type EndpointService, type EndpointView, endpointService } from "../webhooks/endpoints.ts";
-import { CommandError, parseCommandArgs, requireOption, UsageError } from "./args.ts";
+import { CommandError, parseCommandArgs, requireDataDir, requireOption, UsageError } from "./args.ts";
+import { type CommandHelp, dataOption, jsonOption, type OptionHelp, orgOption } from "./help.ts";
 
-export const endpointsUsage = [
-  "fieldhub endpoints create --data DIR --org ORG --url URL [--events a,b] [--description TEXT] [--json]",
-  "fieldhub endpoints list --data DIR [--org ORG] [--json]",
-  "fieldhub endpoints update --data DIR ID [--url URL] [--events a,b] [--description TEXT] [--json]",
-  "fieldhub endpoints delete --data DIR ID",
-  "fieldhub endpoints secret --data DIR ID [--json]",
-  "fieldhub endpoints rotate-secret --data DIR ID [--grace DURATION] [--json]",
-  "fieldhub endpoints enable --data DIR ID [--discard-held]",
-  "fieldhub endpoints test --data DIR ID [--wait SECONDS]",
-  "fieldhub endpoints deliveries --data DIR ID [--limit N] [--json]",
-  "fieldhub endpoints resend --data DIR ID MESSAGE_ID",
-].join("\n");
+const urlOption: OptionHelp = { flag: "--url URL", text: "where deliveries are POSTed (http or https)" };
+const eventsOption: OptionHelp = {
+  flag: "--events a,b",
+  text: "comma-separated event types to send, e.g. alert.triggered,alert.resolved (empty: every event type)",
+};
+const descriptionOption: OptionHelp = { flag: "--description TEXT", text: "a note for people (empty text clears it)" };
+
+export const endpointsHelp: readonly CommandHelp[] = [
+  {
+    command: "endpoints create",
+    arguments: "--data DIR --org ORG --url URL [--events a,b] [--description TEXT] [--json]",
+    summary: "Add a webhook endpoint for an organisation; prints its id and signing secret.",
+    options: [dataOption, orgOption, urlOption, eventsOption, descriptionOption, jsonOption],
+  },
+  {
+    command: "endpoints list",
+    arguments: "--data DIR [--org ORG] [--json]",
+    summary: "List webhook endpoints with their status (enabled, or paused and why).",
+    options: [dataOption, { ...orgOption, text: "only the endpoints of this organisation" }, jsonOption],
+  },
+  {
+    command: "endpoints update",
+    arguments: "--data DIR ID [--url URL] [--events a,b] [--description TEXT] [--json]",
+    summary: "Change an endpoint's URL, events or description (give at least one).",
+    options: [dataOption, urlOption, eventsOption, descriptionOption, jsonOption],
+  },
+  {
+    command: "endpoints delete",
+    arguments: "--data DIR ID",
+    summary: "Delete an endpoint; messages still to be sent to it are discarded.",
+    options: [dataOption],
+  },
+  {
+    command: "endpoints secret",
+    arguments: "--data DIR ID [--json]",
+    summary: "Show an endpoint's signing secret (and the previous one while it is still valid).",
+    options: [dataOption, jsonOption],
+  },
+  {
+    command: "endpoints rotate-secret",
+    arguments: "--data DIR ID [--grace DURATION] [--json]",
+    summary: "Give an endpoint a new signing secret; deliveries carry both signatures during the grace period.",
+    options: [
+      dataOption,
+      {
+        flag: "--grace DURATION",
+        text: "how long the old secret stays valid: 90s, 30m, 24h, 7d; 0s ends it at once (default 24h)",
+      },
+      jsonOption,
+    ],
+  },
+  {
+    command: "endpoints enable",
+    arguments: "--data DIR ID [--discard-held]",
+    summary: "Enable a paused endpoint; the messages held while it was paused are sent.",
+    options: [dataOption, { flag: "--discard-held", text: "discard the held messages instead of sending them" }],
+  },
+  {
+    command: "endpoints test",
+    arguments: "--data DIR ID [--wait SECONDS]",
+    summary:
+      "Queue a test message and wait for the running fieldhub's first attempt to deliver it; exit 1 if it fails.",
+    options: [
+      dataOption,
+      { flag: "--wait SECONDS", text: "how long to wait for the first attempt, 0 to 3600; 0 only queues (default 15)" },
+    ],
+  },
+  {
+    command: "endpoints deliveries",
+    arguments: "--data DIR ID [--limit N] [--json]",
+    summary: "Show the latest messages for an endpoint with every attempt to deliver them.",
+    options: [dataOption, { flag: "--limit N", text: "at most N messages, 1 to 1000 (default 50)" }, jsonOption],
+  },
+  {
+    command: "endpoints resend",
+    arguments: "--data DIR ID MESSAGE_ID",
+    summary: "Send a message again, with the same webhook-id (MESSAGE_ID as `endpoints deliveries` shows it).",
+    options: [dataOption],
+  },
+];
 
 export async function endpointsCommand(argv: string[]): Promise<void> {
   const [action, ...rest] = argv;
@@ -102,7 +171,7 @@ async function createEndpoint(argv: string[]): Promise<void> {
     description: { type: "string" },
     json: { type: "boolean" },
   });
-  const dataDir = requireOption(values.data, "--data");
+  const dataDir = requireDataDir(values.data);
   const orgKey = requireOption(values.org, "--org");
   const url = requireOption(values.url, "--url");
   await withService(dataDir, (service, store) => {
@@ -131,7 +200,7 @@ async function createEndpoint(argv: string[]): Promise<void> {
     process.stdout.write(`id      ${endpoint.id}\nsecret  ${secret}\n`);
     process.stderr.write(
       `Endpoint for ${endpoint.organization}: ${endpoint.url} (${eventsText(endpoint)}). ` +
-        `Give the secret to the receiver; \`fieldhub endpoints secret ${endpoint.id}\` shows it again.\n`,
+        `Give the secret to the receiver; \`fieldhub endpoints secret --data ${dataDir} ${endpoint.id}\` shows it again.\n`,
     );
   });
 }
@@ -152,7 +221,7 @@ async function listEndpoints(argv: string[]): Promise<void> {
     org: { type: "string" },
     json: { type: "boolean" },
   });
-  await withService(requireOption(values.data, "--data"), (service) => {
+  await withService(requireDataDir(values.data), (service) => {
     const endpoints = service.list(values.org);
     if (values.json === true) {
       writeJson(endpoints);
@@ -177,7 +246,7 @@ async function updateEndpoint(argv: string[]): Promise<void> {
     true,
   );
   const [id] = positionalsOf(positionals, ["ID"], "update");
-  const dataDir = requireOption(values.data, "--data");
+  const dataDir = requireDataDir(values.data);
   if (values.url === undefined && values.events === undefined && values.description === undefined) {
     throw new UsageError("endpoints update: give at least one of --url, --events, --description");
   }
@@ -199,7 +268,7 @@ async function updateEndpoint(argv: string[]): Promise<void> {
 async function deleteEndpoint(argv: string[]): Promise<void> {
   const { values, positionals } = parseCommandArgs(argv, { data: { type: "string" } }, true);
   const [id] = positionalsOf(positionals, ["ID"], "delete");
-  await withService(requireOption(values.data, "--data"), (service) => {
+  await withService(requireDataDir(values.data), (service) => {
     const view = service.get(id!);
     service.delete(view.id);
     process.stdout.write(`deleted endpoint ${view.id} (${view.url}); messages still to be sent to it are discarded\n`);
@@ -209,7 +278,7 @@ async function deleteEndpoint(argv: string[]): Promise<void> {
 async function showSecret(argv: string[]): Promise<void> {
   const { values, positionals } = parseCommandArgs(argv, { data: { type: "string" }, json: { type: "boolean" } }, true);
   const [id] = positionalsOf(positionals, ["ID"], "secret");
-  await withService(requireOption(values.data, "--data"), (service) => {
+  await withService(requireDataDir(values.data), (service) => {
     const view = service.get(id!);
     const secret = service.secret(view.id);
     if (values.json === true) {
@@ -247,7 +316,7 @@ async function rotateSecret(argv: string[]): Promise<void> {
     true,
   );
   const [id] = positionalsOf(positionals, ["ID"], "rotate-secret");
-  const dataDir = requireOption(values.data, "--data");
+  const dataDir = requireDataDir(values.data);
   const graceMs = parseDuration(values.grace ?? "24h", "--grace");
   await withService(dataDir, (service) => {
     const view = service.get(id!);
@@ -272,7 +341,7 @@ async function enableEndpoint(argv: string[]): Promise<void> {
   );
   const [id] = positionalsOf(positionals, ["ID"], "enable");
   const discardHeld = values["discard-held"] === true;
-  await withService(requireOption(values.data, "--data"), (service) => {
+  await withService(requireDataDir(values.data), (service) => {
     const before = service.get(id!);
     const { held } = service.enable(before.id, { discardHeld });
     if (before.status !== "paused") {
@@ -293,7 +362,7 @@ type DeliveryEntry = ReturnType<EndpointService["deliveries"]>[number];
 async function testEndpoint(argv: string[]): Promise<void> {
   const { values, positionals } = parseCommandArgs(argv, { data: { type: "string" }, wait: { type: "string" } }, true);
   const [id] = positionalsOf(positionals, ["ID"], "test");
-  const dataDir = requireOption(values.data, "--data");
+  const dataDir = requireDataDir(values.data);
   const waitSeconds = values.wait === undefined ? 15 : Number(values.wait);
   if (!Number.isFinite(waitSeconds) || waitSeconds < 0 || waitSeconds > 3600) {
     throw new UsageError(`--wait: a number of seconds from 0 to 3600: ${values.wait}`);
@@ -307,7 +376,7 @@ async function testEndpoint(argv: string[]): Promise<void> {
     if (entryOf()?.status === "held") {
       throw new CommandError(
         `endpoint ${view.id} is paused (${view.pause_reason ?? "no reason recorded"}); the test message is held ` +
-          `until \`fieldhub endpoints enable ${view.id}\``,
+          `until \`fieldhub endpoints enable --data ${dataDir} ${view.id}\``,
       );
     }
     if (waitSeconds === 0) return;
@@ -362,7 +431,7 @@ async function showDeliveries(argv: string[]): Promise<void> {
     true,
   );
   const [id] = positionalsOf(positionals, ["ID"], "deliveries");
-  const dataDir = requireOption(values.data, "--data");
+  const dataDir = requireDataDir(values.data);
   const limit = values.limit === undefined ? 50 : Number(values.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
     throw new UsageError(`--limit: a whole number from 1 to 1000: ${values.limit}`);
@@ -419,12 +488,13 @@ async function showDeliveries(argv: string[]): Promise<void> {
 async function resendMessage(argv: string[]): Promise<void> {
   const { values, positionals } = parseCommandArgs(argv, { data: { type: "string" } }, true);
   const [id, messageId] = positionalsOf(positionals, ["ID", "MESSAGE_ID"], "resend");
-  await withService(requireOption(values.data, "--data"), (service) => {
+  const dataDir = requireDataDir(values.data);
+  await withService(dataDir, (service) => {
     const view = service.get(id!);
     service.resend(view.id, messageId!);
     const note =
       view.status === "paused"
-        ? `the endpoint is paused: the message is held until \`fieldhub endpoints enable ${view.id}\``
+        ? `the endpoint is paused: the message is held until \`fieldhub endpoints enable --data ${dataDir} ${view.id}\``
         : "the running fieldhub sends it with the same webhook-id";
     process.stdout.write(`queued ${messageId} again for ${view.url}; ${note}\n`);
   });

@@ -5,13 +5,44 @@ import { parseRfc3339 } from "../lib/timestamps.ts";
 import { presentApiKey, presentCreatedApiKey } from "../http/presenters/api-keys.ts";
 import { openStore } from "../store/index.ts";
 import { UnknownOrganizationError } from "../store/keys.ts";
-import { CommandError, parseCommandArgs, requireOption, UsageError } from "./args.ts";
+import { CommandError, parseCommandArgs, requireDataDir, requireOption, UsageError } from "./args.ts";
+import { type CommandHelp, dataOption, jsonOption, orgOption } from "./help.ts";
 
-export const keysUsage = [
-  "fieldhub keys create --data DIR --org ORG --name NAME --scopes a,b [--expires DATE-TIME] [--rate-limit N] [--json]",
-  "fieldhub keys list --data DIR [--org ORG] [--json]",
-  "fieldhub keys revoke --data DIR KEY_ID_OR_PREFIX",
-].join("\n");
+export const keysHelp: readonly CommandHelp[] = [
+  {
+    command: "keys create",
+    arguments: "--data DIR --org ORG --name NAME --scopes a,b [--expires DATE-TIME] [--rate-limit N] [--json]",
+    summary: "Create an API key for one organisation; the key is printed on stdout, this once only.",
+    options: [
+      dataOption,
+      orgOption,
+      { flag: "--name NAME", text: "what the key is for, shown in `keys list` and on the admin page" },
+      { flag: "--scopes a,b", text: `comma-separated scopes the key grants: ${apiScopes.join(", ")}` },
+      {
+        flag: "--expires DATE-TIME",
+        text: "RFC 3339 time the key stops working, e.g. 2027-01-31T00:00:00Z (default: never)",
+      },
+      {
+        flag: "--rate-limit N",
+        text: "requests per minute for this key, 1 to 100000 (default: the config's api.rate_limit_per_minute)",
+      },
+      { flag: "--json", text: "print the created key as JSON (with its id, prefix and scopes)" },
+    ],
+  },
+  {
+    command: "keys list",
+    arguments: "--data DIR [--org ORG] [--json]",
+    summary:
+      "List API keys (prefix, id, organisation, name, scopes, status, expiry, last use); never the keys themselves.",
+    options: [dataOption, { ...orgOption, text: "only the keys of this organisation" }, jsonOption],
+  },
+  {
+    command: "keys revoke",
+    arguments: "--data DIR KEY_ID_OR_PREFIX",
+    summary: "Revoke a key at once, named by its id or by its prefix as `keys list` shows it.",
+    options: [dataOption],
+  },
+];
 
 export function keysCommand(argv: string[], now: number): void {
   const [action, ...rest] = argv;
@@ -40,7 +71,7 @@ function createKey(argv: string[], now: number): void {
     "rate-limit": { type: "string" },
     json: { type: "boolean" },
   });
-  const dataDir = requireOption(values.data, "--data");
+  const dataDir = requireDataDir(values.data);
   const orgKey = requireOption(values.org, "--org");
   const name = requireOption(values.name, "--name");
   const scopes = parseScopes(requireOption(values.scopes, "--scopes"));
@@ -101,7 +132,7 @@ function listKeys(argv: string[]): void {
     org: { type: "string" },
     json: { type: "boolean" },
   });
-  const store = openStore(requireOption(values.data, "--data"));
+  const store = openStore(requireDataDir(values.data));
   try {
     const keys = store.keys.list(values.org);
     if (values.json === true) {
@@ -131,7 +162,7 @@ function revokeKey(argv: string[], now: number): void {
   const { values, positionals } = parseCommandArgs(argv, { data: { type: "string" } }, true);
   const target = positionals[0];
   if (target === undefined || positionals.length > 1) throw new UsageError("revoke takes one key id or prefix");
-  const store = openStore(requireOption(values.data, "--data"));
+  const store = openStore(requireDataDir(values.data));
   try {
     const revoked = store.keys.revoke(target, now);
     if (revoked === 0) throw new CommandError(`no active key with id or prefix "${target}"`);

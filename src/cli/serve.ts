@@ -1,13 +1,27 @@
 /** `fieldhub serve --config FILE --data DIR`: everything in one process. */
 import { startAppliance } from "../app/appliance.ts";
-import { formatProblems, loadConfigFile } from "../config/index.ts";
+import { checkConfigFile, formatLocatedProblems } from "../config/index.ts";
 import { systemClock } from "../lib/clock.ts";
 import { createLogger } from "../lib/logger.ts";
 import { createMetricsRegistry } from "../lib/metrics.ts";
 import { runAppliance } from "./appliance-process.ts";
 import { CommandError, parseCommandArgs, parsePort, requireOption } from "./args.ts";
+import type { CommandHelp } from "./help.ts";
 
-export const serveUsage = "fieldhub serve --config FILE --data DIR [--host H] [--port P]";
+export const serveHelp: CommandHelp = {
+  command: "serve",
+  arguments: "--config FILE --data DIR [--host H] [--port P]",
+  summary:
+    "Run fieldhub: poll the configured devices, store readings, evaluate alerts, send webhooks, serve the API and admin page.",
+  options: [
+    { flag: "--config FILE", text: "the config file (YAML; check it first with `fieldhub config check FILE`)" },
+    { flag: "--data DIR", text: "data directory; its store (fieldhub.db) is created on the first start" },
+    { flag: "--host H", text: "address to listen on (default: the config's server.host, 0.0.0.0)" },
+    { flag: "--port P", text: "port to listen on, 0 for any free port (default: the config's server.port, 8080)" },
+  ],
+  notes:
+    "Set FIELDHUB_LOG_REQUESTS=1 (or api.log_requests: true) to log every API request; refusals and errors are always logged.",
+};
 
 export async function serveCommand(argv: string[]): Promise<void> {
   const { values } = parseCommandArgs(argv, {
@@ -19,10 +33,10 @@ export async function serveCommand(argv: string[]): Promise<void> {
   const configPath = requireOption(values.config, "--config");
   const dataDir = requireOption(values.data, "--data");
   const port = values.port === undefined ? undefined : parsePort(values.port, 0);
-  const loaded = loadConfigFile(configPath);
+  const loaded = checkConfigFile(configPath);
   if (!loaded.ok) {
     throw new CommandError(
-      `${configPath} is not a valid config; nothing was started:\n${formatProblems(loaded.problems)}`,
+      `${configPath} is not a valid config; nothing was started:\n${formatLocatedProblems(loaded.problems, configPath)}`,
     );
   }
   const logger = createLogger();
@@ -43,6 +57,6 @@ export async function serveCommand(argv: string[]): Promise<void> {
   );
   // The setup token is a credential: on the console only, never in the log.
   process.stdout.write(
-    `fieldhub serving on ${appliance.url}${appliance.setupToken === null ? "" : `; no admin account yet: create the owner at ${appliance.url}/admin with setup token ${appliance.setupToken}, or run \`fieldhub admin set-password\``}\n`,
+    `fieldhub serving on ${appliance.url}${appliance.setupToken === null ? "" : `; no admin account yet: create the owner at ${appliance.url}/admin with setup token ${appliance.setupToken}, or run \`fieldhub admin set-password --data ${dataDir} --user NAME\``}\n`,
   );
 }

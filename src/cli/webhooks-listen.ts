@@ -6,8 +6,25 @@
  */
 import { isSigningSecret, type Verification, verifyDelivery } from "../webhooks/signing.ts";
 import { CommandError, parseCommandArgs, parsePort, requireOption, UsageError } from "./args.ts";
+import type { CommandHelp } from "./help.ts";
 
-export const webhooksUsage = "fieldhub webhooks listen --port P --secret whsec_... [--host H] [--tolerance SECONDS]";
+export const webhooksHelp: readonly CommandHelp[] = [
+  {
+    command: "webhooks listen",
+    arguments: "--port P --secret whsec_... [--host H] [--tolerance SECONDS]",
+    summary:
+      "Receive webhook deliveries as a receiver should: verify each, answer 204 (or 400), print it with the reason for a rejection.",
+    options: [
+      { flag: "--port P", text: "port to listen on (0: any free port, printed at start)" },
+      {
+        flag: "--secret whsec_...",
+        text: "the endpoint's signing secret, as `fieldhub endpoints secret --data DIR ID` shows it",
+      },
+      { flag: "--host H", text: "address to listen on (default 0.0.0.0: every interface)" },
+      { flag: "--tolerance SECONDS", text: "largest clock difference accepted in webhook-timestamp (default 300)" },
+    ],
+  },
+];
 
 export function webhooksCommand(argv: string[]): void {
   const [action, ...rest] = argv;

@@ -1,6 +1,6 @@
 export { exampleConfigYaml } from "./example.ts";
-export { loadConfigFile, parseConfig } from "./load.ts";
-export { formatProblems } from "./problems.ts";
+export { checkConfig, checkConfigFile, loadConfigFile, parseConfig } from "./load.ts";
+export { formatLocatedProblems, formatProblems } from "./problems.ts";
 export type { DeviceTemplate } from "./templates/index.ts";
 export { deviceTemplates, findTemplate } from "./templates/index.ts";
 export type {

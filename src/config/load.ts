@@ -10,11 +10,21 @@ import { finishProblems } from "./problems.ts";
 import { ruleFindings } from "./rules.ts";
 import { configSchema } from "./schema.ts";
 import { structuralFindings } from "./structure.ts";
-import type { ConfigResult } from "./types.ts";
+import type { CheckedConfig, ConfigResult } from "./types.ts";
 import { isRecord } from "./values.ts";
 import { readYaml } from "./yaml.ts";
 
+/** The config, or every problem as `path: message` (the form tests and scripts compare). */
 export function parseConfig(yamlText: string): ConfigResult {
+  return withoutLocations(checkConfig(yamlText));
+}
+
+export function loadConfigFile(path: string): ConfigResult {
+  return withoutLocations(checkConfigFile(path));
+}
+
+/** As parseConfig, each problem also with its line, column and named path (for people). */
+export function checkConfig(yamlText: string): CheckedConfig {
   try {
     return checkAndNormalise(yamlText);
   } catch (error) {
@@ -31,7 +41,7 @@ export function parseConfig(yamlText: string): ConfigResult {
   }
 }
 
-export function loadConfigFile(path: string): ConfigResult {
+export function checkConfigFile(path: string): CheckedConfig {
   let text: string;
   try {
     text = readFileSync(path, "utf8");
@@ -46,10 +56,15 @@ export function loadConfigFile(path: string): ConfigResult {
       ],
     };
   }
-  return parseConfig(text);
+  return checkConfig(text);
 }
 
-function checkAndNormalise(yamlText: string): ConfigResult {
+function withoutLocations(result: CheckedConfig): ConfigResult {
+  if (result.ok) return result;
+  return { ok: false, problems: result.problems.map(({ path, message }) => ({ path, message })) };
+}
+
+function checkAndNormalise(yamlText: string): CheckedConfig {
   const read = readYaml(yamlText);
   if (!read.ok) return read;
   if (read.data === undefined || read.data === null) {

@@ -76,6 +76,7 @@ export function normaliseConfig(file: DefaultedFile, index: FileIndex): Fieldhub
       port: file.server.port,
       publicUrl: file.server.public_url ?? null,
     },
+    http: { corsOrigins: file.api.cors_origins, logRequests: file.api.log_requests },
     retention: { readingsDays: file.retention.readings_days },
     api: { rateLimitPerMinute: file.api.rate_limit_per_minute },
     webhooks: {

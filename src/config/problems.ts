@@ -2,7 +2,7 @@
  * Problems while they are being collected: the path is kept as segments so it can
  * be located in the YAML source, and is turned into `a.b[2].c` only at the end.
  */
-import type { ConfigProblem } from "./types.ts";
+import type { ConfigProblem, LocatedProblem } from "./types.ts";
 
 export type PathSegment = string | number;
 export type Path = readonly PathSegment[];
@@ -45,14 +45,15 @@ export function comparePaths(a: Path, b: Path): number {
  */
 export function finishProblems(
   findings: Finding[],
-  locate: (path: Path) => { offset: number; found: boolean },
-): ConfigProblem[] {
+  locate: (path: Path) => { offset: number; found: boolean; line: number; column: number; named: string },
+): LocatedProblem[] {
   const seen = new Set<string>();
   const unique: {
     finding: Finding;
     text: string;
     offset: number;
     missing: number;
+    at: { line: number; column: number; where: string };
   }[] = [];
   for (const finding of findings) {
     const text = formatPath(finding.path);
@@ -64,16 +65,38 @@ export function finishProblems(
       text,
       offset: spot.offset,
       missing: spot.found ? 0 : 1,
+      at: { line: spot.line, column: spot.column, where: spot.named },
     });
   }
   unique.sort((a, b) => a.offset - b.offset || a.missing - b.missing || comparePaths(a.finding.path, b.finding.path));
-  return unique.map(({ finding, text }) => ({
+  return unique.map(({ finding, text, at }) => ({
     path: text,
     message: finding.message,
+    at,
   }));
 }
 
 /** One line per problem, `<path>: <message>`; a problem about the whole file is just its message. */
 export function formatProblems(problems: ConfigProblem[]): string {
-  return problems.map((p) => (p.path === "" ? p.message : `${p.path}: ${p.message}`)).join("\n");
+  return problems.map(problemLine).join("\n");
+}
+
+function problemLine(problem: ConfigProblem): string {
+  return problem.path === "" ? problem.message : `${problem.path}: ${problem.message}`;
+}
+
+/**
+ * As formatProblems, each `<path>: <message>` line followed by an indented line with
+ * where it is (docs/config.md): `  fieldhub.yaml:42:9  gateways[0] "GW-1" > devices[0] "boiler" > address`.
+ * Lines that start in the first column stay `<path>: <message>`, for scripts.
+ */
+export function formatLocatedProblems(problems: readonly LocatedProblem[], file?: string): string {
+  return problems
+    .map((problem) => {
+      if (problem.at === undefined) return problemLine(problem);
+      const { line, column, where } = problem.at;
+      const position = file === undefined ? `line ${line}, column ${column}` : `${file}:${line}:${column}`;
+      return `${problemLine(problem)}\n  ${position}  ${where}`;
+    })
+    .join("\n");
 }

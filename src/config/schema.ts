@@ -118,6 +118,15 @@ export const apiSchema = Type.Object(
       maximum: 100_000,
       default: defaults.rateLimitPerMinute,
     }),
+    // Browsers send the origin as scheme://host[:port]; a path or trailing slash never matches.
+    cors_origins: Type.Array(
+      Type.String({
+        pattern: "^(\\*|https?://[^/\\s?#]+)$",
+        patternHint: '"*" or an origin: scheme://host[:port] without a path, e.g. https://dash.example.com',
+      }),
+      { default: [] },
+    ),
+    log_requests: Type.Boolean({ default: false }),
   },
   { ...strict, default: {} },
 );

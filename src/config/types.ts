@@ -10,6 +10,18 @@ export interface ConfigProblem {
 
 export type ConfigResult = { ok: true; config: FieldhubConfig } | { ok: false; problems: ConfigProblem[] };
 
+/**
+ * A problem with where it is in the file: line and column (from 1) of the field, or
+ * of its parent when the field is missing, and the path with list items named
+ * (`gateways[0] "GW-1" > devices[0] "boiler" > address`). Problems about the whole
+ * file (YAML syntax, unreadable file) have no `at`; their message says where.
+ */
+export interface LocatedProblem extends ConfigProblem {
+  at?: { line: number; column: number; where: string };
+}
+
+export type CheckedConfig = { ok: true; config: FieldhubConfig } | { ok: false; problems: LocatedProblem[] };
+
 export const busTypes = ["tcp", "rtu", "rtu_over_tcp"] as const;
 export type BusType = (typeof busTypes)[number];
 
@@ -27,6 +39,13 @@ export type {
 
 export interface FieldhubConfig {
   server: { host: string; port: number; publicUrl: string | null };
+  /** From `api.cors_origins` and `api.log_requests`: how the HTTP door treats browsers and its log. */
+  http: {
+    /** Origins a browser may call /v1 from, or `*` (docs/config.md). */
+    corsOrigins: string[];
+    /** Log every API request at info, not only refusals and errors. */
+    logRequests: boolean;
+  };
   retention: { readingsDays: number };
   api: { rateLimitPerMinute: number };
   webhooks: { timeoutMs: number; retryDelaysMs: number[]; pauseAfterFailedMessages: number; logRetentionDays: number };

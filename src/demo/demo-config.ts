@@ -30,6 +30,10 @@ export interface DemoPorts {
 /** The demo's config; device ids depend on names only, so they stay the same whatever the ports. */
 export function demoConfigYaml(ports: DemoPorts): string {
   return `
+# A sandbox with a public key: any browser page may call it (docs/api.md "Calling the API from a browser").
+api:
+  cors_origins: ["*"]
+
 organizations:
   - key: ${demoOrganizationKey}
     name: Demo Greenhouses

@@ -14,10 +14,12 @@ import { adminRoutes } from "./admin/router.ts";
 import { anonymousRateHeaders, newRequestState, passApiGate, type RequestState } from "./api-gate.ts";
 import { buildOpenApiDocument } from "./docs/openapi.ts";
 import { docsRoutes } from "./docs/pages.ts";
+import { corsPolicy } from "./cors.ts";
 import { type HealthCheck, opsRoutes } from "./ops.ts";
 import { adminPageRoutes } from "./admin/page.ts";
 import { problemResponse } from "./problem.ts";
 import { FixedWindowRateLimiter } from "./rate-limit.ts";
+import { requestLogLevel } from "./request-log.ts";
 import { alertRoutes } from "./v1/alerts.ts";
 import type { V1Deps } from "./v1/deps.ts";
 import { gatewayRoutes } from "./v1/gateways.ts";
@@ -40,6 +42,10 @@ export interface HttpAppDeps {
   healthChecks?: readonly HealthCheck[];
   /** Called after an admin change that recorded an event: wakes webhook delivery at once. */
   onEvent?: () => void;
+  /** Origins a browser may call /v1 from (config `api.cors_origins`); `*` for any. Default: none. */
+  corsOrigins?: readonly string[];
+  /** Log every answered request at info; otherwise only refusals and server errors (src/http/request-log.ts). */
+  logRequests?: boolean;
 }
 
 export function createHttpApp(deps: HttpAppDeps) {
@@ -58,6 +64,7 @@ export function createHttpApp(deps: HttpAppDeps) {
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
     registers: [metrics],
   });
+  const cors = corsPolicy(deps.corsOrigins ?? []);
   const states = new WeakMap<Request, RequestState>();
   const stateOf = (request: Request): RequestState => {
     let state = states.get(request);
@@ -118,9 +125,11 @@ export function createHttpApp(deps: HttpAppDeps) {
     const ms = clock.now() - state.startedAt;
     requestsByRoute.inc({ route, method: request.method, status: String(state.status) });
     requestSeconds.observe({ route }, ms / 1000);
-    // Health checks and scrapes come every few seconds: logged only at debug level.
-    const level = route === "/healthz" || route === "/metrics" ? "debug" : "info";
-    logger[level]({ request_id: state.requestId, method: request.method, path: pathOf(request.url), status: state.status, ms }, "request");
+    const level = requestLogLevel(route, state.status, deps.logRequests === true);
+    logger[level](
+      { request_id: state.requestId, method: request.method, path: pathOf(request.url), status: state.status, ms },
+      "request",
+    );
   };
 
   // development: false, also when run from source: Bun would otherwise serve the
@@ -130,6 +139,12 @@ export function createHttpApp(deps: HttpAppDeps) {
       const state = stateOf(request);
       const api = isApiPath(request.url);
       if (api) {
+        const preflight = cors.apply(request, state.headers);
+        if (preflight !== null) {
+          state.status = preflight.status;
+          finish(request, "(CORS preflight)");
+          return preflight;
+        }
         try {
           passApiGate(gateDeps, state, request, clientAddressOf(server, request));
         } catch (error) {

@@ -178,6 +178,8 @@ describe("fieldhub admin set-password", () => {
 
   test("creates the first user as owner from stdin; refuses short passwords and bad roles", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "fieldhub-admin-cli-"));
+    // The CLI works on an existing store only (as `fieldhub serve` leaves it).
+    openStore(dataDir).close();
     try {
       const short = await run(["--data", dataDir, "--user", "anna"], "short\n");
       expect(short.code).toBe(1);

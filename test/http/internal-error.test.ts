@@ -30,6 +30,8 @@ beforeAll(async () => {
     logger,
     publicUrl: null,
     defaultLimitPerMinute: 1000,
+    // Every request logged, as with `server.log_requests: true` (off by default: only refusals and errors).
+    logRequests: true,
   });
   app.listen({ hostname: "127.0.0.1", port: 0, reusePort: false });
   baseUrl = `http://127.0.0.1:${app.server?.port}`;

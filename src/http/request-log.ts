@@ -1,0 +1,25 @@
+/**
+ * How loudly an answered request is logged. On a gateway polled by a SCADA client
+ * every second, a line per request would be most of what reaches the journal (on
+ * flash), so by default only refusals and server errors are logged; config
+ * `api.log_requests: true` or FIELDHUB_LOG_REQUESTS=1 logs every request
+ * (docs/config.md).
+ */
+
+export type RequestLogLevel = "debug" | "info" | "warn";
+
+/** 401, 403 and 429: a client that cannot get in or is throttled is worth a line (spec sections 5 and 8). */
+const refusals = new Set([401, 403, 429]);
+
+export function requestLogLevel(route: string, status: number, logRequests: boolean): RequestLogLevel {
+  if (status >= 500 || refusals.has(status)) return "warn";
+  // Health checks and scrapes come every few seconds: debug even when requests are logged.
+  if (!logRequests || route === "/healthz" || route === "/metrics") return "debug";
+  return "info";
+}
+
+/** The config's switch, or FIELDHUB_LOG_REQUESTS=1 (or true) in the environment. */
+export function requestLogsWanted(configured: boolean, env: Record<string, string | undefined> = process.env): boolean {
+  const flag = env.FIELDHUB_LOG_REQUESTS?.toLowerCase();
+  return configured || flag === "1" || flag === "true";
+}
