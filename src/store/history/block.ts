@@ -162,3 +162,15 @@ export function decodeBlock(base: number, block: Uint8Array): DecodedBlock {
   }
   return { count, ts, values, nulls };
 }
+
+/** Index of the first of `count` ascending times at or after `seconds`. */
+export function lowerBound(ts: ArrayLike<number>, count: number, seconds: number): number {
+  let low = 0;
+  let high = count;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((ts[middle] as number) < seconds) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
