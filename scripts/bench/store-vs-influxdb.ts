@@ -222,6 +222,13 @@ bind-address = "127.0.0.1:${rpcPort}"
 `,
   );
   const child = Bun.spawn([influxd, "run", "-config", config], { stdout: "ignore", stderr: "ignore" });
+  // An interrupted benchmark takes its influxd with it.
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.once(signal, () => {
+      child.kill();
+      process.exit(130);
+    });
+  }
   const url = `http://127.0.0.1:${httpPort}`;
   let version = "";
   for (let attempt = 0; ; attempt++) {
