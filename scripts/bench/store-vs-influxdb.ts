@@ -9,15 +9,15 @@
  *    the allocated size of the SQLite file (st_blocks x 512) minus that of an empty
  *    store of the same schema, divided by the readings. The same readings go into a
  *    private influxd as line protocol (integer registers as integer field `i`, float
- *    registers as float field `f`, tags device and register, precision s), full
+ *    registers as float field `f`, tags gateway, device and register, precision s), full
  *    compaction is forced by a short compact-full-write-cold-duration, and once the
  *    TSM files stop changing their allocated size (st_blocks x 512 of every .tsm
  *    file; the in-memory index leaves no other index files, the WAL is then empty)
  *    is divided by the readings.
- * 2. 1000-point page latency, newest first from a random point: one register, and
- *    one device (its 20 registers merged in time order). fieldhub in process
- *    (history.page) and over loopback HTTP (a bare Bun.serve answering the page as
- *    JSON); InfluxDB over its HTTP /query (epoch=ms). Alternating passes (--repeat),
+ * 2. 1000-point page latency, newest first from a random point: one register, one
+ *    device (its 20 registers merged in time order) and one gateway (200 registers).
+ *    fieldhub in process (history.page) and over loopback HTTP (a bare Bun.serve
+ *    answering the page as JSON); InfluxDB over its HTTP /query (epoch=ms). Alternating passes (--repeat),
  *    each at new random points, so that none finds blocks a pass before decoded.
  * 3. A cursor walk over 366 days of one register against one over 7 days: the cost
  *    of a page must not grow with the window (target 3: within 2x).
@@ -38,7 +38,7 @@ import { parseArgs } from "node:util";
 import { openBlockHistory } from "../../src/store/history/history.ts";
 import { openStore, type Store } from "../../src/store/open.ts";
 import type { NewReading } from "../../src/store/readings.ts";
-import { createSource, intervalMs, kindOf, mulberry32, registersPerDevice } from "./plant.ts";
+import { createSource, devicesPerGateway, intervalMs, kindOf, mulberry32, registersPerDevice } from "./plant.ts";
 
 const { values: args } = parseArgs({
   args: process.argv.slice(2),
@@ -276,7 +276,8 @@ async function loadInflux(influx: Influx): Promise<number> {
       const seconds = Math.floor((ts[device] as number) / 1000);
       const value = values[index] as number;
       const field = isFloatRegister(index) ? `f=${value}` : `i=${value}i`;
-      lines.push(`reading,device=d${device},register=r${index} ${field} ${seconds}`);
+      const gateway = Math.floor(device / devicesPerGateway);
+      lines.push(`reading,gateway=g${gateway},device=d${device},register=r${index} ${field} ${seconds}`);
     }
     if (lines.length >= 50_000) {
       batches.push(lines.join("\n"));
@@ -340,8 +341,11 @@ async function waitForCompaction(
 type PageTarget = { registers: number[]; until: number; field: string; label: string };
 
 /** Random points, new ones every pass, so that no pass finds the blocks an earlier one decoded. */
-function pageTargets(kind: "register" | "device", count: number, pass: number): PageTarget[] {
-  const random = mulberry32((kind === "register" ? 41 : 42) + 100 * pass);
+type PageKind = "register" | "device" | "gateway";
+const registersPerGateway = registersPerDevice * devicesPerGateway;
+
+function pageTargets(kind: PageKind, count: number, pass: number): PageTarget[] {
+  const random = mulberry32(["register", "device", "gateway"].indexOf(kind) + 41 + 100 * pass);
   const targets: PageTarget[] = [];
   for (let n = 0; n < count; n++) {
     // Newest first from a random point with 1000 rows of the register behind it (when the run is that long).
@@ -355,10 +359,14 @@ function pageTargets(kind: "register" | "device", count: number, pass: number): 
         field: isFloatRegister(index) ? "f" : "i",
         label: `register='r${index}'`,
       });
-    } else {
+    } else if (kind === "device") {
       const device = Math.floor(random() * deviceCount);
       const registers = Array.from({ length: registersPerDevice }, (_, at) => device * registersPerDevice + at);
       targets.push({ registers, until, field: "i, f", label: `device='d${device}'` });
+    } else {
+      const gateway = Math.floor(random() * Math.floor(registerCount / registersPerGateway));
+      const registers = Array.from({ length: registersPerGateway }, (_, at) => gateway * registersPerGateway + at);
+      targets.push({ registers, until, field: "i, f", label: `gateway='g${gateway}'` });
     }
   }
   return targets;
@@ -490,7 +498,7 @@ try {
   const server = fieldhubServer(fieldhub);
   const history = fieldhub.history;
   const inflx = influx;
-  for (const kind of ["register", "device"] as const) {
+  for (const kind of ["register", "device", "gateway"] as const) {
     const results: Record<string, { medians: number[]; p95s: number[] }> = {
       "fieldhub in process": { medians: [], p95s: [] },
       "fieldhub over HTTP": { medians: [], p95s: [] },
@@ -538,7 +546,12 @@ try {
       );
     }
     const range = (values: number[]) => `${Math.min(...values).toFixed(2)}-${Math.max(...values).toFixed(2)}`;
-    out(`   ${kind === "register" ? "one register" : `one device (${registersPerDevice} registers)`}:`);
+    const what = {
+      register: "one register",
+      device: `one device (${registersPerDevice} registers)`,
+      gateway: `one gateway (${registersPerGateway} registers)`,
+    };
+    out(`   ${what[kind]}:`);
     for (const [name, result] of Object.entries(results)) {
       out(`     ${name}: median ${range(result.medians)} ms, p95 ${range(result.p95s)} ms`);
     }
