@@ -29,7 +29,7 @@
  * system service is never used.
  *
  * Usage: bun scripts/bench/store-vs-influxdb.ts [--readings 10000000] [--registers 2000]
- *          [--periods 86400] [--pages 200] [--repeat 3] [--keep]
+ *          [--periods 86400] [--block-readings N] [--pages 200] [--repeat 3] [--keep]
  */
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -46,6 +46,7 @@ const { values: args } = parseArgs({
     readings: { type: "string" },
     registers: { type: "string" },
     periods: { type: "string" },
+    "block-readings": { type: "string" },
     pages: { type: "string" },
     repeat: { type: "string" },
     keep: { type: "boolean" },
@@ -58,6 +59,7 @@ const deviceCount = registerCount / registersPerDevice;
 const perRegister = Math.ceil(Number(args.readings ?? 10_000_000) / registerCount);
 const readingCount = perRegister * registerCount;
 const periods = (args.periods ?? "86400").split(",").map(Number);
+const readingsPerBlock = args["block-readings"] === undefined ? undefined : Number(args["block-readings"]);
 const pageCount = Number(args.pages ?? 200);
 const repeat = Math.max(1, Number(args.repeat ?? 3));
 const end = Date.UTC(2026, 0, 1);
@@ -95,7 +97,7 @@ type Fieldhub = { store: Store; history: ReturnType<typeof openBlockHistory>; di
 async function loadFieldhub(periodSeconds: number): Promise<{ fieldhub: Fieldhub; bytes: number; seconds: number }> {
   const dir = join(work, `fieldhub-${periodSeconds}`);
   const store = openStore(dir);
-  const history = openBlockHistory(store.sqlite, { periodSeconds });
+  const history = openBlockHistory(store.sqlite, { periodSeconds, readingsPerBlock });
   const samples = [0, 6, 7, 9].map((index) => ({ index, ts: [] as number[], raw: [] as number[] }));
   const began = performance.now();
   const pending: Promise<number>[] = [];

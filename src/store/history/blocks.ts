@@ -24,7 +24,7 @@ export function largestLocalBlob(pageSize: number): number {
   return Math.floor(((pageSize - 12) * 64) / 255) - 23 - 24;
 }
 
-export function blockTable(db: Database, cachedBlocks: number) {
+export function blockTable(db: Database, cachedBlocks: number, readingsPerBlock: number) {
   const pageSize = db.query<{ page_size: number }, []>("PRAGMA page_size").get()?.page_size ?? 4096;
   const maxBlockBytes = largestLocalBlob(pageSize);
   const columns = "SELECT start_s AS startSeconds, last_s AS lastSeconds, count, data FROM history_blocks";
@@ -62,6 +62,12 @@ export function blockTable(db: Database, cachedBlocks: number) {
   /** Writes readings [from, to) of one register and period as blocks small enough to stay on their page. */
   function write(period: number, registerId: number, readings: ReadingColumns, from: number, to: number): void {
     if (to <= from) return;
+    if (to - from > readingsPerBlock) {
+      for (let at = from; at < to; at += readingsPerBlock) {
+        write(period, registerId, readings, at, Math.min(to, at + readingsPerBlock));
+      }
+      return;
+    }
     const start = readings.ts[from] as number;
     const data = encodeBlock(start, readings, from, to);
     if (data.length <= maxBlockBytes || to - from === 1) {

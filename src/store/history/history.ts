@@ -27,6 +27,12 @@ export interface BlockHistoryOptions {
   periodSeconds?: number;
   /** Decoded blocks kept for paging (about 20 kB each for a day of minutes). */
   cachedBlocks?: number;
+  /**
+   * At most this many readings a block (default: no limit but the byte size). Smaller
+   * blocks make a page over many registers decode less per register, at some bytes
+   * a reading (docs/benchmarks.md).
+   */
+  readingsPerBlock?: number;
   /** Registers encoded per transaction while a period closes, the event loop free between. */
   registersPerTransaction?: number;
 }
@@ -48,7 +54,7 @@ export function openBlockHistory(db: Database, options: BlockHistoryOptions = {}
   if (stateRow === null) {
     db.run("INSERT INTO history_state (id, period_s, open_period) VALUES (1, ?1, ?2)", [periodSeconds, openPeriod]);
   }
-  const blocks = blockTable(db, options.cachedBlocks ?? 512);
+  const blocks = blockTable(db, options.cachedBlocks ?? 512, options.readingsPerBlock ?? Number.POSITIVE_INFINITY);
   const registersPerTransaction = options.registersPerTransaction ?? 200;
   const periodOf = (seconds: number) => Math.floor(seconds / periodSeconds);
 

@@ -364,3 +364,30 @@ describe("layout", () => {
     expect(history.count()).toEqual({ closed: 2880, open: 0 });
   });
 });
+
+describe("readings per block", () => {
+  test("a cap cuts a period into blocks of at most that many readings, read back the same", async () => {
+    const store = freshStore();
+    const history = openBlockHistory(store.sqlite, { readingsPerBlock: 100 });
+    const model = new Model();
+    const batch = plant(mulberry32(30), 3, day0, 1440);
+    history.record(batch);
+    model.record(batch);
+    await history.closePeriods(day0 + 2 * 86_400_000);
+    const sizes = store.sqlite
+      .query<{ count: number }, []>("SELECT count FROM history_blocks WHERE register_id = 1")
+      .all()
+      .map((row) => row.count);
+    expect(sizes.length).toBe(15);
+    expect(Math.max(...sizes)).toBe(100);
+    const query: ReadingsPageQuery = {
+      registerIds: [1, 2, 3],
+      since: day0,
+      until: day0 + 86_400_000,
+      order: "desc",
+      limit: 5000,
+      after: null,
+    };
+    expect(history.page(query)).toEqual(model.page(query));
+  });
+});
