@@ -29,7 +29,7 @@
  * system service is never used.
  *
  * Usage: bun scripts/bench/store-vs-influxdb.ts [--readings 10000000] [--registers 2000]
- *          [--periods 86400] [--block-readings N] [--pages 200] [--repeat 3] [--keep]
+ *          [--periods 86400] [--block-readings 240] [--pages 200] [--repeat 3] [--keep]
  */
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
