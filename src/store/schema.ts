@@ -4,7 +4,7 @@
  * tables stay compact.
  */
 import { modbusProtocols } from "../lib/inventory.ts";
-import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { blob, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 export const organizations = sqliteTable("organizations", {
   id: integer("id").primaryKey(),
@@ -345,3 +345,43 @@ export const adminSessions = sqliteTable(
   },
   (table) => [index("admin_sessions_user").on(table.userId)],
 );
+
+/**
+ * Reading history in compressed blocks (issue 17; store/history/). Closed periods
+ * (a UTC day by default) live in `history_blocks`, one or more encoded blocks per
+ * register and period. The key leads with the period, so closing a period appends
+ * at the end of the B-tree (few pages written) and retention drops a key prefix.
+ * WITHOUT ROWID (migration 0007): the key is the table. Blocks stay under about a
+ * kilobyte so a row never spills into an overflow page.
+ */
+export const historyBlocks = sqliteTable(
+  "history_blocks",
+  {
+    period: integer("period").notNull(),
+    registerId: integer("register_id").notNull(),
+    /** Stored seconds (readingEpochMs) of the block's first reading. */
+    startSeconds: integer("start_s").notNull(),
+    lastSeconds: integer("last_s").notNull(),
+    count: integer("count").notNull(),
+    data: blob("data", { mode: "buffer" }).notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.period, table.registerId, table.startSeconds] })],
+);
+
+/**
+ * Readings of the periods not yet closed, in arrival order: a rowid table without
+ * index, so every insert lands on the last page and a flush touches a page or two.
+ * Read back once at open (history/tail.ts keeps them in memory by register).
+ */
+export const historyTail = sqliteTable("history_tail", {
+  registerId: integer("register_id").notNull(),
+  epochSeconds: integer("ts_s").notNull(),
+  rawValue: real("raw_value"),
+});
+
+/** One row: the period length blocks are cut by, and the first period still open. */
+export const historyState = sqliteTable("history_state", {
+  id: integer("id").primaryKey(),
+  periodSeconds: integer("period_s").notNull(),
+  openPeriod: integer("open_period").notNull(),
+});

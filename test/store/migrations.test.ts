@@ -213,6 +213,8 @@ describe("upgrading readings to seconds (migration 0006)", () => {
     const seconds = journalOnDisk.entries[tags.indexOf("0006_readings_seconds")];
     if (seconds === undefined) throw new Error("journal lacks 0006_readings_seconds");
     sqliteOf(before).run("DELETE FROM __drizzle_migrations WHERE created_at >= ?", [seconds.when]);
+    // ...and undo what the migrations after it created.
+    sqliteOf(before).exec("DROP TABLE history_blocks; DROP TABLE history_tail; DROP TABLE history_state;");
     before.close();
 
     const after = openStore(dataDir);

@@ -1,0 +1,313 @@
+/**
+ * Reading history in compressed blocks (issue 17): the store-internal engine the
+ * readings operations will sit on. Readings of the open period(s) are appended to
+ * `history_tail` (and held in memory by register, tail.ts); when a period has
+ * ended (plus a grace for late polls), each register's readings of it are encoded
+ * into blocks (block.ts) in `history_blocks` and leave the tail, one switch per
+ * period committed with the state row. Reads merge both (page.ts).
+ *
+ * Operations, as the readings store needs them: record a batch, a page over one or
+ * several registers with a keyset cursor, the newest reading per register, prune
+ * before a cutoff; plus closePeriods, which the owner calls from a timer.
+ */
+import type { Database } from "bun:sqlite";
+import { boundSeconds, readingEpochMs, storedSeconds } from "../readings.ts";
+import type { NewReading, ReadingRow, ReadingsPage, ReadingsPageQuery } from "../readings.ts";
+import type { ReadingColumns } from "./block.ts";
+import { blockTable } from "./blocks.ts";
+import { type PageSource, readPage } from "./page.ts";
+import { OpenTail, RegisterTail } from "./tail.ts";
+
+export interface BlockHistoryOptions {
+  /**
+   * Length of a period in seconds, used when the store has none yet (a store keeps
+   * its own). Measured in docs/benchmarks.md: a day gives the smallest store; the
+   * memory the open tail takes grows with it.
+   */
+  periodSeconds?: number;
+  /** Decoded blocks kept for paging (about 20 kB each for a day of minutes). */
+  cachedBlocks?: number;
+  /**
+   * At most this many readings a block (besides the byte limit). Smaller blocks make
+   * a page over many registers decode less per register, at some bytes a reading:
+   * 240 (four hours of minutes) halves a whole gateway's page for 0.12 B/reading
+   * more (docs/benchmarks.md).
+   */
+  readingsPerBlock?: number;
+  /** Registers encoded per transaction while a period closes, the event loop free between. */
+  registersPerTransaction?: number;
+}
+
+export const dayPeriodSeconds = 86_400;
+export const defaultReadingsPerBlock = 240;
+/** Before any close: every period is open. */
+const noPeriodClosed = -2_147_483_648;
+
+const msOf = (seconds: number) => seconds * 1000 + readingEpochMs;
+
+export function openBlockHistory(db: Database, options: BlockHistoryOptions = {}) {
+  const stateRow = db
+    .query<{ periodSeconds: number; openPeriod: number }, []>(
+      "SELECT period_s AS periodSeconds, open_period AS openPeriod FROM history_state WHERE id = 1",
+    )
+    .get();
+  const periodSeconds = stateRow?.periodSeconds ?? options.periodSeconds ?? dayPeriodSeconds;
+  let openPeriod = stateRow?.openPeriod ?? noPeriodClosed;
+  if (stateRow === null) {
+    db.run("INSERT INTO history_state (id, period_s, open_period) VALUES (1, ?1, ?2)", [periodSeconds, openPeriod]);
+  }
+  const blocks = blockTable(db, options.cachedBlocks ?? 512, options.readingsPerBlock ?? defaultReadingsPerBlock);
+  const registersPerTransaction = options.registersPerTransaction ?? 200;
+  const periodOf = (seconds: number) => Math.floor(seconds / periodSeconds);
+
+  // A close that a crash interrupted wrote blocks of a period that is still open: drop them, it runs again.
+  blocks.dropFrom(openPeriod);
+  const tail = new OpenTail();
+  for (const row of db
+    .query<{ registerId: number; seconds: number; raw: number | null }, []>(
+      "SELECT register_id AS registerId, ts_s AS seconds, raw_value AS raw FROM history_tail ORDER BY rowid",
+    )
+    .iterate()) {
+    tail.insert(row.registerId, row.seconds, row.raw);
+  }
+  let firstPeriod = blocks.firstPeriod();
+
+  const appendTail = db.prepare<never, [number, number, number | null]>(
+    "INSERT INTO history_tail (register_id, ts_s, raw_value) VALUES (?1, ?2, ?3)",
+  );
+  const deleteTailBefore = db.prepare<never, [number]>("DELETE FROM history_tail WHERE ts_s < ?1");
+  const saveOpenPeriod = db.prepare<never, [number]>("UPDATE history_state SET open_period = ?1 WHERE id = 1");
+
+  /** Registers given readings of the period being closed since its close began: encoded again at the switch. */
+  let closing: { period: number; changed: Set<number> } | null = null;
+
+  const source = (): PageSource => ({ blocks, tail, periodSeconds, openPeriod, firstPeriod });
+
+  /** One register's readings of a closed period, as columns, from its blocks. */
+  function closedReadings(period: number, registerId: number): RegisterTail {
+    const merged = new RegisterTail();
+    for (const row of blocks.blocks(period, registerId, "asc")) {
+      const block = blocks.decoded(period, registerId, row);
+      for (let index = 0; index < block.count; index++) {
+        merged.insert(block.ts[index] as number, block.nulls?.[index] === 1 ? null : (block.values[index] as number));
+      }
+    }
+    return merged;
+  }
+
+  /** A reading for a period already closed (a late poll, a backfill): its blocks are rewritten with it. */
+  function recordLate(late: Map<string, { period: number; registerId: number; readings: NewReading[] }>): number {
+    let stored = 0;
+    for (const { period, registerId, readings } of late.values()) {
+      const merged = closedReadings(period, registerId);
+      let added = 0;
+      for (const reading of readings) {
+        if (merged.insert(storedSeconds(reading.ts), reading.rawValue ?? null)) added++;
+      }
+      if (added === 0) continue;
+      blocks.replace(period, registerId, merged);
+      if (firstPeriod === null || period < firstPeriod) firstPeriod = period;
+      stored += added;
+    }
+    return stored;
+  }
+
+  const recordTransaction = db.transaction((batch: NewReading[]) => {
+    const accepted: { registerId: number; seconds: number; raw: number | null }[] = [];
+    const inBatch = new Set<string>();
+    const late = new Map<string, { period: number; registerId: number; readings: NewReading[] }>();
+    for (const reading of batch) {
+      const seconds = storedSeconds(reading.ts);
+      const period = periodOf(seconds);
+      if (period < openPeriod) {
+        const key = `${period}/${reading.registerId}`;
+        const group = late.get(key) ?? { period, registerId: reading.registerId, readings: [] };
+        group.readings.push(reading);
+        late.set(key, group);
+        continue;
+      }
+      const key = `${reading.registerId}/${seconds}`;
+      if (inBatch.has(key) || tail.has(reading.registerId, seconds)) continue;
+      inBatch.add(key);
+      const raw = reading.rawValue ?? null;
+      appendTail.run(reading.registerId, seconds, raw);
+      accepted.push({ registerId: reading.registerId, seconds, raw });
+    }
+    const lateStored = late.size > 0 ? recordLate(late) : 0;
+    return { accepted, lateStored };
+  });
+
+  /** Encodes registers' readings of `period` from the tail into blocks (its rows stay in the tail until the switch). */
+  function encodePeriod(period: number, registerIds: number[]): void {
+    const start = period * periodSeconds;
+    const end = start + periodSeconds;
+    for (const registerId of registerIds) {
+      const open = tail.of(registerId);
+      if (open === undefined) continue;
+      const from = open.lowerBound(start);
+      const to = open.lowerBound(end);
+      blocks.replaceRange(period, registerId, open, from, to);
+    }
+  }
+
+  /** Commits the close of `period`: blocks of registers that changed meanwhile again, tail rows out, state forward. */
+  const switchPeriod = db.transaction((period: number, changed: number[]) => {
+    encodePeriod(period, changed);
+    const end = (period + 1) * periodSeconds;
+    deleteTailBefore.run(end);
+    saveOpenPeriod.run(period + 1);
+  });
+
+  async function closePeriod(period: number): Promise<void> {
+    // Periods before it have nothing in the tail: closed from here on, so a reading
+    // for them arriving meanwhile goes to their blocks, not to tail rows the switch drops.
+    if (openPeriod < period) {
+      saveOpenPeriod.run(period);
+      openPeriod = period;
+    }
+    closing = { period, changed: new Set() };
+    try {
+      const registerIds = [...tail.registers.keys()];
+      for (let from = 0; from < registerIds.length; from += registersPerTransaction) {
+        db.transaction(() => encodePeriod(period, registerIds.slice(from, from + registersPerTransaction)))();
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      switchPeriod(period, [...closing.changed]);
+    } finally {
+      closing = null;
+    }
+    openPeriod = period + 1;
+    tail.dropBefore(openPeriod * periodSeconds);
+    firstPeriod = blocks.firstPeriod();
+  }
+
+  let closeRunning: Promise<number> | null = null;
+
+  return {
+    periodSeconds,
+
+    /** The first period still open (its readings in the tail). */
+    openPeriod: () => openPeriod,
+
+    /**
+     * Stores readings in one transaction; a second reading for a (register,
+     * second) already stored is ignored (the first is kept). Returns how many were stored.
+     */
+    record(batch: NewReading[]): number {
+      const { accepted, lateStored } = recordTransaction(batch);
+      // Memory follows only once the transaction has committed.
+      for (const reading of accepted) {
+        tail.insert(reading.registerId, reading.seconds, reading.raw);
+        if (closing !== null && periodOf(reading.seconds) === closing.period) closing.changed.add(reading.registerId);
+      }
+      return accepted.length + lateStored;
+    },
+
+    page(query: ReadingsPageQuery): ReadingsPage {
+      const since = boundSeconds(query.since);
+      const until = boundSeconds(query.until);
+      const after = query.after;
+      const cursorSeconds = after === null ? 0 : storedSeconds(after.ts);
+      const bounds = query.registerIds.map((registerId) => {
+        if (after === null) return { registerId, low: since, high: until };
+        if (query.order === "asc") {
+          const low = registerId > after.registerId ? cursorSeconds : cursorSeconds + 1;
+          return { registerId, low: Math.max(since, low), high: until };
+        }
+        const high = registerId < after.registerId ? cursorSeconds + 1 : cursorSeconds;
+        return { registerId, low: since, high: Math.min(until, high) };
+      });
+      const found = readPage(source(), bounds, query.order, query.limit + 1);
+      const hasMore = found.length > query.limit;
+      if (hasMore) found.length = query.limit;
+      return {
+        rows: found.map((row) => ({ registerId: row.registerId, ts: msOf(row.seconds), rawValue: row.raw })),
+        hasMore,
+      };
+    },
+
+    /** Each register's newest reading (registers without any are left out). */
+    latest(registerIds: number[]): ReadingRow[] {
+      const rows: ReadingRow[] = [];
+      for (const registerId of registerIds) {
+        const open = tail.of(registerId);
+        if (open !== undefined && open.count > 0) {
+          const last = open.count - 1;
+          rows.push({ registerId, ts: msOf(open.ts[last] as number), rawValue: open.raw(last) });
+          continue;
+        }
+        if (firstPeriod === null) continue;
+        for (let period = openPeriod - 1; period >= firstPeriod; period--) {
+          const [row] = blocks.blocks(period, registerId, "desc");
+          if (row === undefined) continue;
+          const block = blocks.decoded(period, registerId, row);
+          const last = block.count - 1;
+          rows.push({
+            registerId,
+            ts: msOf(block.ts[last] as number),
+            rawValue: block.nulls?.[last] === 1 ? null : (block.values[last] as number),
+          });
+          break;
+        }
+      }
+      return rows;
+    },
+
+    /**
+     * Closes every period that ended at least `graceMs` before `nowMs`, oldest
+     * first, each in transactions of `registersPerTransaction` registers with the
+     * event loop free between; reads see either the whole period in the tail or
+     * the whole period in blocks. Returns how many periods were closed.
+     */
+    closePeriods(nowMs: number, graceMs = 600_000): Promise<number> {
+      if (closeRunning !== null) return closeRunning;
+      const target = periodOf(storedSeconds(nowMs - graceMs)); // periods before this have ended
+      const run = async () => {
+        let closed = 0;
+        for (;;) {
+          const earliest = tail.earliest();
+          if (earliest === null || periodOf(earliest) >= target) break;
+          await closePeriod(Math.max(openPeriod, periodOf(earliest)));
+          closed++;
+        }
+        if (openPeriod < target) {
+          saveOpenPeriod.run(target);
+          openPeriod = target;
+        }
+        return closed;
+      };
+      closeRunning = run().finally(() => {
+        closeRunning = null;
+      });
+      return closeRunning;
+    },
+
+    /** Deletes readings before `cutoffMs`: whole periods at once, the edge period's blocks cut exactly. */
+    prune(cutoffMs: number): number {
+      const cutoff = boundSeconds(cutoffMs);
+      const edge = periodOf(cutoff);
+      const pruneTransaction = db.transaction(() => {
+        let removed = blocks.dropBefore(Math.min(edge, openPeriod));
+        if (edge < openPeriod) removed += blocks.cutBefore(edge, cutoff);
+        if (cutoff > openPeriod * periodSeconds) {
+          deleteTailBefore.run(cutoff);
+          removed += tail.countBefore(cutoff);
+        }
+        return removed;
+      });
+      const removed = pruneTransaction();
+      tail.dropBefore(cutoff);
+      firstPeriod = blocks.firstPeriod();
+      return removed;
+    },
+
+    /** Readings held, closed and open (for tests and benchmarks; counts every block). */
+    count(): { closed: number; open: number } {
+      const closed = db.query<{ n: number | null }, []>("SELECT sum(count) AS n FROM history_blocks").get()?.n ?? 0;
+      let open = 0;
+      for (const register of tail.registers.values()) open += register.count;
+      return { closed, open };
+    },
+  };
+}
+
