@@ -171,7 +171,7 @@ export const organizationSchema = Type.Object(
 
 // Longest wait between two attempts to (re)connect a bus's link: a peer that comes
 // back is polled again within this (issue 16, defect 10; docs/polling.md). Left
-// out: lib/polling.ts's default (30 s).
+// out: modbus/polling-config.ts's default (30 s).
 const reconnectMaxS = Type.Optional(Type.Integer({ minimum: 1, maximum: 3600 }));
 
 export const tcpBusSchema = Type.Object({ type: Type.Literal("tcp"), reconnect_max_s: reconnectMaxS }, strict);
