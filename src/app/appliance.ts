@@ -64,6 +64,7 @@ export async function startAppliance(options: ApplianceOptions): Promise<Applian
     publicUrl: config.server.publicUrl,
     defaultLimitPerMinute: config.api.rateLimitPerMinute,
     healthChecks: parts.healthChecks,
+    deviceHealth: parts.deviceHealth,
     onEvent: parts.eventRecorded,
   });
   let server: ReturnType<typeof listen>;

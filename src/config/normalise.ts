@@ -59,7 +59,14 @@ export function normaliseConfig(file: DefaultedFile, index: FileIndex): Fieldhub
     const { inventory, devices } = normaliseGateway(gateway, entry);
     organization.gateways.push(inventory);
     buses.set(gateway.serial, bus);
-    polling.push({ id: inventory.id, serial: gateway.serial, bus, heartbeatMs: inventory.heartbeatMs, devices });
+    polling.push({
+      id: inventory.id,
+      serial: gateway.serial,
+      name: gateway.name,
+      bus,
+      heartbeatMs: inventory.heartbeatMs,
+      devices,
+    });
   });
 
   const inventory = { organizations: [...organizations.values()] };
@@ -161,7 +168,7 @@ function normaliseDevice(
       maxGap: device.max_gap,
       pauseMs: device.pause_ms,
       storageIntervalMs: (device.storage_interval_s ?? gateway.storage_interval_s) * 1000,
-      registers: registers.map((register) => register.decoding),
+      registers: registers.map((register) => ({ ...register.decoding, name: register.inventory.name })),
     },
   };
 }

@@ -6,6 +6,7 @@
 import { Elysia, ValidationError } from "elysia";
 import { Counter, Histogram } from "prom-client";
 import type { Clock } from "../lib/clock.ts";
+import { type DeviceHealthReader, noDeviceHealth } from "../lib/device-health.ts";
 import { CodedError, type ErrorCode } from "../lib/errors.ts";
 import type { Logger } from "../lib/logger.ts";
 import { createMetricsRegistry, type MetricsRegistry } from "../lib/metrics.ts";
@@ -40,6 +41,8 @@ export interface HttpAppDeps {
   healthChecks?: readonly HealthCheck[];
   /** Called after an admin change that recorded an event: wakes webhook delivery at once. */
   onEvent?: () => void;
+  /** Each Modbus device's health from the pollers of this process; every device `unknown` when absent. */
+  deviceHealth?: DeviceHealthReader;
 }
 
 export function createHttpApp(deps: HttpAppDeps) {
@@ -88,6 +91,7 @@ export function createHttpApp(deps: HttpAppDeps) {
     alerts: store.alerts,
     registers: store.registers,
     readings: store.readings,
+    deviceHealth: deps.deviceHealth ?? noDeviceHealth,
     cursorSecret: store.secrets.getOrCreate("readings-cursor"),
     stateOf,
   };
@@ -160,6 +164,7 @@ export function createHttpApp(deps: HttpAppDeps) {
       adminRoutes({
         store,
         clock,
+        deviceHealth: deps.deviceHealth ?? noDeviceHealth,
         onEvent: deps.onEvent,
         problem: (request, code, detail, headers) => {
           const response = fail(request, code, detail);

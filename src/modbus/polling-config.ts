@@ -16,6 +16,11 @@ export type BusConfig =
   /** RTU frames tunnelled through one TCP connection (a serial-to-Ethernet converter). */
   | { type: "rtu_over_tcp"; host: string; port: number };
 
+/** A register as polled: how it is read, and its name for log lines. */
+export interface PolledRegister extends RegisterDecoding {
+  name?: string;
+}
+
 export interface PollingDevice {
   /** Public Modbus device id (UUID). */
   id: string;
@@ -31,13 +36,15 @@ export interface PollingDevice {
   maxGap: number;
   pauseMs: number;
   storageIntervalMs: number;
-  registers: RegisterDecoding[];
+  registers: PolledRegister[];
 }
 
 export interface PollingGateway {
   /** Public gateway id (UUID). */
   id: string;
   serial: string;
+  /** For log lines; the serial stands in when absent. */
+  name?: string;
   bus: BusConfig;
   heartbeatMs: number;
   devices: PollingDevice[];

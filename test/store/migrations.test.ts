@@ -213,6 +213,8 @@ describe("upgrading readings to seconds (migration 0006)", () => {
     const seconds = journalOnDisk.entries[tags.indexOf("0006_readings_seconds")];
     if (seconds === undefined) throw new Error("journal lacks 0006_readings_seconds");
     sqliteOf(before).run("DELETE FROM __drizzle_migrations WHERE created_at >= ?", [seconds.when]);
+    // Nor had it what later migrations add.
+    sqliteOf(before).exec("ALTER TABLE registers DROP COLUMN latest_text");
     before.close();
 
     const after = openStore(dataDir);
