@@ -1,6 +1,6 @@
 // Gateways tab: status and last seen of every gateway; one gateway's Modbus
-// devices and their registers' latest values, refreshed every 2 seconds while
-// shown; a register's chart.
+// devices with their health and their registers' latest values (or text, or why
+// the device refuses them), refreshed every 2 seconds while shown; a register's chart.
 import { call } from "./api.ts";
 import { appendLiveValue, closeChart, formatValue, showChart } from "./chart.ts";
 import { $, agoText, badge, button, cell, fillSelect, guarded, rowsOf, show, timeText } from "./dom.ts";
@@ -28,6 +28,17 @@ interface RegisterView {
   latest_value: number | null;
   latest_raw_value: number | null;
   latest_ts: string | null;
+  latest_text: string | null;
+  set_aside: { reason: string; since: string; retry_at: string } | null;
+}
+
+interface DeviceHealthView {
+  status: string;
+  last_answer_at: string | null;
+  last_error: string | null;
+  last_error_at: string | null;
+  registers_set_aside: number;
+  next_probe_at: string | null;
 }
 
 interface GatewayDetail {
@@ -41,6 +52,7 @@ interface GatewayDetail {
     ip_address: string | null;
     port: number | null;
     poll_interval_ms: number;
+    health: DeviceHealthView;
     registers: RegisterView[];
   }[];
 }
@@ -106,6 +118,7 @@ function deviceSection(gatewayId: string, device: GatewayDetail["modbus_devices"
   const heading = document.createElement("h4");
   const where = device.ip_address === null ? `slave ${device.slave_id}` : `${device.ip_address}:${device.port ?? 502}, slave ${device.slave_id}`;
   heading.textContent = `${device.name ?? `Slave ${device.slave_id}`} · ${where} · every ${device.poll_interval_ms / 1000} s`;
+  const health = healthLine(device.health);
   const table = document.createElement("table");
   table.className = "registers";
   table.createTHead().insertRow().append(...["Register", "Value", "Raw", "Updated", ""].map(headerCell));
@@ -114,20 +127,50 @@ function deviceSection(gatewayId: string, device: GatewayDetail["modbus_devices"
     const row = body.insertRow();
     row.dataset.registerId = register.id;
     cell(row, register.name).title = register.description ?? `${register.data_type} at ${register.address}`;
-    const value = register.latest_value === null ? "—" : `${formatValue(register.latest_value)}${register.unit === null ? "" : ` ${register.unit}`}`;
+    const value = valueText(register);
     const valueCell = cell(row, value);
     valueCell.className = "value";
+    if (register.set_aside !== null) {
+      row.classList.add("set-aside");
+      valueCell.title = `left out of the poll cycle until ${register.set_aside.retry_at}`;
+    }
     const previous = shownValues.get(register.id);
     if (previous !== undefined && previous !== value) valueCell.classList.add("changed");
     shownValues.set(register.id, value);
     cell(row, register.latest_raw_value === null ? "" : String(register.latest_raw_value));
     cell(row, agoText(register.latest_ts)).title = register.latest_ts ?? "";
-    cell(row, "").append(button("Chart", () => showChart(gatewayId, register.id)));
+    // A string register has no history to chart.
+    if (register.data_type === "string") cell(row, "");
+    else cell(row, "").append(button("Chart", () => showChart(gatewayId, register.id)));
     appendLiveValue(register.id, register.latest_ts, register.latest_value);
   }
   if (device.registers.length === 0) cell(body.insertRow(), "No registers.").colSpan = 5;
-  section.append(heading, table);
+  section.append(heading, health, table);
   return section;
+}
+
+/** The device's health as the poller sees it: status, last answer, last error (docs/admin.md). */
+function healthLine(health: DeviceHealthView): HTMLElement {
+  const line = document.createElement("p");
+  line.className = "device-health";
+  line.append(badge(health.status, "health-"), ` last answer ${agoText(health.last_answer_at)}`);
+  if (health.registers_set_aside > 0) line.append(` · ${health.registers_set_aside} register(s) set aside`);
+  if (health.next_probe_at !== null) line.append(" · next probe ", timeText(health.next_probe_at));
+  if (health.last_error !== null) {
+    const error = document.createElement("span");
+    error.className = "last-error";
+    error.textContent = ` · last error ${agoText(health.last_error_at)}: ${health.last_error}`;
+    line.append(error);
+  }
+  return line;
+}
+
+/** What the value column shows: why the device refuses the register, its text, or its value with unit. */
+function valueText(register: RegisterView): string {
+  if (register.set_aside !== null) return `set aside: ${register.set_aside.reason}`;
+  if (register.latest_text !== null) return register.latest_text;
+  if (register.latest_value === null) return "—";
+  return `${formatValue(register.latest_value)}${register.unit === null ? "" : ` ${register.unit}`}`;
 }
 
 function headerCell(text: string): HTMLTableCellElement {

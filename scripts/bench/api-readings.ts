@@ -18,6 +18,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { parseConfig } from "../../src/config/index.ts";
 import { presentRegister } from "../../src/http/v1/present.ts";
+import { noDeviceHealth } from "../../src/lib/device-health.ts";
 import { stableUuid } from "../../src/lib/ids.ts";
 import { openStore, storeFileName } from "../../src/store/index.ts";
 import { boundSeconds, readingColumns, storedSeconds } from "../../src/store/readings.ts";
@@ -221,7 +222,7 @@ const bareServer = Bun.serve({
   port: 0,
   reusePort: false,
   fetch: () =>
-    new Response(JSON.stringify({ data: registers.list(gatewayId).map(presentRegister) }), {
+    new Response(JSON.stringify({ data: registers.list(gatewayId).map((register) => presentRegister(register, noDeviceHealth)) }), {
       headers: { "content-type": "application/json" },
     }),
 });

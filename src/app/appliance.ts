@@ -67,6 +67,7 @@ export async function startAppliance(options: ApplianceOptions): Promise<Applian
     corsOrigins: config.http.corsOrigins,
     logRequests: requestLogsWanted(config.http.logRequests),
     healthChecks: parts.healthChecks,
+    deviceHealth: parts.deviceHealth,
     onEvent: parts.eventRecorded,
   });
   let server: ReturnType<typeof listen>;

@@ -11,6 +11,7 @@ import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/logger.ts";
 import type { MetricsRegistry } from "../lib/metrics.ts";
 import type { LinkOpener } from "../modbus/link.ts";
+import { createDeviceHealthBoard } from "../modbus/device-health.ts";
 import { registerModbusMetrics } from "../modbus/metrics.ts";
 import { type PollSink, startGatewayPoller } from "../modbus/poller.ts";
 import { createRulesEngine } from "../alerting/engine.ts";
@@ -85,8 +86,17 @@ export function startParts(options: PartsOptions) {
     answered: (gatewayId, at) => status.answered(gatewayId, at),
     unreachable: (gatewayId, at, reason, fatal) => status.unreachable(gatewayId, at, reason, fatal),
   };
+  // Device health lives in memory, written by the pollers and read by the API (modbus/device-health.ts says why).
+  const health = createDeviceHealthBoard();
   const pollers = polled.map((gateway) =>
-    startGatewayPoller({ gateway, sink, clock, logger: logger.child({ part: "modbus" }), openLink: options.openLink }),
+    startGatewayPoller({
+      gateway,
+      sink,
+      clock,
+      logger: logger.child({ part: "modbus" }),
+      openLink: options.openLink,
+      health,
+    }),
   );
   const schedules = [
     scheduleRetention(store, clock, logger.child({ part: "retention" }), config.retention.readingsDays),
@@ -101,6 +111,7 @@ export function startParts(options: PartsOptions) {
 
   return {
     eventRecorded,
+    deviceHealth: health.reader,
     /** For /healthz: ingest must be able to write. */
     healthChecks: [
       () => {

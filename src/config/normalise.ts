@@ -62,6 +62,7 @@ export function normaliseConfig(file: DefaultedFile, index: FileIndex): Fieldhub
     polling.push({
       id: inventory.id,
       serial: gateway.serial,
+      name: gateway.name,
       bus,
       heartbeatMs: inventory.heartbeatMs,
       ...(gateway.bus.reconnect_max_s === undefined ? {} : { reconnectMaxMs: gateway.bus.reconnect_max_s * 1000 }),
@@ -169,7 +170,7 @@ function normaliseDevice(
       maxGap: device.max_gap,
       pauseMs: device.pause_ms,
       storageIntervalMs: (device.storage_interval_s ?? gateway.storage_interval_s) * 1000,
-      registers: registers.map((register) => register.decoding),
+      registers: registers.map((register) => ({ ...register.decoding, name: register.inventory.name })),
     },
   };
 }

@@ -6,6 +6,7 @@
 import { Elysia, ValidationError } from "elysia";
 import { Counter, Histogram } from "prom-client";
 import type { Clock } from "../lib/clock.ts";
+import { type DeviceHealthReader, noDeviceHealth } from "../lib/device-health.ts";
 import { CodedError, type ErrorCode } from "../lib/errors.ts";
 import type { Logger } from "../lib/logger.ts";
 import { createMetricsRegistry, type MetricsRegistry } from "../lib/metrics.ts";
@@ -46,6 +47,8 @@ export interface HttpAppDeps {
   corsOrigins?: readonly string[];
   /** Log every answered request at info; otherwise only refusals and server errors (src/http/request-log.ts). */
   logRequests?: boolean;
+  /** Each Modbus device's health from the pollers of this process; every device `unknown` when absent. */
+  deviceHealth?: DeviceHealthReader;
 }
 
 export function createHttpApp(deps: HttpAppDeps) {
@@ -95,6 +98,7 @@ export function createHttpApp(deps: HttpAppDeps) {
     alerts: store.alerts,
     registers: store.registers,
     readings: store.readings,
+    deviceHealth: deps.deviceHealth ?? noDeviceHealth,
     cursorSecret: store.secrets.getOrCreate("readings-cursor"),
     stateOf,
   };
@@ -182,6 +186,7 @@ export function createHttpApp(deps: HttpAppDeps) {
       adminRoutes({
         store,
         clock,
+        deviceHealth: deps.deviceHealth ?? noDeviceHealth,
         onEvent: deps.onEvent,
         problem: (request, code, detail, headers) => {
           const response = fail(request, code, detail);

@@ -9,6 +9,10 @@
  * to `maxQueued` readings; beyond that an incoming batch is dropped, logged and
  * counted, never silently. A backlog is written in transactions of at most
  * `maxRowsPerTransaction` readings with the event loop free between them.
+ *
+ * A `string` register's text is not history (readings are numbers): it moves the
+ * register's latest time like any value, and its text is written only when it
+ * changes, so a nameplate read every cycle costs flash once.
  */
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/logger.ts";
@@ -79,6 +83,9 @@ export function createIngest(options: IngestOptions) {
     writeError: null,
   };
   const warnedUnknown = new Set<string>();
+  /** Each string register's text as stored, and the changed ones waiting for the next write. */
+  const storedTexts = store.registers.latestTexts();
+  let texts = new Map<number, string>();
 
   function accept(batch: readonly PolledValue[]): void {
     if (queue.length + batch.length > maxQueued) {
@@ -102,6 +109,11 @@ export function createIngest(options: IngestOptions) {
       if (current === undefined || current.ts < reading.ts) {
         latest.set(register.id, { registerId: register.id, rawValue: reading.raw, ts: reading.ts });
       }
+      if (reading.text !== undefined) {
+        if (storedTexts.get(register.id) !== reading.text) texts.set(register.id, reading.text);
+        else texts.delete(register.id);
+        continue;
+      }
       const period = Math.floor(reading.ts / register.intervalMs);
       if (period > register.lastStoredPeriod) {
         register.lastStoredPeriod = period;
@@ -120,19 +132,26 @@ export function createIngest(options: IngestOptions) {
    * null when the write failed (everything then stays waiting, in order).
    */
   function writeTransaction(): number | null {
-    if (queue.length === 0 && latest.size === 0) return 0;
+    if (queue.length === 0 && latest.size === 0 && texts.size === 0) return 0;
     const rows = queue.length <= maxRowsPerTransaction ? queue : queue.slice(0, maxRowsPerTransaction);
     const rest = rows === queue ? [] : queue.slice(maxRowsPerTransaction);
     const values = [...latest.values()];
+    const changedTexts = texts;
     queue = rest;
     latest = new Map();
+    texts = new Map();
     const began = performance.now();
     try {
       store.readings.recordPolled(rows, values);
+      if (changedTexts.size > 0) {
+        store.registers.recordTexts([...changedTexts].map(([registerId, text]) => ({ registerId, text })));
+        for (const [registerId, text] of changedTexts) storedTexts.set(registerId, text);
+      }
     } catch (error) {
       // Keep the batch for the next attempt (disk full, busy): put it back in front.
       queue = rows.concat(queue);
       for (const value of values) if (!latest.has(value.registerId)) latest.set(value.registerId, value);
+      for (const [registerId, text] of changedTexts) if (!texts.has(registerId)) texts.set(registerId, text);
       stats.queued = queue.length;
       stats.writeError = error instanceof Error ? error.message : String(error);
       logger.error({ err: error, waiting: queue.length }, "ingest write failed; will retry");

@@ -16,9 +16,10 @@
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/logger.ts";
 import type { PolledValue } from "../lib/polled-value.ts";
-import { defaultReconnectMaxMs, type PollingDevice, type PollingGateway } from "./polling-config.ts";
+import { defaultReconnectMaxMs, type PolledRegister, type PollingDevice, type PollingGateway } from "./polling-config.ts";
 import type { RegisterDecoding } from "./register-model.ts";
 import { decodeBits, decodeWords } from "./decode.ts";
+import { createDeviceHealthBoard, type DeviceHealthBoard } from "./device-health.ts";
 import { describeTarget, type LinkOpener, type LinkTarget, type ModbusLink, openModbusLink } from "./link.ts";
 import { breakKey, planReadRequests, type ReadRequest, splitRequest } from "./plan.ts";
 
@@ -54,11 +55,26 @@ export interface PollerOptions {
   maxBackoffMs?: number;
   /** How long a register that failed on its own is left out before it is tried again. */
   failingRegisterRetryMs?: number;
+  /** Where each device's health is kept (one board for every gateway of the process); a board of its own when absent. */
+  health?: DeviceHealthBoard;
 }
 
 const largestBitRead = 2000;
 const exceptionIllegalAddress = 2;
 const exceptionIllegalValue = 3;
+/** A gateway in front of the device answers these when the device itself does not (Modbus application protocol, section 7). */
+const exceptionsMeaningNoAnswer = new Set([10, 11]);
+const exceptionNames: Record<number, string> = {
+  1: "illegal function",
+  2: "illegal data address",
+  3: "illegal data value",
+  4: "server device failure",
+  5: "acknowledge",
+  6: "server device busy",
+  8: "memory parity error",
+  10: "gateway path unavailable",
+  11: "gateway target device failed to respond",
+};
 
 type DeviceState = {
   device: PollingDevice;
@@ -72,6 +88,8 @@ type DeviceState = {
   plan: ReadRequest[] | null;
   backoffMs: number;
   failureLogged: boolean;
+  /** The last failure in words, for the log line that says the device went silent. */
+  lastError: string | null;
 };
 
 export function startGatewayPoller(options: PollerOptions) {
@@ -84,8 +102,21 @@ export function startGatewayPoller(options: PollerOptions) {
   // seconds, not minutes (issue 16, defect 10); nor less often than a device is probed.
   const reconnectMaxMs = Math.min(gateway.reconnectMaxMs ?? defaultReconnectMaxMs, maxBackoffMs);
   const failingRegisterRetryMs = options.failingRegisterRetryMs ?? 600_000;
-  const log = logger.child({ gateway: gateway.serial });
-  const stats: BusStats = { requests: 0, errors: 0, timeouts: 0, exceptions: 0, reconnects: 0, rttTotalMs: 0, rttCount: 0 };
+  const health = options.health ?? createDeviceHealthBoard();
+  const log = logger.child({
+    gateway: gateway.serial,
+    gateway_name: gateway.name ?? gateway.serial,
+    gateway_id: gateway.id,
+  });
+  const stats: BusStats = {
+    requests: 0,
+    errors: 0,
+    timeouts: 0,
+    exceptions: 0,
+    reconnects: 0,
+    rttTotalMs: 0,
+    rttCount: 0,
+  };
   let stopped = false;
   const wakers = new Set<() => void>();
 
@@ -120,7 +151,9 @@ export function startGatewayPoller(options: PollerOptions) {
       quarantined: false,
       backoffMs: device.pollIntervalMs,
       failureLogged: false,
+      lastError: null,
     }));
+    const deviceIds = devices.map((device) => device.id);
     const connectTimeoutMs = Math.max(...devices.map((device) => device.timeoutMs), 1000);
     let link: ModbusLink | null = null;
     let linkBackoffMs = 1000;
@@ -145,12 +178,15 @@ export function startGatewayPoller(options: PollerOptions) {
           linkFailureLogged = true;
           stats.reconnects++;
           reportLink(name, false, `${name}: ${reason}`, fatal);
+          health.linkDown(deviceIds, clock.now(), `${name}: ${reason}`);
           await sleep(linkBackoffMs);
           linkBackoffMs = Math.min(linkBackoffMs * 2, reconnectMaxMs);
           continue;
         }
       }
-      const state = states.reduce((earliest, candidate) => (candidate.nextDue < earliest.nextDue ? candidate : earliest));
+      const state = states.reduce((earliest, candidate) =>
+        candidate.nextDue < earliest.nextDue ? candidate : earliest,
+      );
       const wait = state.nextDue - clock.now();
       if (wait > 0) {
         await sleep(wait);
@@ -158,13 +194,16 @@ export function startGatewayPoller(options: PollerOptions) {
       }
       const started = clock.now();
       const result = await pollDevice(link, state);
+      if (result !== "disconnected")
+        health.cycle(state.device.id, clock.now(), { answered: result !== "silent", partial: result === "partial" });
       if (result === "disconnected") {
         await link.close();
         link = null;
         reportLink(name, false, `${name}: connection lost`);
+        health.linkDown(deviceIds, clock.now(), `${name}: connection lost`);
         continue;
       }
-      scheduleNext(state, started, result === "answered");
+      scheduleNext(state, started, result !== "silent");
     }
     await link?.close();
   }
@@ -172,8 +211,8 @@ export function startGatewayPoller(options: PollerOptions) {
   function scheduleNext(state: DeviceState, started: number, answered: boolean): void {
     const { device } = state;
     if (answered) {
-      if (state.quarantined) log.info({ device: deviceLabel(device) }, "device answers again; back in the poll cycle");
-      else if (state.failureLogged) log.info({ device: deviceLabel(device) }, "device answers again");
+      if (state.quarantined) log.info(deviceFields(device), "device answers again; back in the poll cycle");
+      else if (state.failureLogged) log.info(deviceFields(device), "device answers again");
       state.failedCycles = 0;
       state.quarantined = false;
       state.failureLogged = false;
@@ -183,21 +222,38 @@ export function startGatewayPoller(options: PollerOptions) {
     }
     state.failedCycles++;
     if (!state.failureLogged) {
-      log.warn({ device: deviceLabel(device) }, "device does not answer");
+      log.warn({ ...deviceFields(device), error: state.lastError }, "device does not answer");
       state.failureLogged = true;
     }
     if (state.failedCycles >= quarantineAfter) {
-      if (!state.quarantined) log.warn({ device: deviceLabel(device) }, "device quarantined: probed with growing backoff");
+      if (!state.quarantined)
+        log.warn(
+          { ...deviceFields(device), error: state.lastError },
+          "device quarantined: probed with growing backoff",
+        );
       state.quarantined = true;
       state.backoffMs = Math.min(state.backoffMs * 2, Math.max(maxBackoffMs, device.pollIntervalMs));
       state.nextDue = clock.now() + state.backoffMs;
+      health.quarantined(device.id, state.nextDue);
     } else {
       state.nextDue = Math.max(started + device.pollIntervalMs, clock.now());
     }
   }
 
-  /** One poll cycle of one device. */
-  async function pollDevice(link: ModbusLink, state: DeviceState): Promise<"answered" | "silent" | "disconnected"> {
+  /** A failure in words, for the health board and the log: `timeout after 1000 ms at 3:40010`. */
+  function failed(state: DeviceState, error: string): void {
+    state.lastError = error;
+    health.failed(state.device.id, clock.now(), error);
+  }
+
+  /**
+   * One poll cycle of one device: `answered` in full, `partial` (answered, but a
+   * request failed), `silent`, or `disconnected`.
+   */
+  async function pollDevice(
+    link: ModbusLink,
+    state: DeviceState,
+  ): Promise<"answered" | "partial" | "silent" | "disconnected"> {
     const { device } = state;
     const now = clock.now();
     // The plan changes only when a block is split or a register is set aside or due
@@ -221,6 +277,7 @@ export function startGatewayPoller(options: PollerOptions) {
     const retries = state.quarantined ? 0 : device.retries;
 
     let answered = false;
+    let partial = false;
     const values: PolledValue[] = [];
     const pending = [...requests];
     let first = true;
@@ -236,7 +293,8 @@ export function startGatewayPoller(options: PollerOptions) {
           values.push(decodeValue(register, request, outcome, ts));
           if (state.failingRegisters.delete(register.id)) {
             state.plan = null;
-            log.info({ device: deviceLabel(device), register: register.id }, "register reads again");
+            health.readsAgain(device.id, register.id);
+            log.info({ ...deviceFields(device), ...registerFields(register) }, "register reads again");
           }
         }
         continue;
@@ -245,30 +303,51 @@ export function startGatewayPoller(options: PollerOptions) {
         if (values.length > 0) sink.readings(gateway.id, values);
         return "disconnected";
       }
-      if (outcome.kind === "exception") {
-        answered = true;
-        if (outcome.code === exceptionIllegalAddress || outcome.code === exceptionIllegalValue) {
-          const halves = splitRequest(request);
-          if (halves !== null) {
-            // Remember the split, so the next cycles read the halves directly.
-            state.breaks.add(breakKey(halves[1].functionCode, halves[1].start));
-            state.plan = null;
-            pending.unshift(...halves);
-            continue;
-          }
-        }
-        const [register] = request.registers;
-        if (register !== undefined && request.registers.length === 1 && !state.failingRegisters.has(register.id)) {
-          log.warn({ device: deviceLabel(device), register: register.id, exception: outcome.code }, "register refused by the device; set aside");
-        }
-        for (const failed of request.registers) state.failingRegisters.set(failed.id, clock.now() + failingRegisterRetryMs);
-        state.plan = null;
+      const at = `${request.functionCode}:${request.start}`;
+      if (outcome.kind === "timeout") {
+        // That request got no answer; the rest of the cycle goes on.
+        failed(state, `timeout after ${device.timeoutMs} ms at ${at}`);
+        partial = true;
+        continue;
       }
-      // A timeout: that request got no answer; the rest of the cycle goes on.
+      const error = `exception ${outcome.code} (${exceptionNames[outcome.code] ?? "unknown exception"}) at ${at}`;
+      if (exceptionsMeaningNoAnswer.has(outcome.code)) {
+        // The gateway answered for a device that did not: the device is as silent as on a timeout.
+        failed(state, error);
+        partial = true;
+        continue;
+      }
+      answered = true;
+      if (outcome.code === exceptionIllegalAddress || outcome.code === exceptionIllegalValue) {
+        const halves = splitRequest(request);
+        if (halves !== null) {
+          // Remember the split, so the next cycles read the halves directly.
+          state.breaks.add(breakKey(halves[1].functionCode, halves[1].start));
+          state.plan = null;
+          pending.unshift(...halves);
+          continue;
+        }
+      }
+      failed(state, error);
+      partial = true;
+      const since = clock.now();
+      const retryAt = since + failingRegisterRetryMs;
+      for (const register of request.registers) {
+        if (!state.failingRegisters.has(register.id)) {
+          log.warn(
+            { ...deviceFields(device), ...registerFields(register), error },
+            "register refused by the device; set aside",
+          );
+        }
+        state.failingRegisters.set(register.id, retryAt);
+        health.setAside(device.id, register.id, { reason: error, since, retryAt });
+      }
+      state.plan = null;
     }
     if (values.length > 0) sink.readings(gateway.id, values);
     if (answered) sink.answered(gateway.id, clock.now());
-    return answered ? "answered" : "silent";
+    if (!answered) return "silent";
+    return partial ? "partial" : "answered";
   }
 
   async function readWithRetries(link: ModbusLink, device: PollingDevice, request: ReadRequest, retries: number) {
@@ -298,6 +377,7 @@ export function startGatewayPoller(options: PollerOptions) {
   return {
     gatewayId: gateway.id,
     stats: (): BusStats => ({ ...stats }),
+    health: health.reader,
     async stop(): Promise<void> {
       stopped = true;
       for (const wake of [...wakers]) wake();
@@ -320,8 +400,18 @@ function decodeValue(
   return { registerId: register.id, ts, raw: decoded };
 }
 
-function deviceLabel(device: PollingDevice): string {
-  return device.name ?? `unit ${device.slaveId}`;
+/** A device in log lines: by name (or unit id) and by id. */
+function deviceFields(device: PollingDevice) {
+  return { device: device.name ?? `unit ${device.slaveId}`, device_id: device.id };
+}
+
+/** A register in log lines: by name, id and where it is read. */
+function registerFields(register: PolledRegister) {
+  return {
+    register: register.name ?? null,
+    register_id: register.id,
+    address: `${register.functionCode}:${register.address}`,
+  };
 }
 
 /** The connections a gateway needs, each with the devices it serves. */

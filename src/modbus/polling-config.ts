@@ -19,6 +19,11 @@ export type BusConfig =
 /** A peer that comes back is polled again within this when its bus sets no `reconnect_max_s`. */
 export const defaultReconnectMaxMs = 30_000;
 
+/** A register as polled: how it is read, and its name for log lines. */
+export interface PolledRegister extends RegisterDecoding {
+  name?: string;
+}
+
 export interface PollingDevice {
   /** Public Modbus device id (UUID). */
   id: string;
@@ -34,13 +39,15 @@ export interface PollingDevice {
   maxGap: number;
   pauseMs: number;
   storageIntervalMs: number;
-  registers: RegisterDecoding[];
+  registers: PolledRegister[];
 }
 
 export interface PollingGateway {
   /** Public gateway id (UUID). */
   id: string;
   serial: string;
+  /** For log lines; the serial stands in when absent. */
+  name?: string;
   bus: BusConfig;
   heartbeatMs: number;
   /** Longest wait between two attempts to (re)connect the bus (config `bus.reconnect_max_s`); default `defaultReconnectMaxMs`. */

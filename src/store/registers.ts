@@ -16,6 +16,7 @@ export type RegisterRow = {
   description: string | null;
   latestRawValue: number | null;
   latestTs: number | null;
+  latestText: string | null;
 };
 
 const registerSelect = `
@@ -23,7 +24,7 @@ const registerSelect = `
          r.name AS name, r.address AS address, r.function_code AS functionCode,
          r.data_type AS dataType, r.unit AS unit, r.scale_factor AS scaleFactor,
          r.is_writable AS isWritable, r.description AS description,
-         r.latest_raw_value AS latestRawValue, r.latest_ts AS latestTs
+         r.latest_raw_value AS latestRawValue, r.latest_ts AS latestTs, r.latest_text AS latestText
     FROM registers r JOIN modbus_devices d ON d.id = r.modbus_device_id
    WHERE r.gateway_id = ?1 AND r.retired_at IS NULL`;
 const registerOrder = " ORDER BY d.position, r.position, r.id";
@@ -64,6 +65,10 @@ export interface RegisterStore {
   historyRegister(gatewayId: number, uuid: string): HistoryRegister | null;
   /** Every register with its device, gateway and organisation. */
   contexts(): RegisterContext[];
+  /** The stored text of every register that has one: internal id -> text. */
+  latestTexts(): Map<number, string>;
+  /** New texts of `string` registers (internal id), one transaction; ingest writes only changed ones. */
+  recordTexts(texts: readonly { registerId: number; text: string }[]): void;
 }
 
 /**
@@ -91,6 +96,13 @@ export function sqliteRegisterStore({ sqlite }: SqliteConnection): RegisterStore
             d.slave_id AS slaveId, g.id AS gatewayId, g.name AS gatewayName, g.org_id AS orgId
        FROM registers r JOIN modbus_devices d ON d.id = r.modbus_device_id JOIN gateways g ON g.id = r.gateway_id`,
   );
+  const latestTexts = sqlite.prepare<{ id: number; text: string }, []>(
+    "SELECT id, latest_text AS text FROM registers WHERE latest_text IS NOT NULL",
+  );
+  const setText = sqlite.prepare<unknown, [number, string]>("UPDATE registers SET latest_text = ?2 WHERE id = ?1");
+  const recordTexts = sqlite.transaction((texts: readonly { registerId: number; text: string }[]) => {
+    for (const { registerId, text } of texts) setText.run(registerId, text);
+  });
   return {
     list: (gatewayId, modbusDeviceId) =>
       modbusDeviceId === undefined ? all.all(gatewayId) : ofDevice.all(gatewayId, modbusDeviceId),
@@ -99,5 +111,7 @@ export function sqliteRegisterStore({ sqlite }: SqliteConnection): RegisterStore
     historyRegisters: (gatewayId) => historyAll.all(gatewayId),
     historyRegister: (gatewayId, uuid) => historyOne.get(gatewayId, uuid),
     contexts: () => contexts.all(),
+    latestTexts: () => new Map(latestTexts.all().map((row) => [row.id, row.text])),
+    recordTexts: (texts) => recordTexts(texts),
   };
 }

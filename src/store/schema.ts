@@ -114,6 +114,8 @@ export const registers = sqliteTable(
     description: text("description"),
     latestRawValue: real("latest_raw_value"),
     latestTs: integer("latest_ts"),
+    /** A `string` register's text: written only when it changes (it adds no readings rows). */
+    latestText: text("latest_text"),
     position: integer("position").notNull(),
     retiredAt: integer("retired_at"),
   },

@@ -57,6 +57,7 @@ describe("polling", () => {
       {
         id: stableUuid("gateway", "TCP-1"),
         serial: "TCP-1",
+        name: "Greenhouse",
         bus: { type: "tcp" },
         heartbeatMs: 60_000,
         devices: [
@@ -76,6 +77,7 @@ describe("polling", () => {
             registers: [
               {
                 id: reg("TCP-1", "Climate", "temperature"),
+                name: "temperature",
                 functionCode: 4,
                 address: 0,
                 dataType: "int16",
@@ -85,6 +87,7 @@ describe("polling", () => {
               },
               {
                 id: reg("TCP-1", "Climate", "alarm"),
+                name: "alarm",
                 functionCode: 3,
                 address: 7,
                 dataType: "bool",
@@ -94,6 +97,7 @@ describe("polling", () => {
               },
               {
                 id: reg("TCP-1", "Climate", "label"),
+                name: "label",
                 functionCode: 3,
                 address: 20,
                 dataType: "string",
@@ -124,6 +128,7 @@ describe("polling", () => {
       {
         id: stableUuid("gateway", "RTU-1"),
         serial: "RTU-1",
+        name: "Boiler room",
         bus: { type: "rtu", path: "/dev/ttyUSB0", baud: 19200, dataBits: 8, parity: "even", stopBits: 1 },
         heartbeatMs: 300_000,
         devices: [
@@ -143,6 +148,7 @@ describe("polling", () => {
             registers: [
               {
                 id: reg("RTU-1", "Pump", "running"),
+                name: "running",
                 functionCode: 1,
                 address: 10,
                 dataType: "bool",
@@ -152,6 +158,7 @@ describe("polling", () => {
               },
               {
                 id: reg("RTU-1", "Pump", "energy"),
+                name: "energy",
                 functionCode: 3,
                 address: 100,
                 dataType: "uint32",
@@ -166,6 +173,7 @@ describe("polling", () => {
       {
         id: stableUuid("gateway", "RTU-TCP-1"),
         serial: "RTU-TCP-1",
+        name: "Office",
         bus: { type: "rtu_over_tcp", host: "10.0.0.20", port: 4001 },
         heartbeatMs: 300_000,
         devices: [
@@ -186,6 +194,7 @@ describe("polling", () => {
             registers: [
               {
                 id: reg("RTU-TCP-1", ":/7", "room_temperature"),
+                name: "room_temperature",
                 functionCode: 4,
                 address: 1002,
                 dataType: "int16",
@@ -195,6 +204,7 @@ describe("polling", () => {
               },
               {
                 id: reg("RTU-TCP-1", ":/7", "current_setpoint"),
+                name: "current_setpoint",
                 functionCode: 4,
                 address: 1003,
                 dataType: "int16",
@@ -204,6 +214,7 @@ describe("polling", () => {
               },
               {
                 id: reg("RTU-TCP-1", ":/7", "comfort_setpoint"),
+                name: "comfort_setpoint",
                 functionCode: 3,
                 address: 102,
                 dataType: "int16",

@@ -124,6 +124,7 @@ describe("a device with a template", () => {
     });
     expect(polling.registers[0]).toEqual({
       id: registerId("voltage_l1"),
+      name: "voltage_l1",
       functionCode: 4,
       address: 0,
       dataType: "float32",
@@ -188,6 +189,7 @@ describe("a device with a template", () => {
     // A register the file adds takes the template's byte order unless it says otherwise.
     expect(polling.registers.at(-1)).toEqual({
       id: registerId("serial_number"),
+      name: "serial_number",
       functionCode: 3,
       address: 0x5000,
       dataType: "string",

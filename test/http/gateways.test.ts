@@ -20,6 +20,15 @@ type GatewayList = { data: Gateway[]; meta: { total: number; limit: number; offs
 const customerNorth = { id: stableUuid("customer", "acme", "north"), name: "North site", city: "Venlo" };
 const customerSouth = { id: stableUuid("customer", "acme", "south"), name: "South site", city: null };
 const created = "2026-03-10T12:00:00.000Z";
+/** No poller runs in this site: every Modbus device's health is unknown. */
+const notPolled = {
+  status: "unknown",
+  last_answer_at: null,
+  last_error: null,
+  last_error_at: null,
+  registers_set_aside: 0,
+  next_probe_at: null,
+};
 
 const gatewayFields = (serial: string, name: string, status: string, lastSeen: string | null, customer: unknown) => ({
   id: stableUuid("gateway", serial),
@@ -259,6 +268,7 @@ describe("GET /v1/devices/{id}", () => {
             port: 502,
             poll_interval_ms: 10000,
             template: { id: stableUuid("template", "Siemens", "RDF302"), brand: "Siemens", model: "RDF302" },
+            health: notPolled,
           },
           {
             id: stableUuid("modbus-device", "ACME-1", "Energy meter"),
@@ -271,6 +281,7 @@ describe("GET /v1/devices/{id}", () => {
             // No poll interval in the config: the default of one minute.
             poll_interval_ms: 60000,
             template: null,
+            health: notPolled,
           },
         ],
       },
@@ -293,6 +304,7 @@ describe("GET /v1/devices/{id}", () => {
           port: null,
           poll_interval_ms: 60000,
           template: null,
+          health: notPolled,
         },
       ],
     });

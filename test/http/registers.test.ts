@@ -27,6 +27,8 @@ type Register = {
   latest_value: number | null;
   latest_raw_value: number | null;
   latest_ts: string | null;
+  latest_text: string | null;
+  set_aside: { reason: string; since: string; retry_at: string } | null;
 };
 type RegisterList = { data: Register[] };
 
@@ -35,14 +37,22 @@ const meter = stableUuid("modbus-device", "ACME-1", "Energy meter");
 const acme2Device = stableUuid("modbus-device", "ACME-2", ":/7");
 const globexMeter = stableUuid("modbus-device", "GLOBEX-1", "Meter");
 
-const noReading = { latest_value: null, latest_raw_value: null, latest_ts: null };
+// No poller runs in this site: nothing is set aside, and no register here is a string.
+const noReading = { latest_value: null, latest_raw_value: null, latest_ts: null, latest_text: null, set_aside: null };
 const register = (
   serial: string,
   device: string,
   deviceId: string,
   fields: Omit<
     Register,
-    "id" | "modbus_device_id" | "modbus_device_name" | "latest_value" | "latest_raw_value" | "latest_ts"
+    | "id"
+    | "modbus_device_id"
+    | "modbus_device_name"
+    | "latest_value"
+    | "latest_raw_value"
+    | "latest_ts"
+    | "latest_text"
+    | "set_aside"
   >,
   deviceName: string | null = device,
 ): Register => ({

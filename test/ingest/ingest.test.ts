@@ -180,3 +180,44 @@ describe("batching and back-pressure", () => {
     ingest.stop();
   });
 });
+
+describe("text of string registers", () => {
+  test("served as latest_text, written only when it changes, and never a readings row", async () => {
+    // Ingest goes by the value it is handed: a polled value with text is a string register's.
+    const writes: { registerId: number; text: string }[][] = [];
+    const recordTexts = site.store.registers.recordTexts;
+    site.store.registers.recordTexts = (texts) => {
+      writes.push([...texts]);
+      recordTexts(texts);
+    };
+    const ingest = ingestFor({ [setpoint]: minute });
+    const start = site.clock.now() - 10 * minute;
+    const read = (index: number, text: string) =>
+      ingest.accept([{ registerId: site.registerUuid(setpoint), ts: start + index * minute, raw: null, text }]);
+    for (let index = 0; index < 3; index++) {
+      read(index, "SDM630");
+      expect(ingest.flush()).toBe(0);
+    }
+    expect(writes.length).toBe(1);
+    read(3, "SDM630-V2");
+    ingest.flush();
+    expect(writes.length).toBe(2);
+
+    const response = await call<{ data: { id: string; latest_text: string | null; latest_ts: string | null }[] }>(
+      site.baseUrl,
+      `/v1/devices/${ids.acmeGateway1}/registers`,
+      { key: site.keys.acme },
+    );
+    const register = response.body.data.find((entry) => entry.id === site.registerUuid(setpoint));
+    expect(register).toMatchObject({ latest_text: "SDM630-V2", latest_ts: new Date(start + 3 * minute).toISOString() });
+    expect(await history(setpoint)).toEqual([]);
+
+    // A new ingest (a restart) knows the stored text: the same text is not written again.
+    ingest.stop();
+    const again = ingestFor({ [setpoint]: minute });
+    again.accept([{ registerId: site.registerUuid(setpoint), ts: start + 4 * minute, raw: null, text: "SDM630-V2" }]);
+    again.flush();
+    expect(writes.length).toBe(2);
+    again.stop();
+  });
+});

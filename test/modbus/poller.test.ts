@@ -12,6 +12,7 @@ import type { PollingDevice, PollingGateway } from "../../src/modbus/polling-con
 import type { RegisterDecoding } from "../../src/modbus/register-model.ts";
 import { type SimulatedRegister, startSimulatedDevice } from "../../src/demo/simulator.ts";
 import type { PolledValue } from "../../src/lib/polled-value.ts";
+import type { LinkOpener } from "../../src/modbus/link.ts";
 import { type PollSink, startGatewayPoller } from "../../src/modbus/poller.ts";
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -174,5 +175,40 @@ describe("failures", () => {
     poll([device({ id: "nowhere", port: 1, registers: [register("n", 0)] })], recorder.sink);
     await until(() => recorder.unreachable.length >= 1);
     expect(recorder.unreachable[0]).toContain("127.0.0.1:1");
+  });
+});
+
+describe("a gateway in front of the device", () => {
+  test("exception 11 (target device failed to respond) counts as no answer: quarantined, nothing set aside", async () => {
+    // A Modbus TCP gateway that answers for a serial device that stays silent.
+    const openLink: LinkOpener = async () => ({
+      isOpen: true,
+      read: async () => ({ ok: false, kind: "exception", code: 11 }),
+      close: async () => {},
+    });
+    const recorder = recordingSink();
+    const gateway: PollingGateway = {
+      id: "gw",
+      serial: "GW-TEST",
+      bus: { type: "tcp" },
+      heartbeatMs: 60_000,
+      devices: [device({ id: "behind", port: 502, registers: [register("b", 0)] })],
+    };
+    const poller = startGatewayPoller({
+      gateway,
+      sink: recorder.sink,
+      clock: systemClock,
+      logger: silentLogger(),
+      openLink,
+    });
+    cleanups.push(() => poller.stop());
+    await until(() => poller.health.device("behind").status === "quarantined");
+    expect(poller.health.device("behind")).toMatchObject({
+      lastAnswerAt: null,
+      lastError: "exception 11 (gateway target device failed to respond) at 3:0",
+      registersSetAside: 0,
+    });
+    expect(poller.health.setAside("b")).toBeNull();
+    expect(recorder.answered).toEqual([]);
   });
 });

@@ -215,6 +215,7 @@ describe("upgrading readings to seconds (migration 0006)", () => {
     sqliteOf(before).run("DELETE FROM __drizzle_migrations WHERE created_at >= ?", [seconds.when]);
     // ...and undo what the migrations after it created.
     sqliteOf(before).exec("DROP TABLE history_blocks; DROP TABLE history_tail; DROP TABLE history_state;");
+    sqliteOf(before).exec("ALTER TABLE registers DROP COLUMN latest_text");
     before.close();
 
     const after = openStore(dataDir);

@@ -1,5 +1,6 @@
 /** What every resource of the admin API (docs/admin.md) is built from, and its path prefix. */
 import type { Clock } from "../../lib/clock.ts";
+import type { DeviceHealthReader } from "../../lib/device-health.ts";
 import type { ErrorCode } from "../../lib/errors.ts";
 import type { AdminSession } from "../../store/admin.ts";
 import type { Store } from "../../store/index.ts";
@@ -9,6 +10,8 @@ export const adminPrefix = "/admin/api";
 export interface AdminDeps {
   store: Store;
   clock: Clock;
+  /** Each Modbus device's health as the pollers of this process see it. */
+  deviceHealth: DeviceHealthReader;
   /** A problem+json response carrying the request's id and headers (plus `headers`). */
   problem(request: Request, code: ErrorCode, detail?: string, headers?: Record<string, string>): Response;
   /** Called after a change that recorded an event (wakes webhook delivery). */

@@ -6,6 +6,7 @@
  */
 import { Elysia, t } from "elysia";
 import type { Clock } from "../../lib/clock.ts";
+import type { DeviceHealthReader } from "../../lib/device-health.ts";
 import { CodedError } from "../../lib/errors.ts";
 import { apiScopes } from "../../lib/api-keys.ts";
 import { scalerFor } from "../../lib/register-scaling.ts";
@@ -21,7 +22,7 @@ const maxHistoryHours = 7 * 24;
 const maxHistoryPoints = maxHistoryHours * 60;
 const gatewaysPerOrganization = 1000;
 
-export function adminInventoryRoutes(store: Store, clock: Clock) {
+export function adminInventoryRoutes(store: Store, clock: Clock, deviceHealth: DeviceHealthReader) {
   const { gateways, registers, readings } = store;
 
   /** A gateway's UUID is unique across organisations; the box has few of them. */
@@ -75,7 +76,7 @@ export function adminInventoryRoutes(store: Store, clock: Clock) {
           const { org, row } = findGateway(params.id);
           const byDevice = new Map<string, ReturnType<typeof presentRegister>[]>();
           for (const register of registers.list(row.id)) {
-            const presented = presentRegister(register);
+            const presented = presentRegister(register, deviceHealth);
             const list = byDevice.get(presented.modbus_device_id);
             if (list === undefined) byDevice.set(presented.modbus_device_id, [presented]);
             else list.push(presented);
@@ -85,7 +86,7 @@ export function adminInventoryRoutes(store: Store, clock: Clock) {
             organization: org.key,
             gateway: presentGateway(row),
             modbus_devices: gateways.modbusDevices(row.id).map((device) => ({
-              ...presentModbusDevice(device),
+              ...presentModbusDevice(device, deviceHealth),
               registers: byDevice.get(device.uuid) ?? [],
             })),
             server_time: new Date(clock.now()).toISOString(),

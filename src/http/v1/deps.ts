@@ -1,5 +1,6 @@
 import type { TObject } from "@sinclair/typebox";
 import type { Clock } from "../../lib/clock.ts";
+import type { DeviceHealthReader } from "../../lib/device-health.ts";
 import { CodedError } from "../../lib/errors.ts";
 import type { AlertStore } from "../../store/alerts.ts";
 import type { GatewayStore } from "../../store/gateways.ts";
@@ -21,6 +22,8 @@ export interface V1Deps {
   alerts: AlertStore;
   registers: RegisterStore;
   readings: ReadingStore;
+  /** Each Modbus device's health as the pollers of this process see it. */
+  deviceHealth: DeviceHealthReader;
   cursorSecret: Buffer;
   stateOf(request: Request): RequestState;
   /** A JSON success response with the request's headers (request id, rate limit). */

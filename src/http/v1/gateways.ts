@@ -47,7 +47,9 @@ export function gatewayRoutes(deps: V1Deps) {
           data: {
             ...presentGateway(gateway),
             claimed_at: isoOrNull(gateway.claimedAt),
-            modbus_devices: deps.gateways.modbusDevices(gateway.id).map(presentModbusDevice),
+            modbus_devices: deps.gateways
+              .modbusDevices(gateway.id)
+              .map((device) => presentModbusDevice(device, deps.deviceHealth)),
           },
         });
       },

@@ -3,6 +3,7 @@
  * the request schemas live beside each controller.
  */
 import { t } from "elysia";
+import { deviceHealthStatuses } from "../../lib/device-health.ts";
 import { apiErrorCodes } from "../../lib/errors.ts";
 
 const dateTime = t.String({ format: "date-time" });
@@ -39,6 +40,30 @@ export const Gateway = t.Object(gatewayFields, {
 
 export const DeviceTemplate = t.Object({ id: uuid, brand: t.String(), model: t.String() }, { $id: "DeviceTemplate" });
 
+/** Added to spec section 2's Modbus device (section 9.2 allows added fields); docs/api.md, device health. */
+export const DeviceHealth = t.Object(
+  {
+    status: oneOf(
+      deviceHealthStatuses,
+      "unknown: not polled yet since start; ok; degraded: answers, but a register is set aside or a request failed; unreachable: no answer or no connection; quarantined: silent for several cycles, probed with growing backoff",
+    ),
+    last_answer_at: nullable(
+      t.String({ format: "date-time", description: "when the device last answered (an exception is an answer)" }),
+    ),
+    last_error: nullable(
+      t.String({ description: "the last failure in words, e.g. `timeout after 1000 ms at 3:0`; kept after recovery" }),
+    ),
+    last_error_at: nullable(dateTime),
+    registers_set_aside: t.Integer({ description: "registers the device refuses, left out of its cycle for now" }),
+    next_probe_at: nullable(t.String({ format: "date-time", description: "while quarantined: the next attempt" })),
+  },
+  {
+    $id: "DeviceHealth",
+    description:
+      "How this fieldhub's poller sees the device now (kept in memory: unknown after a restart until the first cycle).",
+  },
+);
+
 export const ModbusDevice = t.Object(
   {
     id: uuid,
@@ -49,6 +74,7 @@ export const ModbusDevice = t.Object(
     port: nullable(t.Integer({ description: "for Modbus TCP" })),
     poll_interval_ms: nullable(t.Integer()),
     template: nullable(DeviceTemplate),
+    health: DeviceHealth,
   },
   { $id: "ModbusDevice" },
 );
@@ -76,6 +102,23 @@ export const Register = t.Object(
     latest_value: nullable(t.Number({ description: "engineering units" })),
     latest_raw_value: nullable(t.Number({ description: "as read" })),
     latest_ts: nullable(dateTime),
+    latest_text: nullable(
+      t.String({
+        description: "the text of a `string` register (null for numeric ones, whose value is in latest_value)",
+      }),
+    ),
+    set_aside: nullable(
+      t.Object(
+        {
+          reason: t.String({
+            description: "e.g. `exception 2 (illegal data address) at 3:40010` (function code:address)",
+          }),
+          since: dateTime,
+          retry_at: t.String({ format: "date-time", description: "when it is tried again" }),
+        },
+        { description: "the device refuses this register: it is left out of the poll cycle until retry_at" },
+      ),
+    ),
   },
   { $id: "Register" },
 );

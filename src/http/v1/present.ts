@@ -1,5 +1,6 @@
 /** Store rows to the JSON shapes of spec section 2 (ISO 8601 UTC timestamps, snake_case). */
 import { isoFromMs, isoOrNull } from "../../lib/clock.ts";
+import type { DeviceHealthReader } from "../../lib/device-health.ts";
 import type { AlertRecord, AlertRow } from "../../store/alerts.ts";
 import type { GatewayRow, ModbusDeviceRow } from "../../store/gateways.ts";
 import { scaleValue } from "../../lib/register-scaling.ts";
@@ -23,7 +24,9 @@ export function presentGateway(row: GatewayRow) {
   };
 }
 
-export function presentModbusDevice(row: ModbusDeviceRow) {
+/** A Modbus device with its health as this process's pollers see it (docs/api.md, device health). */
+export function presentModbusDevice(row: ModbusDeviceRow, health: DeviceHealthReader) {
+  const seen = health.device(row.uuid);
   return {
     id: row.uuid,
     name: row.name,
@@ -36,10 +39,20 @@ export function presentModbusDevice(row: ModbusDeviceRow) {
       row.templateUuid === null
         ? null
         : { id: row.templateUuid, brand: row.templateBrand ?? "", model: row.templateModel ?? "" },
+    health: {
+      status: seen.status,
+      last_answer_at: isoOrNull(seen.lastAnswerAt),
+      last_error: seen.lastError,
+      last_error_at: isoOrNull(seen.lastErrorAt),
+      registers_set_aside: seen.registersSetAside,
+      next_probe_at: isoOrNull(seen.nextProbeAt),
+    },
   };
 }
 
-export function presentRegister(row: RegisterRow) {
+/** A register with its latest value or text, and whether its device refuses it (docs/api.md). */
+export function presentRegister(row: RegisterRow, health: DeviceHealthReader) {
+  const setAside = health.setAside(row.uuid);
   return {
     id: row.uuid,
     modbus_device_id: row.modbusDeviceUuid,
@@ -55,6 +68,11 @@ export function presentRegister(row: RegisterRow) {
     latest_value: scaleValue(row.latestRawValue, row.scaleFactor),
     latest_raw_value: row.latestRawValue,
     latest_ts: isoOrNull(row.latestTs),
+    latest_text: row.latestText,
+    set_aside:
+      setAside === null
+        ? null
+        : { reason: setAside.reason, since: isoFromMs(setAside.since), retry_at: isoFromMs(setAside.retryAt) },
   };
 }
 

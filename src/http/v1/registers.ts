@@ -28,7 +28,11 @@ export function registerRoutes(deps: V1Deps) {
         }
         modbusDeviceId = found;
       }
-      return deps.json(request, { data: deps.registers.list(gatewayId, modbusDeviceId).map(presentRegister) });
+      return deps.json(request, {
+        data: deps.registers
+          .list(gatewayId, modbusDeviceId)
+          .map((register) => presentRegister(register, deps.deviceHealth)),
+      });
     },
     {
       params: gatewayIdParams,
