@@ -11,6 +11,7 @@ import { endpointsCommand, endpointsUsage } from "./cli/endpoints.ts";
 import { keysCommand, keysUsage } from "./cli/keys.ts";
 import { serveCommand, serveUsage } from "./cli/serve.ts";
 import { webhooksCommand, webhooksUsage } from "./cli/webhooks-listen.ts";
+import { writesCommand, writesUsage } from "./cli/writes.ts";
 import { commit, version } from "./lib/version.ts";
 
 const usage = `fieldhub ${version}: Modbus data appliance
@@ -20,6 +21,7 @@ Usage:
   ${demoUsage}
   ${keysUsage.split("\n").join("\n  ")}
   ${alertsUsage.split("\n").join("\n  ")}
+  ${writesUsage}
   ${endpointsUsage.split("\n").join("\n  ")}
   ${adminUsage.split("\n").join("\n  ")}
   ${webhooksUsage}
@@ -42,6 +44,9 @@ async function main(argv: string[]): Promise<number> {
         return 0;
       case "keys":
         keysCommand(rest, Date.now());
+        return 0;
+      case "writes":
+        writesCommand(rest);
         return 0;
       case "admin":
         await adminCommand(rest, Date.now());

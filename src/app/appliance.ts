@@ -65,6 +65,7 @@ export async function startAppliance(options: ApplianceOptions): Promise<Applian
     defaultLimitPerMinute: config.api.rateLimitPerMinute,
     healthChecks: parts.healthChecks,
     onEvent: parts.eventRecorded,
+    writeRegister: parts.writeRegister,
   });
   let server: ReturnType<typeof listen>;
   try {

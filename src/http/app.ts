@@ -8,6 +8,7 @@ import { Counter, Histogram } from "prom-client";
 import type { Clock } from "../lib/clock.ts";
 import { CodedError, type ErrorCode } from "../lib/errors.ts";
 import type { Logger } from "../lib/logger.ts";
+import type { RegisterWriter } from "../lib/register-write.ts";
 import { createMetricsRegistry, type MetricsRegistry } from "../lib/metrics.ts";
 import type { Store } from "../store/index.ts";
 import { adminRoutes } from "./admin/router.ts";
@@ -24,6 +25,7 @@ import { gatewayRoutes } from "./v1/gateways.ts";
 import { introspectRoutes } from "./v1/introspect.ts";
 import { readingRoutes } from "./v1/readings.ts";
 import { registerRoutes } from "./v1/registers.ts";
+import { registerWriteRoutes } from "./v1/register-writes.ts";
 import { describeValidation } from "./validation-message.ts";
 
 export interface HttpAppDeps {
@@ -40,6 +42,8 @@ export interface HttpAppDeps {
   healthChecks?: readonly HealthCheck[];
   /** Called after an admin change that recorded an event: wakes webhook delivery at once. */
   onEvent?: () => void;
+  /** Register writes through the pollers (issue 19); absent: every write answers 409, nothing sent. */
+  writeRegister?: RegisterWriter;
 }
 
 export function createHttpApp(deps: HttpAppDeps) {
@@ -90,11 +94,13 @@ export function createHttpApp(deps: HttpAppDeps) {
     readings: store.readings,
     cursorSecret: store.secrets.getOrCreate("readings-cursor"),
     stateOf,
+    writeRegister: deps.writeRegister,
   };
   const v1 = new Elysia()
     .use(introspectRoutes(v1Deps))
     .use(gatewayRoutes(v1Deps))
     .use(registerRoutes(v1Deps))
+    .use(registerWriteRoutes(v1Deps))
     .use(readingRoutes(v1Deps))
     .use(alertRoutes(v1Deps));
 
@@ -105,9 +111,9 @@ export function createHttpApp(deps: HttpAppDeps) {
     return openApiJson;
   };
 
-  const fail = (request: Request, code: ErrorCode, detail?: string) => {
+  const fail = (request: Request, code: ErrorCode, detail?: string, status?: number) => {
     const state = stateOf(request);
-    const response = problemResponse(code, state.requestId, docsUrlOf(request), state.headers, detail);
+    const response = problemResponse(code, state.requestId, docsUrlOf(request), state.headers, detail, status);
     state.status = response.status;
     return response;
   };
@@ -120,7 +126,10 @@ export function createHttpApp(deps: HttpAppDeps) {
     requestSeconds.observe({ route }, ms / 1000);
     // Health checks and scrapes come every few seconds: logged only at debug level.
     const level = route === "/healthz" || route === "/metrics" ? "debug" : "info";
-    logger[level]({ request_id: state.requestId, method: request.method, path: pathOf(request.url), status: state.status, ms }, "request");
+    logger[level](
+      { request_id: state.requestId, method: request.method, path: pathOf(request.url), status: state.status, ms },
+      "request",
+    );
   };
 
   // development: false, also when run from source: Bun would otherwise serve the
@@ -144,7 +153,7 @@ export function createHttpApp(deps: HttpAppDeps) {
       if (!api) Object.assign(set.headers, state.headers);
     })
     .onError(({ code, error, request }) => {
-      if (error instanceof CodedError) return fail(request, error.code, error.detail);
+      if (error instanceof CodedError) return fail(request, error.code, error.detail, error.statusOverride);
       if (code === "VALIDATION" && error instanceof ValidationError) {
         return fail(request, "invalid_parameter", describeValidation(error));
       }
@@ -153,7 +162,9 @@ export function createHttpApp(deps: HttpAppDeps) {
       logger.error({ err: error, request_id: stateOf(request).requestId }, "request failed");
       return fail(request, "internal_error");
     })
-    .onAfterResponse(({ request, route }) => finish(request, route === "" || route === undefined ? "(no route)" : route))
+    .onAfterResponse(({ request, route }) =>
+      finish(request, route === "" || route === undefined ? "(no route)" : route),
+    )
     .use(opsRoutes(store, metrics, deps.healthChecks))
     .use(docsRoutes(openApi))
     .use(

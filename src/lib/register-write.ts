@@ -23,3 +23,19 @@ export interface RegisterWriteOutcome {
   readBackRaw: number | null;
   detail: string | null;
 }
+
+export interface RegisterWriteRequest {
+  orgId: number;
+  /** Who asks: `key:<prefix>` or `user:<username>`; stored in the audit. */
+  actor: string;
+  /** Public ids of the gateway and register. */
+  gatewayId: string;
+  registerId: string;
+  /** Engineering units. */
+  value: number;
+}
+
+/** Performs a write through the gateway's poller and records its audit; never throws for a device's answer. */
+export type RegisterWriter = (
+  request: RegisterWriteRequest,
+) => Promise<RegisterWriteOutcome & { auditId: string | null }>;

@@ -1,5 +1,6 @@
 import type { TObject } from "@sinclair/typebox";
 import type { Clock } from "../../lib/clock.ts";
+import type { RegisterWriter } from "../../lib/register-write.ts";
 import { CodedError } from "../../lib/errors.ts";
 import type { AlertStore } from "../../store/alerts.ts";
 import type { GatewayStore } from "../../store/gateways.ts";
@@ -22,6 +23,8 @@ export interface V1Deps {
   readings: ReadingStore;
   cursorSecret: Buffer;
   stateOf(request: Request): RequestState;
+  /** Register writes (issue 19); absent in an app without pollers. */
+  writeRegister?: RegisterWriter;
   /** A JSON success response with the request's headers (request id, rate limit). */
   json(request: Request, body: unknown): Response;
   /** The same for a body already encoded as JSON text. */
