@@ -18,13 +18,13 @@ export interface OrganizationStore {
 }
 
 export function sqliteOrganizationStore({ db, sqlite }: SqliteConnection): OrganizationStore {
-  const writesEnabled = sqlite.prepare<{ on: number }, [number]>(
-    "SELECT writes_enabled AS on FROM organizations WHERE id = ?1",
+  const writesEnabled = sqlite.prepare<{ enabled: number }, [number]>(
+    "SELECT writes_enabled AS enabled FROM organizations WHERE id = ?1",
   );
   const columns = { id: organizations.id, key: organizations.key, name: organizations.name };
   return {
     list: () => db.select(columns).from(organizations).all(),
     findByKey: (key) => db.select(columns).from(organizations).where(eq(organizations.key, key)).get() ?? null,
-    writesEnabled: (orgId) => writesEnabled.get(orgId)?.on === 1,
+    writesEnabled: (orgId) => writesEnabled.get(orgId)?.enabled === 1,
   };
 }
