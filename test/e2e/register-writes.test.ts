@@ -111,13 +111,13 @@ function startSilentWriter() {
       data(socket, data) {
         const bytes = new Uint8Array(data);
         if (bytes.length < 12 || bytes[7] !== 3) return;
-        const count = (bytes[10] << 8) | bytes[11];
+        const count = ((bytes[10] ?? 0) << 8) | (bytes[11] ?? 0);
         const answer = new Uint8Array(9 + count * 2);
         answer.set(bytes.subarray(0, 4));
         const length = 3 + count * 2;
         answer[4] = length >> 8;
         answer[5] = length & 0xff;
-        answer[6] = bytes[6];
+        answer[6] = bytes[6] ?? 0;
         answer[7] = 3;
         answer[8] = count * 2;
         socket.write(answer);
