@@ -124,7 +124,8 @@ describe("GET /admin/api/choices", () => {
       { key: "acme", name: "Acme Greenhouses" },
       { key: "globex", name: "Globex Utilities" },
     ]);
-    expect(response.body.scopes).toEqual(["devices:read", "registers:read", "alerts:read"]);
+    expect(response.body.scopes).toEqual(["devices:read", "registers:read", "alerts:read", "registers:write"]);
+    expect(response.body.event_types).toContain("register.written");
     expect(response.body.event_types).toContain("alert.triggered");
   });
 });

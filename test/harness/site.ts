@@ -21,6 +21,7 @@ export const testSiteYaml = `
 organizations:
   - key: acme
     name: Acme Greenhouses
+    writes_enabled: true
     customers:
       - { key: north, name: North site, city: Venlo }
       - { key: south, name: South site }

@@ -19,6 +19,7 @@ const scopeOf: Record<string, ApiScope | null> = {
   listRegisters: "registers:read",
   listReadings: "registers:read",
   listAlerts: "alerts:read",
+  writeRegister: "registers:write",
 };
 
 interface Operation {
@@ -168,6 +169,14 @@ describe("read-only API", () => {
         expectApiHeaders(response);
       }
     }
+  });
+
+  test("a register write for an organisation without writes_enabled is 403 write_not_enabled, with every scope", async () => {
+    const key = site.createKey("globex", [...apiScopes]);
+    const path = `/v1/devices/${ids.globexGateway}/registers/${ids.globexGateway}`;
+    const response = await call(site.baseUrl, path, { key, method: "PUT" });
+    expectProblem(response, 403, "write_not_enabled");
+    expectApiHeaders(response);
   });
 
   test("a write without a key is still 401 first", async () => {

@@ -213,6 +213,12 @@ describe("upgrading readings to seconds (migration 0006)", () => {
     const seconds = journalOnDisk.entries[tags.indexOf("0006_readings_seconds")];
     if (seconds === undefined) throw new Error("journal lacks 0006_readings_seconds");
     sqliteOf(before).run("DELETE FROM __drizzle_migrations WHERE created_at >= ?", [seconds.when]);
+    // Undo what the later migrations made, so that they apply again too.
+    sqliteOf(before).exec(`
+      DROP TABLE register_writes;
+      ALTER TABLE organizations DROP COLUMN writes_enabled;
+      ALTER TABLE registers DROP COLUMN write_min;
+      ALTER TABLE registers DROP COLUMN write_max;`);
     before.close();
 
     const after = openStore(dataDir);
