@@ -59,7 +59,10 @@ describe("GET /admin/api/gateways/:id", () => {
     expect(response.headers.get("cache-control")).toBe("no-store");
     expect(response.body.organization).toBe("acme");
     expect(response.body.gateway.serial).toBe("ACME-1");
-    const devices = response.body.modbus_devices as { name: string; registers: { name: string; latest_value: number | null; latest_raw_value: number | null }[] }[];
+    const devices = response.body.modbus_devices as {
+      name: string;
+      registers: { name: string; latest_value: number | null; latest_raw_value: number | null }[];
+    }[];
     expect(devices.map((device) => device.name)).toEqual(["Climate computer", "Energy meter"]);
     const register = devices[0]?.registers.find((candidate) => candidate.name === "air_temperature");
     expect(register).toMatchObject({ latest_value: 21.7, latest_raw_value: 217 });
@@ -86,9 +89,14 @@ describe("GET /admin/api/gateways/:id/history", () => {
       { registerId: humidity, ts: now - 5 * minute, rawValue: 705 },
     ]);
     const registerId = site.registerUuid("ACME-1/Climate computer/humidity");
-    const response = await adminCall(site, "GET", `/gateways/${ids.acmeGateway1}/history?register_id=${registerId}&hours=1`, {
-      client: owner,
-    });
+    const response = await adminCall(
+      site,
+      "GET",
+      `/gateways/${ids.acmeGateway1}/history?register_id=${registerId}&hours=1`,
+      {
+        client: owner,
+      },
+    );
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
       register_id: registerId,
@@ -98,20 +106,29 @@ describe("GET /admin/api/gateways/:id/history", () => {
       t: [(now - 50 * minute) / 1000, (now - 10 * minute) / 1000, (now - 5 * minute) / 1000],
       v: [71.2, null, 70.5],
     });
-    const day = await adminCall(site, "GET", `/gateways/${ids.acmeGateway1}/history?register_id=${registerId}`, { client: owner });
+    const day = await adminCall(site, "GET", `/gateways/${ids.acmeGateway1}/history?register_id=${registerId}`, {
+      client: owner,
+    });
     expect(day.body.hours).toBe(24);
     expect(day.body.t.length).toBe(4);
   });
 
   test("another gateway's register is 404; bad hours are 400", async () => {
     const foreign = site.registerUuid("GLOBEX-1/Meter/voltage");
-    const response = await adminCall(site, "GET", `/gateways/${ids.acmeGateway1}/history?register_id=${foreign}`, { client: owner });
+    const response = await adminCall(site, "GET", `/gateways/${ids.acmeGateway1}/history?register_id=${foreign}`, {
+      client: owner,
+    });
     expect(response.status).toBe(404);
     const registerId = site.registerUuid("ACME-1/Climate computer/humidity");
     for (const hours of ["0", "169", "1.5", "x"]) {
-      const bad = await adminCall(site, "GET", `/gateways/${ids.acmeGateway1}/history?register_id=${registerId}&hours=${hours}`, {
-        client: owner,
-      });
+      const bad = await adminCall(
+        site,
+        "GET",
+        `/gateways/${ids.acmeGateway1}/history?register_id=${registerId}&hours=${hours}`,
+        {
+          client: owner,
+        },
+      );
       expect({ hours, status: bad.status }).toEqual({ hours, status: 400 });
     }
   });
@@ -137,9 +154,12 @@ describe("last_used_at of an API key", () => {
       body: { organization: "acme", name: "usage", scopes: ["devices:read"] },
     });
     const listed = async () =>
-      ((await adminCall(site, "GET", "/keys", { client: owner })).body.data as { id: string; last_used_at: string | null }[]).find(
-        (key) => key.id === created.body.id,
-      );
+      (
+        (await adminCall(site, "GET", "/keys", { client: owner })).body.data as {
+          id: string;
+          last_used_at: string | null;
+        }[]
+      ).find((key) => key.id === created.body.id);
     expect((await listed())?.last_used_at).toBeNull();
 
     // A key that is not this one leaves it unused.

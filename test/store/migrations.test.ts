@@ -43,7 +43,9 @@ const renamedAway = new Set(
   ),
 );
 const migrationTables = Object.values(migrationSql)
-  .flatMap((text) => [...text.matchAll(/CREATE TABLE\s+(?:IF NOT EXISTS\s+)?[`"]?(\w+)[`"]?/gi)].map((match) => match[1] ?? ""))
+  .flatMap((text) =>
+    [...text.matchAll(/CREATE TABLE\s+(?:IF NOT EXISTS\s+)?[`"]?(\w+)[`"]?/gi)].map((match) => match[1] ?? ""),
+  )
   .filter((table) => !renamedAway.has(table));
 
 describe("the embedded migrations", () => {
@@ -250,7 +252,9 @@ describe("upgrading readings to seconds (migration 0006)", () => {
         Date.UTC(2026, 2, 10, 12, 1, 0),
         Date.UTC(2026, 2, 10, 12, 2, 0),
       ]);
-      expect(sqliteOf(after).query<{ integrity_check: string }, []>("PRAGMA integrity_check").get()?.integrity_check).toBe("ok");
+      expect(
+        sqliteOf(after).query<{ integrity_check: string }, []>("PRAGMA integrity_check").get()?.integrity_check,
+      ).toBe("ok");
     } finally {
       after.close();
     }
