@@ -33,6 +33,7 @@ export function demoConfigYaml(ports: DemoPorts): string {
 organizations:
   - key: ${demoOrganizationKey}
     name: Demo Greenhouses
+    writes_enabled: true   # the heating setpoint can be set from the admin page (the sandbox key stays read-only)
     customers:
       - key: westland
         name: Westland greenhouse

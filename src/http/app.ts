@@ -172,6 +172,7 @@ export function createHttpApp(deps: HttpAppDeps) {
         store,
         clock,
         onEvent: deps.onEvent,
+        writeRegister: deps.writeRegister,
         problem: (request, code, detail, headers) => {
           const response = fail(request, code, detail);
           for (const [name, value] of Object.entries(headers ?? {})) response.headers.set(name, value);
