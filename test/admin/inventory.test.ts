@@ -4,6 +4,7 @@
  * register's history for the chart; and each API key's last use.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { stableUuid } from "../../src/lib/ids.ts";
 import { ids, startTestSite, type TestSite } from "../harness/site.ts";
 import { type AdminClient, addAdmin, adminCall, login } from "./helpers.ts";
 
@@ -178,5 +179,53 @@ describe("last_used_at of an API key", () => {
     site.clock.advance(60_000);
     await fetch(`${site.baseUrl}/v1/devices`, { headers: { authorization: `Bearer ${created.body.key}` } });
     expect((await listed())?.last_used_at).toBe(new Date(site.clock.now()).toISOString());
+  });
+});
+
+describe("register writes from the admin page (issue 19)", () => {
+  const setpoint = stableUuid("register", "ACME-1", "Climate computer", "setpoint");
+
+  test("the gateway view gives a writable register's bounds and the organisation's writes_enabled", async () => {
+    const response = await adminCall(site, "GET", `/gateways/${ids.acmeGateway1}`, { client: owner });
+    expect(response.body.writes_enabled).toBe(true);
+    const registers = response.body.modbus_devices.flatMap((device: { registers: unknown[] }) => device.registers);
+    expect(registers.find((register: { id: string }) => register.id === setpoint)).toMatchObject({
+      is_writable: true,
+      write_min: 5,
+      write_max: 30,
+    });
+  });
+
+  test("a viewer may not set a register: 403 forbidden, nothing in the audit", async () => {
+    await addAdmin(site, "looker", "looker password", "viewer");
+    const viewer = await login(site, "looker", "looker password");
+    const response = await adminCall(site, "PUT", `/gateways/${ids.acmeGateway1}/registers/${setpoint}`, {
+      client: viewer,
+      body: { value: 20 },
+    });
+    expect(response.status).toBe(403);
+    expect(response.body.code).toBe("forbidden");
+    const audit = await adminCall(site, "GET", "/writes", { client: owner });
+    expect(audit.body.data).toEqual([]);
+  });
+
+  test("an owner's write on a server that polls no equipment is 409 conflict, nothing written", async () => {
+    const response = await adminCall(site, "PUT", `/gateways/${ids.acmeGateway1}/registers/${setpoint}`, {
+      client: owner,
+      body: { value: 20 },
+    });
+    expect(response.status).toBe(409);
+    expect(response.body.code).toBe("conflict");
+    const notWritable = await adminCall(
+      site,
+      "PUT",
+      `/gateways/${ids.acmeGateway1}/registers/${stableUuid("register", "ACME-1", "Climate computer", "humidity")}`,
+      {
+        client: owner,
+        body: { value: 20 },
+      },
+    );
+    expect(notWritable.status).toBe(400);
+    expect(notWritable.body.detail).toContain("not writable");
   });
 });
