@@ -477,7 +477,12 @@ describe.skipIf(!canRun)("over Modbus TCP (needs Debian's python3-pymodbus and s
     expect(i16).toMatchObject({ value_asked: -12.3, read_back: -12.3, value_before: 0 });
     expect(i16?.actor).toMatch(/^key:/);
     expect(rows.some((row) => row.register_name === "locked" && row.result === "refused")).toBe(true);
-    expect(rows.some((row) => row.register_name === "setpoint" && row.result === "timeout")).toBe(true);
+    // After the timeout the register was read again between polls (the silent device reads 0).
+    const timedOut = rows.find((row) => row.register_name === "setpoint" && row.result === "timeout") as
+      | { read_back: number | null; detail: string }
+      | undefined;
+    expect(timedOut?.read_back).toBe(0);
+    expect(timedOut?.detail).toContain("read back afterwards: 0");
     expect(rows.some((row) => row.register_name === "i16" && row.result === "invalid")).toBe(true);
     const closed = JSON.parse(
       (await runCli(["writes", "list", "--data", dataDir, "--org", "closed", "--json"])).stdout,
