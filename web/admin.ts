@@ -8,6 +8,7 @@ import { $, fillCheckboxes, fillSelect, guarded, say, show } from "./dom.ts";
 import { loadEndpoints, wireEndpoints } from "./endpoints.ts";
 import { loadGateways, startLiveRefresh, wireGateways } from "./gateways.ts";
 import { loadKeys, wireKeys } from "./keys.ts";
+import { loadWrites } from "./writes.ts";
 
 interface Session {
   user: { username: string; role: string };
@@ -19,6 +20,7 @@ const loaders: Record<string, () => Promise<void>> = {
   alerts: loadAlerts,
   keys: loadKeys,
   endpoints: loadEndpoints,
+  writes: loadWrites,
 };
 
 function openTab(name: string): void {
@@ -31,13 +33,17 @@ function openTab(name: string): void {
 
 /** Fills the forms' choices (organisations, scopes, event types) from the server. */
 async function loadChoices(): Promise<void> {
-  const choices = await call<{ organizations: { key: string; name: string }[]; scopes: string[]; event_types: string[] }>(
-    "GET",
-    "/choices",
-  );
+  const choices = await call<{
+    organizations: { key: string; name: string }[];
+    scopes: string[];
+    event_types: string[];
+  }>("GET", "/choices");
   const organizations = choices.organizations.map((org) => ({ value: org.key, label: `${org.name} (${org.key})` }));
   for (const id of ["key-organization", "endpoint-organization"]) fillSelect($(id) as HTMLSelectElement, organizations);
   fillCheckboxes($("key-scopes"), "scopes", choices.scopes, true);
+  // Writing reaches equipment: a new key gets it only when ticked on purpose.
+  const writeScope = $("key-scopes").querySelector<HTMLInputElement>('input[value="registers:write"]');
+  if (writeScope !== null) writeScope.defaultChecked = writeScope.checked = false;
   fillCheckboxes($("endpoint-events"), "events", choices.event_types, false);
 }
 
@@ -59,7 +65,10 @@ function wireAccess(): void {
     event.preventDefault();
     const data = new FormData(login);
     void guarded(async () => {
-      const session = await call<Session>("POST", "/login", { username: data.get("username"), password: data.get("password") });
+      const session = await call<Session>("POST", "/login", {
+        username: data.get("username"),
+        password: data.get("password"),
+      });
       login.reset();
       await enter(session);
     });
@@ -69,7 +78,11 @@ function wireAccess(): void {
     event.preventDefault();
     const data = new FormData(setup);
     void guarded(async () => {
-      await call("POST", "/setup", { token: data.get("token"), username: data.get("username"), password: data.get("password") });
+      await call("POST", "/setup", {
+        token: data.get("token"),
+        username: data.get("username"),
+        password: data.get("password"),
+      });
       show("setup", false);
       show("login", true);
       say("Owner account created: log in.", "info");
@@ -94,7 +107,8 @@ wireAlerts();
 wireEndpoints();
 wireGateways();
 wireChart();
-for (const item of document.querySelectorAll<HTMLButtonElement>("nav button")) item.onclick = () => openTab(item.dataset.tab ?? "gateways");
+for (const item of document.querySelectorAll<HTMLButtonElement>("nav button"))
+  item.onclick = () => openTab(item.dataset.tab ?? "gateways");
 startLiveRefresh();
 
 // On load: a running session, the setup form, or the login form.

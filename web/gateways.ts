@@ -5,6 +5,7 @@ import { call } from "./api.ts";
 import { appendLiveValue, closeChart, formatValue, showChart } from "./chart.ts";
 import { $, agoText, badge, button, cell, fillSelect, guarded, rowsOf, show, timeText } from "./dom.ts";
 import { gatewayNames } from "./alerts.ts";
+import { setValueButton } from "./writes.ts";
 
 interface GatewayView {
   id: string;
@@ -30,6 +31,9 @@ interface RegisterView {
   latest_ts: string | null;
   latest_text: string | null;
   set_aside: { reason: string; since: string; retry_at: string } | null;
+  is_writable: boolean;
+  write_min: number | null;
+  write_max: number | null;
 }
 
 interface DeviceHealthView {
@@ -43,6 +47,7 @@ interface DeviceHealthView {
 
 interface GatewayDetail {
   organization: string;
+  writes_enabled: boolean;
   gateway: GatewayView;
   modbus_devices: {
     id: string;
@@ -109,19 +114,29 @@ async function loadGatewayDetail(): Promise<void> {
   );
   const devices = $("gateway-devices");
   devices.replaceChildren();
-  for (const device of detail.modbus_devices) devices.append(deviceSection(gateway.id, device));
+  for (const device of detail.modbus_devices) devices.append(deviceSection(gateway.id, device, detail.writes_enabled));
   if (detail.modbus_devices.length === 0) devices.append("This gateway has no Modbus devices in the config.");
 }
 
-function deviceSection(gatewayId: string, device: GatewayDetail["modbus_devices"][number]): HTMLElement {
+function deviceSection(
+  gatewayId: string,
+  device: GatewayDetail["modbus_devices"][number],
+  writesEnabled: boolean,
+): HTMLElement {
   const section = document.createElement("section");
   const heading = document.createElement("h4");
-  const where = device.ip_address === null ? `slave ${device.slave_id}` : `${device.ip_address}:${device.port ?? 502}, slave ${device.slave_id}`;
+  const where =
+    device.ip_address === null
+      ? `slave ${device.slave_id}`
+      : `${device.ip_address}:${device.port ?? 502}, slave ${device.slave_id}`;
   heading.textContent = `${device.name ?? `Slave ${device.slave_id}`} · ${where} · every ${device.poll_interval_ms / 1000} s`;
   const health = healthLine(device.health);
   const table = document.createElement("table");
   table.className = "registers";
-  table.createTHead().insertRow().append(...["Register", "Value", "Raw", "Updated", ""].map(headerCell));
+  table
+    .createTHead()
+    .insertRow()
+    .append(...["Register", "Value", "Raw", "Updated", ""].map(headerCell));
   const body = table.createTBody();
   for (const register of device.registers) {
     const row = body.insertRow();
@@ -139,9 +154,11 @@ function deviceSection(gatewayId: string, device: GatewayDetail["modbus_devices"
     shownValues.set(register.id, value);
     cell(row, register.latest_raw_value === null ? "" : String(register.latest_raw_value));
     cell(row, agoText(register.latest_ts)).title = register.latest_ts ?? "";
+    const actions = cell(row, "");
     // A string register has no history to chart.
-    if (register.data_type === "string") cell(row, "");
-    else cell(row, "").append(button("Chart", () => showChart(gatewayId, register.id)));
+    if (register.data_type !== "string") actions.append(button("Chart", () => showChart(gatewayId, register.id)));
+    if (writesEnabled && register.is_writable)
+      actions.append(" ", setValueButton(gatewayId, register, loadGatewayDetail));
     appendLiveValue(register.id, register.latest_ts, register.latest_value);
   }
   if (device.registers.length === 0) cell(body.insertRow(), "No registers.").colSpan = 5;
@@ -189,7 +206,8 @@ export function startLiveRefresh(): void {
         $("live-status").textContent = `Live: updated ${new Date().toLocaleTimeString()}`;
         $("live-status").className = "";
       } catch (error) {
-        $("live-status").textContent = `Live updates failing: ${error instanceof Error ? error.message : String(error)}`;
+        $("live-status").textContent =
+          `Live updates failing: ${error instanceof Error ? error.message : String(error)}`;
         $("live-status").className = "error";
       }
     }

@@ -32,6 +32,7 @@ const inventory: Inventory = {
       id: stableUuid("organization", "bench"),
       key: "bench",
       name: "Bench",
+      writesEnabled: false,
       customers: [],
       gateways: [
         {
@@ -63,6 +64,8 @@ const inventory: Inventory = {
               unit: "°C",
               scaleFactor: 0.1,
               isWritable: false,
+              writeMin: null,
+              writeMax: null,
               description: null,
             })),
           })),

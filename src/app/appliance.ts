@@ -69,6 +69,7 @@ export async function startAppliance(options: ApplianceOptions): Promise<Applian
     healthChecks: parts.healthChecks,
     deviceHealth: parts.deviceHealth,
     onEvent: parts.eventRecorded,
+    writeRegister: parts.writeRegister,
   });
   let server: ReturnType<typeof listen>;
   try {

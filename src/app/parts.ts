@@ -18,6 +18,7 @@ import { createRulesEngine } from "../alerting/engine.ts";
 import type { Store } from "../store/index.ts";
 import { startDispatcher } from "../webhooks/dispatcher.ts";
 import { registerWebhookMetrics } from "../webhooks/metrics.ts";
+import { createRegisterWriter } from "./register-writes.ts";
 import { scheduleAutomations, scheduleDeliveryLogPruning, scheduleRetention } from "./schedules.ts";
 
 export interface PartsOptions {
@@ -109,9 +110,18 @@ export function startParts(options: PartsOptions) {
   registerIngestMetrics(metrics, ingest);
   registerWebhookMetrics(metrics, dispatcher);
 
+  const writeRegister = createRegisterWriter({
+    store,
+    clock,
+    logger: logger.child({ part: "writes" }),
+    pollers,
+    onEvent: eventRecorded,
+  });
+
   return {
     eventRecorded,
     deviceHealth: health.reader,
+    writeRegister,
     /** For /healthz: ingest must be able to write. */
     healthChecks: [
       () => {

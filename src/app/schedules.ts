@@ -34,6 +34,17 @@ export function scheduleRetention(store: Store, clock: Clock, logger: Logger, re
           },
           "retention pruned readings",
         );
+        // The write audit is kept like history (issue 19).
+        let auditDeleted = 0;
+        for (
+          let batch = store.writes.deleteOlderThan(cutoff, 5000);
+          batch > 0;
+          batch = store.writes.deleteOlderThan(cutoff, 5000)
+        ) {
+          auditDeleted += batch;
+          if (abort.signal.aborted) break;
+        }
+        if (auditDeleted > 0) logger.info({ deleted: auditDeleted }, "retention pruned register writes");
       } catch (error) {
         logger.error({ err: error }, "retention pruning failed");
       }

@@ -14,6 +14,7 @@ import { asksForHelp, type CommandHelp, commandUsage, groupUsage } from "./help.
 import { keysCommand, keysHelp } from "./keys.ts";
 import { serveCommand, serveHelp } from "./serve.ts";
 import { webhooksCommand, webhooksHelp } from "./webhooks-listen.ts";
+import { writesCommand, writesHelp } from "./writes.ts";
 
 export interface CommandGroup {
   name: string;
@@ -48,6 +49,7 @@ export const commandGroups: readonly CommandGroup[] = [
   { name: "demo", commands: [demoHelp], run: keepsRunning(demoCommand) },
   { name: "keys", commands: keysHelp, run: ends((argv) => keysCommand(argv, Date.now())) },
   { name: "alerts", commands: alertsHelp, run: ends(alertsCommand) },
+  { name: "writes", commands: writesHelp, run: ends(writesCommand) },
   { name: "endpoints", commands: endpointsHelp, run: ends(endpointsCommand) },
   { name: "admin", commands: adminHelp, run: ends((argv) => adminCommand(argv, Date.now())) },
   { name: "webhooks", commands: webhooksHelp, run: keepsRunning(webhooksCommand) },

@@ -31,6 +31,9 @@ const registerFields = [
   "unit",
   "scale_factor",
   "writable",
+  "min",
+  "max",
+  "write_function",
   "description",
 ] as const;
 
@@ -45,6 +48,8 @@ export function templateRegisterRecord(template: DeviceTemplate, register: Templ
     writable: register.writable ?? false,
     description: register.description,
   };
+  if (register.min !== undefined) record.min = register.min;
+  if (register.max !== undefined) record.max = register.max;
   if (register.bit !== undefined) record.bit = register.bit;
   if (register.length !== undefined) record.length = register.length;
   if (register.unit !== null) record.unit = register.unit;

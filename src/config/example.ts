@@ -52,7 +52,9 @@ gateways:
             data_type: int16       # function_code defaults to 3 (holding register)
             unit: "°C"
             scale_factor: 0.1
-            writable: true
+            writable: true         # writes through the API need the organisation's writes_enabled
+            min: 5                 # a writable register's bounds, in engineering units (°C here)
+            max: 30
           - name: screen_closed
             address: 120
             data_type: bool        # one bit of a holding register

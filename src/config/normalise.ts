@@ -14,7 +14,14 @@ import type {
   InventoryOrganization,
   InventoryRegister,
 } from "../lib/inventory.ts";
-import type { ByteOrder, DataType, FunctionCode, RegisterDecoding } from "../modbus/register-model.ts";
+import {
+  type ByteOrder,
+  type DataType,
+  type FunctionCode,
+  type RegisterDecoding,
+  type RegisterWrite,
+  writeFunctionsFor,
+} from "../modbus/register-model.ts";
 import { normaliseAlerting } from "./alerting-normalise.ts";
 import type { ResolvedRegister } from "./device-registers.ts";
 import type { DeviceEntry, FileIndex, GatewayEntry } from "./file-index.ts";
@@ -36,6 +43,7 @@ export function normaliseConfig(file: DefaultedFile, index: FileIndex): Fieldhub
       id: idOr(org.id, () => derivedId.organization(org.key)),
       key: org.key,
       name: org.name,
+      writesEnabled: org.writes_enabled,
       customers: org.customers.map((customer) => ({
         id: idOr(customer.id, () => derivedId.customer(org.key, customer.key)),
         key: customer.key,
@@ -191,6 +199,17 @@ function normaliseRegister(
   const id = idOr(register.id, deriveId);
   const functionCode: FunctionCode = register.function_code ?? defaults.functionCode;
   const dataType: DataType = register.data_type;
+  const writable = register.writable ?? false;
+  // rules.ts has required min and max of a writable register, and a write function that fits.
+  const write: RegisterWrite | undefined =
+    writable && register.min !== undefined && register.max !== undefined
+      ? {
+          functionCode: register.write_function ?? (writeFunctionsFor(functionCode, dataType)[0] ?? 16),
+          min: register.min,
+          max: register.max,
+          scaleFactor: register.scale_factor ?? null,
+        }
+      : undefined;
   return {
     inventory: {
       id,
@@ -200,7 +219,9 @@ function normaliseRegister(
       dataType,
       unit: register.unit ?? null,
       scaleFactor: register.scale_factor ?? null,
-      isWritable: register.writable ?? false,
+      isWritable: writable,
+      writeMin: write?.min ?? null,
+      writeMax: write?.max ?? null,
       description: register.description ?? null,
     },
     decoding: {
@@ -211,6 +232,7 @@ function normaliseRegister(
       byteOrder: register.byte_order ?? defaultByteOrder,
       bit: register.bit ?? null,
       length: register.length ?? null,
+      ...(write === undefined ? {} : { write }),
     },
   };
 }

@@ -21,6 +21,7 @@ import {
   dataTypes,
   defaultFunctionCode,
   functionCodes,
+  writeFunctionCodes,
   lastAddress,
   lastBit,
   maxStringLength,
@@ -165,6 +166,8 @@ export const organizationSchema = Type.Object(
     id: Type.Optional(uuid),
     name: nonEmpty,
     customers: listOf(customerSchema),
+    // Register writes through the API (issue 19): off until enabled, spec section 5.8.
+    writes_enabled: Type.Boolean({ default: false }),
   },
   strict,
 );
@@ -225,6 +228,11 @@ export const registerSchema = Type.Object(
     scale_factor: Type.Optional(Type.Number()),
     // Default false: normalise.ts.
     writable: Type.Optional(Type.Boolean()),
+    // Required when writable, in engineering units; write_function must fit the data
+    // type: modbus/register-rules.ts. Default write function: the first that fits.
+    min: Type.Optional(Type.Number()),
+    max: Type.Optional(Type.Number()),
+    write_function: Type.Optional(oneOf(writeFunctionCodes)),
     description: Type.Optional(text),
   },
   strict,

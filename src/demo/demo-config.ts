@@ -37,6 +37,7 @@ api:
 organizations:
   - key: ${demoOrganizationKey}
     name: Demo Greenhouses
+    writes_enabled: true   # the heating setpoint can be set from the admin page (the sandbox key stays read-only)
     customers:
       - key: westland
         name: Westland greenhouse
@@ -64,7 +65,7 @@ gateways:
           - { name: co2, address: 2, function_code: 4, data_type: uint16, unit: ppm }
           - { name: pipe_temperature, address: 3, function_code: 4, data_type: int16, unit: "°C", scale_factor: 0.1 }
           - { name: screen_position, address: 4, function_code: 4, data_type: uint16, unit: "%" }
-          - { name: heating_setpoint, address: 100, function_code: 3, data_type: int16, unit: "°C", scale_factor: 0.1, writable: true, description: Day heating setpoint }
+          - { name: heating_setpoint, address: 100, function_code: 3, data_type: int16, unit: "°C", scale_factor: 0.1, writable: true, min: 10, max: 30, description: Day heating setpoint }
           - { name: vent_position, address: 5, function_code: 4, data_type: uint16, unit: "%", description: Roof vent opening }
           - { name: door_open, address: 6, function_code: 4, data_type: bool, bit: 0, description: Loading door contact }
       - name: Fan-coil thermostat

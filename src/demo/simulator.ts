@@ -2,7 +2,8 @@
  * Simulated Modbus TCP equipment on loopback for the demo: a modbus-serial
  * server whose registers hold plausible values that change with time. Addresses
  * the map does not define answer exception 2 (illegal data address), as a real
- * device does.
+ * device does. A holding register or coil that is written keeps the written value
+ * from then on (issue 19: the demo's setpoint can be set from the admin page).
  */
 import type { AddressInfo } from "node:net";
 import { ServerTCP } from "modbus-serial";
@@ -35,8 +36,21 @@ export async function startSimulatedDevice(options: {
   const wordTables = { 3: new Map<number, SimulatedRegister>(), 4: new Map<number, SimulatedRegister>() };
   const bitTables = { 1: new Map<number, SimulatedRegister>(), 2: new Map<number, SimulatedRegister>() };
   for (const register of options.registers) {
-    if (register.functionCode === 1 || register.functionCode === 2) bitTables[register.functionCode].set(register.address, register);
+    if (register.functionCode === 1 || register.functionCode === 2)
+      bitTables[register.functionCode].set(register.address, register);
     else wordTables[register.functionCode].set(register.address, register);
+  }
+
+  /** Written words of holding registers and written coils, by address: they win over the simulated values. */
+  const writtenWords = new Map<number, number>();
+  const writtenCoils = new Map<number, boolean>();
+  /** The holding register whose words cover `address`, or exception 2. */
+  function holdingAt(address: number): SimulatedRegister {
+    for (let start = address; start >= Math.max(0, address - 3); start--) {
+      const register = wordTables[3].get(start);
+      if (register !== undefined && start + encodeWords(register, 0).length > address) return register;
+    }
+    throw new IllegalAddress(`no holding register at ${address}`);
   }
 
   /** The words at [address, address + length) of one table, or exception 2 for an undefined address. */
@@ -54,11 +68,17 @@ export async function startSimulatedDevice(options: {
       });
       covered = offset + encoded.length;
     }
+    if (table === wordTables[3]) {
+      for (let offset = 0; offset < length; offset++)
+        words[offset] = writtenWords.get(address + offset) ?? words[offset] ?? 0;
+    }
     return words;
   }
   function readBit(table: Map<number, SimulatedRegister>, address: number): boolean {
     const register = table.get(address);
     if (register === undefined) throw new IllegalAddress(`no input at ${address}`);
+    const written = table === bitTables[1] ? writtenCoils.get(address) : undefined;
+    if (written !== undefined) return written;
     const value = register.valueAt(now());
     return value !== null && value !== 0 && value !== "";
   }
@@ -71,6 +91,14 @@ export async function startSimulatedDevice(options: {
       getInputRegister: (address: number) => readWords(wordTables[4], address, 1)[0] ?? 0,
       getCoil: (address: number) => readBit(bitTables[1], address),
       getDiscreteInput: (address: number) => readBit(bitTables[2], address),
+      setRegister: (address: number, value: number) => {
+        holdingAt(address);
+        writtenWords.set(address, value);
+      },
+      setCoil: (address: number, value: boolean) => {
+        if (!bitTables[1].has(address)) throw new IllegalAddress(`no coil at ${address}`);
+        writtenCoils.set(address, value);
+      },
     },
     {
       host: options.host ?? "127.0.0.1",

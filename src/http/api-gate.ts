@@ -31,6 +31,13 @@ export interface GateDeps {
 
 const readMethods = new Set(["GET", "HEAD", "OPTIONS"]);
 const bearerPattern = /^Bearer[ \t]+([^\s]+)[ \t]*$/i;
+const registerWritePath = /^\/v1\/devices\/[^/]+\/registers\/[^/]+$/;
+
+function pathOf(url: string): string {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  const query = url.indexOf("?", start);
+  return query < 0 ? url.slice(start) : url.slice(start, query);
+}
 
 export function newRequestState(now: number): RequestState {
   const requestId = newRequestId();
@@ -69,7 +76,8 @@ export function passApiGate(deps: GateDeps, state: RequestState, request: Reques
   if (principal !== null) deps.recordKeyUse?.(principal.id, deps.now());
   if (!decision.allowed) throw rateLimited(decision);
   state.principal = principal;
-  if (!readMethods.has(request.method)) {
+  // The register write (issue 19) is routed: its controller decides write_not_enabled per organisation.
+  if (!readMethods.has(request.method) && !(request.method === "PUT" && registerWritePath.test(pathOf(request.url)))) {
     throw new CodedError(
       "write_not_enabled",
       "This API is read-only: writing registers is not enabled for this organisation.",

@@ -9,6 +9,7 @@ import type { Clock } from "../lib/clock.ts";
 import { type DeviceHealthReader, noDeviceHealth } from "../lib/device-health.ts";
 import { CodedError, type ErrorCode } from "../lib/errors.ts";
 import type { Logger } from "../lib/logger.ts";
+import type { RegisterWriter } from "../lib/register-write.ts";
 import { createMetricsRegistry, type MetricsRegistry } from "../lib/metrics.ts";
 import type { Store } from "../store/index.ts";
 import { adminRoutes } from "./admin/router.ts";
@@ -27,6 +28,7 @@ import { gatewayRoutes } from "./v1/gateways.ts";
 import { introspectRoutes } from "./v1/introspect.ts";
 import { readingRoutes } from "./v1/readings.ts";
 import { registerRoutes } from "./v1/registers.ts";
+import { registerWriteRoutes } from "./v1/register-writes.ts";
 import { describeValidation } from "./validation-message.ts";
 
 export interface HttpAppDeps {
@@ -49,6 +51,8 @@ export interface HttpAppDeps {
   logRequests?: boolean;
   /** Each Modbus device's health from the pollers of this process; every device `unknown` when absent. */
   deviceHealth?: DeviceHealthReader;
+  /** Register writes through the pollers; absent: every write answers 409, nothing sent. */
+  writeRegister?: RegisterWriter;
 }
 
 export function createHttpApp(deps: HttpAppDeps) {
@@ -101,11 +105,13 @@ export function createHttpApp(deps: HttpAppDeps) {
     deviceHealth: deps.deviceHealth ?? noDeviceHealth,
     cursorSecret: store.secrets.getOrCreate("readings-cursor"),
     stateOf,
+    writeRegister: deps.writeRegister,
   };
   const v1 = new Elysia()
     .use(introspectRoutes(v1Deps))
     .use(gatewayRoutes(v1Deps))
     .use(registerRoutes(v1Deps))
+    .use(registerWriteRoutes(v1Deps))
     .use(readingRoutes(v1Deps))
     .use(alertRoutes(v1Deps));
 
@@ -116,9 +122,9 @@ export function createHttpApp(deps: HttpAppDeps) {
     return openApiJson;
   };
 
-  const fail = (request: Request, code: ErrorCode, detail?: string) => {
+  const fail = (request: Request, code: ErrorCode, detail?: string, status?: number) => {
     const state = stateOf(request);
-    const response = problemResponse(code, state.requestId, docsUrlOf(request), state.headers, detail);
+    const response = problemResponse(code, state.requestId, docsUrlOf(request), state.headers, detail, status);
     state.status = response.status;
     return response;
   };
@@ -163,7 +169,7 @@ export function createHttpApp(deps: HttpAppDeps) {
       if (!api) Object.assign(set.headers, state.headers);
     })
     .onError(({ code, error, request, server }) => {
-      if (error instanceof CodedError) return fail(request, error.code, error.detail);
+      if (error instanceof CodedError) return fail(request, error.code, error.detail, error.statusOverride);
       if (code === "VALIDATION" && error instanceof ValidationError) {
         return fail(request, "invalid_parameter", describeValidation(error));
       }
@@ -179,7 +185,9 @@ export function createHttpApp(deps: HttpAppDeps) {
       logger.error({ err: error, request_id: stateOf(request).requestId }, "request failed");
       return fail(request, "internal_error");
     })
-    .onAfterResponse(({ request, route }) => finish(request, route === "" || route === undefined ? "(no route)" : route))
+    .onAfterResponse(({ request, route }) =>
+      finish(request, route === "" || route === undefined ? "(no route)" : route),
+    )
     .use(opsRoutes(store, metrics, deps.healthChecks))
     .use(docsRoutes(openApi))
     .use(
@@ -188,6 +196,7 @@ export function createHttpApp(deps: HttpAppDeps) {
         clock,
         deviceHealth: deps.deviceHealth ?? noDeviceHealth,
         onEvent: deps.onEvent,
+        writeRegister: deps.writeRegister,
         problem: (request, code, detail, headers) => {
           const response = fail(request, code, detail);
           for (const [name, value] of Object.entries(headers ?? {})) response.headers.set(name, value);

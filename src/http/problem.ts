@@ -10,12 +10,18 @@ export interface Problem {
   request_id: string;
 }
 
-export function problemBody(code: ErrorCode, requestId: string, docsUrl: string, detail?: string): Problem {
+export function problemBody(
+  code: ErrorCode,
+  requestId: string,
+  docsUrl: string,
+  detail?: string,
+  status?: number,
+): Problem {
   const entry = errorCatalog[code];
   const problem: Problem = {
     type: `${docsUrl}/errors#${code}`,
     title: entry.title,
-    status: entry.status,
+    status: status ?? entry.status,
     code,
     request_id: requestId,
   };
@@ -29,8 +35,9 @@ export function problemResponse(
   docsUrl: string,
   headers: Record<string, string>,
   detail?: string,
+  status?: number,
 ): Response {
-  const body = problemBody(code, requestId, docsUrl, detail);
+  const body = problemBody(code, requestId, docsUrl, detail, status);
   return new Response(JSON.stringify(body), {
     status: body.status,
     headers: { ...headers, "content-type": "application/problem+json" },

@@ -39,14 +39,18 @@ export const errorCatalog = {
   write_not_enabled: {
     status: 403,
     title: "Writing not enabled",
-    when: "A write method (POST, PUT, PATCH, DELETE) was sent to the read-only API; writing registers is not enabled for the organisation.",
+    when: "Writing registers is not enabled for the key's organisation (config `writes_enabled`), whatever the key's scopes; also any other write method (POST, PUT, PATCH, DELETE) sent to the read-only part of the API.",
   },
   not_found: {
     status: 404,
     title: "Not found",
     when: "The path does not exist, or the gateway, register or alert is not in the key's organisation.",
   },
-  conflict: { status: 409, title: "Conflict", when: "The request conflicts with the current state of the resource." },
+  conflict: {
+    status: 409,
+    title: "Conflict",
+    when: "A register write did not take: the device refused it (its Modbus exception code is in `detail`), read back a different value, or the write could not be sent (no connection, no answer to the read before it). The audit holds the attempt.",
+  },
   rate_limited: {
     status: 429,
     title: "Rate limited",
@@ -55,7 +59,7 @@ export const errorCatalog = {
   internal_error: {
     status: 500,
     title: "Internal error",
-    when: "A failure on the service side. The `request_id` identifies the request in the service log.",
+    when: "A failure on the service side. The `request_id` identifies the request in the service log. A register write whose device did not answer in time is answered 504 with this code: the outcome is unknown, the write was not retried, and the audit records what the device holds at the next read.",
   },
 } as const satisfies Record<string, { status: number; title: string; when: string }>;
 
@@ -70,14 +74,17 @@ export class CodedError extends Error {
   readonly code: ErrorCode;
   readonly detail: string | undefined;
   readonly headers: Record<string, string> | undefined;
-  constructor(code: ErrorCode, detail?: string, headers?: Record<string, string>) {
+  /** A status other than the code's own (504 for a register write that timed out). */
+  readonly statusOverride: number | undefined;
+  constructor(code: ErrorCode, detail?: string, headers?: Record<string, string>, status?: number) {
     super(detail ?? errorCatalog[code].title);
     this.name = "CodedError";
     this.code = code;
     this.detail = detail;
     this.headers = headers;
+    this.statusOverride = status;
   }
   get status(): number {
-    return errorCatalog[this.code].status;
+    return this.statusOverride ?? errorCatalog[this.code].status;
   }
 }

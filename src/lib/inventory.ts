@@ -16,6 +16,9 @@ export interface InventoryRegister {
   unit: string | null;
   scaleFactor: number | null;
   isWritable: boolean;
+  /** A writable register's bounds, in engineering units (null when not writable). */
+  writeMin: number | null;
+  writeMax: number | null;
   description: string | null;
 }
 
@@ -57,6 +60,8 @@ export interface InventoryOrganization {
   id: string;
   key: string;
   name: string;
+  /** Register writes through the API are allowed (config `writes_enabled`; spec section 5.8). */
+  writesEnabled: boolean;
   customers: InventoryCustomer[];
   gateways: InventoryGateway[];
 }

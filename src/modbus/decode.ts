@@ -120,7 +120,7 @@ function latin1Trimmed(bytes: Uint8Array, order: ByteOrder): string {
 }
 
 /** The shortest decimal that reads back as the same float32 (at most 9 significant digits always do). */
-function shortestFloat32(value: number): number {
+export function shortestFloat32(value: number): number {
   if (!Number.isFinite(value)) return value;
   // For a normal float32, toPrecision(6) also finds any shorter form (its trailing
   // zeros vanish), so the search starts there; only subnormals need it from 1 digit.

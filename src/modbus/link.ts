@@ -5,7 +5,7 @@
  * never as a thrown error.
  */
 import ModbusRTU from "modbus-serial";
-import type { FunctionCode } from "./register-model.ts";
+import type { FunctionCode, WriteFunctionCode } from "./register-model.ts";
 import { openSerialRtuClient } from "./serial/index.ts";
 
 export type LinkTarget =
@@ -29,8 +29,26 @@ export type ReadOutcome =
   /** The connection or port is gone; the link must be opened again. */
   | { ok: false; kind: "disconnected"; message: string };
 
+/** What a write request came back with; a timeout leaves the outcome unknown. */
+export type WriteOutcome =
+  | { ok: true }
+  | { ok: false; kind: "exception"; code: number }
+  | { ok: false; kind: "timeout" }
+  | { ok: false; kind: "disconnected"; message: string };
+
+/** What one write request carries: words for 6/16 (one for 6), bits for 5/15 (one for 5). */
+export type WritePayload = { words: number[]; bits: null } | { words: null; bits: boolean[] };
+
 export interface ModbusLink {
   read(functionCode: FunctionCode, unitId: number, start: number, count: number, timeoutMs: number): Promise<ReadOutcome>;
+  /** Optional so that links built for tests of reading need not write. */
+  write?(
+    functionCode: WriteFunctionCode,
+    unitId: number,
+    start: number,
+    payload: WritePayload,
+    timeoutMs: number,
+  ): Promise<WriteOutcome>;
   readonly isOpen: boolean;
   close(): Promise<void>;
 }
@@ -86,6 +104,28 @@ class ModbusSerialLink implements ModbusLink {
       }
     } catch (error) {
       return classify(error, this.client.isOpen);
+    }
+  }
+
+  async write(
+    functionCode: WriteFunctionCode,
+    unitId: number,
+    start: number,
+    payload: WritePayload,
+    timeoutMs: number,
+  ): Promise<WriteOutcome> {
+    if (!this.isOpen) return { ok: false, kind: "disconnected", message: "not connected" };
+    this.client.setID(unitId);
+    this.client.setTimeout(timeoutMs);
+    try {
+      if (functionCode === 5) await this.client.writeCoil(start, payload.bits?.[0] ?? false);
+      else if (functionCode === 15) await this.client.writeCoils(start, payload.bits ?? []);
+      else if (functionCode === 6) await this.client.writeRegister(start, payload.words?.[0] ?? 0);
+      else await this.client.writeRegisters(start, payload.words ?? []);
+      return { ok: true };
+    } catch (error) {
+      const outcome = classify(error, this.client.isOpen);
+      return outcome.ok ? { ok: true } : outcome;
     }
   }
 

@@ -22,6 +22,10 @@ import { decodeBits, decodeWords } from "./decode.ts";
 import { createDeviceHealthBoard, type DeviceHealthBoard } from "./device-health.ts";
 import { describeTarget, type LinkOpener, type LinkTarget, type ModbusLink, openModbusLink } from "./link.ts";
 import { breakKey, planReadRequests, type ReadRequest, splitRequest } from "./plan.ts";
+import type { RegisterWriteOutcome } from "../lib/register-write.ts";
+import { scalerFor } from "../lib/register-scaling.ts";
+import { registerSpan } from "./register-model.ts";
+import { payloadFor, rawForValue, type WritableRegister } from "./write-value.ts";
 
 /** Where a poller reports; ingest implements it (the Modbus layer does not know ingest). */
 export interface PollSink {
@@ -57,7 +61,12 @@ export interface PollerOptions {
   failingRegisterRetryMs?: number;
   /** Where each device's health is kept (one board for every gateway of the process); a board of its own when absent. */
   health?: DeviceHealthBoard;
+  /** How long a write may wait for its turn on the connection before it is given up unsent. */
+  writeQueueTimeoutMs?: number;
 }
+
+/** Work queued onto a channel between polls: a register write or a read-back. */
+type ChannelJob = { run(link: ModbusLink): Promise<void>; started: boolean };
 
 const largestBitRead = 2000;
 const exceptionIllegalAddress = 2;
@@ -103,6 +112,7 @@ export function startGatewayPoller(options: PollerOptions) {
   const reconnectMaxMs = Math.min(gateway.reconnectMaxMs ?? defaultReconnectMaxMs, maxBackoffMs);
   const failingRegisterRetryMs = options.failingRegisterRetryMs ?? 600_000;
   const health = options.health ?? createDeviceHealthBoard();
+  const writeQueueTimeoutMs = options.writeQueueTimeoutMs ?? 10_000;
   const log = logger.child({
     gateway: gateway.serial,
     gateway_name: gateway.name ?? gateway.serial,
@@ -133,6 +143,15 @@ export function startGatewayPoller(options: PollerOptions) {
     });
 
   const channels = channelsOf(gateway);
+  // Writes and read-backs queue on the channel of their device and run in its loop,
+  // between two poll cycles: never beside another request on that connection (issue 19).
+  const jobs = new Map<string, ChannelJob[]>();
+  const jobWakers = new Map<string, () => void>();
+  const channelOfDevice = new Map<string, string>();
+  for (const { target, devices } of channels) {
+    jobs.set(describeTarget(target), []);
+    for (const device of devices) channelOfDevice.set(device.id, describeTarget(target));
+  }
   const channelUp = new Map<string, boolean>();
   const reportLink = (channel: string, up: boolean, reason: string, fatal = false) => {
     channelUp.set(channel, up);
@@ -184,12 +203,19 @@ export function startGatewayPoller(options: PollerOptions) {
           continue;
         }
       }
+      const queue = jobs.get(name) ?? [];
+      const job = queue.shift();
+      if (job !== undefined) {
+        job.started = true;
+        await job.run(link);
+        continue;
+      }
       const state = states.reduce((earliest, candidate) =>
         candidate.nextDue < earliest.nextDue ? candidate : earliest,
       );
       const wait = state.nextDue - clock.now();
       if (wait > 0) {
-        await sleep(wait);
+        await idle(name, wait);
         continue;
       }
       const started = clock.now();
@@ -206,6 +232,157 @@ export function startGatewayPoller(options: PollerOptions) {
       scheduleNext(state, started, result !== "silent");
     }
     await link?.close();
+  }
+
+  /** Sleeps until the next poll is due, or a job is queued on the channel. */
+  function idle(channel: string, ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      if (stopped) return resolve();
+      const wake = () => {
+        clearTimeout(timer);
+        wakers.delete(wake);
+        jobWakers.delete(channel);
+        resolve();
+      };
+      const timer = setTimeout(wake, Math.max(0, ms));
+      wakers.add(wake);
+      jobWakers.set(channel, wake);
+    });
+  }
+
+  /** Queues work on the device's channel; it gives up (`onExpired`) when not started in time. */
+  function enqueue<T>(deviceId: string, run: (link: ModbusLink) => Promise<T>, onExpired: () => T): Promise<T> {
+    const channel = channelOfDevice.get(deviceId);
+    const queue = channel === undefined ? undefined : jobs.get(channel);
+    if (channel === undefined || queue === undefined || stopped) return Promise.resolve(onExpired());
+    return new Promise<T>((resolve) => {
+      const job: ChannelJob = {
+        started: false,
+        run: async (link) => {
+          clearTimeout(expiry);
+          try {
+            resolve(await run(link));
+          } catch (error) {
+            log.error({ err: error }, "queued Modbus job failed");
+            resolve(onExpired());
+          }
+        },
+      };
+      const expiry = setTimeout(() => {
+        if (job.started) return;
+        queue.splice(queue.indexOf(job), 1);
+        resolve(onExpired());
+      }, writeQueueTimeoutMs);
+      queue.push(job);
+      jobWakers.get(channel)?.();
+    });
+  }
+
+  function findWritable(registerId: string): { device: PollingDevice; register: WritableRegister } | null {
+    for (const device of gateway.devices) {
+      const register = device.registers.find((candidate) => candidate.id === registerId);
+      if (register?.write !== undefined) return { device, register: register as WritableRegister };
+    }
+    return null;
+  }
+
+  /**
+   * Writes `value` (engineering units) to a writable register: read before, one write
+   * request (never retried: after a timeout the device may have taken it), read back.
+   */
+  function writeRegister(registerId: string, value: number): Promise<RegisterWriteOutcome> {
+    const found = findWritable(registerId);
+    const outcome = (result: RegisterWriteOutcome["result"], detail: string | null, more: Partial<RegisterWriteOutcome> = {}) =>
+      ({ result, valueBefore: null, readBack: null, readBackRaw: null, detail, ...more }) satisfies RegisterWriteOutcome;
+    if (found === null) return Promise.resolve(outcome("invalid", "the register is not writable"));
+    const { device, register } = found;
+    const converted = rawForValue(register, value);
+    if ("problem" in converted) return Promise.resolve(outcome("invalid", converted.problem));
+    const scale = scalerFor(register.write.scaleFactor);
+    return enqueue(
+      device.id,
+      async (link) => {
+        const read = () => readOne(link, device, register);
+        const before = await read();
+        if (!before.ok) {
+          if (before.kind === "exception") {
+            return outcome("refused", `the device refused the read before the write: Modbus exception ${before.code}`);
+          }
+          return outcome("not_sent", `the device did not answer the read before the write (${before.kind}); nothing was written`);
+        }
+        const valueBefore = before.raw === null ? null : scale(before.raw);
+        if (device.pauseMs > 0) await sleep(device.pauseMs);
+        if (link.write === undefined) return outcome("not_sent", "this connection cannot write", { valueBefore });
+        const began = performance.now();
+        const written = await link.write(
+          register.write.functionCode,
+          device.slaveId,
+          register.address,
+          payloadFor(register, converted.raw, before.words?.[0] ?? null),
+          device.timeoutMs,
+        );
+        stats.requests++;
+        stats.rttTotalMs += performance.now() - began;
+        stats.rttCount++;
+        if (!written.ok) {
+          stats.errors++;
+          if (written.kind === "exception") {
+            stats.exceptions++;
+            return outcome("refused", `the device refused the write: Modbus exception ${written.code}`, { valueBefore });
+          }
+          if (written.kind === "timeout") stats.timeouts++;
+          return outcome(
+            "timeout",
+            `no answer to the write within ${device.timeoutMs} ms (${written.kind}); the outcome is unknown and the write was not retried`,
+            { valueBefore },
+          );
+        }
+        if (device.pauseMs > 0) await sleep(device.pauseMs);
+        const after = await read();
+        if (!after.ok || after.raw === null) {
+          return outcome("mismatch", "the device took the write but did not answer the read-back", { valueBefore });
+        }
+        sink.readings(gateway.id, [{ registerId, ts: clock.now(), raw: after.raw }]);
+        const more = { valueBefore, readBack: scale(after.raw), readBackRaw: after.raw };
+        const same =
+          register.dataType === "float32" ? Math.fround(after.raw) === Math.fround(converted.raw) : after.raw === converted.raw;
+        if (!same) {
+          return outcome("mismatch", `the device reads back ${scale(after.raw)} after writing ${value}`, more);
+        }
+        return outcome("written", null, more);
+      },
+      () => outcome("not_sent", `the connection did not get to the write within ${writeQueueTimeoutMs} ms; nothing was written`),
+    );
+  }
+
+  /** Reads one writable register now, between polls (after a write whose outcome was unknown). */
+  function readRegisterNow(registerId: string): Promise<{ value: number | null; raw: number | null } | null> {
+    const found = findWritable(registerId);
+    if (found === null) return Promise.resolve(null);
+    const scale = scalerFor(found.register.write.scaleFactor);
+    return enqueue(
+      found.device.id,
+      async (link) => {
+        const read = await readOne(link, found.device, found.register);
+        if (!read.ok || read.raw === null) return null;
+        sink.readings(gateway.id, [{ registerId, ts: clock.now(), raw: read.raw }]);
+        return { value: scale(read.raw), raw: read.raw };
+      },
+      () => null,
+    );
+  }
+
+  async function readOne(link: ModbusLink, device: PollingDevice, register: WritableRegister) {
+    const request: ReadRequest = {
+      functionCode: register.functionCode,
+      start: register.address,
+      count: registerSpan(register),
+      registers: [register],
+    };
+    const read = await readWithRetries(link, device, request, device.retries);
+    if (!read.ok) return read;
+    const decoded = decodeValue(register, request, read, clock.now());
+    return { ok: true as const, raw: decoded.raw, words: read.words };
   }
 
   function scheduleNext(state: DeviceState, started: number, answered: boolean): void {
@@ -378,6 +555,8 @@ export function startGatewayPoller(options: PollerOptions) {
     gatewayId: gateway.id,
     stats: (): BusStats => ({ ...stats }),
     health: health.reader,
+    writeRegister,
+    readRegisterNow,
     async stop(): Promise<void> {
       stopped = true;
       for (const wake of [...wakers]) wake();

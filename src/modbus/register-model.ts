@@ -67,6 +67,34 @@ export const wordsPerValue: Record<Exclude<DataType, "string">, number> = {
 export const byteOrders = ["ABCD", "CDAB", "BADC", "DCBA"] as const;
 export type ByteOrder = (typeof byteOrders)[number];
 
+/**
+ * Function codes that write: 5 one coil, 15 coils, 6 one holding register, 16 holding
+ * registers. Only coils (read with 1) and holding registers (read with 3) are writable.
+ */
+export const writeFunctionCodes = [5, 6, 15, 16] as const;
+export type WriteFunctionCode = (typeof writeFunctionCodes)[number];
+
+/** How a writable register is written, and the values a write may set (engineering units). */
+export interface RegisterWrite {
+  functionCode: WriteFunctionCode;
+  min: number;
+  max: number;
+  /** value = raw x scale_factor; null is 1. */
+  scaleFactor: number | null;
+}
+
+/**
+ * The write function codes that fit a register read with `functionCode` as `dataType`:
+ * coils take 5 or 15; a one-word holding register (a bit of one too) 6 or 16; a
+ * multi-word value 16 only. Empty: the register cannot be written (input registers,
+ * discrete inputs, strings). The first is the default.
+ */
+export function writeFunctionsFor(functionCode: FunctionCode, dataType: DataType): readonly WriteFunctionCode[] {
+  if (functionCode === 1) return [5, 15];
+  if (functionCode !== 3 || dataType === "string") return [];
+  return wordsPerValue[dataType] === 1 ? [6, 16] : [16];
+}
+
 export interface RegisterDecoding {
   /** Public register id (UUID). */
   id: string;
@@ -79,6 +107,8 @@ export interface RegisterDecoding {
   bit: number | null;
   /** For `string`: its length in registers (two characters each). */
   length: number | null;
+  /** Present when the register is writable (config `writable: true`). */
+  write?: RegisterWrite;
 }
 
 /** How many protocol units (16-bit words, or bits for function codes 1 and 2) a register spans. */

@@ -19,9 +19,20 @@ import {
   lastBit,
   maxStringLength,
   registerSpan,
+  writeFunctionCodes,
+  writeFunctionsFor,
 } from "./register-model.ts";
 
-export type RegisterField = "address" | "data_type" | "bit" | "length" | "scale_factor";
+export type RegisterField =
+  | "address"
+  | "data_type"
+  | "bit"
+  | "length"
+  | "scale_factor"
+  | "writable"
+  | "min"
+  | "max"
+  | "write_function";
 
 export interface RegisterProblem {
   field: RegisterField;
@@ -98,6 +109,58 @@ export function registerProblems(
   if (fields.scale_factor === 0) say("scale_factor", "must not be 0 (leave it out for no scaling)");
 
   if (fc !== undefined && dataType !== undefined) problems.push(...spanProblems(fields, fc, dataType, context));
+  problems.push(...writeProblems(fields, fc, dataType));
+  return problems;
+}
+
+/**
+ * A writable register (issue 19): a coil or holding register, with the bounds a write
+ * may set, and a write function code that fits its data type.
+ */
+function writeProblems(
+  fields: Readonly<Record<string, unknown>>,
+  fc: FunctionCode | undefined,
+  dataType: DataType | undefined,
+): RegisterProblem[] {
+  const problems: RegisterProblem[] = [];
+  const writeFunction = fields.write_function;
+  if (fields.writable !== true) {
+    if (writeFunction !== undefined) {
+      problems.push({ field: "write_function", message: "is only allowed when writable is true" });
+    }
+    return problems;
+  }
+  if (fc === undefined || dataType === undefined) return problems;
+  const fits = writeFunctionsFor(fc, dataType);
+  if (fits.length === 0) {
+    const why =
+      fc === 1 || fc === 3
+        ? `a ${dataType} cannot be written through the API`
+        : `function_code ${fc} reads ${functionCodeTables[fc].table}, which are read-only (only coils, function_code 1, and holding registers, function_code 3, are writable)`;
+    problems.push({ field: "writable", message: `cannot be true: ${why}` });
+    return problems;
+  }
+  for (const bound of ["min", "max"] as const) {
+    if (fields[bound] === undefined) {
+      problems.push({
+        field: bound,
+        message: `is required when writable is true: the ${bound === "min" ? "lowest" : "highest"} value a write may set, in engineering units`,
+      });
+    }
+  }
+  if (typeof fields.min === "number" && typeof fields.max === "number" && fields.min > fields.max) {
+    problems.push({ field: "max", message: `must be at least min (${fields.min}); got ${fields.max}` });
+  }
+  if (
+    writeFunction !== undefined &&
+    writeFunctionCodes.some((code) => code === writeFunction) &&
+    !fits.some((code) => code === writeFunction)
+  ) {
+    problems.push({
+      field: "write_function",
+      message: `must be ${fits.join(" or ")} for a ${dataType} read with function_code ${fc}; got ${writeFunction}`,
+    });
+  }
   return problems;
 }
 

@@ -18,6 +18,7 @@ import { type RegisterStore, sqliteRegisterStore } from "./registers.ts";
 import { type SecretStore, sqliteSecretStore } from "./secrets.ts";
 import { rememberConnection } from "./sqlite-internals.ts";
 import { sqliteWebhookStore, type WebhookStore } from "./webhooks.ts";
+import { sqliteWriteStore, type WriteStore } from "./writes.ts";
 
 /** An open store; each domain's statements are prepared once, when it opens. */
 export interface Store {
@@ -33,6 +34,8 @@ export interface Store {
   readonly organizations: OrganizationStore;
   readonly inventory: InventoryStore;
   readonly secrets: SecretStore;
+  /** Register writes and their audit (issue 19). */
+  readonly writes: WriteStore;
   /** Where the store lives (a file path, or `:memory:`). */
   readonly path: string;
   /** Makes one small real write; throws when the store takes none (full disk, read-only mount, broken file). */
@@ -67,6 +70,7 @@ export function openStoreFile(path: string): Store {
     organizations: sqliteOrganizationStore(connection),
     inventory: sqliteInventoryStore(connection),
     secrets: sqliteSecretStore(connection),
+    writes: sqliteWriteStore(connection, recordEvent),
     path,
     checkWritable: () => {
       touch.run(new Date().toISOString());

@@ -28,8 +28,11 @@ function syncInventory(db: Db, inventory: Inventory, now: number): void {
     for (const org of inventory.organizations) {
       const orgRow = tx
         .insert(organizations)
-        .values({ uuid: org.id, key: org.key, name: org.name, createdAt: now })
-        .onConflictDoUpdate({ target: organizations.uuid, set: { key: org.key, name: org.name } })
+        .values({ uuid: org.id, key: org.key, name: org.name, createdAt: now, writesEnabled: org.writesEnabled })
+        .onConflictDoUpdate({
+          target: organizations.uuid,
+          set: { key: org.key, name: org.name, writesEnabled: org.writesEnabled },
+        })
         .returning({ id: organizations.id })
         .get();
 
@@ -122,6 +125,8 @@ function syncModbusDevices(tx: Tx, gatewayId: number, devices: InventoryModbusDe
         unit: register.unit,
         scaleFactor: register.scaleFactor,
         isWritable: register.isWritable,
+        writeMin: register.writeMin,
+        writeMax: register.writeMax,
         description: register.description,
         position: registerPosition,
         retiredAt: null,

@@ -5,7 +5,7 @@
  */
 import { desc, eq } from "drizzle-orm";
 import type { ApiScope } from "../lib/api-keys.ts";
-import { sandboxRateLimitPerMinute } from "../lib/api-keys.ts";
+import { sandboxRateLimitPerMinute, writeScope } from "../lib/api-keys.ts";
 import { generateApiKey, hashApiKey } from "../lib/crypto.ts";
 import { randomUuid } from "../lib/ids.ts";
 import type { SqliteConnection } from "./connection.ts";
@@ -151,7 +151,8 @@ export function sqliteKeyStore({ sqlite, db }: SqliteConnection): KeyStore {
         name: input.name,
         prefix: key.slice(0, keyPrefixLength),
         hash: hashApiKey(key),
-        scopes: input.scopes.join(" "),
+        // The sandbox key is read-only (spec section 5.6), whatever it was asked with.
+        scopes: input.scopes.filter((scope) => kind !== "sandbox" || scope !== writeScope).join(" "),
         kind,
         rateLimitPerMinute,
         createdAt: now,

@@ -13,12 +13,18 @@ export interface OrganizationStore {
   list(): Organization[];
   /** By the handle config and CLI use (`--org`), or null. */
   findByKey(key: string): Organization | null;
+  /** Whether register writes are enabled for the organisation (spec section 5.8). */
+  writesEnabled(orgId: number): boolean;
 }
 
-export function sqliteOrganizationStore({ db }: SqliteConnection): OrganizationStore {
+export function sqliteOrganizationStore({ db, sqlite }: SqliteConnection): OrganizationStore {
+  const writesEnabled = sqlite.prepare<{ enabled: number }, [number]>(
+    "SELECT writes_enabled AS enabled FROM organizations WHERE id = ?1",
+  );
   const columns = { id: organizations.id, key: organizations.key, name: organizations.name };
   return {
     list: () => db.select(columns).from(organizations).all(),
     findByKey: (key) => db.select(columns).from(organizations).where(eq(organizations.key, key)).get() ?? null,
+    writesEnabled: (orgId) => writesEnabled.get(orgId)?.enabled === 1,
   };
 }

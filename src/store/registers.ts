@@ -13,6 +13,9 @@ export type RegisterRow = {
   unit: string | null;
   scaleFactor: number | null;
   isWritable: number;
+  /** A writable register's bounds (engineering units); null otherwise. */
+  writeMin: number | null;
+  writeMax: number | null;
   description: string | null;
   latestRawValue: number | null;
   latestTs: number | null;
@@ -23,7 +26,7 @@ const registerSelect = `
   SELECT r.id AS id, r.uuid AS uuid, d.uuid AS modbusDeviceUuid, d.name AS modbusDeviceName,
          r.name AS name, r.address AS address, r.function_code AS functionCode,
          r.data_type AS dataType, r.unit AS unit, r.scale_factor AS scaleFactor,
-         r.is_writable AS isWritable, r.description AS description,
+         r.is_writable AS isWritable, r.write_min AS writeMin, r.write_max AS writeMax, r.description AS description,
          r.latest_raw_value AS latestRawValue, r.latest_ts AS latestTs, r.latest_text AS latestText
     FROM registers r JOIN modbus_devices d ON d.id = r.modbus_device_id
    WHERE r.gateway_id = ?1 AND r.retired_at IS NULL`;

@@ -5,6 +5,7 @@
  */
 import { modbusProtocols } from "../lib/inventory.ts";
 import { blob, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { registerWriteResults } from "../lib/register-write.ts";
 
 export const organizations = sqliteTable("organizations", {
   id: integer("id").primaryKey(),
@@ -13,6 +14,8 @@ export const organizations = sqliteTable("organizations", {
   key: text("key").notNull().unique(),
   name: text("name").notNull(),
   createdAt: integer("created_at").notNull(),
+  /** Register writes through the API allowed (config `writes_enabled`; spec section 5.8). */
+  writesEnabled: integer("writes_enabled", { mode: "boolean" }).notNull().default(false),
 });
 
 export const customers = sqliteTable(
@@ -111,6 +114,9 @@ export const registers = sqliteTable(
     unit: text("unit"),
     scaleFactor: real("scale_factor"),
     isWritable: integer("is_writable", { mode: "boolean" }).notNull().default(false),
+    /** A writable register's bounds in engineering units (config `min`, `max`). */
+    writeMin: real("write_min"),
+    writeMax: real("write_max"),
     description: text("description"),
     latestRawValue: real("latest_raw_value"),
     latestTs: integer("latest_ts"),
@@ -387,3 +393,33 @@ export const historyState = sqliteTable("history_state", {
   periodSeconds: integer("period_s").notNull(),
   openPeriod: integer("open_period").notNull(),
 });
+
+/**
+ * The audit of register writes (issue 19): every attempt through the API or the admin
+ * page, whatever its result; pruned with the readings' retention. Values are in
+ * engineering units.
+ */
+export const registerWrites = sqliteTable(
+  "register_writes",
+  {
+    id: integer("id").primaryKey(),
+    uuid: text("uuid").notNull().unique(),
+    orgId: integer("org_id")
+      .notNull()
+      .references(() => organizations.id),
+    registerId: integer("register_id")
+      .notNull()
+      .references(() => registers.id),
+    /** Who asked: `key:<prefix>` for an API key, `user:<username>` for the admin page. */
+    actor: text("actor").notNull(),
+    valueBefore: real("value_before"),
+    valueAsked: real("value_asked").notNull(),
+    result: text("result", { enum: registerWriteResults }).notNull(),
+    /** What the device held after the write (or, after a timeout, at the next read). */
+    readBack: real("read_back"),
+    detail: text("detail"),
+    requestedAt: integer("requested_at").notNull(),
+    finishedAt: integer("finished_at").notNull(),
+  },
+  (table) => [index("register_writes_org_requested").on(table.orgId, table.requestedAt)],
+);

@@ -4,6 +4,7 @@
  * register's history for the chart; and each API key's last use.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { stableUuid } from "../../src/lib/ids.ts";
 import { ids, startTestSite, type TestSite } from "../harness/site.ts";
 import { type AdminClient, addAdmin, adminCall, login } from "./helpers.ts";
 
@@ -59,7 +60,10 @@ describe("GET /admin/api/gateways/:id", () => {
     expect(response.headers.get("cache-control")).toBe("no-store");
     expect(response.body.organization).toBe("acme");
     expect(response.body.gateway.serial).toBe("ACME-1");
-    const devices = response.body.modbus_devices as { name: string; registers: { name: string; latest_value: number | null; latest_raw_value: number | null }[] }[];
+    const devices = response.body.modbus_devices as {
+      name: string;
+      registers: { name: string; latest_value: number | null; latest_raw_value: number | null }[];
+    }[];
     expect(devices.map((device) => device.name)).toEqual(["Climate computer", "Energy meter"]);
     const register = devices[0]?.registers.find((candidate) => candidate.name === "air_temperature");
     expect(register).toMatchObject({ latest_value: 21.7, latest_raw_value: 217 });
@@ -86,9 +90,14 @@ describe("GET /admin/api/gateways/:id/history", () => {
       { registerId: humidity, ts: now - 5 * minute, rawValue: 705 },
     ]);
     const registerId = site.registerUuid("ACME-1/Climate computer/humidity");
-    const response = await adminCall(site, "GET", `/gateways/${ids.acmeGateway1}/history?register_id=${registerId}&hours=1`, {
-      client: owner,
-    });
+    const response = await adminCall(
+      site,
+      "GET",
+      `/gateways/${ids.acmeGateway1}/history?register_id=${registerId}&hours=1`,
+      {
+        client: owner,
+      },
+    );
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
       register_id: registerId,
@@ -98,20 +107,29 @@ describe("GET /admin/api/gateways/:id/history", () => {
       t: [(now - 50 * minute) / 1000, (now - 10 * minute) / 1000, (now - 5 * minute) / 1000],
       v: [71.2, null, 70.5],
     });
-    const day = await adminCall(site, "GET", `/gateways/${ids.acmeGateway1}/history?register_id=${registerId}`, { client: owner });
+    const day = await adminCall(site, "GET", `/gateways/${ids.acmeGateway1}/history?register_id=${registerId}`, {
+      client: owner,
+    });
     expect(day.body.hours).toBe(24);
     expect(day.body.t.length).toBe(4);
   });
 
   test("another gateway's register is 404; bad hours are 400", async () => {
     const foreign = site.registerUuid("GLOBEX-1/Meter/voltage");
-    const response = await adminCall(site, "GET", `/gateways/${ids.acmeGateway1}/history?register_id=${foreign}`, { client: owner });
+    const response = await adminCall(site, "GET", `/gateways/${ids.acmeGateway1}/history?register_id=${foreign}`, {
+      client: owner,
+    });
     expect(response.status).toBe(404);
     const registerId = site.registerUuid("ACME-1/Climate computer/humidity");
     for (const hours of ["0", "169", "1.5", "x"]) {
-      const bad = await adminCall(site, "GET", `/gateways/${ids.acmeGateway1}/history?register_id=${registerId}&hours=${hours}`, {
-        client: owner,
-      });
+      const bad = await adminCall(
+        site,
+        "GET",
+        `/gateways/${ids.acmeGateway1}/history?register_id=${registerId}&hours=${hours}`,
+        {
+          client: owner,
+        },
+      );
       expect({ hours, status: bad.status }).toEqual({ hours, status: 400 });
     }
   });
@@ -124,7 +142,8 @@ describe("GET /admin/api/choices", () => {
       { key: "acme", name: "Acme Greenhouses" },
       { key: "globex", name: "Globex Utilities" },
     ]);
-    expect(response.body.scopes).toEqual(["devices:read", "registers:read", "alerts:read"]);
+    expect(response.body.scopes).toEqual(["devices:read", "registers:read", "alerts:read", "registers:write"]);
+    expect(response.body.event_types).toContain("register.written");
     expect(response.body.event_types).toContain("alert.triggered");
   });
 });
@@ -136,9 +155,12 @@ describe("last_used_at of an API key", () => {
       body: { organization: "acme", name: "usage", scopes: ["devices:read"] },
     });
     const listed = async () =>
-      ((await adminCall(site, "GET", "/keys", { client: owner })).body.data as { id: string; last_used_at: string | null }[]).find(
-        (key) => key.id === created.body.id,
-      );
+      (
+        (await adminCall(site, "GET", "/keys", { client: owner })).body.data as {
+          id: string;
+          last_used_at: string | null;
+        }[]
+      ).find((key) => key.id === created.body.id);
     expect((await listed())?.last_used_at).toBeNull();
 
     // A key that is not this one leaves it unused.
@@ -157,5 +179,53 @@ describe("last_used_at of an API key", () => {
     site.clock.advance(60_000);
     await fetch(`${site.baseUrl}/v1/devices`, { headers: { authorization: `Bearer ${created.body.key}` } });
     expect((await listed())?.last_used_at).toBe(new Date(site.clock.now()).toISOString());
+  });
+});
+
+describe("register writes from the admin page (issue 19)", () => {
+  const setpoint = stableUuid("register", "ACME-1", "Climate computer", "setpoint");
+
+  test("the gateway view gives a writable register's bounds and the organisation's writes_enabled", async () => {
+    const response = await adminCall(site, "GET", `/gateways/${ids.acmeGateway1}`, { client: owner });
+    expect(response.body.writes_enabled).toBe(true);
+    const registers = response.body.modbus_devices.flatMap((device: { registers: unknown[] }) => device.registers);
+    expect(registers.find((register: { id: string }) => register.id === setpoint)).toMatchObject({
+      is_writable: true,
+      write_min: 5,
+      write_max: 30,
+    });
+  });
+
+  test("a viewer may not set a register: 403 forbidden, nothing in the audit", async () => {
+    await addAdmin(site, "looker", "looker password", "viewer");
+    const viewer = await login(site, "looker", "looker password");
+    const response = await adminCall(site, "PUT", `/gateways/${ids.acmeGateway1}/registers/${setpoint}`, {
+      client: viewer,
+      body: { value: 20 },
+    });
+    expect(response.status).toBe(403);
+    expect(response.body.code).toBe("forbidden");
+    const audit = await adminCall(site, "GET", "/writes", { client: owner });
+    expect(audit.body.data).toEqual([]);
+  });
+
+  test("an owner's write on a server that polls no equipment is 409 conflict, nothing written", async () => {
+    const response = await adminCall(site, "PUT", `/gateways/${ids.acmeGateway1}/registers/${setpoint}`, {
+      client: owner,
+      body: { value: 20 },
+    });
+    expect(response.status).toBe(409);
+    expect(response.body.code).toBe("conflict");
+    const notWritable = await adminCall(
+      site,
+      "PUT",
+      `/gateways/${ids.acmeGateway1}/registers/${stableUuid("register", "ACME-1", "Climate computer", "humidity")}`,
+      {
+        client: owner,
+        body: { value: 20 },
+      },
+    );
+    expect(notWritable.status).toBe(400);
+    expect(notWritable.body.detail).toContain("not writable");
   });
 });

@@ -185,6 +185,15 @@ describe("keys create while serve runs", () => {
   });
 });
 
+describe("keys create --scopes registers:write (issue 19)", () => {
+  test("is accepted and listed with the key", async () => {
+    const created = await createKey("writer", [], "registers:read,registers:write");
+    const listed = (await listKeys()).find((key) => key.name === "writer");
+    expect(listed?.scopes).toEqual(["registers:read", "registers:write"]);
+    expect(created.key).toStartWith("fh_");
+  });
+});
+
 describe("keys list", () => {
   test("shows each key by prefix, never the key itself or its hash", async () => {
     const created = await createKey("listed-key");

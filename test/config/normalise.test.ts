@@ -47,11 +47,13 @@ gateways:
           - name: temperature
             id: ${explicitRegisterId.toUpperCase()}
             address: 0
-            function_code: 4
+            function_code: 3
             data_type: int16
             unit: "°C"
             scale_factor: 0.1
             writable: true
+            min: -20
+            max: 50
             description: Air temperature
       - host: 10.0.0.6
         port: 5020
@@ -92,6 +94,7 @@ describe("a full valid file", () => {
           id: stableUuid("organization", "acme"),
           key: "acme",
           name: "Acme Greenhouses",
+          writesEnabled: false,
           customers: [
             {
               id: stableUuid("customer", "acme", "north"),
@@ -133,11 +136,13 @@ describe("a full valid file", () => {
                       id: explicitRegisterId,
                       name: "temperature",
                       address: 0,
-                      functionCode: 4,
+                      functionCode: 3,
                       dataType: "int16",
                       unit: "°C",
                       scaleFactor: 0.1,
                       isWritable: true,
+                      writeMin: -20,
+                      writeMax: 50,
                       description: "Air temperature",
                     },
                   ],
@@ -174,6 +179,7 @@ describe("a full valid file", () => {
           id: stableUuid("organization", "beta"),
           key: "beta",
           name: "Beta Farms",
+          writesEnabled: false,
           customers: [],
           gateways: [
             {
@@ -297,6 +303,7 @@ describe("defaults", () => {
         id: stableUuid("organization", "acme"),
         key: "acme",
         name: "Acme",
+        writesEnabled: false,
         customers: [],
         gateways: [],
       },
@@ -322,6 +329,8 @@ describe("defaults", () => {
       unit: null,
       scaleFactor: null,
       isWritable: false,
+      writeMin: null,
+      writeMax: null,
       description: null,
     });
   });

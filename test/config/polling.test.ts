@@ -221,6 +221,8 @@ describe("polling", () => {
                 byteOrder: "ABCD",
                 bit: null,
                 length: null,
+                // The template documents it writable, 5..40 °C; default write function 6.
+                write: { functionCode: 6, min: 5, max: 40, scaleFactor: 0.02 },
               },
             ],
           },

@@ -188,3 +188,106 @@ test("several broken registers are all reported", () => {
     "gateways[0].devices[0].registers[2].bit",
   ]);
 });
+
+describe("writable registers (issue 19)", () => {
+  test("a writable register gives min and max, and gets the write function that fits its data type", () => {
+    expect(
+      decodingOf({ address: 0, data_type: "int16", scale_factor: 0.1, writable: true, min: 5, max: 30 })?.write,
+    ).toEqual({
+      functionCode: 6,
+      min: 5,
+      max: 30,
+      scaleFactor: 0.1,
+    });
+    expect(decodingOf({ address: 0, data_type: "float32", writable: true, min: 0, max: 1 })?.write?.functionCode).toBe(
+      16,
+    );
+    expect(
+      decodingOf({ address: 0, function_code: 1, data_type: "bool", writable: true, min: 0, max: 1 })?.write
+        ?.functionCode,
+    ).toBe(5);
+    expect(
+      decodingOf({ address: 0, data_type: "bool", bit: 3, writable: true, min: 0, max: 1 })?.write?.functionCode,
+    ).toBe(6);
+    expect(
+      decodingOf({ address: 0, data_type: "uint16", writable: true, min: 0, max: 9, write_function: 16 })?.write
+        ?.functionCode,
+    ).toBe(16);
+    expect(decodingOf({ address: 0, data_type: "int16" })?.write).toBeUndefined();
+  });
+
+  test("min and max are required when writable", () => {
+    const problems = problemsOf(withRegister({ address: 0, data_type: "int16", writable: true }));
+    expect(problems).toEqual([
+      {
+        path: `${path}.max`,
+        message: "is required when writable is true: the highest value a write may set, in engineering units",
+      },
+      {
+        path: `${path}.min`,
+        message: "is required when writable is true: the lowest value a write may set, in engineering units",
+      },
+    ]);
+    expectOnlyProblem(
+      withRegister({ address: 0, data_type: "int16", writable: true, min: 10, max: 5 }),
+      `${path}.max`,
+      "must be at least min (10); got 5",
+    );
+  });
+
+  test("only coils and holding registers are writable, and not strings", () => {
+    expectOnlyProblem(
+      withRegister({ address: 0, function_code: 4, data_type: "int16", writable: true, min: 0, max: 1 }),
+      `${path}.writable`,
+      "cannot be true: function_code 4 reads input registers, which are read-only (only coils, function_code 1, and holding registers, function_code 3, are writable)",
+    );
+    expectOnlyProblem(
+      withRegister({ address: 0, function_code: 2, data_type: "bool", writable: true, min: 0, max: 1 }),
+      `${path}.writable`,
+      "cannot be true: function_code 2 reads discrete inputs, which are read-only (only coils, function_code 1, and holding registers, function_code 3, are writable)",
+    );
+    expectOnlyProblem(
+      withRegister({ address: 0, data_type: "string", length: 2, writable: true, min: 0, max: 1 }),
+      `${path}.writable`,
+      "cannot be true: a string cannot be written through the API",
+    );
+  });
+
+  test("write_function must fit the data type, and needs writable", () => {
+    expectOnlyProblem(
+      withRegister({ address: 0, data_type: "int32", writable: true, min: 0, max: 1, write_function: 6 }),
+      `${path}.write_function`,
+      "must be 16 for a int32 read with function_code 3; got 6",
+    );
+    expectOnlyProblem(
+      withRegister({
+        address: 0,
+        function_code: 1,
+        data_type: "bool",
+        writable: true,
+        min: 0,
+        max: 1,
+        write_function: 16,
+      }),
+      `${path}.write_function`,
+      "must be 5 or 15 for a bool read with function_code 1; got 16",
+    );
+    expectOnlyProblem(
+      withRegister({ address: 0, data_type: "int16", write_function: 6 }),
+      `${path}.write_function`,
+      "is only allowed when writable is true",
+    );
+    expectOnlyProblem(
+      withRegister({ address: 0, data_type: "int16", writable: true, min: 0, max: 1, write_function: 3 }),
+      `${path}.write_function`,
+      "must be one of 5, 6, 15, 16; got 3",
+    );
+  });
+
+  test("organizations[].writes_enabled defaults to false", () => {
+    const file = minimalFile();
+    expect(configOf(file).inventory.organizations[0]?.writesEnabled).toBe(false);
+    Object.assign(at(file, "organizations", 0), { writes_enabled: true });
+    expect(configOf(file).inventory.organizations[0]?.writesEnabled).toBe(true);
+  });
+});

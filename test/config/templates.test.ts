@@ -120,6 +120,8 @@ describe("a device with a template", () => {
       unit: "V",
       scaleFactor: null,
       isWritable: false,
+      writeMin: null,
+      writeMax: null,
       description: "Phase 1 line to neutral voltage",
     });
     expect(polling.registers[0]).toEqual({
@@ -157,6 +159,8 @@ describe("a device with a template", () => {
       unit: "kW",
       scaleFactor: 0.001,
       isWritable: false,
+      writeMin: null,
+      writeMax: null,
       description: "Total system active power",
     });
     expect(polling.registers[index]).toMatchObject({ id, address: 0x34, byteOrder: "ABCD" });

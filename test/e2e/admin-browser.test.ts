@@ -29,6 +29,9 @@ let page: Page;
 /** Every URL the page asked for, and every script error it raised. */
 const requested: string[] = [];
 const pageErrors: string[] = [];
+/** What a prompt() of the page is answered with; the messages of every dialog seen. */
+let promptAnswer = "";
+const dialogs: string[] = [];
 
 interface Delivery {
   headers: Record<string, string>;
@@ -74,7 +77,9 @@ async function message(): Promise<string> {
 
 beforeAll(async () => {
   if (!existsSync(chromiumPath)) {
-    throw new Error(`no browser at ${chromiumPath}: install Debian's chromium (npm test does as root) or set FIELDHUB_CHROMIUM`);
+    throw new Error(
+      `no browser at ${chromiumPath}: install Debian's chromium (npm test does as root) or set FIELDHUB_CHROMIUM`,
+    );
   }
   mkdirSync(screenshots, { recursive: true });
   dataDir = mkdtempSync(join(tmpdir(), "fieldhub-admin-browser-"));
@@ -94,14 +99,23 @@ beforeAll(async () => {
 
   browser = await chromium.launch({
     executablePath: chromiumPath,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run", "--disable-background-networking"],
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-dev-shm-usage",
+      "--no-first-run",
+      "--disable-background-networking",
+    ],
   });
   context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   page = await context.newPage();
   page.on("request", (request) => requested.push(request.url()));
   page.on("pageerror", (error) => pageErrors.push(error.message));
   // Confirmations (revoke, rotate) are accepted, as a user who means it would.
-  page.on("dialog", (dialog) => void dialog.accept());
+  page.on("dialog", (dialog) => {
+    dialogs.push(dialog.message());
+    void (dialog.type() === "prompt" ? dialog.accept(promptAnswer) : dialog.accept());
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -148,7 +162,10 @@ describe("the admin page in chromium", () => {
     const rows = page.locator("#gateway-rows tr");
     await rows.filter({ hasText: "Greenhouse north" }).waitFor();
     // The heat pump's serial port is not there: its gateway reads offline, the rest online.
-    await rows.filter({ hasText: "Greenhouse north" }).locator(".badge", { hasText: /^online$/ }).waitFor();
+    await rows
+      .filter({ hasText: "Greenhouse north" })
+      .locator(".badge", { hasText: /^online$/ })
+      .waitFor();
     const statuses = await page.locator("#gateway-rows .badge").allTextContents();
     expect(statuses).toContain("offline");
     await screenshot("03-gateways");
@@ -187,6 +204,44 @@ describe("the admin page in chromium", () => {
     await screenshot("04-gateway-live-values-and-chart");
   });
 
+  test("a writable register: the owner sets it from the gateway view, bounds shown and confirmed; /v1 reads it back; the Writes tab lists it", async () => {
+    const registerRows = page.locator("#gateway-devices tr[data-register-id]");
+    const setpointRow = registerRows.filter({ hasText: "heating_setpoint" });
+    // Only writable registers offer it.
+    expect(
+      await registerRows.filter({ hasText: "air_temperature" }).getByRole("button", { name: "Set…" }).count(),
+    ).toBe(0);
+    promptAnswer = "22.5";
+    dialogs.length = 0;
+    await setpointRow.getByRole("button", { name: "Set…" }).click();
+    expect(await message()).toContain("heating_setpoint is now 22.5 °C");
+    expect(dialogs[0]).toContain("10 to 30 °C");
+    expect(dialogs[1]).toContain("Write 22.5 °C to heating_setpoint?");
+    const gateways = await v1("/devices");
+    const greenhouse = gateways.body.data.find((gateway: { name: string }) => gateway.name === "Greenhouse north");
+    const setpoint = async () =>
+      (await v1(`/devices/${greenhouse.id}/registers`)).body.data.find(
+        (register: { name: string }) => register.name === "heating_setpoint",
+      );
+    // Ingest stores the read-back with its next batch.
+    await waitUntil(async () => (await setpoint()).latest_value === 22.5, "/v1 shows the setpoint written");
+    expect(await setpoint()).toMatchObject({ is_writable: true, latest_value: 22.5, latest_raw_value: 225 });
+    await screenshot("04b-register-written");
+
+    // Outside the bounds: refused in the page before anything is sent.
+    promptAnswer = "45";
+    await setpointRow.getByRole("button", { name: "Set…" }).click();
+    expect(await message()).toContain("45 is outside 10 to 30 °C");
+
+    await openTab("Register writes");
+    const writeRow = page.locator("#write-rows tr").filter({ hasText: "heating_setpoint" }).first();
+    await writeRow.waitFor();
+    expect(await writeRow.textContent()).toContain(`user:${owner.username}`);
+    expect(await writeRow.textContent()).toContain("written");
+    await screenshot("04c-register-writes");
+    await openTab("Gateways");
+  });
+
   test("alerts: filter, acknowledge and resolve with a note; /v1/alerts shows it", async () => {
     await openTab("Alerts");
     await page.locator("#alert-status").selectOption("active");
@@ -206,7 +261,9 @@ describe("the admin page in chromium", () => {
     await dialog.getByLabel("Note (optional)").fill("crew on site");
     await dialog.getByRole("button", { name: "Confirm" }).click();
     expect(await message()).toBe("Alert acknowledged.");
-    const acknowledged = (await v1(`/alerts?status=acknowledged&limit=100`)).body.data.find((alert: any) => alert.id === alertId);
+    const acknowledged = (await v1(`/alerts?status=acknowledged&limit=100`)).body.data.find(
+      (alert: any) => alert.id === alertId,
+    );
     expect(acknowledged).toMatchObject({ status: "acknowledged", ack_note: "crew on site" });
 
     await page.locator("#alert-status").selectOption("acknowledged");
@@ -216,7 +273,9 @@ describe("the admin page in chromium", () => {
     await dialog.getByLabel("Note (optional)").fill("sensor replaced");
     await dialog.getByRole("button", { name: "Confirm" }).click();
     expect(await message()).toBe("Alert resolved.");
-    const resolved = (await v1(`/alerts?status=resolved&limit=100`)).body.data.find((alert: any) => alert.id === alertId);
+    const resolved = (await v1(`/alerts?status=resolved&limit=100`)).body.data.find(
+      (alert: any) => alert.id === alertId,
+    );
     expect(resolved).toMatchObject({ status: "resolved", ack_note: "crew on site", resolve_note: "sensor replaced" });
     expect(resolved.resolved_at).not.toBeNull();
   });
@@ -240,7 +299,10 @@ describe("the admin page in chromium", () => {
     await openTab("API keys");
     const row = page.locator("#key-rows tr").filter({ hasText: "BMS reader" });
     // The list reloads on opening the tab; the reloaded one shows the key's use.
-    await waitUntil(async () => (await row.locator('td[data-label="Last used"]').textContent()) !== "never", "last used shown");
+    await waitUntil(
+      async () => (await row.locator('td[data-label="Last used"]').textContent()) !== "never",
+      "last used shown",
+    );
     await expect(row.locator(".badge").textContent()).resolves.toBe("active");
     await expect(row.locator('td[data-label="Scopes"]').textContent()).resolves.toBe("devices:read, registers:read");
 
@@ -280,7 +342,10 @@ describe("the admin page in chromium", () => {
 
     // Resend: the same message again, with the same webhook-id.
     await log.getByRole("button", { name: "Resend" }).click();
-    await waitUntil(async () => deliveries.filter((d) => JSON.parse(d.body).type === "webhook.test").length >= 2, "the resent message");
+    await waitUntil(
+      async () => deliveries.filter((d) => JSON.parse(d.body).type === "webhook.test").length >= 2,
+      "the resent message",
+    );
     const again = deliveries.filter((d) => JSON.parse(d.body).type === "webhook.test");
     expect(again.length).toBe(2);
     expect(again[1]?.headers["webhook-id"]).toBe(delivery.headers["webhook-id"]);
@@ -306,13 +371,27 @@ describe("the admin page in chromium", () => {
   });
 
   test("a viewer sees gateways, alerts, keys and endpoints, and is offered no change and no secret", async () => {
-    const created = Bun.spawn([process.execPath, "src/main.ts", "admin", "set-password", "--data", dataDir, "--user", "watcher", "--role", "viewer"], {
-      cwd: repoRoot,
-      env: { ...process.env, CI: "true" },
-      stdin: new Blob(["viewer password\n"]),
-      stdout: "pipe",
-      stderr: "pipe",
-    });
+    const created = Bun.spawn(
+      [
+        process.execPath,
+        "src/main.ts",
+        "admin",
+        "set-password",
+        "--data",
+        dataDir,
+        "--user",
+        "watcher",
+        "--role",
+        "viewer",
+      ],
+      {
+        cwd: repoRoot,
+        env: { ...process.env, CI: "true" },
+        stdin: new Blob(["viewer password\n"]),
+        stdout: "pipe",
+        stderr: "pipe",
+      },
+    );
     expect(await created.exited).toBe(0);
     const viewerContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const viewerPage = await viewerContext.newPage();
@@ -336,12 +415,40 @@ describe("the admin page in chromium", () => {
       await endpointRow.getByRole("button", { name: "Deliveries" }).waitFor();
       expect(await viewerPage.locator("#new-endpoint").isVisible()).toBe(false);
       for (const name of ["Secret", "Rotate secret", "Send test"]) {
-        expect({ name, visible: await endpointRow.getByRole("button", { name }).isVisible() }).toEqual({ name, visible: false });
+        expect({ name, visible: await endpointRow.getByRole("button", { name }).isVisible() }).toEqual({
+          name,
+          visible: false,
+        });
       }
+
+      // The gateway view offers a viewer no way to set a register.
+      await nav.getByRole("button", { name: "Gateways" }).click();
+      await viewerPage
+        .locator("#gateway-rows tr")
+        .filter({ hasText: "Greenhouse north" })
+        .getByRole("button", { name: "Open" })
+        .click();
+      await viewerPage
+        .locator("#gateway-devices tr[data-register-id]")
+        .filter({ hasText: "heating_setpoint" })
+        .waitFor();
+      expect(
+        await viewerPage
+          .locator("#gateway-devices")
+          .getByRole("button", { name: "Set…" })
+          .filter({ visible: true })
+          .count(),
+      ).toBe(0);
 
       await nav.getByRole("button", { name: "Alerts" }).click();
       await viewerPage.locator("#alert-rows tr[data-alert-id]").first().waitFor();
-      expect(await viewerPage.locator("#alert-rows").getByRole("button", { name: "Acknowledge" }).filter({ visible: true }).count()).toBe(0);
+      expect(
+        await viewerPage
+          .locator("#alert-rows")
+          .getByRole("button", { name: "Acknowledge" })
+          .filter({ visible: true })
+          .count(),
+      ).toBe(0);
       await viewerPage.screenshot({ path: join(screenshots, "14-viewer-alerts.png"), fullPage: true });
     } finally {
       await viewerContext.close();
@@ -366,7 +473,9 @@ describe("the admin page in chromium", () => {
 
   test("nothing was loaded from outside and no script failed", () => {
     expect(requested.length).toBeGreaterThan(5);
-    expect(requested.filter((url) => !url.startsWith(`${base}/`) && !url.startsWith("data:") && !url.startsWith("blob:"))).toEqual([]);
+    expect(
+      requested.filter((url) => !url.startsWith(`${base}/`) && !url.startsWith("data:") && !url.startsWith("blob:")),
+    ).toEqual([]);
     expect(pageErrors).toEqual([]);
   });
 });

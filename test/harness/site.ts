@@ -21,6 +21,7 @@ export const testSiteYaml = `
 organizations:
   - key: acme
     name: Acme Greenhouses
+    writes_enabled: true
     customers:
       - { key: north, name: North site, city: Venlo }
       - { key: south, name: South site }
@@ -46,7 +47,7 @@ gateways:
         registers:
           - { name: air_temperature, address: 0, function_code: 4, data_type: int16, unit: "°C", scale_factor: 0.1, description: Air temperature }
           - { name: humidity, address: 1, function_code: 4, data_type: uint16, unit: "%RH", scale_factor: 0.1 }
-          - { name: setpoint, address: 100, function_code: 3, data_type: int16, unit: "°C", scale_factor: 0.1, writable: true }
+          - { name: setpoint, address: 100, function_code: 3, data_type: int16, unit: "°C", scale_factor: 0.1, writable: true, min: 5, max: 30 }
       - name: Energy meter
         slave_id: 2
         host: 10.0.0.6

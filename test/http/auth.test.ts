@@ -160,6 +160,25 @@ describe("read-only API", () => {
     }
   });
 
+  test("a register write for an organisation without writes_enabled is 403 write_not_enabled, with every scope", async () => {
+    const key = site.createKey("globex", [...apiScopes]);
+    const path = `/v1/devices/${ids.globexGateway}/registers/${ids.globexGateway}`;
+    const response = await call(site.baseUrl, path, { key, method: "PUT" });
+    expectProblem(response, 403, "write_not_enabled");
+    expectApiHeaders(response);
+  });
+
+  test("a sandbox key never holds registers:write, even when created with it", async () => {
+    const key = site.createKey("acme", [...apiScopes], { sandbox: true });
+    const introspection = await call(site.baseUrl, "/v1/introspect", { key });
+    expect((introspection.body as { data: { key: { scopes: string[] } } }).data.key.scopes).not.toContain(
+      "registers:write",
+    );
+    const path = `/v1/devices/${ids.acmeGateway1}/registers/${ids.acmeGateway1}`;
+    const response = await call(site.baseUrl, path, { key, method: "PUT" });
+    expectProblem(response, 403, "insufficient_scope");
+  });
+
   test("a write without a key is still 401 first", async () => {
     expectProblem(await call(site.baseUrl, "/v1/devices", { method: "POST" }), 401, "missing_api_key");
   });

@@ -35,6 +35,7 @@ const expectedOperations: Record<string, string> = {
   listRegisters: "get /v1/devices/{id}/registers",
   listReadings: "get /v1/devices/{id}/readings",
   listAlerts: "get /v1/alerts",
+  writeRegister: "put /v1/devices/{id}/registers/{register_id}",
 };
 
 /** Error statuses each operation can answer, so must document. */
@@ -46,6 +47,8 @@ const expectedErrors: Record<string, number[]> = {
   listRegisters: [400, 401, 403, 404, 429],
   listReadings: [400, 401, 403, 404, 429],
   listAlerts: [400, 401, 403, 429],
+  // Issue 19: the device refused (409) or did not answer in time (504).
+  writeRegister: [400, 401, 403, 404, 409, 429, 504],
 };
 
 const httpMethods = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
@@ -96,7 +99,7 @@ describe("GET /docs/json", () => {
     expect(validator.version).toStartWith("3.1");
   });
 
-  test("documents the six operations with their ids, methods and /v1 paths", () => {
+  test("documents the seven operations with their ids, methods and /v1 paths", () => {
     const found = Object.fromEntries(
       operations()
         .filter(({ operation }) => operation.operationId in expectedOperations)

@@ -59,7 +59,7 @@ test("withHostFacts fills only what the config left open", () => {
     modbusDevices: [],
   };
   const filled = withHostFacts(
-    { organizations: [{ id: "o", key: "o", name: "o", customers: [], gateways: [gateway] }] },
+    { organizations: [{ id: "o", key: "o", name: "o", writesEnabled: false, customers: [], gateways: [gateway] }] },
     { ipEth: "192.168.1.20", ipWifi: "10.0.0.7", ip4g: null },
     "1.2.3",
   );

@@ -43,7 +43,9 @@ const renamedAway = new Set(
   ),
 );
 const migrationTables = Object.values(migrationSql)
-  .flatMap((text) => [...text.matchAll(/CREATE TABLE\s+(?:IF NOT EXISTS\s+)?[`"]?(\w+)[`"]?/gi)].map((match) => match[1] ?? ""))
+  .flatMap((text) =>
+    [...text.matchAll(/CREATE TABLE\s+(?:IF NOT EXISTS\s+)?[`"]?(\w+)[`"]?/gi)].map((match) => match[1] ?? ""),
+  )
   .filter((table) => !renamedAway.has(table));
 
 describe("the embedded migrations", () => {
@@ -216,6 +218,11 @@ describe("upgrading readings to seconds (migration 0006)", () => {
     // ...and undo what the migrations after it created.
     sqliteOf(before).exec("DROP TABLE history_blocks; DROP TABLE history_tail; DROP TABLE history_state;");
     sqliteOf(before).exec("ALTER TABLE registers DROP COLUMN latest_text");
+    sqliteOf(before).exec(`
+      DROP TABLE register_writes;
+      ALTER TABLE organizations DROP COLUMN writes_enabled;
+      ALTER TABLE registers DROP COLUMN write_min;
+      ALTER TABLE registers DROP COLUMN write_max;`);
     before.close();
 
     const after = openStore(dataDir);
@@ -247,7 +254,9 @@ describe("upgrading readings to seconds (migration 0006)", () => {
         Date.UTC(2026, 2, 10, 12, 1, 0),
         Date.UTC(2026, 2, 10, 12, 2, 0),
       ]);
-      expect(sqliteOf(after).query<{ integrity_check: string }, []>("PRAGMA integrity_check").get()?.integrity_check).toBe("ok");
+      expect(
+        sqliteOf(after).query<{ integrity_check: string }, []>("PRAGMA integrity_check").get()?.integrity_check,
+      ).toBe("ok");
     } finally {
       after.close();
     }

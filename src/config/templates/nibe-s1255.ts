@@ -34,9 +34,10 @@ function holding(
   unit: string | null,
   scaleFactor: number | null,
   description: string,
-  writable = false,
+  writeRange?: [min: number, max: number],
 ): TemplateRegister {
-  return { name, address: number - 1, functionCode: 3, dataType, unit, scaleFactor, description, writable };
+  const register: TemplateRegister = { name, address: number - 1, functionCode: 3, dataType, unit, scaleFactor, description };
+  return writeRange === undefined ? register : { ...register, writable: true, min: writeRange[0], max: writeRange[1] };
 }
 
 export const nibeS1255: DeviceTemplate = {
@@ -86,6 +87,6 @@ export const nibeS1255: DeviceTemplate = {
     input("energy_heating_compressor", 1585, "uint32", "kWh", 0.1, "Energy for heating, compressor only"),
     input("alarm_number", 1975, "int16", null, null, "Active alarm number (0: none)"),
     holding("degree_minutes", 11, "int32", "DM", 0.1, "Degree minutes"),
-    holding("heating_offset", 30, "int16", null, null, "Heating offset, climate system 1 (-10..10)", true),
+    holding("heating_offset", 30, "int16", null, null, "Heating offset, climate system 1 (-10..10)", [-10, 10]),
   ],
 };

@@ -20,9 +20,10 @@ function object(
   unit: string | null,
   scaleFactor: number | null,
   description: string,
-  writable = false,
+  writeRange?: [min: number, max: number],
 ): TemplateRegister {
-  return { name, address: documented - 1, functionCode, dataType: "int16", unit, scaleFactor, description, writable };
+  const register: TemplateRegister = { name, address: documented - 1, functionCode, dataType: "int16", unit, scaleFactor, description };
+  return writeRange === undefined ? register : { ...register, writable: true, min: writeRange[0], max: writeRange[1] };
 }
 
 export const siemensRdf302: DeviceTemplate = {
@@ -46,9 +47,9 @@ export const siemensRdf302: DeviceTemplate = {
     object("x1_temperature", 1008, 4, "°C", 0.02, "X1 input temperature (when X1 is a temperature input)"),
     object("x2_temperature", 1009, 4, "°C", 0.02, "X2 input temperature (when X2 is a temperature input)"),
     object("fan_operation", 1010, 4, null, null, "Fan operation: 0 automatic, 1 manual"),
-    object("comfort_setpoint", 103, 3, "°C", 0.02, "Room temperature: comfort setpoint (5..40 °C)", true),
-    object("outside_temperature", 104, 3, "°C", 0.02, "Outside temperature (written via the bus)", true),
-    object("window_state", 105, 3, null, null, "Window state: 0 closed, 1 open", true),
-    object("heating_cooling", 107, 3, null, null, "Heating/cooling changeover: 0 cooling, 1 heating", true),
+    object("comfort_setpoint", 103, 3, "°C", 0.02, "Room temperature: comfort setpoint (5..40 °C)", [5, 40]),
+    object("outside_temperature", 104, 3, "°C", 0.02, "Outside temperature (written via the bus)", [-50, 50]),
+    object("window_state", 105, 3, null, null, "Window state: 0 closed, 1 open", [0, 1]),
+    object("heating_cooling", 107, 3, null, null, "Heating/cooling changeover: 0 cooling, 1 heating", [0, 1]),
   ],
 };

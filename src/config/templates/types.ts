@@ -24,6 +24,9 @@ export interface TemplateRegister {
   description: string;
   /** A setpoint the vendor documents as writable. Default false. */
   writable?: boolean;
+  /** For a writable register: the range the vendor documents, in engineering units. */
+  min?: number;
+  max?: number;
 }
 
 export type TemplateKind = "energy meter" | "heat pump" | "climate controller" | "PV inverter";

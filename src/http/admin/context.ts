@@ -2,6 +2,7 @@
 import type { Clock } from "../../lib/clock.ts";
 import type { DeviceHealthReader } from "../../lib/device-health.ts";
 import type { ErrorCode } from "../../lib/errors.ts";
+import type { RegisterWriter } from "../../lib/register-write.ts";
 import type { AdminSession } from "../../store/admin.ts";
 import type { Store } from "../../store/index.ts";
 
@@ -16,6 +17,8 @@ export interface AdminDeps {
   problem(request: Request, code: ErrorCode, detail?: string, headers?: Record<string, string>): Response;
   /** Called after a change that recorded an event (wakes webhook delivery). */
   onEvent?: () => void;
+  /** Register writes through the pollers (issue 19); absent: nothing can be written. */
+  writeRegister?: RegisterWriter;
   /** Login attempts per client address per minute (default 10). */
   loginLimitPerMinute?: number;
 }

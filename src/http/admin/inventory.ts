@@ -50,7 +50,11 @@ export function adminInventoryRoutes(store: Store, clock: Clock, deviceHealth: D
             if (query.organization !== undefined && org.key !== query.organization) continue;
             const page = gateways.list(org.id, { status: query.status, limit: gatewaysPerOrganization, offset: 0 });
             for (const row of page.rows) {
-              rows.push({ organization: org.key, ...presentGateway(row), modbus_devices: gateways.modbusDevices(row.id).length });
+              rows.push({
+                organization: org.key,
+                ...presentGateway(row),
+                modbus_devices: gateways.modbusDevices(row.id).length,
+              });
             }
           }
           // As GET /v1/devices: most recently seen first, never seen last, then by name.
@@ -76,7 +80,12 @@ export function adminInventoryRoutes(store: Store, clock: Clock, deviceHealth: D
           const { org, row } = findGateway(params.id);
           const byDevice = new Map<string, ReturnType<typeof presentRegister>[]>();
           for (const register of registers.list(row.id)) {
-            const presented = presentRegister(register, deviceHealth);
+            // The bounds a write may set, for the page's set-value form.
+            const presented = {
+              ...presentRegister(register, deviceHealth),
+              write_min: register.writeMin,
+              write_max: register.writeMax,
+            };
             const list = byDevice.get(presented.modbus_device_id);
             if (list === undefined) byDevice.set(presented.modbus_device_id, [presented]);
             else list.push(presented);
@@ -84,6 +93,7 @@ export function adminInventoryRoutes(store: Store, clock: Clock, deviceHealth: D
           set.headers["cache-control"] = "no-store";
           return {
             organization: org.key,
+            writes_enabled: store.organizations.writesEnabled(org.id),
             gateway: presentGateway(row),
             modbus_devices: gateways.modbusDevices(row.id).map((device) => ({
               ...presentModbusDevice(device, deviceHealth),
@@ -100,8 +110,11 @@ export function adminInventoryRoutes(store: Store, clock: Clock, deviceHealth: D
         `${prefix}/gateways/:id/history`,
         ({ params, query, set }) => {
           const { row } = findGateway(params.id);
-          const register = registers.list(row.id).find((candidate) => candidate.uuid === query.register_id.toLowerCase());
-          if (register === undefined) throw new CodedError("not_found", `Gateway ${params.id} has no register ${query.register_id}.`);
+          const register = registers
+            .list(row.id)
+            .find((candidate) => candidate.uuid === query.register_id.toLowerCase());
+          if (register === undefined)
+            throw new CodedError("not_found", `Gateway ${params.id} has no register ${query.register_id}.`);
           const until = clock.now() + 1;
           const hours = query.hours ?? 24;
           const page = readings.page({

@@ -13,6 +13,7 @@ import { type AdminContext, type AdminDeps, adminPrefix } from "./context.ts";
 import { adminEndpointRoutes } from "./endpoints.ts";
 import { adminInventoryRoutes } from "./inventory.ts";
 import { adminKeyRoutes } from "./keys.ts";
+import { adminWriteRoutes } from "./writes.ts";
 import { checkChange, isChange, requireSession, sessionCookie } from "./session.ts";
 
 export type { AdminDeps } from "./context.ts";
@@ -54,5 +55,6 @@ export function adminRoutes(deps: AdminDeps) {
       .use(adminKeyRoutes(context))
       .use(adminAlertRoutes(context))
       .use(adminEndpointRoutes(context))
+      .use(adminWriteRoutes(context))
   );
 }

@@ -63,7 +63,7 @@ export function buildOpenApiDocument(v1: AnyElysia, serverUrl: string): JsonObje
       title: "fieldhub Gateway Data API",
       version,
       description:
-        "Read-only access to the gateways, Modbus devices, registers, reading history and alerts of one organisation. Every request sends `Authorization: Bearer <API_KEY>`. Errors are RFC 9457 problem details; clients branch on `code`.",
+        "Access to the gateways, Modbus devices, registers, reading history and alerts of one organisation, and register writes where the organisation has them enabled. Every request sends `Authorization: Bearer <API_KEY>`. Errors are RFC 9457 problem details; clients branch on `code`.",
     },
     servers: [{ url: serverUrl }],
     security: [{ bearerAuth: [] }],
@@ -87,7 +87,11 @@ const errorDescriptions: Record<string, string> = {
   "401": "missing_api_key, invalid_api_key, api_key_revoked or api_key_expired",
   "403": "insufficient_scope or write_not_enabled",
   "404": "not_found",
+  "409":
+    "conflict: the device refused the write (its Modbus exception in detail), read back another value, or nothing was sent",
   "429": "rate_limited",
+  "504":
+    "internal_error: the device did not answer the write in time; the outcome is unknown and the write was not retried",
   "500": "internal_error",
 };
 

@@ -1,6 +1,7 @@
 import type { TObject } from "@sinclair/typebox";
 import type { Clock } from "../../lib/clock.ts";
 import type { DeviceHealthReader } from "../../lib/device-health.ts";
+import type { RegisterWriter } from "../../lib/register-write.ts";
 import { CodedError } from "../../lib/errors.ts";
 import type { AlertStore } from "../../store/alerts.ts";
 import type { GatewayStore } from "../../store/gateways.ts";
@@ -26,6 +27,8 @@ export interface V1Deps {
   deviceHealth: DeviceHealthReader;
   cursorSecret: Buffer;
   stateOf(request: Request): RequestState;
+  /** Register writes (issue 19); absent in an app without pollers. */
+  writeRegister?: RegisterWriter;
   /** A JSON success response with the request's headers (request id, rate limit). */
   json(request: Request, body: unknown): Response;
   /** The same for a body already encoded as JSON text. */

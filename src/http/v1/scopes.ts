@@ -12,6 +12,7 @@ export const operationScopes = {
   listRegisters: "registers:read",
   listReadings: "registers:read",
   listAlerts: "alerts:read",
+  writeRegister: "registers:write",
 } as const satisfies Record<string, ApiScope | null>;
 
 export type OperationId = keyof typeof operationScopes;

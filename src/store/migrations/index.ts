@@ -14,6 +14,7 @@ import apiKeyLastUsed from "./0005_api_key_last_used.sql" with { type: "text" };
 import readingsSeconds from "./0006_readings_seconds.sql" with { type: "text" };
 import historyBlocks from "./0007_history_blocks.sql" with { type: "text" };
 import registerLatestText from "./0008_register_latest_text.sql" with { type: "text" };
+import registerWrites from "./0009_register_writes.sql" with { type: "text" };
 
 export const migrationSql: Record<string, string> = {
   "0000_initial": initial,
@@ -25,6 +26,7 @@ export const migrationSql: Record<string, string> = {
   "0006_readings_seconds": readingsSeconds,
   "0007_history_blocks": historyBlocks,
   "0008_register_latest_text": registerLatestText,
+  "0009_register_writes": registerWrites,
 };
 
 export const migrationJournal: { entries: { tag: string; when: number; breakpoints: boolean }[] } = journal;

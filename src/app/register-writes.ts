@@ -1,0 +1,91 @@
+/**
+ * Register writes (issue 19) from the API and the admin page: through the gateway's
+ * own poller, with every attempt stored in the audit together with its
+ * `register.written` event. After a timeout (outcome unknown) the write is not sent
+ * again: the register is read once more between polls and the audit records what
+ * the device holds.
+ */
+import type { Clock } from "../lib/clock.ts";
+import type { Logger } from "../lib/logger.ts";
+import type { RegisterWriteOutcome, RegisterWriter } from "../lib/register-write.ts";
+import type { GatewayPoller } from "../modbus/poller.ts";
+import type { Store } from "../store/index.ts";
+
+export interface RegisterWritesOptions {
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  pollers: readonly GatewayPoller[];
+  onEvent: () => void;
+}
+
+export function createRegisterWriter(options: RegisterWritesOptions): RegisterWriter {
+  const { store, clock, logger, onEvent } = options;
+  const pollers = new Map(options.pollers.map((poller) => [poller.gatewayId, poller]));
+
+  return async (request) => {
+    const requestedAt = clock.now();
+    const gatewayId = store.gateways.locate(request.orgId, request.gatewayId);
+    const target = gatewayId === null ? null : store.writes.target(gatewayId, request.registerId);
+    if (gatewayId === null || target === null) throw new Error("write asked for a register the caller did not find");
+    const poller = pollers.get(request.gatewayId.toLowerCase());
+    const outcome: RegisterWriteOutcome =
+      poller === undefined
+        ? {
+            result: "not_sent",
+            valueBefore: null,
+            readBack: null,
+            readBackRaw: null,
+            detail: "the gateway has no poller",
+          }
+        : await poller.writeRegister(target.uuid, request.value);
+    const finishedAt = clock.now();
+    const auditId = store.writes.record(
+      {
+        orgId: request.orgId,
+        registerId: target.id,
+        actor: request.actor,
+        valueBefore: outcome.valueBefore,
+        valueAsked: request.value,
+        result: outcome.result,
+        readBack: outcome.readBack,
+        detail: outcome.detail,
+        requestedAt,
+        finishedAt,
+      },
+      (id) => ({
+        orgId: request.orgId,
+        type: "register.written",
+        occurredAt: finishedAt,
+        data: {
+          id,
+          device_id: request.gatewayId.toLowerCase(),
+          modbus_device_id: target.modbusDeviceUuid,
+          register_id: target.uuid,
+          register_name: target.name,
+          actor: request.actor,
+          value_before: outcome.valueBefore,
+          value_asked: request.value,
+          result: outcome.result,
+          read_back: outcome.readBack,
+          detail: outcome.detail,
+          requested_at: new Date(requestedAt).toISOString(),
+          finished_at: new Date(finishedAt).toISOString(),
+        },
+      }),
+    );
+    onEvent();
+    logger.info(
+      { register: target.uuid, actor: request.actor, value: request.value, result: outcome.result },
+      "register write",
+    );
+    if (outcome.result === "timeout" && poller !== undefined) {
+      // Not sent again: read what the device holds now, between polls, and note it.
+      void poller.readRegisterNow(target.uuid).then((read) => {
+        const detail = `${outcome.detail}; read back afterwards: ${read === null ? "no answer" : read.value}`;
+        store.writes.settleReadBack(auditId, read?.value ?? null, detail);
+      });
+    }
+    return { ...outcome, auditId };
+  };
+}

@@ -1,0 +1,84 @@
+/** `fieldhub writes list`: the audit of register writes in a data directory (see docs/api.md, register writes). */
+import { openStore } from "../store/index.ts";
+import type { WriteRecord } from "../store/writes.ts";
+import { CommandError, parseCommandArgs, requireDataDir, UsageError } from "./args.ts";
+import { type CommandHelp, dataOption, jsonOption, orgOption } from "./help.ts";
+
+export const writesHelp: readonly CommandHelp[] = [
+  {
+    command: "writes list",
+    arguments: "--data DIR [--org ORG] [--limit N] [--json]",
+    summary: "List the audit of register writes (API and admin page), newest first.",
+    options: [
+      dataOption,
+      { ...orgOption, text: "only the writes of this organisation (default: every organisation)" },
+      { flag: "--limit N", text: "at most N writes, 1 to 10000 (default 100)" },
+      jsonOption,
+    ],
+  },
+];
+
+export function writesCommand(argv: string[]): void {
+  const [action, ...rest] = argv;
+  if (action !== "list") {
+    throw new UsageError(action === undefined ? "writes needs an action" : `unknown writes action "${action}"`);
+  }
+  const { values } = parseCommandArgs(rest, {
+    data: { type: "string" },
+    org: { type: "string" },
+    limit: { type: "string" },
+    json: { type: "boolean" },
+  });
+  const limit = values.limit === undefined ? 100 : Number(values.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) {
+    throw new UsageError("--limit: a whole number from 1 to 10000");
+  }
+  const store = openStore(requireDataDir(values.data));
+  try {
+    let orgId: number | undefined;
+    if (values.org !== undefined) {
+      const organization = store.organizations.findByKey(values.org);
+      if (organization === null) throw new CommandError(`no organisation "${values.org}"`);
+      orgId = organization.id;
+    }
+    const rows = store.writes.list({ orgId, limit });
+    if (values.json === true) {
+      process.stdout.write(`${JSON.stringify(rows.map(presentWrite))}\n`);
+      return;
+    }
+    const lines = rows.map((row) =>
+      [
+        new Date(row.requestedAt).toISOString(),
+        row.organization,
+        row.gatewaySerial,
+        row.registerName,
+        row.actor,
+        `${row.valueBefore ?? "-"} -> ${row.valueAsked}`,
+        row.result,
+        `read back ${row.readBack ?? "-"}`,
+        row.detail ?? "",
+      ].join("\t"),
+    );
+    process.stdout.write(lines.length > 0 ? `${lines.join("\n")}\n` : "no writes\n");
+  } finally {
+    store.close();
+  }
+}
+
+function presentWrite(row: WriteRecord) {
+  return {
+    id: row.id,
+    organization: row.organization,
+    gateway_serial: row.gatewaySerial,
+    register_id: row.registerId,
+    register_name: row.registerName,
+    actor: row.actor,
+    value_before: row.valueBefore,
+    value_asked: row.valueAsked,
+    result: row.result,
+    read_back: row.readBack,
+    detail: row.detail,
+    requested_at: new Date(row.requestedAt).toISOString(),
+    finished_at: new Date(row.finishedAt).toISOString(),
+  };
+}

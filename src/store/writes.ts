@@ -1,0 +1,121 @@
+/**
+ * Register writes (issue 19): the register a write targets, and the audit of every
+ * attempt with its `register.written` event. Values are in engineering units.
+ */
+import { randomUuid } from "../lib/ids.ts";
+import type { SqliteConnection } from "./connection.ts";
+import type { EventRecorder, NewEvent } from "./events.ts";
+import type { RegisterWriteResult as WriteResult } from "../lib/register-write.ts";
+
+/** A register as a write needs it: its bounds, scaling and where it is. */
+export type WriteTarget = {
+  id: number;
+  uuid: string;
+  name: string;
+  modbusDeviceUuid: string;
+  dataType: string;
+  scaleFactor: number | null;
+  isWritable: number;
+  writeMin: number | null;
+  writeMax: number | null;
+};
+
+export interface WriteAttempt {
+  orgId: number;
+  registerId: number;
+  actor: string;
+  valueBefore: number | null;
+  valueAsked: number;
+  result: WriteResult;
+  readBack: number | null;
+  detail: string | null;
+  requestedAt: number;
+  finishedAt: number;
+}
+
+export type WriteRecord = {
+  id: string;
+  organization: string;
+  gatewaySerial: string;
+  registerId: string;
+  registerName: string;
+  actor: string;
+  valueBefore: number | null;
+  valueAsked: number;
+  result: WriteResult;
+  readBack: number | null;
+  detail: string | null;
+  requestedAt: number;
+  finishedAt: number;
+};
+
+export interface WriteStore {
+  /** The active register of the gateway with that public id (stored lower case), or null. */
+  target(gatewayId: number, registerUuid: string): WriteTarget | null;
+  /** Stores an attempt and, when given, its event (fanned out to subscribers), one transaction. Returns the attempt's id. */
+  record(attempt: WriteAttempt, event: (id: string) => NewEvent): string;
+  /** A later read-back of an attempt whose outcome was unknown (a timeout). */
+  settleReadBack(id: string, readBack: number | null, detail: string): void;
+  /** Newest first; one organisation's or all. */
+  list(filter: { orgId?: number; limit: number }): WriteRecord[];
+  /** Deletes attempts requested before `cutoff`, at most `maxRows`; returns how many. */
+  deleteOlderThan(cutoff: number, maxRows: number): number;
+}
+
+export function sqliteWriteStore({ sqlite }: SqliteConnection, recordEvent: EventRecorder): WriteStore {
+  const target = sqlite.prepare<WriteTarget, [number, string]>(
+    `SELECT r.id AS id, r.uuid AS uuid, r.name AS name, d.uuid AS modbusDeviceUuid, r.data_type AS dataType,
+            r.scale_factor AS scaleFactor, r.is_writable AS isWritable, r.write_min AS writeMin, r.write_max AS writeMax
+       FROM registers r JOIN modbus_devices d ON d.id = r.modbus_device_id
+      WHERE r.gateway_id = ?1 AND r.uuid = ?2 AND r.retired_at IS NULL`,
+  );
+  const insert = sqlite.prepare<never, [string, number, number, string, number | null, number, string, number | null, string | null, number, number]>(
+    `INSERT INTO register_writes (uuid, org_id, register_id, actor, value_before, value_asked, result, read_back,
+                                  detail, requested_at, finished_at)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)`,
+  );
+  const settle = sqlite.prepare<never, [string, number | null, string]>(
+    "UPDATE register_writes SET read_back = ?2, detail = ?3 WHERE uuid = ?1",
+  );
+  const listSql = `SELECT w.uuid AS id, o.key AS organization, g.serial AS gatewaySerial, r.uuid AS registerId,
+            r.name AS registerName, w.actor AS actor, w.value_before AS valueBefore, w.value_asked AS valueAsked,
+            w.result AS result, w.read_back AS readBack, w.detail AS detail, w.requested_at AS requestedAt,
+            w.finished_at AS finishedAt
+       FROM register_writes w JOIN organizations o ON o.id = w.org_id
+       JOIN registers r ON r.id = w.register_id JOIN gateways g ON g.id = r.gateway_id`;
+  const listAll = sqlite.prepare<WriteRecord, [number]>(`${listSql} ORDER BY w.id DESC LIMIT ?1`);
+  const listOrg = sqlite.prepare<WriteRecord, [number, number]>(
+    `${listSql} WHERE w.org_id = ?2 ORDER BY w.id DESC LIMIT ?1`,
+  );
+  const prune = sqlite.prepare<never, [number, number]>(
+    `DELETE FROM register_writes WHERE id IN
+       (SELECT id FROM register_writes WHERE requested_at < ?1 ORDER BY id LIMIT ?2)`,
+  );
+  const record = sqlite.transaction((attempt: WriteAttempt, event: (id: string) => NewEvent) => {
+    const id = randomUuid();
+    insert.run(
+      id,
+      attempt.orgId,
+      attempt.registerId,
+      attempt.actor,
+      attempt.valueBefore,
+      attempt.valueAsked,
+      attempt.result,
+      attempt.readBack,
+      attempt.detail,
+      attempt.requestedAt,
+      attempt.finishedAt,
+    );
+    recordEvent(event(id));
+    return id;
+  });
+  return {
+    target: (gatewayId, registerUuid) => target.get(gatewayId, registerUuid.toLowerCase()) ?? null,
+    record: (attempt, event) => record(attempt, event),
+    settleReadBack: (id, readBack, detail) => {
+      settle.run(id, readBack, detail);
+    },
+    list: ({ orgId, limit }) => (orgId === undefined ? listAll.all(limit) : listOrg.all(limit, orgId)),
+    deleteOlderThan: (cutoff, maxRows) => prune.run(cutoff, maxRows).changes,
+  };
+}
