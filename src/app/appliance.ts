@@ -45,7 +45,7 @@ export interface Appliance {
 export async function startAppliance(options: ApplianceOptions): Promise<Appliance> {
   const { config, store, clock, logger } = options;
   const metrics = options.metrics ?? createMetricsRegistry();
-  const setupToken = store.admin.issueSetupToken();
+  const setupToken = store.admin.issueSetupToken(clock.now());
   store.inventory.sync(withHostFacts(config.inventory, hostAddresses(), version), clock.now());
   const parts = startParts({
     config,

@@ -17,13 +17,13 @@ export interface SqliteConnection {
 }
 
 /** `:memory:` works too, for tests that need no file. */
-export function openConnection(path: string): SqliteConnection {
+export function openConnection(path: string, busyTimeoutMs = 5000): SqliteConnection {
   const sqlite = new Database(path, { create: true, strict: true });
   // WAL lets the API read while ingest writes; NORMAL loses nothing on a process
   // crash (kill -9), only possibly the last commits on power loss.
   sqlite.exec("PRAGMA journal_mode = WAL");
   sqlite.exec("PRAGMA synchronous = NORMAL");
-  sqlite.exec("PRAGMA busy_timeout = 5000");
+  sqlite.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
   sqlite.exec("PRAGMA foreign_keys = ON");
   const db = drizzle({ client: sqlite, schema });
   applyMigrations(db);

@@ -17,6 +17,7 @@
  */
 import type { Clock } from "../lib/clock.ts";
 import { isoFromMs } from "../lib/clock.ts";
+import { urlForLog } from "../lib/log-url.ts";
 import type { Logger } from "../lib/logger.ts";
 import { version } from "../lib/version.ts";
 import type { Store } from "../store/index.ts";
@@ -146,7 +147,10 @@ export function startDispatcher(options: DispatcherOptions) {
     }
     const { paused } = queries.settle(delivery, result.attempt, outcome);
     if (paused) {
-      logger.warn({ endpoint: endpoint.uuid, url: endpoint.url }, "webhook endpoint paused; enable it to resume");
+      logger.warn(
+        { endpoint: endpoint.uuid, url: urlForLog(endpoint.url) },
+        "webhook endpoint paused; enable it to resume",
+      );
     }
   }
 
@@ -159,7 +163,8 @@ export function startDispatcher(options: DispatcherOptions) {
     const attemptedAt = clock.now();
     const timestamp = Math.floor(attemptedAt / 1000);
     const secrets = [endpoint.secret];
-    if (endpoint.previousSecret !== null && (endpoint.previousSecretUntil ?? 0) > attemptedAt) secrets.push(endpoint.previousSecret);
+    if (endpoint.previousSecret !== null && (endpoint.previousSecretUntil ?? 0) > attemptedAt)
+      secrets.push(endpoint.previousSecret);
     const began = performance.now();
     const attempt: AttemptRow = { attemptedAt, statusCode: null, durationMs: 0, error: null, responseExcerpt: null };
     try {
@@ -186,13 +191,20 @@ export function startDispatcher(options: DispatcherOptions) {
       } else {
         attempt.error = `HTTP ${response.status}`;
       }
-      const retryAfter = response.status === 429 || response.status === 503 ? parseRetryAfter(response.headers.get("retry-after"), attemptedAt) : null;
+      const retryAfter =
+        response.status === 429 || response.status === 503
+          ? parseRetryAfter(response.headers.get("retry-after"), attemptedAt)
+          : null;
       return { ok: false, attempt, retryAfterMs: retryAfter };
     } catch (error) {
       attempt.durationMs = Math.round(performance.now() - began);
       const name = (error as { name?: string }).name;
       attempt.error =
-        name === "TimeoutError" ? `no answer within ${timeoutMs / 1000} s` : error instanceof Error ? error.message : String(error);
+        name === "TimeoutError"
+          ? `no answer within ${timeoutMs / 1000} s`
+          : error instanceof Error
+            ? error.message
+            : String(error);
       return { ok: false, attempt, retryAfterMs: null };
     }
   }

@@ -66,7 +66,10 @@ export function checkEndpointUrl(url: string): string {
 export function checkEventTypes(types: readonly string[]): string {
   const unknown = types.filter((type) => !(eventTypes as readonly string[]).includes(type));
   if (unknown.length > 0) {
-    throw new CodedError("bad_request", `unknown event type ${unknown.join(", ")}; event types are ${eventTypes.join(", ")}`);
+    throw new CodedError(
+      "bad_request",
+      `unknown event type ${unknown.join(", ")}; event types are ${eventTypes.join(", ")}`,
+    );
   }
   return [...new Set(types)].join(" ");
 }
@@ -116,7 +119,10 @@ export function endpointService(store: Store, now: () => number) {
         previousUntil: rotating && row.previousSecretUntil !== null ? isoFromMs(row.previousSecretUntil) : null,
       };
     },
-    update(id: string, fields: { url?: string; description?: string | null; events?: readonly string[] }): EndpointView {
+    update(
+      id: string,
+      fields: { url?: string; description?: string | null; events?: readonly string[] },
+    ): EndpointView {
       const row = find(id);
       queries.updateEndpoint(row.id, {
         url: fields.url === undefined ? undefined : checkEndpointUrl(fields.url),
@@ -153,18 +159,26 @@ export function endpointService(store: Store, now: () => number) {
         orgId: row.orgId,
         type: testEventType,
         occurredAt: at,
-        data: { endpoint_id: row.uuid, message: "Test message from fieldhub. A receiver that verifies this signature is set up right." },
+        data: {
+          endpoint_id: row.uuid,
+          message: "Test message from fieldhub. A receiver that verifies this signature is set up right.",
+        },
       }).messageId;
     },
     /** Sends a message again to an endpoint (same webhook-id, new attempts). */
     resend(id: string, messageId: string): void {
       const row = find(id);
       const eventId = queries.eventIdOfMessage(row.orgId, messageId);
-      if (eventId === null) throw new CodedError("not_found", `no message ${messageId} in this endpoint's organisation`);
+      if (eventId === null)
+        throw new CodedError("not_found", `no message ${messageId} in this endpoint's organisation`);
       queries.enqueue(row.id, eventId, now());
     },
-    /** The delivery log, also of a deleted endpoint. */
-    deliveries(id: string, limit = 50) {
+    /**
+     * The delivery log, also of a deleted endpoint. `excerpts: false` leaves out
+     * what receivers answered (up to 512 bytes of whatever a LAN service said):
+     * viewers do not see it (issue 16, defect 13).
+     */
+    deliveries(id: string, limit = 50, { excerpts = true }: { excerpts?: boolean } = {}) {
       const row = queries.endpointEvenDeleted(id.toLowerCase());
       if (row === null) throw new CodedError("not_found", `no webhook endpoint ${id}`);
       return queries.deliveries(row.id, limit).map((delivery) => ({
@@ -182,7 +196,7 @@ export function endpointService(store: Store, now: () => number) {
           status_code: attempt.statusCode,
           duration_ms: attempt.durationMs,
           error: attempt.error,
-          response: attempt.responseExcerpt,
+          response: excerpts ? attempt.responseExcerpt : null,
         })),
       }));
     },

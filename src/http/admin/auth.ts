@@ -30,8 +30,22 @@ export function adminAuthRoutes(context: AdminContext) {
     .get(`${adminPrefix}/setup`, () => ({ needed: admins.countUsers() === 0 }))
     .post(
       `${adminPrefix}/setup`,
-      async ({ body }) => {
+      async ({ request, body, server }) => {
+        // Throttled and the token checked (one SHA-256) before the password hash,
+        // so guessing costs the box nothing (issue 16, defect 13).
+        const address = server?.requestIP(request)?.address ?? "unknown";
+        const decision = loginLimiter.take(`setup:${address}`, loginLimit);
+        if (!decision.allowed) {
+          return context.problem(
+            request,
+            "rate_limited",
+            `More than ${loginLimit} setup attempts in the current minute; retry in ${decision.resetSeconds} s.`,
+            { "retry-after": String(decision.resetSeconds) },
+          );
+        }
         if (admins.countUsers() > 0) throw new CodedError("conflict", "Setup is done: an admin account exists.");
+        if (!admins.setupTokenMatches(body.token, now()))
+          throw new CodedError("forbidden", "The setup token is wrong, expired or was already used.");
         const passwordHash = await hashPassword(body.password);
         const user = admins.completeSetup(body.token, body.username, passwordHash, now());
         if (user === null) {
