@@ -134,8 +134,10 @@ export function createIngest(options: IngestOptions) {
       queue = rows.concat(queue);
       for (const value of values) if (!latest.has(value.registerId)) latest.set(value.registerId, value);
       stats.queued = queue.length;
-      stats.writeError = error instanceof Error ? error.message : String(error);
-      logger.error({ err: error, waiting: queue.length }, "ingest write failed; will retry");
+      const message = error instanceof Error ? error.message : String(error);
+      // One log line per condition, not one per flush while the disk stays full.
+      if (message !== stats.writeError) logger.error({ err: error, waiting: queue.length }, "ingest write failed; will retry");
+      stats.writeError = message;
       return null;
     }
     stats.batches++;

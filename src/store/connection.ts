@@ -2,7 +2,7 @@
  * The SQLite connection behind a store: opening the file, its pragmas, and the
  * embedded migrations. Only the store's own SQLite code uses it.
  */
-import { Database } from "bun:sqlite";
+import { constants, Database } from "bun:sqlite";
 import { createHash } from "node:crypto";
 import { type BunSQLiteDatabase, drizzle } from "drizzle-orm/bun-sqlite";
 import { migrationJournal, migrationSql } from "./migrations/index.ts";
@@ -22,6 +22,10 @@ export function openConnection(path: string, busyTimeoutMs = 5000): SqliteConnec
   // WAL lets the API read while ingest writes; NORMAL loses nothing on a process
   // crash (kill -9), only possibly the last commits on power loss.
   sqlite.exec("PRAGMA journal_mode = WAL");
+  // Keep -wal and -shm on close: opening again then needs no new space, so a start
+  // on a full disk can still read (the shared-memory file cannot be created there;
+  // issue 16, defect 1).
+  if (path !== ":memory:") sqlite.fileControl(constants.SQLITE_FCNTL_PERSIST_WAL, 1);
   sqlite.exec("PRAGMA synchronous = NORMAL");
   sqlite.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
   sqlite.exec("PRAGMA foreign_keys = ON");

@@ -13,6 +13,12 @@ export const organizations = sqliteTable("organizations", {
   key: text("key").notNull().unique(),
   name: text("name").notNull(),
   createdAt: integer("created_at").notNull(),
+  /**
+   * When the organisation left the config. A removed row keeps its history but
+   * gives up its key and uuid (suffixed `#removed-<id>`), so the same key added
+   * again is a new organisation that inherits none of its keys or endpoints.
+   */
+  removedAt: integer("removed_at"),
 });
 
 export const customers = sqliteTable(
@@ -296,6 +302,8 @@ export const webhookDeliveries = sqliteTable(
   (table) => [
     index("webhook_deliveries_due").on(table.status, table.nextAttemptAt),
     index("webhook_deliveries_endpoint").on(table.endpointId, table.id),
+    // The dispatcher's per-endpoint due query (docs/webhooks.md, fairness).
+    index("webhook_deliveries_endpoint_due").on(table.endpointId, table.status, table.nextAttemptAt),
   ],
 );
 
