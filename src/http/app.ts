@@ -159,7 +159,12 @@ export function createHttpApp(deps: HttpAppDeps) {
           Object.assign(stateOf(request).headers, anonymousRateHeaders(gateDeps, clientAddressOf(server, request)));
         return fail(request, "not_found", "No such path.");
       }
-      if (code === "PARSE") return fail(request, "bad_request", "The request could not be read.");
+      if (code === "PARSE") {
+        // A parser of fieldhub's own (admin login and setup cap their bodies) says why.
+        const cause = (error as { cause?: unknown }).cause;
+        if (cause instanceof CodedError) return fail(request, cause.code, cause.detail);
+        return fail(request, "bad_request", "The request could not be read.");
+      }
       const unwritable = storeRefusal(error);
       if (unwritable !== null) {
         // A full disk or another process's lock: the admin change is not made, and

@@ -266,4 +266,16 @@ describe("roles", () => {
     const viewer = await login(site, "answers-viewer", "viewer password");
     expect(await responsesSeenBy(viewer)).toEqual([null]);
   });
+
+  test("login and setup read a few KB at most: a larger body is 413 payload_too_large", async () => {
+    for (const path of ["/login", "/setup"]) {
+      const response = await fetch(`${site.baseUrl}/admin/api${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ username: "owner", password: "x".repeat(20_000), token: "t" }),
+      });
+      expect({ path, status: response.status }).toEqual({ path, status: 413 });
+      expect(((await response.json()) as { code: string }).code).toBe("payload_too_large");
+    }
+  });
 });

@@ -9,6 +9,7 @@ import { CodedError } from "../../lib/errors.ts";
 import { hashPassword, minPasswordLength } from "../../lib/crypto.ts";
 import { sessionLifetimeMs } from "../../store/admin.ts";
 import { FixedWindowRateLimiter } from "../rate-limit.ts";
+import { parseCappedJson } from "./capped-body.ts";
 import { type AdminContext, adminPrefix } from "./context.ts";
 import { clearedCookieHeader, sessionCookieHeader } from "./session.ts";
 
@@ -55,6 +56,7 @@ export function adminAuthRoutes(context: AdminContext) {
         return { user: { username: user.username, role: user.role } };
       },
       {
+        parse: parseCappedJson,
         body: t.Object({
           token: t.String({ minLength: 1, maxLength: 200 }),
           username: Username,
@@ -88,6 +90,7 @@ export function adminAuthRoutes(context: AdminContext) {
         };
       },
       {
+        parse: parseCappedJson,
         body: t.Object({
           username: t.String({ minLength: 1, maxLength: 200 }),
           password: t.String({ minLength: 1, maxLength: 1024 }),
