@@ -213,6 +213,10 @@ describe("upgrading readings to seconds (migration 0006)", () => {
     const seconds = journalOnDisk.entries[tags.indexOf("0006_readings_seconds")];
     if (seconds === undefined) throw new Error("journal lacks 0006_readings_seconds");
     sqliteOf(before).run("DELETE FROM __drizzle_migrations WHERE created_at >= ?", [seconds.when]);
+    // ... and undo what the migrations after it did, so they apply again cleanly.
+    sqliteOf(before).exec(`
+      ALTER TABLE organizations DROP COLUMN removed_at;
+      DROP INDEX webhook_deliveries_endpoint_due;`);
     before.close();
 
     const after = openStore(dataDir);
