@@ -91,11 +91,7 @@ export function createRulesEngine(options: {
       orgId,
       type: "automation.triggered",
       occurredAt: at,
-      data: {
-        rule_id: automation.id,
-        rule_name: automation.name,
-        actions: automation.actions.map((action) => ({ ...action })),
-      },
+      data: { rule_id: automation.id, rule_name: automation.name, actions: automation.actions.map((action) => ({ ...action })) },
     };
   }
 
@@ -110,16 +106,7 @@ export function createRulesEngine(options: {
       gateway: target.gateway.name,
     });
     const { orgId } = target.gateway;
-    const trigger = {
-      ruleId: rule.id,
-      gatewayId: target.gateway.id,
-      orgId,
-      severity: rule.severity,
-      message,
-      value,
-      at,
-      newUuid: randomUuid(),
-    };
+    const trigger = { ruleId: rule.id, gatewayId: target.gateway.id, orgId, severity: rule.severity, message, value, at, newUuid: randomUuid() };
     // The store puts the alert's id first in the event's data (alert_id).
     const event: NewEvent = {
       orgId,
@@ -211,16 +198,7 @@ export function createRulesEngine(options: {
   const detector = options.offlineDetector;
   function detectorOpened(gateway: { id: number; uuid: string; orgId: number; name: string }, at: number): void {
     const message = offlineMessage(gateway.name);
-    const trigger = {
-      ruleId: detector.id,
-      gatewayId: gateway.id,
-      orgId: gateway.orgId,
-      severity: detector.severity,
-      message,
-      value: null,
-      at,
-      newUuid: randomUuid(),
-    };
+    const trigger = { ruleId: detector.id, gatewayId: gateway.id, orgId: gateway.orgId, severity: detector.severity, message, value: null, at, newUuid: randomUuid() };
     const event: NewEvent = {
       orgId: gateway.orgId,
       type: "alert.triggered",
