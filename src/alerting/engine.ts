@@ -148,6 +148,21 @@ export function createRulesEngine(options: {
     alerts.markReturned({ ruleId: rule.id, gatewayId: target.gateway.id, at, value }, event);
   }
 
+  let writeError: string | null = null;
+  /** Runs a store write; false (logged once per condition) when the store refused it. */
+  function written(write: () => void): boolean {
+    try {
+      write();
+      writeError = null;
+      return true;
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      if (message !== writeError) logger.error({ err: error }, "alert write failed; will retry with the next reading");
+      writeError = message;
+      return false;
+    }
+  }
+
   /** Evaluates every reading against the rules on its register. */
   function evaluate(readings: readonly PolledValue[]): void {
     let recorded = false;
@@ -164,13 +179,15 @@ export function createRulesEngine(options: {
           }
           state.pendingSince ??= reading.ts;
           if (reading.ts - state.pendingSince < rule.forMs) continue;
+          // Breaching only once the alert is written: a full disk or a held lock
+          // leaves the rule pending, and the next reading tries again (issue 16, defect 1).
+          if (!written(() => breach(target, value, reading.ts))) continue;
           state.breaching = true;
           state.pendingSince = null;
-          breach(target, value, reading.ts);
           recorded = true;
         } else if (isCleared(rule.condition, value, rule.threshold, rule.hysteresis)) {
+          if (!written(() => clear(target, value, reading.ts))) continue;
           state.breaching = false;
-          clear(target, value, reading.ts);
           recorded = true;
         }
       }

@@ -46,8 +46,14 @@ export interface Appliance {
 export async function startAppliance(options: ApplianceOptions): Promise<Appliance> {
   const { config, store, clock, logger } = options;
   const metrics = options.metrics ?? createMetricsRegistry();
-  const setupToken = store.admin.issueSetupToken();
-  store.inventory.sync(withHostFacts(config.inventory, hostAddresses(), version), clock.now());
+  let setupToken: string | null = null;
+  try {
+    setupToken = store.admin.issueSetupToken(clock.now());
+  } catch (error) {
+    // A full disk or a held lock: serve reads anyway; a restart issues the token.
+    logger.warn({ err: error }, "no setup token this start: the store takes no writes");
+  }
+  const inventorySync = startInventorySync(store, clock, logger, config);
   const parts = startParts({
     config,
     store,
@@ -84,8 +90,42 @@ export async function startAppliance(options: ApplianceOptions): Promise<Applian
     port: server.port,
     setupToken,
     async stop() {
+      inventorySync.stop();
       await server.stop();
       await parts.stop();
+    },
+  };
+}
+
+/** How often a start-up inventory sync the store refused is tried again. */
+const inventorySyncRetryMs = 2_000;
+
+/**
+ * Brings the store's inventory in line with the config now, or, when the store
+ * takes no writes (full disk, another process's lock), keeps trying on a timer
+ * while the appliance serves what the store already holds (issue 16, defect 1).
+ */
+function startInventorySync(store: Store, clock: Clock, logger: Logger, config: FieldhubConfig) {
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  let failure: string | null = null;
+  const attempt = (): void => {
+    timer = null;
+    try {
+      store.inventory.sync(withHostFacts(config.inventory, hostAddresses(), version), clock.now());
+      if (failure !== null) logger.info("inventory synced with the config");
+      return;
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      if (message !== failure)
+        logger.error({ err: error }, "inventory sync failed; serving the stored inventory and retrying");
+      failure = message;
+    }
+    timer = setTimeout(attempt, inventorySyncRetryMs);
+  };
+  attempt();
+  return {
+    stop(): void {
+      if (timer !== null) clearTimeout(timer);
     },
   };
 }

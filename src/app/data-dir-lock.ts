@@ -12,7 +12,19 @@
  * calls libc; LOCK_EX and LOCK_NB have the same values on Linux and macOS.
  */
 import { dlopen, FFIType } from "bun:ffi";
-import { closeSync, constants, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  fchmodSync,
+  fstatSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  statSync,
+  writeSync,
+} from "node:fs";
 import { join } from "node:path";
 
 export const lockFileName = "fieldhub.lock";
@@ -47,20 +59,35 @@ function flock(fd: number, operation: number): number {
 
 /** Creates DATA if needed and takes its lock, or throws `DataDirInUseError` at once (no waiting). */
 export function lockDataDir(dataDir: string): DataDirLock {
-  mkdirSync(dataDir, { recursive: true });
+  // Private, whoever creates it (issue 16, defect 13): the store beside it holds secrets.
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  if ((statSync(dataDir).mode & 0o077) !== 0) chmodSync(dataDir, 0o700);
   const path = join(dataDir, lockFileName);
   const fd = openSync(path, constants.O_RDWR | constants.O_CREAT, 0o600);
+  if ((fstatSync(fd).mode & 0o077) !== 0) fchmodSync(fd, 0o600);
   if (flock(fd, LOCK_EX | LOCK_NB) !== 0) {
     closeSync(fd);
     const pid = Number.parseInt(readFileSync(path, "utf8"), 10);
     throw new DataDirInUseError(dataDir, Number.isInteger(pid) && pid > 0 ? pid : null);
   }
-  ftruncateSync(fd, 0);
-  writeSync(fd, `${process.pid}\n`, 0);
+  // Written over the old content, then cut to length: on a full disk the file's
+  // existing block takes the pid, where truncating first would need a new one. The
+  // pid only helps the message of a second start; the lock is what counts.
+  const pid = `${process.pid}\n`;
+  try {
+    writeSync(fd, pid, 0);
+    ftruncateSync(fd, Buffer.byteLength(pid));
+  } catch {
+    // A full disk: run without the pid in the file.
+  }
   return {
     release() {
       // Emptied first, so no one reads this pid as the holder's after the lock is gone.
-      ftruncateSync(fd, 0);
+      try {
+        ftruncateSync(fd, 0);
+      } catch {
+        // Nothing to do: the next holder writes over it.
+      }
       closeSync(fd);
     },
   };

@@ -1,6 +1,14 @@
 /** Puts the HTTP app on a socket. */
 import type { HttpApp } from "../http/app.ts";
 
+/**
+ * The largest body the server reads (Bun's default is 128 MB). /v1 takes no
+ * bodies; the largest admin request (an endpoint: a 2,000-character URL, a
+ * description, 50 event types) is under 16 KB. Larger bodies get 413 before
+ * they are buffered (issue 16, defect 5; docs/admin.md).
+ */
+const maxRequestBodySize = 64 * 1024;
+
 /** The address is taken (or not ours to bind): nothing was left listening. */
 export class ListenError extends Error {}
 
@@ -14,7 +22,7 @@ export interface Listening {
 export function listen(app: HttpApp, host: string, port: number): Listening {
   try {
     // reusePort off: a second fieldhub on the same port must fail, not share it.
-    app.listen({ hostname: host, port, reusePort: false });
+    app.listen({ hostname: host, port, reusePort: false, maxRequestBodySize });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new ListenError(`cannot listen on ${host}:${port}: ${reason}`);

@@ -70,22 +70,41 @@ export function startParts(options: PartsOptions) {
   const status = createGatewayStatusTracker({
     onEvent: eventRecorded,
     onChange: (gatewayId, next, at) => {
-      if (next === "offline") rules.gatewayOffline(gatewayId, at);
-      if (next === "online") rules.gatewayOnline(gatewayId, at);
+      try {
+        if (next === "offline") rules.gatewayOffline(gatewayId, at);
+        if (next === "online") rules.gatewayOnline(gatewayId, at);
+      } catch (error) {
+        // The status change is written; only the offline detector's alert is lost to a full disk.
+        logger.error({ err: error, gateway: gatewayId }, "offline detector write failed");
+      }
     },
     store,
     clock,
     logger: logger.child({ part: "status" }),
     gateways: polled.map((gateway) => ({ id: gateway.id, heartbeatMs: gateway.heartbeatMs })),
   });
+  // Each consumer keeps and retries what the store refused; this is the last line,
+  // so that nothing a consumer throws ever stops a poll channel (issue 16, defect 1).
+  const modbusLog = logger.child({ part: "modbus" });
+  const guarded =
+    <A extends unknown[]>(what: string, deliver: (...args: A) => void) =>
+    (...args: A): void => {
+      try {
+        deliver(...args);
+      } catch (error) {
+        modbusLog.error({ err: error }, `${what} failed; polling goes on`);
+      }
+    };
   const sink: PollSink = {
     // Rules see every value read, not only the ones stored.
-    readings: (_gatewayId, values) => {
+    readings: guarded("handling readings", (_gatewayId: string, values: Parameters<PollSink["readings"]>[1]) => {
       ingest.accept(values);
       rules.evaluate(values);
-    },
-    answered: (gatewayId, at) => status.answered(gatewayId, at),
-    unreachable: (gatewayId, at, reason, fatal) => status.unreachable(gatewayId, at, reason, fatal),
+    }),
+    answered: guarded("gateway status", (gatewayId: string, at: number) => status.answered(gatewayId, at)),
+    unreachable: guarded("gateway status", (gatewayId: string, at: number, reason: string, fatal?: boolean) =>
+      status.unreachable(gatewayId, at, reason, fatal),
+    ),
   };
   // Device health lives in memory, written by the pollers and read by the API (modbus/device-health.ts says why).
   const health = createDeviceHealthBoard();
@@ -94,7 +113,7 @@ export function startParts(options: PartsOptions) {
       gateway,
       sink,
       clock,
-      logger: logger.child({ part: "modbus" }),
+      logger: modbusLog,
       openLink: options.openLink,
       health,
     }),
@@ -102,7 +121,7 @@ export function startParts(options: PartsOptions) {
   const schedules = [
     scheduleRetention(store, clock, logger.child({ part: "retention" }), config.retention.readingsDays),
     scheduleDeliveryLogPruning(store, clock, logger.child({ part: "webhooks" }), config.webhooks.logRetentionDays),
-    scheduleAutomations(store, rules, config.automations),
+    scheduleAutomations(store, rules, config.automations, logger.child({ part: "automations" })),
   ];
 
   registerModbusMetrics(metrics, pollers, new Map(polled.map((gateway) => [gateway.id, gateway.serial])));

@@ -70,8 +70,13 @@ export function scheduleDeliveryLogPruning(
   logRetentionDays: number,
 ): Schedule {
   const nightly = new Cron("23 3 * * *", () => {
-    const pruned = store.webhooks.pruneLog(clock.now() - logRetentionDays * 86_400_000);
-    logger.info({ ...pruned }, "webhook delivery log pruned");
+    try {
+      const pruned = store.webhooks.pruneLog(clock.now() - logRetentionDays * 86_400_000);
+      logger.info({ ...pruned }, "webhook delivery log pruned");
+    } catch (error) {
+      // A full disk or a held lock: the next night prunes what is older then (issue 16, defect 1).
+      logger.error({ err: error }, "webhook delivery log pruning failed; tried again next night");
+    }
   });
   return {
     async stop() {
@@ -85,12 +90,16 @@ export function scheduleAutomations(
   store: Store,
   rules: RulesEngine,
   automations: readonly AutomationConfig[],
+  logger: Logger,
 ): Schedule {
   const jobs = automations.flatMap((automation) => {
     if (!automation.enabled || automation.trigger.kind !== "schedule") return [];
     const org = store.organizations.findByKey(automation.orgKey);
     if (org === null) return [];
-    return [new Cron(automation.trigger.cron, () => rules.runScheduled(automation, org.id))];
+    // A run the store refused is logged, never thrown from the timer (issue 16, defect 1).
+    const onError = (error: unknown) =>
+      logger.error({ err: error, automation: automation.name }, "scheduled automation failed");
+    return [new Cron(automation.trigger.cron, { catch: onError }, () => rules.runScheduled(automation, org.id))];
   });
   return {
     async stop() {

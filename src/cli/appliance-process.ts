@@ -25,7 +25,11 @@ export async function runAppliance(
     if (error instanceof DataDirInUseError) throw new CommandError(error.message);
     throw error;
   }
-  const store = openStore(dataDir);
+  // The serving process never waits long for another process's lock: a write is
+  // synchronous and would hold every request; its writers retry on timers instead
+  // (issue 16, defect 2). The short CLI commands keep the default and may wait.
+  const store = openStore(dataDir, { busyTimeoutMs: servingBusyTimeoutMs });
+  keepRunningOnStrayErrors(logger);
   let started: Awaited<ReturnType<typeof start>>;
   try {
     started = await start(store);
@@ -43,6 +47,19 @@ export async function runAppliance(
     lock.release();
   }, logger);
   return appliance;
+}
+
+/** At most this long a write of the serving process waits for a lock (docs/reliability.md). */
+const servingBusyTimeoutMs = 20;
+
+/**
+ * The last line, not the fix: every writer catches and retries what the store
+ * refuses, but an error that still escapes to the event loop is logged and the
+ * appliance goes on serving rather than ending (issue 16, defect 1).
+ */
+function keepRunningOnStrayErrors(logger: Logger): void {
+  process.on("unhandledRejection", (reason) => logger.error({ err: reason }, "unhandled rejection; still running"));
+  process.on("uncaughtException", (error) => logger.error({ err: error }, "uncaught exception; still running"));
 }
 
 /** Stops cleanly on SIGINT/SIGTERM, once: exit code 0, or 1 when stopping failed. */

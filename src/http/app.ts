@@ -181,7 +181,23 @@ export function createHttpApp(deps: HttpAppDeps) {
           Object.assign(stateOf(request).headers, anonymousRateHeaders(gateDeps, clientAddressOf(server, request)));
         return fail(request, "not_found", "No such path.");
       }
-      if (code === "PARSE") return fail(request, "bad_request", "The request could not be read.");
+      if (code === "PARSE") {
+        // A parser of fieldhub's own (admin login and setup cap their bodies) says why.
+        const cause = (error as { cause?: unknown }).cause;
+        if (cause instanceof CodedError) return fail(request, cause.code, cause.detail);
+        return fail(request, "bad_request", "The request could not be read.");
+      }
+      const unwritable = storeRefusal(error);
+      if (unwritable !== null) {
+        // A full disk or another process's lock: the admin change is not made, and
+        // the client is told so, not given a 500 (issue 16, defect 1).
+        logger.warn({ request_id: stateOf(request).requestId, reason: unwritable }, "store refused a write");
+        return fail(
+          request,
+          "store_unavailable",
+          `The store takes no writes just now (${unwritable}); nothing was changed.`,
+        );
+      }
       logger.error({ err: error, request_id: stateOf(request).requestId }, "request failed");
       return fail(request, "internal_error");
     })
@@ -225,6 +241,13 @@ function pathOf(url: string): string {
   if (start < 0) return "/";
   const query = url.indexOf("?", start);
   return query < 0 ? url.slice(start) : url.slice(start, query);
+}
+
+/** The reason when `error` is the store refusing a write (SQLITE_FULL, BUSY, LOCKED, READONLY), else null. */
+function storeRefusal(error: unknown): string | null {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== "string" || !/^SQLITE_(FULL|BUSY|LOCKED|READONLY|IOERR)/.test(code)) return null;
+  return error instanceof Error ? error.message : code;
 }
 
 /** The request's origin, or "" (a relative `{docs_url}`) when its Host header gave none. */

@@ -10,22 +10,38 @@ import type { Store } from "../store/index.ts";
 /** A part that can say it is unwell (ingest failing to write, for example). */
 export type HealthCheck = () => { ok: true } | { ok: false; problem: string };
 
+/** /healthz writes to the store at most this often; calls in between reuse the answer (issue 16, defect 13). */
+const storeCheckEveryMs = 3_000;
+
 export function opsRoutes(store: Store, registry: MetricsRegistry, checks: readonly HealthCheck[] = []) {
+  let storeState = "writable";
+  let checkedAt = Number.NEGATIVE_INFINITY;
+  const checkStore = (): string => {
+    // Monotonic: a clock step neither skips nor repeats the check.
+    if (performance.now() - checkedAt < storeCheckEveryMs) return storeState;
+    checkedAt = performance.now();
+    try {
+      // A real write: a full disk, a held lock, a read-only mount or a broken file shows here.
+      store.checkWritable();
+      storeState = "writable";
+    } catch (error) {
+      storeState = error instanceof Error ? error.message : String(error);
+    }
+    return storeState;
+  };
   return new Elysia()
     .get("/healthz", () => {
-      let storeState = "writable";
-      try {
-        // A real write: a full disk, a read-only mount or a broken file shows here.
-        store.checkWritable();
-      } catch (error) {
-        storeState = error instanceof Error ? error.message : String(error);
-      }
+      const storeState = checkStore();
       const problems = checks.flatMap((check) => {
         const result = check();
         return result.ok ? [] : [result.problem];
       });
-      const ok = storeState === "writable" && problems.length === 0;
-      return Response.json({ status: ok ? "ok" : "error", store: storeState, problems, version }, { status: ok ? 200 : 503 });
+      if (storeState !== "writable") problems.unshift(`store not writable: ${storeState}`);
+      const ok = problems.length === 0;
+      return Response.json(
+        { status: ok ? "ok" : "error", store: storeState, problems, version },
+        { status: ok ? 200 : 503 },
+      );
     })
     .get(
       "/metrics",

@@ -5,6 +5,8 @@
  * gone; `error` when its bus cannot be used at all (for example no permission on
  * the serial port). Each change updates `status` and `last_seen` and records
  * `device.online` / `device.offline` in the outbox in the same transaction.
+ * A change counts (in memory, for listeners, as an event) only once that
+ * transaction is written; a failed write is retried, never thrown.
  */
 import { isoOrNull } from "../lib/clock.ts";
 import type { Clock } from "../lib/clock.ts";
@@ -77,10 +79,27 @@ export function createGatewayStatusTracker(options: {
     store.gateways.changeStatus(state.id, next, next === "online" ? state.lastSeen : null, event);
   }
 
+  // One log line per condition, not one per second while the disk is full.
+  let writeError: string | null = null;
+  function writeFailed(error: unknown, what: string): void {
+    const message = error instanceof Error ? error.message : String(error);
+    if (message !== writeError) logger.error({ err: error }, `${what} failed; will retry`);
+    writeError = message;
+  }
+
   function change(state: GatewayState, next: GatewayStatus, at: number, reason?: string): void {
     if (state.status === next) return;
     const previous = state.status;
-    transition(state, next, at);
+    try {
+      transition(state, next, at);
+    } catch (error) {
+      // Not written, so not reported: the state in memory, onChange and the
+      // webhook wait for a write that succeeds. The next poll (online) or check
+      // (offline, every second) tries again (issue 16, defect 2).
+      writeFailed(error, "gateway status write");
+      return;
+    }
+    writeError = null;
     options.onEvent?.();
     state.status = next;
     options.onChange?.(state.uuid, next, at);
@@ -106,8 +125,13 @@ export function createGatewayStatusTracker(options: {
     const now = clock.now();
     for (const state of states.values()) {
       if (state.status === "online" && state.lastSeen !== null && state.lastSeenWritten !== state.lastSeen) {
-        store.gateways.advanceLastSeen(state.id, state.lastSeen);
-        state.lastSeenWritten = state.lastSeen;
+        try {
+          store.gateways.advanceLastSeen(state.id, state.lastSeen);
+          state.lastSeenWritten = state.lastSeen;
+        } catch (error) {
+          // A full disk or a held lock: the next check writes it (issue 16, defect 1).
+          writeFailed(error, "last_seen write");
+        }
       }
       const silentSince = state.lastSeen ?? state.since;
       if ((state.status === "online" || state.status === "pending") && now - silentSince > state.heartbeatMs) {

@@ -153,8 +153,10 @@ export function createIngest(options: IngestOptions) {
       for (const value of values) if (!latest.has(value.registerId)) latest.set(value.registerId, value);
       for (const [registerId, text] of changedTexts) if (!texts.has(registerId)) texts.set(registerId, text);
       stats.queued = queue.length;
-      stats.writeError = error instanceof Error ? error.message : String(error);
-      logger.error({ err: error, waiting: queue.length }, "ingest write failed; will retry");
+      const message = error instanceof Error ? error.message : String(error);
+      // One log line per condition, not one per flush while the disk stays full.
+      if (message !== stats.writeError) logger.error({ err: error, waiting: queue.length }, "ingest write failed; will retry");
+      stats.writeError = message;
       return null;
     }
     stats.batches++;

@@ -49,7 +49,12 @@ export const errorCatalog = {
   conflict: {
     status: 409,
     title: "Conflict",
-    when: "A register write did not take: the device refused it (its Modbus exception code is in `detail`), read back a different value, or the write could not be sent (no connection, no answer to the read before it). The audit holds the attempt.",
+    when: "The request conflicts with the current state. On the API: a register write did not take: the device refused it (its Modbus exception code is in `detail`), read back a different value, or the write could not be sent (no connection, no answer to the read before it). The audit holds the attempt.",
+  },
+  payload_too_large: {
+    status: 413,
+    title: "Payload too large",
+    when: "Admin API only: the request body is larger than the operation takes (a few KB for login and setup). Nothing was read or changed.",
   },
   rate_limited: {
     status: 429,
@@ -61,13 +66,19 @@ export const errorCatalog = {
     title: "Internal error",
     when: "A failure on the service side. The `request_id` identifies the request in the service log. A register write whose device did not answer in time is answered 504 with this code: the outcome is unknown, the write was not retried, and the audit records what the device holds at the next read.",
   },
+  store_unavailable: {
+    status: 503,
+    title: "Store unavailable",
+    when: "Admin API only: the store takes no writes just now (disk full, or another process holds its lock). Nothing was changed; try again later. `/healthz` names the condition.",
+  },
 } as const satisfies Record<string, { status: number; title: string; when: string }>;
 
 export type ErrorCode = keyof typeof errorCatalog;
 export const errorCodes = Object.keys(errorCatalog) as ErrorCode[];
 
+const adminOnlyCodes = new Set<ErrorCode>(["unauthorized", "forbidden", "payload_too_large", "store_unavailable"]);
 /** The codes of the /v1 API (spec section 7); the others belong to the admin API. */
-export const apiErrorCodes = errorCodes.filter((code) => code !== "unauthorized" && code !== "forbidden");
+export const apiErrorCodes = errorCodes.filter((code) => !adminOnlyCodes.has(code));
 
 /** An error that carries a stable code; transports map it to their own form. */
 export class CodedError extends Error {

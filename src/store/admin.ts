@@ -14,6 +14,16 @@ export { type AdminRole, adminRoles };
 /** Sessions last twelve hours from sign-in. */
 export const sessionLifetimeMs = 12 * 3_600_000;
 const setupTokenKey = "admin:setup-token-sha256";
+/** A setup token is a credential on the console: it lives a day, and a restart replaces it. */
+export const setupTokenLifetimeMs = 24 * 3_600_000;
+
+/** The stored value is `<sha256 hex>.<expiry ms>`; a bare hash (stored by an older version) never matches. */
+function storedSetupTokenMatches(stored: string | undefined, token: string, now: number): boolean {
+  if (stored === undefined) return false;
+  const [hash, expires] = stored.split(".");
+  const expiresAt = Number(expires);
+  return hash !== undefined && Number.isFinite(expiresAt) && now < expiresAt && sameSecret(hash, sha256Hex(token));
+}
 
 export interface AdminUser {
   id: number;
@@ -43,10 +53,13 @@ export interface AdminStore {
   revokeUserSessions(username: string, now: number): number;
   /**
    * First start: while no admin user exists, returns a fresh one-time setup token
-   * (its hash replaces any earlier one in the store) for the caller to log; null
-   * once an admin exists. `POST /admin/api/setup` spends it.
+   * (its hash replaces any earlier one in the store) for the console banner; null
+   * once an admin exists. It expires after `setupTokenLifetimeMs` or at the next
+   * start, whichever comes first. `POST /admin/api/setup` spends it.
    */
-  issueSetupToken(): string | null;
+  issueSetupToken(now?: number): string | null;
+  /** Whether `token` is the outstanding, unexpired setup token: one SHA-256, no password hash (issue 16, defect 13). */
+  setupTokenMatches(token: string, now: number): boolean;
   /**
    * Creates the first owner if `token` is the outstanding setup token and no admin
    * exists yet; the token is spent either way it succeeds. Returns the owner, or
@@ -152,15 +165,23 @@ export function sqliteAdminStore({ sqlite, db }: SqliteConnection): AdminStore {
   };
   return {
     ...users,
-    issueSetupToken() {
+    issueSetupToken(now = Date.now()) {
       if (users.countUsers() > 0) return null;
       const token = randomToken();
-      const value = sha256Hex(token);
+      const value = `${sha256Hex(token)}.${now + setupTokenLifetimeMs}`;
       db.insert(storeMeta)
         .values({ key: setupTokenKey, value })
         .onConflictDoUpdate({ target: storeMeta.key, set: { value } })
         .run();
       return token;
+    },
+    setupTokenMatches(token, now) {
+      const stored = db
+        .select({ value: storeMeta.value })
+        .from(storeMeta)
+        .where(eq(storeMeta.key, setupTokenKey))
+        .get();
+      return storedSetupTokenMatches(stored?.value, token, now);
     },
     completeSetup: sqlite.transaction((token: string, username: string, passwordHash: string, now: number) => {
       if (users.countUsers() > 0) return null;
@@ -169,7 +190,7 @@ export function sqliteAdminStore({ sqlite, db }: SqliteConnection): AdminStore {
         .from(storeMeta)
         .where(eq(storeMeta.key, setupTokenKey))
         .get();
-      if (stored === undefined || !sameSecret(stored.value, sha256Hex(token))) return null;
+      if (!storedSetupTokenMatches(stored?.value, token, now)) return null;
       db.delete(storeMeta).where(eq(storeMeta.key, setupTokenKey)).run();
       users.setPassword(username, passwordHash, "owner", now);
       const user = users.findUser(username);

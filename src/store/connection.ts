@@ -2,7 +2,7 @@
  * The SQLite connection behind a store: opening the file, its pragmas, and the
  * embedded migrations. Only the store's own SQLite code uses it.
  */
-import { Database } from "bun:sqlite";
+import { constants, Database } from "bun:sqlite";
 import { createHash } from "node:crypto";
 import { type BunSQLiteDatabase, drizzle } from "drizzle-orm/bun-sqlite";
 import { migrationJournal, migrationSql } from "./migrations/index.ts";
@@ -17,13 +17,17 @@ export interface SqliteConnection {
 }
 
 /** `:memory:` works too, for tests that need no file. */
-export function openConnection(path: string): SqliteConnection {
+export function openConnection(path: string, busyTimeoutMs = 5000): SqliteConnection {
   const sqlite = new Database(path, { create: true, strict: true });
   // WAL lets the API read while ingest writes; NORMAL loses nothing on a process
   // crash (kill -9), only possibly the last commits on power loss.
   sqlite.exec("PRAGMA journal_mode = WAL");
+  // Keep -wal and -shm on close: opening again then needs no new space, so a start
+  // on a full disk can still read (the shared-memory file cannot be created there;
+  // issue 16, defect 1).
+  if (path !== ":memory:") sqlite.fileControl(constants.SQLITE_FCNTL_PERSIST_WAL, 1);
   sqlite.exec("PRAGMA synchronous = NORMAL");
-  sqlite.exec("PRAGMA busy_timeout = 5000");
+  sqlite.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
   sqlite.exec("PRAGMA foreign_keys = ON");
   const db = drizzle({ client: sqlite, schema });
   applyMigrations(db);

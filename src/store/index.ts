@@ -3,7 +3,7 @@
  * domain. Nothing outside src/store/ sees SQL or the engine; a second engine
  * (PostgreSQL, say) would implement the same domain interfaces.
  */
-import { mkdirSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { type AdminStore, sqliteAdminStore } from "./admin.ts";
 import { type AlertStore, sqliteAlertStore } from "./alerts.ts";
@@ -45,15 +45,44 @@ export interface Store {
 
 export const storeFileName = "fieldhub.db";
 
-/** Opens (creating if needed) the store in DIR and brings its schema up to date. */
-export function openStore(dataDir: string): Store {
-  mkdirSync(dataDir, { recursive: true });
-  return openStoreFile(join(dataDir, storeFileName));
+export interface StoreOptions {
+  /**
+   * How long a write waits for another process's lock before it fails with
+   * `database is locked` (ms). The serving process keeps this short: a write is
+   * synchronous, so a long wait stalls every request (issue 16, defect 2); its
+   * writers retry on a timer instead. The short CLI commands may wait. Default 5000.
+   */
+  busyTimeoutMs?: number;
+}
+
+/**
+ * Opens (creating if needed) the store in DIR and brings its schema up to date.
+ * DIR is made 0700 and the store's files 0600, whoever creates them, and a looser
+ * existing store is tightened: it holds webhook signing secrets and the cursor key
+ * (issue 16, defect 13).
+ */
+export function openStore(dataDir: string, options: StoreOptions = {}): Store {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  makePrivate(dataDir, 0o700);
+  return openStoreFile(join(dataDir, storeFileName), options);
+}
+
+/** Removes group and other access from PATH if it has any (and this user may). */
+function makePrivate(path: string, mode: 0o700 | 0o600): void {
+  try {
+    if ((statSync(path).mode & 0o077) !== 0) chmodSync(path, mode);
+  } catch {
+    // Not ours to change (another user's file): SQLite or the caller reports what matters.
+  }
 }
 
 /** `:memory:` works too, for tests that need no file. */
-export function openStoreFile(path: string): Store {
-  const connection = openConnection(path);
+export function openStoreFile(path: string, options: StoreOptions = {}): Store {
+  const onDisk = path !== ":memory:" && !path.startsWith("file:");
+  // SQLite creates -wal and -shm with the database file's mode: create that 0600 first.
+  if (onDisk && !existsSync(path)) closeSync(openSync(path, "a", 0o600));
+  const connection = openConnection(path, options.busyTimeoutMs ?? 5000);
+  if (onDisk) for (const file of [path, `${path}-wal`, `${path}-shm`]) makePrivate(file, 0o600);
   const recordEvent = sqliteEventRecorder(connection);
   const touch = connection.sqlite.prepare<never, [string]>(
     "INSERT INTO store_meta (key, value) VALUES ('healthz', ?1) ON CONFLICT (key) DO UPDATE SET value = excluded.value",

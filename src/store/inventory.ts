@@ -4,11 +4,20 @@
  * already decided (stable across restarts and edits); rows that left the config are
  * retired, not deleted, so their history stays readable.
  */
-import { and, eq, isNull, notInArray } from "drizzle-orm";
+import { and, eq, isNull, notInArray, sql } from "drizzle-orm";
 import type { Db, SqliteConnection } from "./connection.ts";
 import type { Inventory, InventoryModbusDevice } from "../lib/inventory.ts";
 import type { GatewayStatus } from "./schema.ts";
-import { customers, deviceTemplates, gateways, modbusDevices, organizations, registers } from "./schema.ts";
+import {
+  apiKeys,
+  customers,
+  deviceTemplates,
+  gateways,
+  modbusDevices,
+  organizations,
+  registers,
+  webhookEndpoints,
+} from "./schema.ts";
 
 /** Initial status a gateway gets when it first appears: pending until it reports. */
 const firstStatus: GatewayStatus = "pending";
@@ -25,6 +34,7 @@ export function sqliteInventoryStore({ db }: SqliteConnection): InventoryStore {
 function syncInventory(db: Db, inventory: Inventory, now: number): void {
   db.transaction((tx) => {
     const liveGatewayIds: number[] = [];
+    const liveOrgIds: number[] = [];
     for (const org of inventory.organizations) {
       const orgRow = tx
         .insert(organizations)
@@ -35,6 +45,7 @@ function syncInventory(db: Db, inventory: Inventory, now: number): void {
         })
         .returning({ id: organizations.id })
         .get();
+      liveOrgIds.push(orgRow.id);
 
       const customerIds = new Map<string, number>();
       for (const customer of org.customers) {
@@ -75,7 +86,42 @@ function syncInventory(db: Db, inventory: Inventory, now: number): void {
       }
     }
     retireMissing(tx, gateways, gateways.id, liveGatewayIds, now);
+    removeMissingOrganizations(tx, liveOrgIds, now);
   });
+}
+
+/**
+ * An organisation that left the config loses its access for good (issue 16,
+ * defect 8): its keys are revoked, its webhook endpoints paused, and its row
+ * gives up its key and uuid, so adding the same key again makes a new
+ * organisation that inherits neither. Its history stays.
+ */
+function removeMissingOrganizations(tx: Tx, liveOrgIds: number[], now: number): void {
+  const removed = tx
+    .select({ id: organizations.id })
+    .from(organizations)
+    .where(
+      and(isNull(organizations.removedAt), notInArray(organizations.id, liveOrgIds.length > 0 ? liveOrgIds : [-1])),
+    )
+    .all();
+  for (const { id } of removed) {
+    tx.update(apiKeys)
+      .set({ revokedAt: now })
+      .where(and(eq(apiKeys.orgId, id), isNull(apiKeys.revokedAt)))
+      .run();
+    tx.update(webhookEndpoints)
+      .set({ status: "paused", pausedAt: now, pauseReason: "organisation removed from the config" })
+      .where(and(eq(webhookEndpoints.orgId, id), eq(webhookEndpoints.status, "enabled")))
+      .run();
+    tx.update(organizations)
+      .set({
+        removedAt: now,
+        key: sql`${organizations.key} || '#removed-' || ${id}`,
+        uuid: sql`${organizations.uuid} || '#removed-' || ${id}`,
+      })
+      .where(eq(organizations.id, id))
+      .run();
+  }
 }
 
 type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];

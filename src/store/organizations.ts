@@ -1,5 +1,5 @@
 /** Organisations: the tenants every other row belongs to (spec section 5). */
-import { eq } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import type { SqliteConnection } from "./connection.ts";
 import { organizations } from "./schema.ts";
 
@@ -10,8 +10,9 @@ export interface Organization {
 }
 
 export interface OrganizationStore {
+  /** The organisations in the config (removed ones are not listed). */
   list(): Organization[];
-  /** By the handle config and CLI use (`--org`), or null. */
+  /** By the handle config and CLI use (`--org`), or null (also for a removed one). */
   findByKey(key: string): Organization | null;
   /** Whether register writes are enabled for the organisation (spec section 5.8). */
   writesEnabled(orgId: number): boolean;
@@ -23,8 +24,13 @@ export function sqliteOrganizationStore({ db, sqlite }: SqliteConnection): Organ
   );
   const columns = { id: organizations.id, key: organizations.key, name: organizations.name };
   return {
-    list: () => db.select(columns).from(organizations).all(),
-    findByKey: (key) => db.select(columns).from(organizations).where(eq(organizations.key, key)).get() ?? null,
+    list: () => db.select(columns).from(organizations).where(isNull(organizations.removedAt)).all(),
+    findByKey: (key) =>
+      db
+        .select(columns)
+        .from(organizations)
+        .where(and(eq(organizations.key, key), isNull(organizations.removedAt)))
+        .get() ?? null,
     writesEnabled: (orgId) => writesEnabled.get(orgId)?.enabled === 1,
   };
 }

@@ -16,6 +16,12 @@ export const organizations = sqliteTable("organizations", {
   createdAt: integer("created_at").notNull(),
   /** Register writes through the API allowed (config `writes_enabled`; spec section 5.8). */
   writesEnabled: integer("writes_enabled", { mode: "boolean" }).notNull().default(false),
+  /**
+   * When the organisation left the config. A removed row keeps its history but
+   * gives up its key and uuid (suffixed `#removed-<id>`), so the same key added
+   * again is a new organisation that inherits none of its keys or endpoints.
+   */
+  removedAt: integer("removed_at"),
 });
 
 export const customers = sqliteTable(
@@ -304,6 +310,8 @@ export const webhookDeliveries = sqliteTable(
   (table) => [
     index("webhook_deliveries_due").on(table.status, table.nextAttemptAt),
     index("webhook_deliveries_endpoint").on(table.endpointId, table.id),
+    // The dispatcher's per-endpoint due query (docs/webhooks.md, fairness).
+    index("webhook_deliveries_endpoint_due").on(table.endpointId, table.status, table.nextAttemptAt),
   ],
 );
 

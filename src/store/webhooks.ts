@@ -94,6 +94,10 @@ export interface WebhookStore {
   eventIdOfMessage(orgId: number, messageId: string): number | null;
   /** Messages due for an attempt at `now`, soonest first. */
   due(now: number, limit: number): DueDelivery[];
+  /** Endpoints with a message due at `now`, the one whose oldest due message is soonest first. */
+  dueEndpoints(now: number): number[];
+  /** One endpoint's messages due at `now`, soonest first (the dispatcher serves endpoints in turn: docs/webhooks.md). */
+  dueFor(endpointId: number, now: number, limit: number): DueDelivery[];
   /** When the next pending message is due, or null when none is. */
   nextDueAt(): number | null;
   recordAttempt(deliveryId: number, attempt: AttemptRow): void;
@@ -142,6 +146,22 @@ export function sqliteWebhookStore({ sqlite }: SqliteConnection, recordEvent: Ev
       WHERE d.status = 'pending' AND d.next_attempt_at <= ?1
       ORDER BY d.next_attempt_at, d.id
       LIMIT ?2`,
+  );
+  const dueEndpoints = sqlite.prepare<{ endpointId: number }, [number]>(
+    `SELECT endpoint_id AS endpointId
+       FROM webhook_deliveries
+      WHERE status = 'pending' AND next_attempt_at <= ?1
+      GROUP BY endpoint_id
+      ORDER BY min(next_attempt_at), endpoint_id`,
+  );
+  const dueFor = sqlite.prepare<DueDelivery, [number, number, number]>(
+    `SELECT d.id AS id, d.endpoint_id AS endpointId, d.attempts AS attempts, v.message_id AS messageId,
+            v.type AS type, v.occurred_at AS occurredAt, v.data AS data
+       FROM webhook_deliveries d
+       JOIN events v ON v.id = d.event_id
+      WHERE d.endpoint_id = ?1 AND d.status = 'pending' AND d.next_attempt_at <= ?2
+      ORDER BY d.next_attempt_at, d.id
+      LIMIT ?3`,
   );
   const nextDueAt = sqlite.prepare<{ at: number | null }, []>(
     "SELECT min(next_attempt_at) AS at FROM webhook_deliveries WHERE status = 'pending'",
@@ -268,6 +288,12 @@ export function sqliteWebhookStore({ sqlite }: SqliteConnection, recordEvent: Ev
     },
     due(now: number, limit: number): DueDelivery[] {
       return due.all(now, limit);
+    },
+    dueEndpoints(now: number): number[] {
+      return dueEndpoints.all(now).map((row) => row.endpointId);
+    },
+    dueFor(endpointId: number, now: number, limit: number): DueDelivery[] {
+      return dueFor.all(endpointId, now, limit);
     },
     nextDueAt(): number | null {
       return nextDueAt.get()?.at ?? null;

@@ -12,11 +12,14 @@
  *   429 or 503 postpones the next attempt, within the schedule's longest delay;
  * - after ten messages in a row that failed every attempt the endpoint is
  *   paused; a 410 Gone pauses it at once. Its messages are then held, not lost.
- * - attempts run concurrently: a bound overall and a bound per endpoint, so a
- *   slow endpoint never delays the others.
+ * - attempts run concurrently: a bound overall and a bound per endpoint, and
+ *   endpoints are served in turn, so a slow endpoint never delays the others;
+ * - an outcome the store cannot take (full disk, held lock) is kept in memory,
+ *   its message not sent again, and written once the store takes it.
  */
 import type { Clock } from "../lib/clock.ts";
 import { isoFromMs } from "../lib/clock.ts";
+import { urlForLog } from "../lib/log-url.ts";
 import type { Logger } from "../lib/logger.ts";
 import { version } from "../lib/version.ts";
 import type { Store } from "../store/index.ts";
@@ -62,9 +65,14 @@ export function startDispatcher(options: DispatcherOptions) {
   const pollEveryMs = options.pollEveryMs ?? 1000;
   const stats: DispatcherStats = { attempts: 0, delivered: 0, failedAttempts: 0, failedMessages: 0, inFlight: 0 };
 
+  /** Messages taken for an attempt, until their outcome is written. */
   const inFlight = new Set<number>();
   const inFlightPerEndpoint = new Map<number, number>();
   const running = new Set<Promise<void>>();
+  /** Outcomes the store refused (full disk, held lock): kept in flight and written again (issue 16, defect 1). */
+  const unwritten = new Map<number, { endpointId: number; write: () => void }>();
+  let lastWriteTry = 0;
+  let writeError: string | null = null;
   let stopped = false;
   let wakeUp: (() => void) | null = null;
 
@@ -72,9 +80,56 @@ export function startDispatcher(options: DispatcherOptions) {
     wakeUp?.();
   }
 
+  function writeFailed(error: unknown, what: string): void {
+    const message = error instanceof Error ? error.message : String(error);
+    if (message !== writeError) logger.error({ err: error }, `${what} failed; kept and written again`);
+    writeError = message;
+  }
+
+  function release(deliveryId: number, endpointId: number): void {
+    inFlight.delete(deliveryId);
+    inFlightPerEndpoint.set(endpointId, (inFlightPerEndpoint.get(endpointId) ?? 1) - 1);
+  }
+
+  /** Writes an outcome now, or keeps it (and the message's slot) for the next try. */
+  function writeOutcome(deliveryId: number, endpointId: number, write: () => void): void {
+    try {
+      write();
+      writeError = null;
+      release(deliveryId, endpointId);
+    } catch (error) {
+      writeFailed(error, "webhook outcome write");
+      unwritten.set(deliveryId, { endpointId, write });
+    }
+  }
+
+  /** Outcomes the store refused, tried again at most once a second. */
+  function retryUnwritten(): void {
+    if (unwritten.size === 0 || performance.now() - lastWriteTry < 1000) return;
+    lastWriteTry = performance.now();
+    for (const [deliveryId, { endpointId, write }] of unwritten) {
+      try {
+        write();
+      } catch (error) {
+        writeFailed(error, "webhook outcome write");
+        return;
+      }
+      writeError = null;
+      unwritten.delete(deliveryId);
+      release(deliveryId, endpointId);
+    }
+  }
+
   async function loop(): Promise<void> {
     while (!stopped) {
-      const started = fill();
+      let started = false;
+      try {
+        retryUnwritten();
+        started = fill();
+      } catch (error) {
+        // A store read that failed: the next turn tries again.
+        writeFailed(error, "webhook queue read");
+      }
       if (!started) {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, pollEveryMs);
@@ -91,28 +146,52 @@ export function startDispatcher(options: DispatcherOptions) {
     }
   }
 
-  /** Starts attempts for due messages within the bounds; whether it started any. */
+  /**
+   * Starts attempts for due messages within the bounds; whether it started any.
+   * Endpoints are served in turn, one message each per round, each up to its free
+   * slots: a receiver that never answers fills its own slots only, and a backlog
+   * queued to it never stands before another endpoint's messages (issue 16, defect 7).
+   */
   function fill(): boolean {
     if (inFlight.size >= concurrency) return false;
+    const now = clock.now();
+    const queues: DueDelivery[][] = [];
+    for (const endpointId of queries.dueEndpoints(now)) {
+      const load = inFlightPerEndpoint.get(endpointId) ?? 0;
+      if (load >= perEndpoint) continue;
+      // Its messages in flight are still due in the store: ask for as many more as it has slots.
+      const waiting = queries.dueFor(endpointId, now, perEndpoint).filter((delivery) => !inFlight.has(delivery.id));
+      if (waiting.length > 0) queues.push(waiting.slice(0, perEndpoint - load));
+    }
     let startedAny = false;
-    for (const delivery of queries.due(clock.now(), concurrency * 4)) {
-      if (inFlight.size >= concurrency) break;
-      if (inFlight.has(delivery.id)) continue;
-      const endpointLoad = inFlightPerEndpoint.get(delivery.endpointId) ?? 0;
-      if (endpointLoad >= perEndpoint) continue;
-      inFlight.add(delivery.id);
-      inFlightPerEndpoint.set(delivery.endpointId, endpointLoad + 1);
-      const attempt = attemptDelivery(delivery).finally(() => {
-        inFlight.delete(delivery.id);
-        inFlightPerEndpoint.set(delivery.endpointId, (inFlightPerEndpoint.get(delivery.endpointId) ?? 1) - 1);
-        running.delete(attempt);
-        wake();
-      });
-      running.add(attempt);
-      startedAny = true;
+    for (let round = 0; round < perEndpoint && inFlight.size < concurrency; round++) {
+      for (const waiting of queues) {
+        if (inFlight.size >= concurrency) break;
+        const delivery = waiting[round];
+        if (delivery !== undefined) {
+          start(delivery);
+          startedAny = true;
+        }
+      }
     }
     stats.inFlight = inFlight.size;
     return startedAny;
+  }
+
+  function start(delivery: DueDelivery): void {
+    inFlight.add(delivery.id);
+    inFlightPerEndpoint.set(delivery.endpointId, (inFlightPerEndpoint.get(delivery.endpointId) ?? 0) + 1);
+    const attempt = attemptDelivery(delivery)
+      .catch((error) => {
+        // A store read before sending failed: the message stays due and is taken again.
+        writeFailed(error, "webhook attempt");
+        release(delivery.id, delivery.endpointId);
+      })
+      .finally(() => {
+        running.delete(attempt);
+        wake();
+      });
+    running.add(attempt);
   }
 
   async function attemptDelivery(delivery: DueDelivery): Promise<void> {
@@ -120,7 +199,8 @@ export function startDispatcher(options: DispatcherOptions) {
     const deleted = endpoint !== null && queries.endpoint(endpoint.uuid) === null;
     if (endpoint === null || deleted || endpoint.status !== "enabled") {
       // Paused since the message was queued: held; deleted: discarded. Never picked up again.
-      queries.setAside(delivery.id, endpoint !== null && !deleted ? "held" : "discarded", clock.now());
+      const status = endpoint !== null && !deleted ? "held" : "discarded";
+      writeOutcome(delivery.id, delivery.endpointId, () => queries.setAside(delivery.id, status, clock.now()));
       return;
     }
     const result = await send(endpoint, delivery);
@@ -144,10 +224,15 @@ export function startDispatcher(options: DispatcherOptions) {
       }
       if (outcome.kind !== "retry") stats.failedMessages++;
     }
-    const { paused } = queries.settle(delivery, result.attempt, outcome);
-    if (paused) {
-      logger.warn({ endpoint: endpoint.uuid, url: endpoint.url }, "webhook endpoint paused; enable it to resume");
-    }
+    writeOutcome(delivery.id, delivery.endpointId, () => {
+      const { paused } = queries.settle(delivery, result.attempt, outcome);
+      if (paused) {
+        logger.warn(
+          { endpoint: endpoint.uuid, url: urlForLog(endpoint.url) },
+          "webhook endpoint paused; enable it to resume",
+        );
+      }
+    });
   }
 
   async function send(
@@ -159,7 +244,8 @@ export function startDispatcher(options: DispatcherOptions) {
     const attemptedAt = clock.now();
     const timestamp = Math.floor(attemptedAt / 1000);
     const secrets = [endpoint.secret];
-    if (endpoint.previousSecret !== null && (endpoint.previousSecretUntil ?? 0) > attemptedAt) secrets.push(endpoint.previousSecret);
+    if (endpoint.previousSecret !== null && (endpoint.previousSecretUntil ?? 0) > attemptedAt)
+      secrets.push(endpoint.previousSecret);
     const began = performance.now();
     const attempt: AttemptRow = { attemptedAt, statusCode: null, durationMs: 0, error: null, responseExcerpt: null };
     try {
@@ -186,13 +272,20 @@ export function startDispatcher(options: DispatcherOptions) {
       } else {
         attempt.error = `HTTP ${response.status}`;
       }
-      const retryAfter = response.status === 429 || response.status === 503 ? parseRetryAfter(response.headers.get("retry-after"), attemptedAt) : null;
+      const retryAfter =
+        response.status === 429 || response.status === 503
+          ? parseRetryAfter(response.headers.get("retry-after"), attemptedAt)
+          : null;
       return { ok: false, attempt, retryAfterMs: retryAfter };
     } catch (error) {
       attempt.durationMs = Math.round(performance.now() - began);
       const name = (error as { name?: string }).name;
       attempt.error =
-        name === "TimeoutError" ? `no answer within ${timeoutMs / 1000} s` : error instanceof Error ? error.message : String(error);
+        name === "TimeoutError"
+          ? `no answer within ${timeoutMs / 1000} s`
+          : error instanceof Error
+            ? error.message
+            : String(error);
       return { ok: false, attempt, retryAfterMs: null };
     }
   }
@@ -203,12 +296,14 @@ export function startDispatcher(options: DispatcherOptions) {
     wake,
     stats: (): DispatcherStats => ({ ...stats, inFlight: inFlight.size }),
     pending: () => queries.pendingCount(),
-    /** Stops taking new attempts; attempts in flight finish (their outcome is stored). */
+    /** Stops taking new attempts; attempts in flight finish (their outcome is stored when the store takes it). */
     async stop(): Promise<void> {
       stopped = true;
       wake();
       await loopDone;
       await Promise.all([...running]);
+      lastWriteTry = 0;
+      retryUnwritten();
     },
   };
 }

@@ -163,8 +163,12 @@ export function endpointService(store: Store, now: () => number) {
       if (eventId === null) throw new CodedError("not_found", `no message ${messageId} in this endpoint's organisation`);
       queries.enqueue(row.id, eventId, now());
     },
-    /** The delivery log, also of a deleted endpoint. */
-    deliveries(id: string, limit = 50) {
+    /**
+     * The delivery log, also of a deleted endpoint. `excerpts: false` leaves out
+     * what receivers answered (up to 512 bytes of whatever a LAN service said):
+     * viewers do not see it (issue 16, defect 13).
+     */
+    deliveries(id: string, limit = 50, { excerpts = true }: { excerpts?: boolean } = {}) {
       const row = queries.endpointEvenDeleted(id.toLowerCase());
       if (row === null) throw new CodedError("not_found", `no webhook endpoint ${id}`);
       return queries.deliveries(row.id, limit).map((delivery) => ({
@@ -182,7 +186,7 @@ export function endpointService(store: Store, now: () => number) {
           status_code: attempt.statusCode,
           duration_ms: attempt.durationMs,
           error: attempt.error,
-          response: attempt.responseExcerpt,
+          response: excerpts ? attempt.responseExcerpt : null,
         })),
       }));
     },

@@ -47,12 +47,16 @@ describe("setup", () => {
     expect(short.status).toBe(400);
     expect(short.body.code).toBe("invalid_parameter");
 
-    const done = await adminCall(site, "POST", "/setup", { body: { token, username: "owner", password: ownerPassword } });
+    const done = await adminCall(site, "POST", "/setup", {
+      body: { token, username: "owner", password: ownerPassword },
+    });
     expect(done.status).toBe(200);
     expect(done.body.user).toEqual({ username: "owner", role: "owner" });
     expect((await adminCall(site, "GET", "/setup")).body).toEqual({ needed: false });
 
-    const again = await adminCall(site, "POST", "/setup", { body: { token, username: "second", password: ownerPassword } });
+    const again = await adminCall(site, "POST", "/setup", {
+      body: { token, username: "second", password: ownerPassword },
+    });
     expect(again.status).toBe(409);
     expect(again.body.code).toBe("conflict");
     expect(site.store.admin.issueSetupToken()).toBeNull();
@@ -111,7 +115,9 @@ describe("login", () => {
   test("more than 10 attempts a minute from one address: 429 with Retry-After", async () => {
     site.clock.advance(60_000);
     for (let attempt = 0; attempt < 10; attempt++) {
-      const response = await adminCall(site, "POST", "/login", { body: { username: "owner", password: "guess guess" } });
+      const response = await adminCall(site, "POST", "/login", {
+        body: { username: "owner", password: "guess guess" },
+      });
       expect(response.status).toBe(401);
     }
     const limited = await adminCall(site, "POST", "/login", { body: { username: "owner", password: ownerPassword } });
@@ -222,5 +228,54 @@ describe("roles", () => {
     expect(refused.status).toBe(403);
     expect(refused.body.code).toBe("forbidden");
     expect(JSON.stringify(refused.body)).not.toContain(created.body.secret);
+  });
+
+  test("what a receiver answered is shown to owners and admins, not to a viewer", async () => {
+    await addAdmin(site, "answers-admin", "admin password", "admin");
+    await addAdmin(site, "answers-viewer", "viewer password", "viewer");
+    const admin = await login(site, "answers-admin", "admin password");
+    const created = await adminCall(site, "POST", "/endpoints", {
+      client: admin,
+      body: { organization: "acme", url: "http://127.0.0.1:9/hook" },
+    });
+    const id = created.body.endpoint.id as string;
+    expect((await adminCall(site, "POST", `/endpoints/${id}/test`, { client: admin })).status).toBe(200);
+    // One attempt answered by the receiver, recorded as the dispatcher records it.
+    const internalId = site.store.webhooks.endpoint(id)?.id;
+    const due = site.store.webhooks
+      .due(site.clock.now() + 1, 100)
+      .filter((delivery) => delivery.endpointId === internalId);
+    expect(due.length).toBe(1);
+    const attempt = {
+      attemptedAt: site.clock.now(),
+      statusCode: 500,
+      durationMs: 3,
+      error: "HTTP 500",
+      responseExcerpt: "internal: db password hunter2",
+    };
+    site.store.webhooks.settle(due[0]!, attempt, { kind: "retry", at: site.clock.now() + 60_000 });
+
+    const responsesSeenBy = async (client: AdminClient) => {
+      const log = await adminCall(site, "GET", `/endpoints/${id}/deliveries`, { client });
+      expect(log.status).toBe(200);
+      return (log.body.data as { attempt_log: { response: string | null }[] }[]).flatMap((delivery) =>
+        delivery.attempt_log.map((entry) => entry.response),
+      );
+    };
+    expect(await responsesSeenBy(admin)).toEqual(["internal: db password hunter2"]);
+    const viewer = await login(site, "answers-viewer", "viewer password");
+    expect(await responsesSeenBy(viewer)).toEqual([null]);
+  });
+
+  test("login and setup read a few KB at most: a larger body is 413 payload_too_large", async () => {
+    for (const path of ["/login", "/setup"]) {
+      const response = await fetch(`${site.baseUrl}/admin/api${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ username: "owner", password: "x".repeat(20_000), token: "t" }),
+      });
+      expect({ path, status: response.status }).toEqual({ path, status: 413 });
+      expect(((await response.json()) as { code: string }).code).toBe("payload_too_large");
+    }
   });
 });

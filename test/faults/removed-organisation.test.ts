@@ -18,8 +18,7 @@ afterAll(() => cleanup.run());
 const both = "organizations:\n  - { key: stays, name: Stays }\n  - { key: leaves, name: Leaves }\n";
 const one = "organizations:\n  - { key: stays, name: Stays }\n";
 
-// defect #8 of issue 16: not yet fixed
-test.failing("after removal and a restart: keys refused with api_key_revoked, endpoints disabled, the CLI refuses the organisation; re-adding it does not revive them", async () => {
+test("after removal and a restart: keys refused with api_key_revoked, endpoints disabled, the CLI refuses the organisation; re-adding it does not revive them", async () => {
   const workDir = mkdtempSync(join(tmpdir(), "fieldhub-faults-removed-org-"));
   cleanup.add(() => rmSync(workDir, { recursive: true, force: true }));
   const first = await startServe({ workDir, yaml: both });

@@ -27,8 +27,7 @@ afterAll(() => cleanup.run());
 
 const modeOf = (path: string) => (statSync(path).mode & 0o777).toString(8);
 
-// defect #13 of issue 16: not yet fixed
-test.failing("the data directory is 0700 and every store file 0600", () => {
+test("the data directory is 0700 and every store file 0600", () => {
   const files = readdirSync(server.dataDir);
   expect(files.length).toBeGreaterThan(0);
   expect({ dir: modeOf(server.dataDir) }).toEqual({ dir: "700" });
@@ -40,8 +39,7 @@ test("the setup token is not a field of the structured log", () => {
   expect(logged).toEqual([]);
 });
 
-// defect #13 of issue 16: not yet fixed
-test.failing("guessing the setup token is throttled before any password hashing", async () => {
+test("guessing the setup token is throttled before any password hashing", async () => {
   const statuses: number[] = [];
   const started = performance.now();
   for (let attempt = 0; attempt < 30; attempt++) {

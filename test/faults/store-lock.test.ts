@@ -20,8 +20,7 @@ import { startRecordingReceiver } from "./harness/webhook-receivers.ts";
 const cleanup = new Cleanup();
 afterAll(() => cleanup.run());
 
-// defect #2 of issue 16: not yet fixed
-test.skipIf(!hasPymodbus || !existsSync(sqlite3)).failing(
+test.skipIf(!hasPymodbus || !existsSync(sqlite3))(
   "a write lock held for 12 s by another process: reads p99 < 100 ms, no false offline, the process lives",
   async () => {
     const workDir = mkdtempSync(join(tmpdir(), "fieldhub-faults-lock-"));
@@ -98,6 +97,9 @@ ${peerRegistersYaml}
       p99: expect.any(Number),
       max: expect.any(Number),
     });
+    console.info(
+      `held lock: ${latencies.length} reads, p99 ${Math.round(p99)} ms, max ${Math.round(latencies.at(-1) ?? 0)} ms`,
+    );
     expect(p99).toBeLessThan(100);
     expect(receiver.deliveries.slice(before).map((delivery) => delivery.type)).toEqual([]);
     expect((await read()).status).toBe("online");

@@ -223,6 +223,9 @@ describe("upgrading readings to seconds (migration 0006)", () => {
       ALTER TABLE organizations DROP COLUMN writes_enabled;
       ALTER TABLE registers DROP COLUMN write_min;
       ALTER TABLE registers DROP COLUMN write_max;`);
+    sqliteOf(before).exec(`
+      ALTER TABLE organizations DROP COLUMN removed_at;
+      DROP INDEX webhook_deliveries_endpoint_due;`);
     before.close();
 
     const after = openStore(dataDir);

@@ -5,11 +5,14 @@
  * (the same ones config `webhooks:` sets), never by editing constants.
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { join } from "node:path";
 import { Webhook } from "standardwebhooks";
 import { systemClock } from "../../src/lib/clock.ts";
 import { silentLogger } from "../../src/lib/logger.ts";
 import { type Dispatcher, startDispatcher } from "../../src/webhooks/dispatcher.ts";
 import { endpointService } from "../../src/webhooks/endpoints.ts";
+import { openStore, storeFileName } from "../../src/store/index.ts";
 import { startTestSite, type TestSite } from "../harness/site.ts";
 
 type Received = { at: number; headers: Record<string, string>; body: string };
@@ -266,6 +269,34 @@ describe("concurrency", () => {
     start({ perEndpointConcurrency: 2 });
     await until(() => fast.received.length === 10, 5_000);
     expect(Date.now() - started).toBeLessThan(1_000);
+  });
+});
+
+describe("a store that takes no writes", () => {
+  test("an outcome the store refuses is kept: the message is not sent again, and is logged once the lock is gone", async () => {
+    const hook = receiver();
+    const { endpoint: created } = endpoint(hook.url);
+    event();
+    // The serving process's setting: a write fails at once while another process holds the lock.
+    const serving = openStore(site.dataDir, { busyTimeoutMs: 0 });
+    const other = new Database(join(site.dataDir, storeFileName));
+    other.exec("BEGIN IMMEDIATE");
+    try {
+      start({ store: serving });
+      await until(() => hook.received.length === 1);
+      await Bun.sleep(1_500); // retries of the write, not of the message
+      expect(hook.received).toHaveLength(1);
+      expect(endpointService(site.store, Date.now).deliveries(created.id)[0]?.status).toBe("pending");
+      other.exec("ROLLBACK");
+      await until(() => endpointService(site.store, Date.now).deliveries(created.id)[0]?.status === "delivered", 3_000);
+      expect(hook.received).toHaveLength(1);
+    } finally {
+      if (other.inTransaction) other.exec("ROLLBACK");
+      other.close();
+      await dispatcher?.stop();
+      dispatcher = null;
+      serving.close();
+    }
   });
 });
 

@@ -9,6 +9,7 @@ import { CodedError } from "../../lib/errors.ts";
 import { hashPassword, minPasswordLength } from "../../lib/crypto.ts";
 import { sessionLifetimeMs } from "../../store/admin.ts";
 import { FixedWindowRateLimiter } from "../rate-limit.ts";
+import { parseCappedJson } from "./capped-body.ts";
 import { type AdminContext, adminPrefix } from "./context.ts";
 import { clearedCookieHeader, sessionCookieHeader } from "./session.ts";
 
@@ -30,8 +31,22 @@ export function adminAuthRoutes(context: AdminContext) {
     .get(`${adminPrefix}/setup`, () => ({ needed: admins.countUsers() === 0 }))
     .post(
       `${adminPrefix}/setup`,
-      async ({ body }) => {
+      async ({ request, body, server }) => {
+        // Throttled and the token checked (one SHA-256) before the password hash,
+        // so guessing costs the box nothing (issue 16, defect 13).
+        const address = server?.requestIP(request)?.address ?? "unknown";
+        const decision = loginLimiter.take(`setup:${address}`, loginLimit);
+        if (!decision.allowed) {
+          return context.problem(
+            request,
+            "rate_limited",
+            `More than ${loginLimit} setup attempts in the current minute; retry in ${decision.resetSeconds} s.`,
+            { "retry-after": String(decision.resetSeconds) },
+          );
+        }
         if (admins.countUsers() > 0) throw new CodedError("conflict", "Setup is done: an admin account exists.");
+        if (!admins.setupTokenMatches(body.token, now()))
+          throw new CodedError("forbidden", "The setup token is wrong, expired or was already used.");
         const passwordHash = await hashPassword(body.password);
         const user = admins.completeSetup(body.token, body.username, passwordHash, now());
         if (user === null) {
@@ -41,6 +56,7 @@ export function adminAuthRoutes(context: AdminContext) {
         return { user: { username: user.username, role: user.role } };
       },
       {
+        parse: parseCappedJson,
         body: t.Object({
           token: t.String({ minLength: 1, maxLength: 200 }),
           username: Username,
@@ -74,6 +90,7 @@ export function adminAuthRoutes(context: AdminContext) {
         };
       },
       {
+        parse: parseCappedJson,
         body: t.Object({
           username: t.String({ minLength: 1, maxLength: 200 }),
           password: t.String({ minLength: 1, maxLength: 1024 }),

@@ -80,7 +80,11 @@ export function adminEndpointRoutes(context: AdminContext) {
     })
     .get(
       `${adminPrefix}/endpoints/:id/deliveries`,
-      ({ params, query }) => ({ data: endpoints.deliveries(params.id, query.limit ?? 50) }),
+      ({ params, query, request }) => ({
+        data: endpoints.deliveries(params.id, query.limit ?? 50, {
+          excerpts: context.sessionOf(request).user.role !== "viewer",
+        }),
+      }),
       { query: t.Object({ limit: t.Optional(t.Numeric({ minimum: 1, maximum: 500, multipleOf: 1 })) }) },
     );
 }

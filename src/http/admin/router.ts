@@ -2,7 +2,8 @@
  * The admin page's API under /admin/api (docs/admin.md): JSON in and out, a
  * cookie session, CSRF tokens on every change, and the same services as the CLI.
  * It is separate from /v1, which stays read-only. This router checks the session
- * once, before body validation, and mounts one plugin per resource.
+ * once, when the request arrives (before its body is read), and mounts one
+ * plugin per resource.
  */
 import { Elysia } from "elysia";
 import { CodedError } from "../../lib/errors.ts";
@@ -17,6 +18,22 @@ import { adminWriteRoutes } from "./writes.ts";
 import { checkChange, isChange, requireSession, sessionCookie } from "./session.ts";
 
 export type { AdminDeps } from "./context.ts";
+
+/** The path of a request URL, absolute or (without a Host header) the bare target. */
+function pathOf(url: string): string {
+  const path = url.startsWith("/") ? url : (URL.parse(url)?.pathname ?? "/");
+  const query = path.indexOf("?");
+  return query < 0 ? path : path.slice(0, query);
+}
+
+/** One cookie from the Cookie header (read here: Elysia's cookie context comes after the body). */
+function cookieValue(request: Request, name: string): string | null {
+  for (const pair of (request.headers.get("cookie") ?? "").split(";")) {
+    const equals = pair.indexOf("=");
+    if (equals > 0 && pair.slice(0, equals).trim() === name) return pair.slice(equals + 1).trim();
+  }
+  return null;
+}
 
 /** Routes that need no session: they open one. */
 const publicRoutes = new Set([`${adminPrefix}/login`, `${adminPrefix}/setup`]);
@@ -36,16 +53,13 @@ export function adminRoutes(deps: AdminDeps) {
 
   return (
     new Elysia({ name: "admin-api" })
-      // Before body validation, so a change without a session or CSRF token is refused whatever it carries.
-      .onTransform(({ request, path, cookie }) => {
+      // On arrival, before any byte of the body is read: a request without a
+      // session (or a change without its CSRF token) is refused whatever it
+      // carries, so an unauthenticated body costs no memory (issue 16, defect 5).
+      .onRequest(({ request }) => {
+        const path = pathOf(request.url);
         if (!path.startsWith(`${adminPrefix}/`) || publicRoutes.has(path)) return;
-        // Elysia reads the Cookie header; a token is never JSON or a number, so anything else is no session of ours.
-        const token = cookie[sessionCookie]?.value;
-        const session = requireSession(
-          admins,
-          token === undefined || token === null ? null : String(token),
-          context.now(),
-        );
+        const session = requireSession(admins, cookieValue(request, sessionCookie), context.now());
         // Signing out changes nothing but the session: a viewer may.
         if (isChange(request.method)) checkChange(session, request, path === `${adminPrefix}/logout`);
         sessions.set(request, session);
