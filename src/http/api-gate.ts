@@ -14,6 +14,7 @@ export interface RequestState {
   /** Headers every response to this request carries, errors included. */
   headers: Record<string, string>;
   principal: KeyForRequest | null;
+  /** Monotonic time the request arrived (lib/clock.ts): its duration survives a clock step. */
   startedAt: number;
   /** The status answered, for the request log (Elysia's `set.status` misses finished responses). */
   status: number;
@@ -32,9 +33,9 @@ export interface GateDeps {
 const readMethods = new Set(["GET", "HEAD", "OPTIONS"]);
 const bearerPattern = /^Bearer[ \t]+([^\s]+)[ \t]*$/i;
 
-export function newRequestState(now: number): RequestState {
+export function newRequestState(startedAt: number): RequestState {
   const requestId = newRequestId();
-  return { requestId, headers: { "x-request-id": requestId }, principal: null, startedAt: now, status: 200 };
+  return { requestId, headers: { "x-request-id": requestId }, principal: null, startedAt, status: 200 };
 }
 
 /**

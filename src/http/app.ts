@@ -62,7 +62,7 @@ export function createHttpApp(deps: HttpAppDeps) {
   const stateOf = (request: Request): RequestState => {
     let state = states.get(request);
     if (state === undefined) {
-      state = newRequestState(clock.now());
+      state = newRequestState(clock.monotonic());
       states.set(request, state);
     }
     return state;
@@ -115,12 +115,15 @@ export function createHttpApp(deps: HttpAppDeps) {
   /** Counts and logs an answered request (once, whichever way it was answered). */
   const finish = (request: Request, route: string) => {
     const state = stateOf(request);
-    const ms = clock.now() - state.startedAt;
+    const ms = clock.monotonic() - state.startedAt;
     requestsByRoute.inc({ route, method: request.method, status: String(state.status) });
     requestSeconds.observe({ route }, ms / 1000);
     // Health checks and scrapes come every few seconds: logged only at debug level.
     const level = route === "/healthz" || route === "/metrics" ? "debug" : "info";
-    logger[level]({ request_id: state.requestId, method: request.method, path: pathOf(request.url), status: state.status, ms }, "request");
+    logger[level](
+      { request_id: state.requestId, method: request.method, path: pathOf(request.url), status: state.status, ms },
+      "request",
+    );
   };
 
   // development: false, also when run from source: Bun would otherwise serve the
@@ -160,7 +163,9 @@ export function createHttpApp(deps: HttpAppDeps) {
       logger.error({ err: error, request_id: stateOf(request).requestId }, "request failed");
       return fail(request, "internal_error");
     })
-    .onAfterResponse(({ request, route }) => finish(request, route === "" || route === undefined ? "(no route)" : route))
+    .onAfterResponse(({ request, route }) =>
+      finish(request, route === "" || route === undefined ? "(no route)" : route),
+    )
     .use(opsRoutes(store, metrics, deps.healthChecks))
     .use(docsRoutes(openApi))
     .use(

@@ -62,9 +62,10 @@ const exceptionIllegalValue = 3;
 
 type DeviceState = {
   device: PollingDevice;
+  /** Monotonic time of the next cycle (a wall-clock step must not stop or rush polling). */
   nextDue: number;
   breaks: Set<string>;
-  /** Registers set aside after failing on their own: id -> when to try again. */
+  /** Registers set aside after failing on their own: id -> when to try again (monotonic). */
   failingRegisters: Map<string, number>;
   failedCycles: number;
   quarantined: boolean;
@@ -85,7 +86,15 @@ export function startGatewayPoller(options: PollerOptions) {
   const reconnectMaxMs = Math.min(gateway.reconnectMaxMs ?? defaultReconnectMaxMs, maxBackoffMs);
   const failingRegisterRetryMs = options.failingRegisterRetryMs ?? 600_000;
   const log = logger.child({ gateway: gateway.serial });
-  const stats: BusStats = { requests: 0, errors: 0, timeouts: 0, exceptions: 0, reconnects: 0, rttTotalMs: 0, rttCount: 0 };
+  const stats: BusStats = {
+    requests: 0,
+    errors: 0,
+    timeouts: 0,
+    exceptions: 0,
+    reconnects: 0,
+    rttTotalMs: 0,
+    rttCount: 0,
+  };
   let stopped = false;
   const wakers = new Set<() => void>();
 
@@ -112,7 +121,7 @@ export function startGatewayPoller(options: PollerOptions) {
     const name = describeTarget(target);
     const states: DeviceState[] = devices.map((device) => ({
       device,
-      nextDue: clock.now(),
+      nextDue: clock.monotonic(),
       breaks: new Set(),
       failingRegisters: new Map(),
       plan: null,
@@ -136,7 +145,7 @@ export function startGatewayPoller(options: PollerOptions) {
           channelUp.set(name, true);
           // A new connection is a new chance: devices quarantined while the link
           // was down are probed at once rather than after their device backoff.
-          for (const state of states) if (state.quarantined) state.nextDue = Math.min(state.nextDue, clock.now());
+          for (const state of states) if (state.quarantined) state.nextDue = Math.min(state.nextDue, clock.monotonic());
         } catch (error) {
           link = null;
           const reason = error instanceof Error ? error.message : String(error);
@@ -150,13 +159,15 @@ export function startGatewayPoller(options: PollerOptions) {
           continue;
         }
       }
-      const state = states.reduce((earliest, candidate) => (candidate.nextDue < earliest.nextDue ? candidate : earliest));
-      const wait = state.nextDue - clock.now();
+      const state = states.reduce((earliest, candidate) =>
+        candidate.nextDue < earliest.nextDue ? candidate : earliest,
+      );
+      const wait = state.nextDue - clock.monotonic();
       if (wait > 0) {
         await sleep(wait);
         continue;
       }
-      const started = clock.now();
+      const started = clock.monotonic();
       const result = await pollDevice(link, state);
       if (result === "disconnected") {
         await link.close();
@@ -178,7 +189,7 @@ export function startGatewayPoller(options: PollerOptions) {
       state.quarantined = false;
       state.failureLogged = false;
       state.backoffMs = device.pollIntervalMs;
-      state.nextDue = Math.max(started + device.pollIntervalMs, clock.now());
+      state.nextDue = Math.max(started + device.pollIntervalMs, clock.monotonic());
       return;
     }
     state.failedCycles++;
@@ -187,19 +198,20 @@ export function startGatewayPoller(options: PollerOptions) {
       state.failureLogged = true;
     }
     if (state.failedCycles >= quarantineAfter) {
-      if (!state.quarantined) log.warn({ device: deviceLabel(device) }, "device quarantined: probed with growing backoff");
+      if (!state.quarantined)
+        log.warn({ device: deviceLabel(device) }, "device quarantined: probed with growing backoff");
       state.quarantined = true;
       state.backoffMs = Math.min(state.backoffMs * 2, Math.max(maxBackoffMs, device.pollIntervalMs));
-      state.nextDue = clock.now() + state.backoffMs;
+      state.nextDue = clock.monotonic() + state.backoffMs;
     } else {
-      state.nextDue = Math.max(started + device.pollIntervalMs, clock.now());
+      state.nextDue = Math.max(started + device.pollIntervalMs, clock.monotonic());
     }
   }
 
   /** One poll cycle of one device. */
   async function pollDevice(link: ModbusLink, state: DeviceState): Promise<"answered" | "silent" | "disconnected"> {
     const { device } = state;
-    const now = clock.now();
+    const now = clock.monotonic();
     // The plan changes only when a block is split or a register is set aside or due
     // again; with no register set aside, last cycle's plan is still right.
     if (state.plan === null || state.failingRegisters.size > 0) {
@@ -232,8 +244,9 @@ export function startGatewayPoller(options: PollerOptions) {
       if (outcome.ok) {
         answered = true;
         const ts = clock.now();
+        const monotonic = clock.monotonic();
         for (const register of request.registers) {
-          values.push(decodeValue(register, request, outcome, ts));
+          values.push({ ...decodeValue(register, request, outcome, ts), monotonic });
           if (state.failingRegisters.delete(register.id)) {
             state.plan = null;
             log.info({ device: deviceLabel(device), register: register.id }, "register reads again");
@@ -259,9 +272,13 @@ export function startGatewayPoller(options: PollerOptions) {
         }
         const [register] = request.registers;
         if (register !== undefined && request.registers.length === 1 && !state.failingRegisters.has(register.id)) {
-          log.warn({ device: deviceLabel(device), register: register.id, exception: outcome.code }, "register refused by the device; set aside");
+          log.warn(
+            { device: deviceLabel(device), register: register.id, exception: outcome.code },
+            "register refused by the device; set aside",
+          );
         }
-        for (const failed of request.registers) state.failingRegisters.set(failed.id, clock.now() + failingRegisterRetryMs);
+        for (const failed of request.registers)
+          state.failingRegisters.set(failed.id, clock.monotonic() + failingRegisterRetryMs);
         state.plan = null;
       }
       // A timeout: that request got no answer; the rest of the cycle goes on.
