@@ -22,8 +22,7 @@ const sandboxKey = /sandbox key\s+(fh_\S+)/;
 const storageIntervalMs = 60_000; // the demo config's storage_interval_s
 const pollJitterMs = 5_000;
 
-// defect #11 of issue 16: not yet fixed
-test.skipIf(!hasFaketime).failing(
+test.skipIf(!hasFaketime)(
   "backfilled and live readings of a register are never closer than its storage interval",
   async () => {
     const workDir = mkdtempSync(join(tmpdir(), "fieldhub-faults-seam-"));
