@@ -97,7 +97,8 @@ describe.skipIf(!hasFaketime || !hasPymodbus).concurrent("defect 3: clock steps"
     const requestsBefore = await metricValue(site.server.url, "fieldhub_modbus_requests_total");
     await Bun.sleep(3_000);
     // Polling goes on.
-    expect(await metricValue(site.server.url, "fieldhub_modbus_requests_total")).toBeGreaterThan(requestsBefore + 5);
+    const requestsAfter = await metricValue(site.server.url, "fieldhub_modbus_requests_total");
+    expect(requestsAfter).toBeGreaterThan(requestsBefore + 5);
     // Latest values are today's, not stuck in tomorrow.
     const latest = (await site.latestTs()) ?? 0;
     expect(Math.abs(latest - Date.now())).toBeLessThan(5_000);
@@ -105,11 +106,15 @@ describe.skipIf(!hasFaketime || !hasPymodbus).concurrent("defect 3: clock steps"
     const again = await site.get<{ code: string }>("/v1/devices", revoked.key);
     expect({ status: again.status, code: again.body.code }).toEqual({ status: 401, code: "api_key_revoked" });
     // A device that dies now is reported offline within its heartbeat (5 s).
+    const stoppedAt = Date.now();
     await site.peer.stop();
     await eventually(
       async () => (await site.gateway())?.status,
       (status) => status === "offline",
       10_000,
+    );
+    console.log(
+      `after the step back: ${requestsAfter - requestsBefore} Modbus requests in 3 s; latest_ts ${Date.now() - latest} ms old; offline ${Date.now() - stoppedAt} ms after the peer stopped`,
     );
   }, 40_000);
 
@@ -170,5 +175,10 @@ describe.skipIf(!hasFaketime || !hasPymodbus).concurrent("defect 3: clock steps"
     const after = await readings();
     const kept = after.filter((row) => Date.parse(row.ts) <= Date.parse(before.at(-1)?.ts ?? ""));
     expect(kept.length).toBeGreaterThanOrEqual(before.length);
+    const pruned = site.server.logLines().find((line) => line.msg === "retention pruned readings");
+    expect(pruned?.held_by).toBe("clock_step");
+    console.log(
+      `first prune 3 days ahead: deleted ${pruned?.deleted}, held_by ${pruned?.held_by}, older_than ${pruned?.older_than}; ${kept.length} of ${before.length} readings kept`,
+    );
   }, 100_000);
 });

@@ -53,6 +53,9 @@ test.skipIf(!hasFaketime)(
     );
     const gaps = rows.slice(1).map((row, index) => Date.parse(rows[index]?.ts ?? "") - Date.parse(row.ts));
     for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(storageIntervalMs - pollJitterMs);
+    console.log(
+      `newest stored values: ${rows.map((row) => row.ts).join(", ")}; gaps ${gaps.map((gap) => gap / 1000).join(" s, ")} s`,
+    );
   },
   60_000,
 );
