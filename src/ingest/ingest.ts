@@ -54,7 +54,15 @@ export function createIngest(options: IngestOptions) {
   // History near a candidate: the store's, and what waits in the queue (asked only
   // when the clock is behind stored history, after a step back).
   const density = createDensityGate((registerId, fromMs, toMs) => {
-    let newest = store.readings.newestBetween(registerId, fromMs, toMs);
+    let newest: number | null;
+    try {
+      newest = store.readings.newestBetween(registerId, fromMs, toMs);
+    } catch (error) {
+      // The store cannot say: the value is skipped (asked again within the interval), and
+      // the poller, which hands values over here, never sees the error.
+      logger.warn({ err: error }, "ingest cannot read stored history near a reading; skipped");
+      return fromMs;
+    }
     for (const [id, ts] of queue) {
       if (id === registerId && ts >= fromMs && ts < toMs && (newest === null || ts > newest)) newest = ts;
     }
