@@ -246,7 +246,7 @@ export function startGatewayPoller(options: PollerOptions) {
         const ts = clock.now();
         const monotonic = clock.monotonic();
         for (const register of request.registers) {
-          values.push({ ...decodeValue(register, request, outcome, ts), monotonic });
+          values.push(decodeValue(register, request, outcome, ts, monotonic));
           if (state.failingRegisters.delete(register.id)) {
             state.plan = null;
             log.info({ device: deviceLabel(device), register: register.id }, "register reads again");
@@ -329,12 +329,13 @@ function decodeValue(
   request: ReadRequest,
   outcome: { words: number[] | null; bits: boolean[] | null },
   ts: number,
+  monotonic: number,
 ): PolledValue {
   const offset = register.address - request.start;
-  if (outcome.bits !== null) return { registerId: register.id, ts, raw: decodeBits(outcome.bits, offset) };
+  if (outcome.bits !== null) return { registerId: register.id, ts, monotonic, raw: decodeBits(outcome.bits, offset) };
   const decoded = decodeWords(register, outcome.words ?? [], offset);
-  if (typeof decoded === "string") return { registerId: register.id, ts, raw: null, text: decoded };
-  return { registerId: register.id, ts, raw: decoded };
+  if (typeof decoded === "string") return { registerId: register.id, ts, monotonic, raw: null, text: decoded };
+  return { registerId: register.id, ts, monotonic, raw: decoded };
 }
 
 function deviceLabel(device: PollingDevice): string {
