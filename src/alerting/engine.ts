@@ -18,6 +18,7 @@ import { scalerFor } from "../lib/register-scaling.ts";
 import type { NewEvent } from "../store/events.ts";
 import type { Store } from "../store/index.ts";
 
+/** `pendingSince`: when the condition began to hold, on the clock of PolledValue.monotonic (else its wall time). */
 type RuleState = { breaching: boolean; pendingSince: number | null };
 type Target = {
   rule: RuleConfig;
@@ -177,10 +178,13 @@ export function createRulesEngine(options: {
             state.pendingSince = null;
             continue;
           }
-          state.pendingSince ??= reading.ts;
-          if (reading.ts - state.pendingSince < rule.forMs) continue;
+          // A rule's "for" is a duration: measured on the monotonic clock the poller
+          // stamps, so a wall-clock step neither fires it early nor holds it back.
+          const readAt = reading.monotonic ?? reading.ts;
+          state.pendingSince ??= readAt;
+          if (readAt - state.pendingSince < rule.forMs) continue;
           // Breaching only once the alert is written: a full disk or a held lock
-          // leaves the rule pending, and the next reading tries again (issue 16, defect 1).
+          // leaves the rule pending, and the next reading tries again.
           if (!written(() => breach(target, value, reading.ts))) continue;
           state.breaching = true;
           state.pendingSince = null;

@@ -5,6 +5,7 @@
 import { Cron } from "croner";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/logger.ts";
+import { createTrustedWallClock, type TrustedWallClock } from "../lib/trusted-wall-clock.ts";
 import type { AutomationConfig } from "../alerting/rule-model.ts";
 import type { RulesEngine } from "../alerting/engine.ts";
 import type { Store } from "../store/index.ts";
@@ -14,15 +15,53 @@ export interface Schedule {
   stop(): Promise<void>;
 }
 
+/**
+ * The time below which retention deletes readings: the retention before the
+ * earlier of the trusted wall clock (a step forward believed only once it held
+ * an hour) and the newest stored reading, so a clock jump never deletes history
+ * (issue 16, defect 3; docs/reliability.md, "Clock steps").
+ */
+export function retentionCutoff(
+  trusted: TrustedWallClock,
+  newestStored: number | null,
+  retentionMs: number,
+): { cutoff: number; heldBy: "clock_step" | "newest_reading" | null } {
+  const now = trusted.now();
+  const base = newestStored === null ? now : Math.min(now, newestStored);
+  // Named only when it holds pruning back noticeably: the newest reading is
+  // normally a poll or a storage interval old.
+  const heldBy = trusted.aheadMs() > 0 ? "clock_step" : now - base > 3_600_000 ? "newest_reading" : null;
+  return { cutoff: base - retentionMs, heldBy };
+}
+
+function newestStoredReading(store: Store): number | null {
+  let newest: number | null = null;
+  for (const ts of store.readings.newestTimes().values()) if (newest === null || ts > newest) newest = ts;
+  return newest;
+}
+
 /** Prunes history older than the retention every hour (and once a minute after start). */
-export function scheduleRetention(store: Store, clock: Clock, logger: Logger, retentionDays: number): Schedule {
+export function scheduleRetention(
+  store: Store,
+  clock: Clock,
+  logger: Logger,
+  retentionDays: number,
+  trusted: TrustedWallClock = createTrustedWallClock(clock),
+): Schedule {
   const abort = new AbortController();
   let running: Promise<void> = Promise.resolve();
   const run = () => {
     running = running.then(async () => {
       if (abort.signal.aborted) return;
-      const cutoff = clock.now() - retentionDays * 86_400_000;
       try {
+        const newest = newestStoredReading(store);
+        const { cutoff, heldBy } = retentionCutoff(trusted, newest, retentionDays * 86_400_000);
+        if (heldBy === "clock_step") {
+          logger.warn(
+            { clock: new Date(clock.now()).toISOString(), trusted: new Date(trusted.now()).toISOString() },
+            "retention: the wall clock stepped ahead; pruning as of the time before the step until the new time has held an hour",
+          );
+        }
         const result = await pruneReadings(store.readings, cutoff, { signal: abort.signal });
         logger.info(
           {
@@ -31,6 +70,8 @@ export function scheduleRetention(store: Store, clock: Clock, logger: Logger, re
             registers: result.registers,
             ms: Math.round(result.ms),
             older_than: new Date(cutoff).toISOString(),
+            held_by: heldBy,
+            newest_reading: newest === null ? null : new Date(newest).toISOString(),
           },
           "retention pruned readings",
         );
@@ -62,19 +103,23 @@ export function scheduleRetention(store: Store, clock: Clock, logger: Logger, re
   };
 }
 
-/** The delivery log keeps its own, shorter retention (config `webhooks.log_retention_days`); pruned nightly. */
+/**
+ * The delivery log keeps its own, shorter retention (config `webhooks.log_retention_days`);
+ * pruned nightly, as of the trusted wall clock (a step forward does not empty it).
+ */
 export function scheduleDeliveryLogPruning(
   store: Store,
   clock: Clock,
   logger: Logger,
   logRetentionDays: number,
 ): Schedule {
+  const trusted = createTrustedWallClock(clock);
   const nightly = new Cron("23 3 * * *", () => {
     try {
-      const pruned = store.webhooks.pruneLog(clock.now() - logRetentionDays * 86_400_000);
+      const pruned = store.webhooks.pruneLog(trusted.now() - logRetentionDays * 86_400_000);
       logger.info({ ...pruned }, "webhook delivery log pruned");
     } catch (error) {
-      // A full disk or a held lock: the next night prunes what is older then (issue 16, defect 1).
+      // A full disk or a held lock: the next night prunes what is older then.
       logger.error({ err: error }, "webhook delivery log pruning failed; tried again next night");
     }
   });

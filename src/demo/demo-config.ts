@@ -12,6 +12,9 @@ export const demoOrganizationKey = "demo";
  */
 export const demoSandboxKey = "fh_sandbox_demo_5f0c2e8a9b7d4613";
 
+/** How often the demo's gateways store a reading per register (their `storage_interval_s`). */
+export const demoStorageIntervalMs = 60_000;
+
 export const demoGatewaySerials = {
   greenhouse: "FH-DEMO-001",
   energy: "FH-DEMO-002",
@@ -51,7 +54,7 @@ gateways:
     name: Greenhouse north
     customer: westland
     heartbeat_s: 60
-    storage_interval_s: 60
+    storage_interval_s: ${demoStorageIntervalMs / 1000}
     bus: { type: tcp }
     devices:
       - name: Climate computer
@@ -79,7 +82,7 @@ gateways:
     name: Main switchboard
     customer: utility
     heartbeat_s: 60
-    storage_interval_s: 60
+    storage_interval_s: ${demoStorageIntervalMs / 1000}
     bus: { type: tcp }
     devices:
       - name: Energy meter

@@ -6,13 +6,16 @@
  */
 import type { Inventory } from "../lib/inventory.ts";
 import { type DemoAlert, demoAlerts } from "./alerts.ts";
-import { demoGatewaySerials } from "./demo-config.ts";
+import { demoGatewaySerials, demoStorageIntervalMs } from "./demo-config.ts";
 import { registersOf } from "./equipment.ts";
 import { type DemoRegister, demoRawValue, demoTimestamps } from "./history.ts";
 
 const minute = 60_000;
 const hour = 60 * minute;
+/** Older history is backfilled sparser than it is stored live, to start fast. */
 const backfillIntervalMs = 5 * minute;
+/** The last hour is backfilled at the live storage interval, up to the current period. */
+const denseBackfillMs = hour;
 const heatPumpSilentFor = 3 * hour;
 
 /** What seeding needs of the store, with the demo inventory already synced. */
@@ -50,8 +53,19 @@ export function seedDemo(target: DemoSeedStore, inventory: Inventory, now: numbe
     for (const register of target.registers(gateway.id)) {
       if (register.dataType === "string") continue;
       const meta = { ...register, unit: units.get(register.uuid)?.unit ?? register.unit };
-      const from = Math.max(now - days * 24 * hour, (register.latestTs ?? 0) + 1);
-      for (const ts of demoTimestamps(from, until, backfillIntervalMs)) {
+      // Backfill and live storage agree (issue 16, defect 11): backfilled values sit
+      // on the live storage grid up to the current period, which ingest then
+      // counts as stored, and start a storage interval after what is stored.
+      const from = Math.max(
+        now - days * 24 * hour,
+        (register.latestTs ?? -demoStorageIntervalMs) + demoStorageIntervalMs,
+      );
+      const denseFrom = Math.max(from, until - denseBackfillMs);
+      const timestamps = [
+        ...demoTimestamps(from, denseFrom, backfillIntervalMs),
+        ...demoTimestamps(denseFrom, until, demoStorageIntervalMs),
+      ];
+      for (const ts of timestamps) {
         batch.push({ registerId: register.id, ts, rawValue: demoRawValue(meta, ts) });
       }
     }

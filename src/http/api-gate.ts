@@ -14,6 +14,7 @@ export interface RequestState {
   /** Headers every response to this request carries, errors included. */
   headers: Record<string, string>;
   principal: KeyForRequest | null;
+  /** Monotonic time the request arrived (lib/clock.ts): its duration survives a clock step. */
   startedAt: number;
   /** The status answered, for the request log (Elysia's `set.status` misses finished responses). */
   status: number;
@@ -39,9 +40,9 @@ function pathOf(url: string): string {
   return query < 0 ? url.slice(start) : url.slice(start, query);
 }
 
-export function newRequestState(now: number): RequestState {
+export function newRequestState(startedAt: number): RequestState {
   const requestId = newRequestId();
-  return { requestId, headers: { "x-request-id": requestId }, principal: null, startedAt: now, status: 200 };
+  return { requestId, headers: { "x-request-id": requestId }, principal: null, startedAt, status: 200 };
 }
 
 /**

@@ -76,7 +76,7 @@ export function createHttpApp(deps: HttpAppDeps) {
   const stateOf = (request: Request): RequestState => {
     let state = states.get(request);
     if (state === undefined) {
-      state = newRequestState(clock.now());
+      state = newRequestState(clock.monotonic());
       states.set(request, state);
     }
     return state;
@@ -132,7 +132,7 @@ export function createHttpApp(deps: HttpAppDeps) {
   /** Counts and logs an answered request (once, whichever way it was answered). */
   const finish = (request: Request, route: string) => {
     const state = stateOf(request);
-    const ms = clock.now() - state.startedAt;
+    const ms = clock.monotonic() - state.startedAt;
     requestsByRoute.inc({ route, method: request.method, status: String(state.status) });
     requestSeconds.observe({ route }, ms / 1000);
     const level = requestLogLevel(route, state.status, deps.logRequests === true);

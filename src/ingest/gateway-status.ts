@@ -7,6 +7,11 @@
  * `device.online` / `device.offline` in the outbox in the same transaction.
  * A change counts (in memory, for listeners, as an event) only once that
  * transaction is written; a failed write is retried, never thrown.
+ *
+ * Silence is measured on the monotonic clock, so a wall-clock step neither hides
+ * a dead gateway nor fakes a silent one; `last_seen` is the wall time of the
+ * latest answer, even when a step made it earlier than the one before
+ * (docs/reliability.md, "Clock steps").
  */
 import { isoOrNull } from "../lib/clock.ts";
 import type { Clock } from "../lib/clock.ts";
@@ -27,9 +32,10 @@ type GatewayState = {
   orgId: number;
   heartbeatMs: number;
   status: GatewayStatus;
+  /** Wall time of the latest answer (or as stored at start). */
   lastSeen: number | null;
-  /** When tracking started: a gateway that never answered is judged from then. */
-  since: number;
+  /** Monotonic time from which silence counts: the latest answer, else the stored last_seen, else the start. */
+  heardAt: number;
   lastSeenWritten: number | null;
 };
 
@@ -46,7 +52,8 @@ export function createGatewayStatusTracker(options: {
   onChange?: (gatewayId: string, status: GatewayStatus, at: number) => void;
 }) {
   const { store, clock, logger } = options;
-  const started = clock.now();
+  const startedWall = clock.now();
+  const startedMonotonic = clock.monotonic();
   const states = new Map<string, GatewayState>();
   for (const gateway of options.gateways) {
     const row = store.gateways.statusOf(gateway.id);
@@ -55,7 +62,9 @@ export function createGatewayStatusTracker(options: {
       ...row,
       uuid: gateway.id,
       heartbeatMs: gateway.heartbeatMs,
-      since: started,
+      // A stored last_seen counts as heard that long ago; one in the future (stored
+      // while the clock was ahead) as heard now.
+      heardAt: startedMonotonic - Math.max(0, startedWall - (row.lastSeen ?? startedWall)),
       lastSeenWritten: row.lastSeen,
     });
   }
@@ -110,7 +119,10 @@ export function createGatewayStatusTracker(options: {
   function answered(gatewayId: string, at: number): void {
     const state = states.get(gatewayId);
     if (state === undefined) return;
-    if (state.lastSeen === null || at > state.lastSeen) state.lastSeen = at;
+    // The newest answer wins, not the largest timestamp: after a step back, the
+    // largest one lies in a future that may never come.
+    state.lastSeen = at;
+    state.heardAt = clock.monotonic();
     change(state, "online", at);
   }
 
@@ -122,20 +134,19 @@ export function createGatewayStatusTracker(options: {
 
   /** Marks silent gateways offline and persists last_seen; runs on a timer. */
   function check(): void {
-    const now = clock.now();
+    const now = clock.monotonic();
     for (const state of states.values()) {
       if (state.status === "online" && state.lastSeen !== null && state.lastSeenWritten !== state.lastSeen) {
         try {
-          store.gateways.advanceLastSeen(state.id, state.lastSeen);
+          store.gateways.writeLastSeen(state.id, state.lastSeen);
           state.lastSeenWritten = state.lastSeen;
         } catch (error) {
           // A full disk or a held lock: the next check writes it (issue 16, defect 1).
           writeFailed(error, "last_seen write");
         }
       }
-      const silentSince = state.lastSeen ?? state.since;
-      if ((state.status === "online" || state.status === "pending") && now - silentSince > state.heartbeatMs) {
-        change(state, "offline", now, `silent for more than ${Math.round(state.heartbeatMs / 1000)} s`);
+      if ((state.status === "online" || state.status === "pending") && now - state.heardAt > state.heartbeatMs) {
+        change(state, "offline", clock.now(), `silent for more than ${Math.round(state.heartbeatMs / 1000)} s`);
       }
     }
   }

@@ -1,8 +1,9 @@
 /**
  * The one path readings take into the store. Pollers hand over every value they
- * read; ingest keeps each register's latest value fresh, stores at most one value
- * per register per storage period (the first value read in that period, with the
- * time it was read), and writes everything in batched transactions.
+ * read; ingest keeps each register's latest value fresh (the value read last,
+ * whatever its wall time: after a clock step back it is earlier than the one
+ * before), stores at most one value per register per storage interval (the rule
+ * of storage-density.ts), and writes everything in batched transactions.
  *
  * A reading counts as stored only once the transaction holding it committed
  * (`stats().committed`). If the disk is slower than the pollers, batches grow up
@@ -19,6 +20,7 @@ import type { Logger } from "../lib/logger.ts";
 import type { PolledValue } from "../lib/polled-value.ts";
 import type { Store } from "../store/index.ts";
 import type { LatestValue, ReadingTuple } from "../store/readings.ts";
+import { createDensityGate } from "./storage-density.ts";
 
 export interface IngestOptions {
   store: Store;
@@ -47,28 +49,40 @@ export interface IngestStats {
   writeError: string | null;
 }
 
-type RegisterState = { id: number; intervalMs: number; lastStoredPeriod: number };
-
 export function createIngest(options: IngestOptions) {
   const { store, clock, logger } = options;
   const defaultInterval = options.defaultStorageIntervalMs ?? 300_000;
   const maxQueued = options.maxQueued ?? 1_000_000;
-  const registers = new Map<string, RegisterState>();
-  // The newest stored reading per register decides whether the current period is already stored.
+  const registers = new Map<string, number>();
+  let queue: ReadingTuple[] = [];
+  // History near a candidate: the store's, and what waits in the queue (asked only
+  // when the clock is behind stored history, after a step back).
+  const density = createDensityGate((registerId, fromMs, toMs) => {
+    let newest: number | null;
+    try {
+      newest = store.readings.newestBetween(registerId, fromMs, toMs);
+    } catch (error) {
+      // The store cannot say: the value is skipped (asked again within the interval), and
+      // the poller, which hands values over here, never sees the error.
+      logger.warn({ err: error }, "ingest cannot read stored history near a reading; skipped");
+      return fromMs;
+    }
+    for (const [id, ts] of queue) {
+      if (id === registerId && ts >= fromMs && ts < toMs && (newest === null || ts > newest)) newest = ts;
+    }
+    return newest;
+  });
+  // Starting from each register's newest stored reading: backfilled history and
+  // the history of earlier runs count, whatever the clock says now.
   const newest = store.readings.newestTimes();
   for (const row of store.registers.allIds()) {
     // Stored times are whole seconds (store/readings.ts): a shorter period would store
     // two readings in one second, and the store keeps only the first.
     const intervalMs = Math.max(1000, options.storageIntervalMs.get(row.uuid) ?? defaultInterval);
-    const lastTs = newest.get(row.id);
-    registers.set(row.uuid, {
-      id: row.id,
-      intervalMs,
-      lastStoredPeriod: lastTs === undefined ? -1 : Math.floor(lastTs / intervalMs),
-    });
+    registers.set(row.uuid, row.id);
+    density.track(row.id, intervalMs, newest.get(row.id));
   }
 
-  let queue: ReadingTuple[] = [];
   let oldestQueuedAt = 0;
   let latest = new Map<number, LatestValue>();
   const stats: IngestStats = {
@@ -94,9 +108,10 @@ export function createIngest(options: IngestOptions) {
       return;
     }
     const now = clock.now();
+    const monotonicNow = clock.monotonic();
     for (const reading of batch) {
-      const register = registers.get(reading.registerId);
-      if (register === undefined) {
+      const registerId = registers.get(reading.registerId);
+      if (registerId === undefined) {
         stats.unknownRegisters++;
         if (!warnedUnknown.has(reading.registerId)) {
           warnedUnknown.add(reading.registerId);
@@ -105,20 +120,16 @@ export function createIngest(options: IngestOptions) {
         continue;
       }
       stats.accepted++;
-      const current = latest.get(register.id);
-      if (current === undefined || current.ts < reading.ts) {
-        latest.set(register.id, { registerId: register.id, rawValue: reading.raw, ts: reading.ts });
-      }
+      latest.set(registerId, { registerId, rawValue: reading.raw, ts: reading.ts });
       if (reading.text !== undefined) {
-        if (storedTexts.get(register.id) !== reading.text) texts.set(register.id, reading.text);
-        else texts.delete(register.id);
+        if (storedTexts.get(registerId) !== reading.text) texts.set(registerId, reading.text);
+        else texts.delete(registerId);
         continue;
       }
-      const period = Math.floor(reading.ts / register.intervalMs);
-      if (period > register.lastStoredPeriod) {
-        register.lastStoredPeriod = period;
-        if (queue.length === 0) oldestQueuedAt = now;
-        queue.push([register.id, reading.ts, reading.raw]);
+      const readAt = reading.monotonic ?? monotonicNow - (now - reading.ts);
+      if (density.admit(registerId, reading.ts, readAt)) {
+        if (queue.length === 0) oldestQueuedAt = monotonicNow;
+        queue.push([registerId, reading.ts, reading.raw]);
       }
     }
     stats.queued = queue.length;
@@ -201,7 +212,7 @@ export function createIngest(options: IngestOptions) {
     accept,
     flush,
     stats(): IngestStats {
-      return { ...stats, lagMs: oldestQueuedAt === 0 ? 0 : clock.now() - oldestQueuedAt };
+      return { ...stats, lagMs: queue.length === 0 ? 0 : clock.monotonic() - oldestQueuedAt };
     },
     /** Stops the timer and writes what is left. */
     stop(): void {

@@ -11,9 +11,15 @@ export const sandboxRateLimitPerMinute = 60;
 
 export type ApiKeyStatus = "active" | "revoked" | "expired";
 
-/** A key's state at `now`, as the API gate judges it (revocation before expiry). */
+/**
+ * A key's state at `now`, as the API gate judges it (revocation before expiry).
+ * Revocation is a state: a revoked key stays revoked whatever the clock says,
+ * even one revoked while the clock was ahead. Expiry is a wall-clock comparison:
+ * a clock stepped ahead expires a key early, one stepped back late
+ * (docs/reliability.md, "Clock steps").
+ */
 export function apiKeyStatus(key: { revokedAt: number | null; expiresAt: number | null }, now: number): ApiKeyStatus {
-  if (key.revokedAt !== null && key.revokedAt <= now) return "revoked";
+  if (key.revokedAt !== null) return "revoked";
   if (key.expiresAt !== null && key.expiresAt <= now) return "expired";
   return "active";
 }

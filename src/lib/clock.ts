@@ -1,21 +1,43 @@
-/** The one source of "now", injectable so tests can move time. */
+/**
+ * The one source of "now", injectable so tests can move time. Two clocks, as the
+ * kernel has them: `now()` is the wall clock (CLOCK_REALTIME), which NTP may step
+ * by hours or days on a box without a real-time clock; it stamps readings, events
+ * and records. `monotonic()` never steps (CLOCK_MONOTONIC, as performance.now()):
+ * everything that measures elapsed time runs on it (poll schedules, timeouts,
+ * backoff, heartbeats, storage density). docs/reliability.md, "Clock steps".
+ */
 export interface Clock {
+  /** Wall-clock time, Unix ms. */
   now(): number;
+  /** Milliseconds from an arbitrary origin; only differences mean anything. */
+  monotonic(): number;
 }
 
-export const systemClock: Clock = { now: () => Date.now() };
+export const systemClock: Clock = { now: () => Date.now(), monotonic: () => performance.now() };
 
-/** A clock tests set and advance by hand. */
+/**
+ * A clock tests set and advance by hand. `advance` lets time pass (both clocks
+ * move; a negative advance steps the wall clock back, as monotonic time never
+ * goes back); `set` and `step` move the wall clock alone, as NTP does.
+ */
 export class ManualClock implements Clock {
+  private elapsed = 0;
   constructor(private current: number) {}
   now(): number {
     return this.current;
   }
+  monotonic(): number {
+    return this.elapsed;
+  }
   set(ms: number): void {
     this.current = ms;
   }
+  step(ms: number): void {
+    this.current += ms;
+  }
   advance(ms: number): void {
     this.current += ms;
+    if (ms > 0) this.elapsed += ms;
   }
 }
 

@@ -5,8 +5,14 @@
 export interface PolledValue {
   /** Public register id (UUID). */
   registerId: string;
-  /** When it was read (Unix ms). */
+  /** When it was read (Unix ms, wall clock). */
   ts: number;
+  /**
+   * When it was read on the monotonic clock (lib/clock.ts), which a wall-clock
+   * step does not move; ingest judges storage density on it. Absent (values
+   * replayed by tests or tools), the value counts as read `now - ts` ago.
+   */
+  monotonic?: number;
   raw: number | null;
   /** Decoded text of a `string` register (raw is null then). */
   text?: string;

@@ -87,6 +87,7 @@ const exceptionNames: Record<number, string> = {
 
 type DeviceState = {
   device: PollingDevice;
+  /** Monotonic time of the next cycle (a wall-clock step must not stop or rush polling). */
   nextDue: number;
   breaks: Set<string>;
   /** Registers set aside after failing on their own: id -> when to try again. */
@@ -162,7 +163,7 @@ export function startGatewayPoller(options: PollerOptions) {
     const name = describeTarget(target);
     const states: DeviceState[] = devices.map((device) => ({
       device,
-      nextDue: clock.now(),
+      nextDue: clock.monotonic(),
       breaks: new Set(),
       failingRegisters: new Map(),
       plan: null,
@@ -188,7 +189,7 @@ export function startGatewayPoller(options: PollerOptions) {
           channelUp.set(name, true);
           // A new connection is a new chance: devices quarantined while the link
           // was down are probed at once rather than after their device backoff.
-          for (const state of states) if (state.quarantined) state.nextDue = Math.min(state.nextDue, clock.now());
+          for (const state of states) if (state.quarantined) state.nextDue = Math.min(state.nextDue, clock.monotonic());
         } catch (error) {
           link = null;
           const reason = error instanceof Error ? error.message : String(error);
@@ -213,12 +214,12 @@ export function startGatewayPoller(options: PollerOptions) {
       const state = states.reduce((earliest, candidate) =>
         candidate.nextDue < earliest.nextDue ? candidate : earliest,
       );
-      const wait = state.nextDue - clock.now();
+      const wait = state.nextDue - clock.monotonic();
       if (wait > 0) {
         await idle(name, wait);
         continue;
       }
-      const started = clock.now();
+      const started = clock.monotonic();
       const result = await pollDevice(link, state);
       if (result !== "disconnected")
         health.cycle(state.device.id, clock.now(), { answered: result !== "silent", partial: result === "partial" });
@@ -342,7 +343,7 @@ export function startGatewayPoller(options: PollerOptions) {
         if (!after.ok || after.raw === null) {
           return outcome("mismatch", "the device took the write but did not answer the read-back", { valueBefore });
         }
-        sink.readings(gateway.id, [{ registerId, ts: clock.now(), raw: after.raw }]);
+        sink.readings(gateway.id, [{ registerId, ts: clock.now(), monotonic: clock.monotonic(), raw: after.raw }]);
         const more = { valueBefore, readBack: scale(after.raw), readBackRaw: after.raw };
         const same =
           register.dataType === "float32" ? Math.fround(after.raw) === Math.fround(converted.raw) : after.raw === converted.raw;
@@ -365,7 +366,7 @@ export function startGatewayPoller(options: PollerOptions) {
       async (link) => {
         const read = await readOne(link, found.device, found.register);
         if (!read.ok || read.raw === null) return null;
-        sink.readings(gateway.id, [{ registerId, ts: clock.now(), raw: read.raw }]);
+        sink.readings(gateway.id, [{ registerId, ts: clock.now(), monotonic: clock.monotonic(), raw: read.raw }]);
         return { value: scale(read.raw), raw: read.raw };
       },
       () => null,
@@ -381,7 +382,7 @@ export function startGatewayPoller(options: PollerOptions) {
     };
     const read = await readWithRetries(link, device, request, device.retries);
     if (!read.ok) return read;
-    const decoded = decodeValue(register, request, read, clock.now());
+    const decoded = decodeValue(register, request, read, clock.now(), clock.monotonic());
     return { ok: true as const, raw: decoded.raw, words: read.words };
   }
 
@@ -394,7 +395,7 @@ export function startGatewayPoller(options: PollerOptions) {
       state.quarantined = false;
       state.failureLogged = false;
       state.backoffMs = device.pollIntervalMs;
-      state.nextDue = Math.max(started + device.pollIntervalMs, clock.now());
+      state.nextDue = Math.max(started + device.pollIntervalMs, clock.monotonic());
       return;
     }
     state.failedCycles++;
@@ -410,10 +411,11 @@ export function startGatewayPoller(options: PollerOptions) {
         );
       state.quarantined = true;
       state.backoffMs = Math.min(state.backoffMs * 2, Math.max(maxBackoffMs, device.pollIntervalMs));
-      state.nextDue = clock.now() + state.backoffMs;
-      health.quarantined(device.id, state.nextDue);
+      state.nextDue = clock.monotonic() + state.backoffMs;
+      // The board shows wall time: when the next probe is, as a person reads a clock.
+      health.quarantined(device.id, clock.now() + state.backoffMs);
     } else {
-      state.nextDue = Math.max(started + device.pollIntervalMs, clock.now());
+      state.nextDue = Math.max(started + device.pollIntervalMs, clock.monotonic());
     }
   }
 
@@ -432,7 +434,7 @@ export function startGatewayPoller(options: PollerOptions) {
     state: DeviceState,
   ): Promise<"answered" | "partial" | "silent" | "disconnected"> {
     const { device } = state;
-    const now = clock.now();
+    const now = clock.monotonic();
     // The plan changes only when a block is split or a register is set aside or due
     // again; with no register set aside, last cycle's plan is still right.
     if (state.plan === null || state.failingRegisters.size > 0) {
@@ -466,8 +468,9 @@ export function startGatewayPoller(options: PollerOptions) {
       if (outcome.ok) {
         answered = true;
         const ts = clock.now();
+        const monotonic = clock.monotonic();
         for (const register of request.registers) {
-          values.push(decodeValue(register, request, outcome, ts));
+          values.push(decodeValue(register, request, outcome, ts, monotonic));
           if (state.failingRegisters.delete(register.id)) {
             state.plan = null;
             health.readsAgain(device.id, register.id);
@@ -508,7 +511,8 @@ export function startGatewayPoller(options: PollerOptions) {
       failed(state, error);
       partial = true;
       const since = clock.now();
-      const retryAt = since + failingRegisterRetryMs;
+      // Set aside on the monotonic clock; the board shows the wall time of the retry.
+      const retryAt = clock.monotonic() + failingRegisterRetryMs;
       for (const register of request.registers) {
         if (!state.failingRegisters.has(register.id)) {
           log.warn(
@@ -517,7 +521,7 @@ export function startGatewayPoller(options: PollerOptions) {
           );
         }
         state.failingRegisters.set(register.id, retryAt);
-        health.setAside(device.id, register.id, { reason: error, since, retryAt });
+        health.setAside(device.id, register.id, { reason: error, since, retryAt: since + failingRegisterRetryMs });
       }
       state.plan = null;
     }
@@ -571,12 +575,13 @@ function decodeValue(
   request: ReadRequest,
   outcome: { words: number[] | null; bits: boolean[] | null },
   ts: number,
+  monotonic: number,
 ): PolledValue {
   const offset = register.address - request.start;
-  if (outcome.bits !== null) return { registerId: register.id, ts, raw: decodeBits(outcome.bits, offset) };
+  if (outcome.bits !== null) return { registerId: register.id, ts, monotonic, raw: decodeBits(outcome.bits, offset) };
   const decoded = decodeWords(register, outcome.words ?? [], offset);
-  if (typeof decoded === "string") return { registerId: register.id, ts, raw: null, text: decoded };
-  return { registerId: register.id, ts, raw: decoded };
+  if (typeof decoded === "string") return { registerId: register.id, ts, monotonic, raw: null, text: decoded };
+  return { registerId: register.id, ts, monotonic, raw: decoded };
 }
 
 /** A device in log lines: by name (or unit id) and by id. */

@@ -99,8 +99,8 @@ export interface GatewayStore {
    * in one transaction (spec section 6: device.online / device.offline).
    */
   changeStatus(gatewayId: number, status: GatewayStatus, lastSeen: number | null, event: NewEvent | null): void;
-  /** Moves last_seen forward to `at` (never back). */
-  advanceLastSeen(gatewayId: number, at: number): void;
+  /** Sets last_seen to the wall time of the latest answer (earlier than before after a clock step back). */
+  writeLastSeen(gatewayId: number, at: number): void;
 }
 
 const orgId = sql.placeholder("orgId");
@@ -179,9 +179,7 @@ export function sqliteGatewayStore({ sqlite, db }: SqliteConnection, recordEvent
   const writeStatus = sqlite.prepare<never, [number, string, number | null]>(
     "UPDATE gateways SET status = ?2, last_seen = coalesce(?3, last_seen) WHERE id = ?1",
   );
-  const writeLastSeen = sqlite.prepare<never, [number, number]>(
-    "UPDATE gateways SET last_seen = ?2 WHERE id = ?1 AND (last_seen IS NULL OR last_seen < ?2)",
-  );
+  const updateLastSeen = sqlite.prepare<never, [number, number]>("UPDATE gateways SET last_seen = ?2 WHERE id = ?1");
 
   return {
     list(organization, filter) {
@@ -217,8 +215,8 @@ export function sqliteGatewayStore({ sqlite, db }: SqliteConnection, recordEvent
         if (event !== null) recordEvent(event);
       },
     ),
-    advanceLastSeen(gatewayId, at) {
-      writeLastSeen.run(gatewayId, at);
+    writeLastSeen(gatewayId, at) {
+      updateLastSeen.run(gatewayId, at);
     },
   };
 }

@@ -70,12 +70,15 @@ export interface ReadingStore {
   record(batch: NewReading[]): void;
   /**
    * Ingest's write, one transaction: stores `readings` (a register's second
-   * already stored keeps its first value) and moves each register's latest value
-   * to the one given when it is newer than the stored latest.
+   * already stored keeps its first value) and sets each register's latest value
+   * to the one given: the value read last, even when a clock step back made its
+   * time earlier than the stored latest's.
    */
   recordPolled(readings: readonly ReadingTuple[], latest: readonly LatestValue[]): void;
   /** Each register's newest stored reading time (Unix ms); registers without readings are absent. */
   newestTimes(): Map<number, number>;
+  /** The newest stored reading time (Unix ms) of one register in [fromMs, toMs), or null. */
+  newestBetween(registerId: number, fromMs: number, toMs: number): number | null;
   /** Registers that have readings older than `cutoffMs`. */
   registersWithReadingsBefore(cutoffMs: number): number[];
   /**
@@ -116,6 +119,12 @@ export function sqliteReadingStore(connection: SqliteConnection): ReadingStore {
   const advanceLatest = sqlite.prepare<never, [number, number | null, number]>(
     `UPDATE registers SET latest_raw_value = ?2, latest_ts = ?3
       WHERE id = ?1 AND (latest_ts IS NULL OR latest_ts < ?3)`,
+  );
+  const setLatest = sqlite.prepare<never, [number, number | null, number]>(
+    "UPDATE registers SET latest_raw_value = ?2, latest_ts = ?3 WHERE id = ?1",
+  );
+  const newestInRange = sqlite.prepare<{ ts: number | null }, [number, number, number]>(
+    `SELECT max(ts_s) * 1000 + ${readingEpochMs} AS ts FROM readings WHERE register_id = ?1 AND ts_s >= ?2 AND ts_s < ?3`,
   );
   const newest = sqlite.prepare<{ id: number; ts: number | null }, []>(
     // One index seek per register; a GROUP BY over readings would scan the whole table.
@@ -203,13 +212,17 @@ export function sqliteReadingStore(connection: SqliteConnection): ReadingStore {
 
     recordPolled: sqlite.transaction((readings: readonly ReadingTuple[], latest: readonly LatestValue[]) => {
       for (const row of readings) insert.run(row[0], storedSeconds(row[1]), row[2]);
-      for (const value of latest) advanceLatest.run(value.registerId, value.rawValue, value.ts);
+      for (const value of latest) setLatest.run(value.registerId, value.rawValue, value.ts);
     }),
 
     newestTimes() {
       const times = new Map<number, number>();
       for (const row of newest.all()) if (row.ts !== null) times.set(row.id, row.ts);
       return times;
+    },
+
+    newestBetween(registerId, fromMs, toMs) {
+      return newestInRange.get(registerId, boundSeconds(fromMs), boundSeconds(toMs))?.ts ?? null;
     },
 
     // Stored times are seconds (schema.ts): "older than the cutoff" is below its first stored second.

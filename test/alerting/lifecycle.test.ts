@@ -277,6 +277,30 @@ describe("rule options", () => {
     expect((await alerts())[0]?.status).toBe("active");
   });
 
+  test("duration across clock steps: for_s is measured on the poller's monotonic clock", async () => {
+    const rules = engine([rule({ forMs: 60_000 })]);
+    const polled = (value: number) =>
+      rules.evaluate([
+        {
+          registerId: site.registerUuid(air),
+          ts: site.clock.now(),
+          monotonic: site.clock.monotonic(),
+          raw: Math.round(value * 10),
+        },
+      ]);
+    polled(31);
+    // A day ahead: the condition has not held a minute yet.
+    site.clock.step(86_400_000);
+    site.clock.advance(1_000);
+    polled(31);
+    expect(await alerts()).toEqual([]);
+    // Back to the right time: a minute after it began, the alert opens.
+    site.clock.step(-86_400_000);
+    site.clock.advance(59_000);
+    polled(31);
+    expect((await alerts())[0]?.status).toBe("active");
+  });
+
   test("each condition", async () => {
     const cases = [
       ["gt", 30, [30, 30.1]],

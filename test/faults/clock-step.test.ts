@@ -42,6 +42,20 @@ ${peerRegistersYaml}
 `;
 }
 
+/** Stored history of the first register, oldest first, from an hour ago to two days ahead (Unix ms). */
+async function historyOf(url: string, key: string): Promise<number[]> {
+  const get = async <T>(path: string) =>
+    (await (await fetch(`${url}${path}`, { headers: { authorization: `Bearer ${key}` } })).json()) as { data: T };
+  const gatewayId = (await get<{ id: string }[]>("/v1/devices")).data[0]?.id;
+  const registerId = (await get<{ id: string }[]>(`/v1/devices/${gatewayId}/registers`)).data[0]?.id;
+  const since = new Date(Date.now() - 3_600_000).toISOString();
+  const until = new Date(Date.now() + 2 * 86_400_000).toISOString();
+  const page = await get<{ ts: string }[]>(
+    `/v1/devices/${gatewayId}/readings?register_id=${registerId}&order=asc&limit=1000&since=${since}&until=${until}`,
+  );
+  return page.data.map((row) => Date.parse(row.ts));
+}
+
 async function startSteppedSite(name: string, retentionDays?: number) {
   const workDir = mkdtempSync(join(tmpdir(), `fieldhub-faults-clock-${name}-`));
   cleanup.add(() => rmSync(workDir, { recursive: true, force: true }));
@@ -56,6 +70,7 @@ async function startSteppedSite(name: string, retentionDays?: number) {
     return { status: response.status, body: (await response.json()) as T };
   };
   const gateway = async () => (await get<{ data: { id: string; status: string }[] }>("/v1/devices")).body.data[0];
+  const history = () => historyOf(server.url, key);
   const latestTs = async () => {
     const id = (await gateway())?.id;
     const registers = await get<{ data: { latest_ts: string | null }[] }>(`/v1/devices/${id}/registers`);
@@ -63,12 +78,11 @@ async function startSteppedSite(name: string, retentionDays?: number) {
     return ts === null ? null : Date.parse(ts);
   };
   await eventually(latestTs, (ts) => ts !== null, 10_000);
-  return { workDir, clock, peer, server, key, get, gateway, latestTs };
+  return { workDir, clock, peer, server, key, get, gateway, latestTs, history };
 }
 
 describe.skipIf(!hasFaketime || !hasPymodbus).concurrent("defect 3: clock steps", () => {
-  // defect #3 of issue 16: not yet fixed
-  test.failing("a day forward and back: polling goes on, latest values follow the clock, a dead device goes offline, a key revoked in the future stays revoked", async () => {
+  test("a day forward and back: polling goes on, latest values follow the clock, a dead device goes offline, a key revoked in the future stays revoked", async () => {
     const site = await startSteppedSite("step");
     const revoked = await createKey(site.server.dataDir, "site");
 
@@ -83,7 +97,8 @@ describe.skipIf(!hasFaketime || !hasPymodbus).concurrent("defect 3: clock steps"
     const requestsBefore = await metricValue(site.server.url, "fieldhub_modbus_requests_total");
     await Bun.sleep(3_000);
     // Polling goes on.
-    expect(await metricValue(site.server.url, "fieldhub_modbus_requests_total")).toBeGreaterThan(requestsBefore + 5);
+    const requestsAfter = await metricValue(site.server.url, "fieldhub_modbus_requests_total");
+    expect(requestsAfter).toBeGreaterThan(requestsBefore + 5);
     // Latest values are today's, not stuck in tomorrow.
     const latest = (await site.latestTs()) ?? 0;
     expect(Math.abs(latest - Date.now())).toBeLessThan(5_000);
@@ -91,16 +106,53 @@ describe.skipIf(!hasFaketime || !hasPymodbus).concurrent("defect 3: clock steps"
     const again = await site.get<{ code: string }>("/v1/devices", revoked.key);
     expect({ status: again.status, code: again.body.code }).toEqual({ status: 401, code: "api_key_revoked" });
     // A device that dies now is reported offline within its heartbeat (5 s).
+    const stoppedAt = Date.now();
     await site.peer.stop();
     await eventually(
       async () => (await site.gateway())?.status,
       (status) => status === "offline",
       10_000,
     );
+    console.log(
+      `after the step back: ${requestsAfter - requestsBefore} Modbus requests in 3 s; latest_ts ${Date.now() - latest} ms old; offline ${Date.now() - stoppedAt} ms after the peer stopped`,
+    );
   }, 40_000);
 
-  // defect #3 of issue 16: not yet fixed
-  test.failing("a forward step past the retention for a few seconds deletes no history", async () => {
+  test("stored history keeps the storage interval across steps back and forward and a restart", async () => {
+    const site = await startSteppedSite("density");
+    const intervalMs = 60_000; // the site's storage_interval_s
+    const minGapMs = intervalMs - 5_000; // less the poll jitter allowed (docs/polling.md)
+    const [first] = await eventually(site.history, (rows) => rows.length > 0, 10_000);
+    // Back 40 s, among stored history: nothing stored near it.
+    site.clock.step("-40s");
+    await Bun.sleep(8_000);
+    // A day ahead for a few seconds: less than an interval of monotonic time since
+    // the last stored reading, so nothing is stored at tomorrow's time.
+    site.clock.step("+1d");
+    await Bun.sleep(4_000);
+    // Looked at while the server's clock is ahead: the API shows history up to its own now.
+    expect(await site.history()).toEqual([first ?? 0]);
+    site.clock.step("+0");
+    // A restart on the right clock starts from the newest stored reading.
+    await site.server.stop();
+    const restarted = await startServe({
+      workDir: site.workDir,
+      dataDir: site.server.dataDir,
+      yaml: siteYaml(site.peer.port),
+      env: site.clock.env,
+    });
+    cleanup.add(() => restarted.stop());
+    const rows = await eventually(
+      () => historyOf(restarted.url, site.key),
+      (list) => list.length >= 2,
+      75_000,
+      1_000,
+    );
+    const gaps = rows.slice(1).map((ts, index) => ts - (rows[index] ?? 0));
+    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(minGapMs);
+  }, 120_000);
+
+  test("a forward step past the retention for a few seconds deletes no history", async () => {
     const site = await startSteppedSite("retention", 1);
     const started = Date.now();
     const gatewayId = (await site.gateway())?.id;
@@ -123,5 +175,10 @@ describe.skipIf(!hasFaketime || !hasPymodbus).concurrent("defect 3: clock steps"
     const after = await readings();
     const kept = after.filter((row) => Date.parse(row.ts) <= Date.parse(before.at(-1)?.ts ?? ""));
     expect(kept.length).toBeGreaterThanOrEqual(before.length);
+    const pruned = site.server.logLines().find((line) => line.msg === "retention pruned readings");
+    expect(pruned?.held_by).toBe("clock_step");
+    console.log(
+      `first prune 3 days ahead: deleted ${pruned?.deleted}, held_by ${pruned?.held_by}, older_than ${pruned?.older_than}; ${kept.length} of ${before.length} readings kept`,
+    );
   }, 100_000);
 });

@@ -98,3 +98,26 @@ test("a bus that cannot be used at all is `error`, without a webhook event", asy
   expect((await gateway(ids.acmeGateway1)).status).toBe("error");
   expect(events(ids.acmeGateway1)).toEqual([]);
 });
+
+test("clock steps: silence is judged on monotonic time; last_seen follows the latest answer, even back in time", async () => {
+  const before = site.clock.now();
+  tracker.answered(ids.acmeGateway1, before);
+  // A day ahead: no silence is faked by the jump.
+  site.clock.step(86_400_000);
+  tracker.check();
+  expect((await gateway(ids.acmeGateway1)).status).toBe("online");
+  tracker.answered(ids.acmeGateway1, site.clock.now());
+  // Back to the right time: the next answer's time is last_seen, though earlier.
+  site.clock.step(-86_400_000);
+  site.clock.advance(1_000);
+  tracker.answered(ids.acmeGateway1, site.clock.now());
+  tracker.check();
+  expect(await gateway(ids.acmeGateway1)).toMatchObject({
+    status: "online",
+    last_seen: new Date(before + 1_000).toISOString(),
+  });
+  // Then silence: offline after the heartbeat of monotonic time, not a day later.
+  site.clock.advance(heartbeatMs + 1);
+  tracker.check();
+  expect((await gateway(ids.acmeGateway1)).status).toBe("offline");
+});
