@@ -13,6 +13,7 @@ import admin from "./0004_admin.sql" with { type: "text" };
 import apiKeyLastUsed from "./0005_api_key_last_used.sql" with { type: "text" };
 import readingsSeconds from "./0006_readings_seconds.sql" with { type: "text" };
 import historyBlocks from "./0007_history_blocks.sql" with { type: "text" };
+import historyUpgrade from "./0008_history_upgrade.sql" with { type: "text" };
 
 export const migrationSql: Record<string, string> = {
   "0000_initial": initial,
@@ -23,6 +24,7 @@ export const migrationSql: Record<string, string> = {
   "0005_api_key_last_used": apiKeyLastUsed,
   "0006_readings_seconds": readingsSeconds,
   "0007_history_blocks": historyBlocks,
+  "0008_history_upgrade": historyUpgrade,
 };
 
 export const migrationJournal: { entries: { tag: string; when: number; breakpoints: boolean }[] } = journal;
