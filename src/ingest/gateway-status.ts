@@ -5,6 +5,9 @@
  * gone; `error` when its bus cannot be used at all (for example no permission on
  * the serial port). Each change updates `status` and `last_seen` and records
  * `device.online` / `device.offline` in the outbox in the same transaction.
+ * Between changes, an online gateway's `last_seen` is written at most once every
+ * `lastSeenEveryMs` (a minute by default) for all gateways in one commit, and at
+ * stop: a flash card is not written every second for it (issue 17, target 2).
  */
 import { isoOrNull } from "../lib/clock.ts";
 import type { Clock } from "../lib/clock.ts";
@@ -36,8 +39,10 @@ export function createGatewayStatusTracker(options: {
   clock: Clock;
   logger: Logger;
   gateways: readonly TrackedGateway[];
-  /** How often silence is checked and last_seen written. */
+  /** How often silence is checked. */
   checkEveryMs?: number;
+  /** How often an online gateway's advancing last_seen is written (default a minute). */
+  lastSeenEveryMs?: number;
   /** Called after an event was committed (so the webhook dispatcher can send it now). */
   onEvent?: () => void;
   /** Called after each status change (the offline detector listens). */
@@ -74,7 +79,8 @@ export function createGatewayStatusTracker(options: {
             },
           }
         : null;
-    store.gateways.changeStatus(state.id, next, next === "online" ? state.lastSeen : null, event);
+    // last_seen goes with every change: between changes it is written only once a minute.
+    store.gateways.changeStatus(state.id, next, state.lastSeen, event);
   }
 
   function change(state: GatewayState, next: GatewayStatus, at: number, reason?: string): void {
@@ -84,7 +90,7 @@ export function createGatewayStatusTracker(options: {
     options.onEvent?.();
     state.status = next;
     options.onChange?.(state.uuid, next, at);
-    if (next === "online") state.lastSeenWritten = state.lastSeen;
+    state.lastSeenWritten = state.lastSeen;
     logger.info({ gateway: state.serial, status: next, previous_status: previous, reason }, "gateway status changed");
   }
 
@@ -101,14 +107,27 @@ export function createGatewayStatusTracker(options: {
     change(state, fatal ? "error" : "offline", at, reason);
   }
 
-  /** Marks silent gateways offline and persists last_seen; runs on a timer. */
-  function check(): void {
-    const now = clock.now();
+  const lastSeenEveryMs = options.lastSeenEveryMs ?? 60_000;
+  let lastSeenWrittenAt = clock.now();
+
+  /** Writes the online gateways' last_seen that moved since it was last written, in one commit. */
+  function writeLastSeen(): void {
+    const seen: { gatewayId: number; at: number }[] = [];
     for (const state of states.values()) {
       if (state.status === "online" && state.lastSeen !== null && state.lastSeenWritten !== state.lastSeen) {
-        store.gateways.advanceLastSeen(state.id, state.lastSeen);
-        state.lastSeenWritten = state.lastSeen;
+        seen.push({ gatewayId: state.id, at: state.lastSeen });
       }
+    }
+    if (seen.length > 0) store.gateways.advanceLastSeenAll(seen);
+    for (const state of states.values()) if (state.status === "online") state.lastSeenWritten = state.lastSeen;
+    lastSeenWrittenAt = clock.now();
+  }
+
+  /** Marks silent gateways offline and persists last_seen when due; runs on a timer. */
+  function check(): void {
+    const now = clock.now();
+    if (now - lastSeenWrittenAt >= lastSeenEveryMs) writeLastSeen();
+    for (const state of states.values()) {
       const silentSince = state.lastSeen ?? state.since;
       if ((state.status === "online" || state.status === "pending") && now - silentSince > state.heartbeatMs) {
         change(state, "offline", now, `silent for more than ${Math.round(state.heartbeatMs / 1000)} s`);
@@ -127,6 +146,7 @@ export function createGatewayStatusTracker(options: {
     stop(): void {
       clearInterval(timer);
       check();
+      writeLastSeen();
     },
   };
 }

@@ -101,6 +101,8 @@ export interface GatewayStore {
   changeStatus(gatewayId: number, status: GatewayStatus, lastSeen: number | null, event: NewEvent | null): void;
   /** Moves last_seen forward to `at` (never back). */
   advanceLastSeen(gatewayId: number, at: number): void;
+  /** advanceLastSeen for several gateways in one transaction (one commit). */
+  advanceLastSeenAll(seen: readonly { gatewayId: number; at: number }[]): void;
 }
 
 const orgId = sql.placeholder("orgId");
@@ -220,5 +222,8 @@ export function sqliteGatewayStore({ sqlite, db }: SqliteConnection, recordEvent
     advanceLastSeen(gatewayId, at) {
       writeLastSeen.run(gatewayId, at);
     },
+    advanceLastSeenAll: sqlite.transaction((seen: readonly { gatewayId: number; at: number }[]) => {
+      for (const { gatewayId, at } of seen) writeLastSeen.run(gatewayId, at);
+    }),
   };
 }
