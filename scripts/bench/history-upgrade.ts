@@ -136,6 +136,6 @@ const lines = [
   `  row-layout store: ${(legacyBytes / 1e6).toFixed(1)} MB`,
   `  open with conversion: ${Math.min(...converts).toFixed(1)}-${Math.max(...converts).toFixed(1)} s over ${repeat} runs (${(readings / Math.min(...converts) / 1e6).toFixed(2)} million readings/s at best)`,
   `  open once converted (baseline): ${Math.min(...runs.map((run) => run.reopen)).toFixed(0)}-${Math.max(...runs.map((run) => run.reopen)).toFixed(0)} ms`,
-  `  after: file ${(last.bytes / 1e6).toFixed(1)} MB (the row table's pages stay in the file as free pages), live pages ${(last.liveBytes / 1e6).toFixed(1)} MB`,
+  `  after: file ${(last.bytes / 1e6).toFixed(1)} MB (vacuumed by the conversion), live pages ${(last.liveBytes / 1e6).toFixed(1)} MB`,
 ];
 process.stdout.write(`${lines.join("\n")}\n`);

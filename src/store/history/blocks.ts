@@ -53,6 +53,9 @@ export function blockTable(db: Database, cachedBlocks: number, readingsPerBlock:
        FROM history_blocks WHERE period = ?1 AND start_s < ?2`,
   );
   const firstPeriod = db.prepare<{ period: number | null }, []>("SELECT min(period) AS period FROM history_blocks");
+  const registersOfPeriod = db.prepare<{ registerId: number }, [number]>(
+    "SELECT DISTINCT register_id AS registerId FROM history_blocks WHERE period = ?1",
+  );
   // The key leads with the period: only the periods at or before the edge are read.
   const registersBefore = db.prepare<{ registerId: number }, [number, number]>(
     "SELECT DISTINCT register_id AS registerId FROM history_blocks WHERE period <= ?1 AND start_s < ?2",
@@ -135,6 +138,11 @@ export function blockTable(db: Database, cachedBlocks: number, readingsPerBlock:
         write(period, row.registerId, block, keep, block.count);
       }
       return removed;
+    },
+
+    /** Registers with blocks in `period`. */
+    registersOf(period: number): number[] {
+      return registersOfPeriod.all(period).map((row) => row.registerId);
     },
 
     /** Registers with blocks starting before `cutoff` in periods up to `edge`. */

@@ -256,29 +256,35 @@ export function openBlockHistory(db: Database, options: BlockHistoryOptions = {}
 
     /** Each register's newest reading (registers without any are left out). */
     latest(registerIds: number[]): ReadingRow[] {
-      const rows: ReadingRow[] = [];
+      const found = new Map<number, ReadingRow>();
+      const missing = new Set<number>();
       for (const registerId of registerIds) {
         const open = tail.of(registerId);
         if (open !== undefined && open.count > 0) {
           const last = open.count - 1;
-          rows.push({ registerId, ts: msOf(open.ts[last] as number), rawValue: open.raw(last) });
-          continue;
+          found.set(registerId, { registerId, ts: msOf(open.ts[last] as number), rawValue: open.raw(last) });
+        } else {
+          missing.add(registerId);
         }
-        if (firstPeriod === null) continue;
-        for (let period = openPeriod - 1; period >= firstPeriod; period--) {
+      }
+      // Registers with nothing open: newest period first, one key-prefix read per
+      // period for all of them (not one probe per register and period), until each is found.
+      for (let period = openPeriod - 1; missing.size > 0 && firstPeriod !== null && period >= firstPeriod; period--) {
+        for (const registerId of blocks.registersOf(period)) {
+          if (!missing.has(registerId)) continue;
           const [row] = blocks.blocks(period, registerId, "desc");
           if (row === undefined) continue;
           const block = blocks.decoded(period, registerId, row);
           const last = block.count - 1;
-          rows.push({
+          found.set(registerId, {
             registerId,
             ts: msOf(block.ts[last] as number),
             rawValue: block.nulls?.[last] === 1 ? null : (block.values[last] as number),
           });
-          break;
+          missing.delete(registerId);
         }
       }
-      return rows;
+      return registerIds.flatMap((registerId) => found.get(registerId) ?? []);
     },
 
     /**
