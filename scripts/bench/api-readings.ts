@@ -5,13 +5,17 @@
  *    rate limit, validation, cursor included; the client is a separate process)
  *    against the bare bun:sqlite query plus a straightforward JSON encoding of the
  *    same page (objects, Date#toISOString, JSON.stringify) in this process, in the
- *    same run. Target: <= 1.5x.
+ *    same run. Target: <= 1.5x. The bare query reads the one-row-per-reading
+ *    layout fieldhub had before issue 17 (a `readings` table clustered on
+ *    (register, second), in bare.db next to the store), so the baseline stays the
+ *    same whatever layout the store uses.
  * 2. Registers: GET /devices/{id}/registers throughput against a bare Bun.serve
  *    answering the same query with the same JSON. Target: >= 0.6x.
  *
  * Usage: bun scripts/bench/api-readings.ts [--rows 10000000] [--seconds 5] [--store DIR]
  * The store is built once in DIR (default: $TMPDIR/fieldhub-bench-api) and reused.
  */
+import { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -21,7 +25,7 @@ import { presentRegister } from "../../src/http/v1/present.ts";
 import { noDeviceHealth } from "../../src/lib/device-health.ts";
 import { stableUuid } from "../../src/lib/ids.ts";
 import { openStore, storeFileName } from "../../src/store/index.ts";
-import { boundSeconds, readingColumns, storedSeconds } from "../../src/store/readings.ts";
+import { boundSeconds, type NewReading, readingEpochMs, storedSeconds } from "../../src/store/readings.ts";
 import { startBenchApi } from "./api-server.ts";
 import { sqliteOf } from "../../src/store/sqlite-internals.ts";
 
@@ -58,28 +62,42 @@ ${registersYaml}
 `);
 if (!config.ok) throw new Error(JSON.stringify(config.problems));
 
-const fresh = !existsSync(join(dataDir, storeFileName));
+const fresh = !existsSync(join(dataDir, storeFileName)) || !existsSync(join(dataDir, "bare.db"));
 const store = openStore(dataDir);
 store.inventory.sync(config.config.inventory, end);
 const gatewayUuid = stableUuid("gateway", "BENCH-1");
 store.gateways.setStatus(gatewayUuid, { status: "online", lastSeen: end });
+const bare = new Database(join(dataDir, "bare.db"), { create: true, strict: true });
+bare.exec("PRAGMA journal_mode = WAL");
 if (fresh) {
   const began = performance.now();
-  const insert = sqliteOf(store).prepare("INSERT INTO readings (register_id, ts_s, raw_value) VALUES (?, ?, ?)");
+  bare.exec(`DROP TABLE IF EXISTS readings;
+    CREATE TABLE readings (register_id integer NOT NULL, ts_s integer NOT NULL, raw_value real,
+      PRIMARY KEY (register_id, ts_s)) WITHOUT ROWID;`);
+  const insert = bare.prepare("INSERT INTO readings (register_id, ts_s, raw_value) VALUES (?, ?, ?)");
   const ids = sqliteOf(store).query<{ id: number }, []>("SELECT id FROM registers ORDER BY id").all();
-  const insertRegister = sqliteOf(store).transaction((registerId: number, from: number, to: number) => {
-    for (let step = from; step < to; step++) insert.run(registerId, storedSeconds(start + step * intervalMs), (step * 7) % 1000);
+  const insertRegister = bare.transaction((registerId: number, from: number, to: number) => {
+    for (let step = from; step < to; step++)
+      insert.run(registerId, storedSeconds(start + step * intervalMs), (step * 7) % 1000);
   });
+  // Every period before now is closed first, so the history goes straight into blocks.
+  await store.readings.closePeriods(Date.now());
   for (const { id } of ids) {
     for (let from = 0; from < perRegister; from += 500_000)
       insertRegister(id, from, Math.min(perRegister, from + 500_000));
-    sqliteOf(store).run("UPDATE registers SET latest_raw_value = 42, latest_ts = ? WHERE id = ?", [end - intervalMs, id]);
+    for (let from = 0; from < perRegister; from += 1440) {
+      const batch: NewReading[] = [];
+      for (let step = from; step < Math.min(perRegister, from + 1440); step++) {
+        batch.push({ registerId: id, ts: start + step * intervalMs, rawValue: (step * 7) % 1000 });
+      }
+      store.readings.record(batch);
+    }
   }
   process.stderr.write(
     `built ${registerCount * perRegister} readings in ${((performance.now() - began) / 1000).toFixed(1)} s\n`,
   );
 }
-const rowCount = sqliteOf(store).query<{ n: number }, []>("SELECT count(*) AS n FROM readings").get()?.n ?? 0;
+const rowCount = bare.query<{ n: number }, []>("SELECT count(*) AS n FROM readings").get()?.n ?? 0;
 const { app, key, base } = startBenchApi(store);
 
 // --- 1. readings page ------------------------------------------------------
@@ -97,11 +115,12 @@ const registerMeta = sqliteOf(store)
        FROM registers r JOIN modbus_devices d ON d.id = r.modbus_device_id ORDER BY r.id`,
   )
   .all();
-const bareQuery = sqliteOf(store).prepare<
+const bareQuery = bare.prepare<
   { registerId: number; ts: number; rawValue: number | null },
   [number, number, number, number]
 >(
-  `${readingColumns} WHERE register_id = ?1 AND ts_s >= ?2 AND ts_s < ?3 ORDER BY ts_s DESC LIMIT ?4`,
+  `SELECT register_id AS registerId, ts_s * 1000 + ${readingEpochMs} AS ts, raw_value AS rawValue FROM readings
+    WHERE register_id = ?1 AND ts_s >= ?2 AND ts_s < ?3 ORDER BY ts_s DESC LIMIT ?4`,
 );
 /** The baseline: the same rows, straightforwardly mapped to the spec's Reading objects and JSON-encoded. */
 function barePage(register: RegisterMeta, since: number, until: number): string {
@@ -242,6 +261,7 @@ const apiRate = await loadTest(`${base}/v1/devices/${gatewayUuid}/registers`, tr
 bareServer.stop(true);
 await app.stop(true);
 store.close();
+bare.close();
 
 const pageRatio = median(pages.http) / median(pages.bare);
 const pageHttpRatio = median(pages.http) / median(pages.bareHttp);

@@ -19,7 +19,12 @@ import type { Store } from "../store/index.ts";
 import { startDispatcher } from "../webhooks/dispatcher.ts";
 import { registerWebhookMetrics } from "../webhooks/metrics.ts";
 import { createRegisterWriter } from "./register-writes.ts";
-import { scheduleAutomations, scheduleDeliveryLogPruning, scheduleRetention } from "./schedules.ts";
+import {
+  scheduleAutomations,
+  scheduleDeliveryLogPruning,
+  scheduleHistoryClose,
+  scheduleRetention,
+} from "./schedules.ts";
 
 export interface PartsOptions {
   config: FieldhubConfig;
@@ -44,7 +49,7 @@ export function startParts(options: PartsOptions) {
     clock,
     logger: logger.child({ part: "ingest" }),
     storageIntervalMs,
-    flushIntervalMs: options.flushIntervalMs,
+    flushIntervalMs: options.flushIntervalMs ?? config.storage.commitIntervalMs,
   });
   // Gateways without devices have nothing to report: they stay as they are (pending).
   const polled = config.polling.filter((gateway) => gateway.devices.length > 0);
@@ -120,6 +125,7 @@ export function startParts(options: PartsOptions) {
   );
   const schedules = [
     scheduleRetention(store, clock, logger.child({ part: "retention" }), config.retention.readingsDays),
+    scheduleHistoryClose(store, clock, logger.child({ part: "history" })),
     scheduleDeliveryLogPruning(store, clock, logger.child({ part: "webhooks" }), config.webhooks.logRetentionDays),
     scheduleAutomations(store, rules, config.automations, logger.child({ part: "automations" })),
   ];

@@ -1,6 +1,7 @@
 /**
- * The appliance's clock-driven jobs (croner): readings retention, delivery-log
- * pruning and scheduled automations.
+ * The appliance's clock-driven jobs (croner): readings retention, closing
+ * history periods into compressed blocks, delivery-log pruning and scheduled
+ * automations.
  */
 import { Cron } from "croner";
 import type { Clock } from "../lib/clock.ts";
@@ -98,6 +99,33 @@ export function scheduleRetention(
       abort.abort();
       hourly.stop();
       clearTimeout(first);
+      await running;
+    },
+  };
+}
+
+/**
+ * Once a minute, encodes the history periods that ended into compressed blocks
+ * (store/history/; a day's period closes ten minutes after midnight UTC) and
+ * persists the latest values when due.
+ */
+export function scheduleHistoryClose(store: Store, clock: Clock, logger: Logger): Schedule {
+  let running: Promise<void> = Promise.resolve();
+  const run = () => {
+    running = running.then(async () => {
+      try {
+        const began = performance.now();
+        const closed = await store.readings.closePeriods(clock.now());
+        if (closed > 0) logger.info({ periods: closed, ms: Math.round(performance.now() - began) }, "history closed");
+      } catch (error) {
+        logger.error({ err: error }, "closing history periods failed; will retry");
+      }
+    });
+  };
+  const minutely = new Cron("* * * * *", run);
+  return {
+    async stop() {
+      minutely.stop();
       await running;
     },
   };

@@ -33,6 +33,7 @@ export const defaults = {
   serverHost: "0.0.0.0",
   serverPort: 8080,
   readingsDays: 365,
+  commitIntervalS: 10,
   rateLimitPerMinute: 100,
   heartbeatS: 300,
   devicePort: 502,
@@ -108,6 +109,16 @@ export const retentionSchema = Type.Object(
       maximum: 3650,
       default: defaults.readingsDays,
     }),
+  },
+  { ...strict, default: {} },
+);
+
+/** How history reaches the disk (docs/config.md, docs/architecture.md "Store"). */
+export const storageSchema = Type.Object(
+  {
+    // Readings wait in memory at most this long before one commit writes them:
+    // what a power cut can lose, against how often the card is written (issue 17).
+    commit_interval_s: Type.Integer({ minimum: 1, maximum: 300, default: defaults.commitIntervalS }),
   },
   { ...strict, default: {} },
 );
@@ -365,6 +376,7 @@ export const configSchema = Type.Object(
   {
     server: serverSchema,
     retention: retentionSchema,
+    storage: storageSchema,
     api: apiSchema,
     webhooks: webhooksSchema,
     organizations: Type.Array(organizationSchema, {

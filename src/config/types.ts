@@ -47,6 +47,8 @@ export interface FieldhubConfig {
     logRequests: boolean;
   };
   retention: { readingsDays: number };
+  /** From `storage`: readings are committed at most this long after they were read (what a power cut can lose). */
+  storage: { commitIntervalMs: number };
   api: { rateLimitPerMinute: number };
   webhooks: { timeoutMs: number; retryDelaysMs: number[]; pauseAfterFailedMessages: number; logRetentionDays: number };
   /** Fully resolved: every id decided, gateways grouped under their organisation. */

@@ -12,6 +12,10 @@
  * a dead gateway nor fakes a silent one; `last_seen` is the wall time of the
  * latest answer, even when a step made it earlier than the one before
  * (docs/reliability.md, "Clock steps").
+ *
+ * Between changes, an online gateway's `last_seen` is written at most once every
+ * `lastSeenEveryMs` (a minute by default) for all gateways in one commit, and at
+ * stop: a flash card is not written every second for it.
  */
 import { isoOrNull } from "../lib/clock.ts";
 import type { Clock } from "../lib/clock.ts";
@@ -44,8 +48,10 @@ export function createGatewayStatusTracker(options: {
   clock: Clock;
   logger: Logger;
   gateways: readonly TrackedGateway[];
-  /** How often silence is checked and last_seen written. */
+  /** How often silence is checked. */
   checkEveryMs?: number;
+  /** How often an online gateway's advancing last_seen is written (default a minute). */
+  lastSeenEveryMs?: number;
   /** Called after an event was committed (so the webhook dispatcher can send it now). */
   onEvent?: () => void;
   /** Called after each status change (the offline detector listens). */
@@ -85,7 +91,8 @@ export function createGatewayStatusTracker(options: {
             },
           }
         : null;
-    store.gateways.changeStatus(state.id, next, next === "online" ? state.lastSeen : null, event);
+    // last_seen goes with every change: between changes it is written only once a minute.
+    store.gateways.changeStatus(state.id, next, state.lastSeen, event);
   }
 
   // One log line per condition, not one per second while the disk is full.
@@ -112,7 +119,7 @@ export function createGatewayStatusTracker(options: {
     options.onEvent?.();
     state.status = next;
     options.onChange?.(state.uuid, next, at);
-    if (next === "online") state.lastSeenWritten = state.lastSeen;
+    state.lastSeenWritten = state.lastSeen;
     logger.info({ gateway: state.serial, status: next, previous_status: previous, reason }, "gateway status changed");
   }
 
@@ -132,19 +139,35 @@ export function createGatewayStatusTracker(options: {
     change(state, fatal ? "error" : "offline", at, reason);
   }
 
-  /** Marks silent gateways offline and persists last_seen; runs on a timer. */
-  function check(): void {
-    const now = clock.monotonic();
+  const lastSeenEveryMs = options.lastSeenEveryMs ?? 60_000;
+  let lastSeenWrittenAt = clock.monotonic();
+
+  /** Writes the online gateways' last_seen that changed since it was last written, in one commit. */
+  function writeLastSeen(): void {
+    const seen: { gatewayId: number; at: number }[] = [];
     for (const state of states.values()) {
       if (state.status === "online" && state.lastSeen !== null && state.lastSeenWritten !== state.lastSeen) {
-        try {
-          store.gateways.writeLastSeen(state.id, state.lastSeen);
-          state.lastSeenWritten = state.lastSeen;
-        } catch (error) {
-          // A full disk or a held lock: the next check writes it (issue 16, defect 1).
-          writeFailed(error, "last_seen write");
-        }
+        seen.push({ gatewayId: state.id, at: state.lastSeen });
       }
+    }
+    if (seen.length > 0) {
+      try {
+        store.gateways.writeLastSeenAll(seen);
+      } catch (error) {
+        // A full disk or a held lock: the next check writes it.
+        writeFailed(error, "last_seen write");
+        return;
+      }
+    }
+    for (const state of states.values()) if (state.status === "online") state.lastSeenWritten = state.lastSeen;
+    lastSeenWrittenAt = clock.monotonic();
+  }
+
+  /** Marks silent gateways offline and persists last_seen when due; runs on a timer. */
+  function check(): void {
+    const now = clock.monotonic();
+    if (now - lastSeenWrittenAt >= lastSeenEveryMs) writeLastSeen();
+    for (const state of states.values()) {
       if ((state.status === "online" || state.status === "pending") && now - state.heardAt > state.heartbeatMs) {
         change(state, "offline", clock.now(), `silent for more than ${Math.round(state.heartbeatMs / 1000)} s`);
       }
@@ -162,6 +185,7 @@ export function createGatewayStatusTracker(options: {
     stop(): void {
       clearInterval(timer);
       check();
+      writeLastSeen();
     },
   };
 }

@@ -84,7 +84,6 @@ export function createIngest(options: IngestOptions) {
   }
 
   let oldestQueuedAt = 0;
-  let latest = new Map<number, LatestValue>();
   const stats: IngestStats = {
     accepted: 0,
     queued: 0,
@@ -109,6 +108,7 @@ export function createIngest(options: IngestOptions) {
     }
     const now = clock.now();
     const monotonicNow = clock.monotonic();
+    const fresh: LatestValue[] = [];
     for (const reading of batch) {
       const registerId = registers.get(reading.registerId);
       if (registerId === undefined) {
@@ -120,7 +120,7 @@ export function createIngest(options: IngestOptions) {
         continue;
       }
       stats.accepted++;
-      latest.set(registerId, { registerId, rawValue: reading.raw, ts: reading.ts });
+      fresh.push({ registerId, rawValue: reading.raw, ts: reading.ts });
       if (reading.text !== undefined) {
         if (storedTexts.get(registerId) !== reading.text) texts.set(registerId, reading.text);
         else texts.delete(registerId);
@@ -133,6 +133,8 @@ export function createIngest(options: IngestOptions) {
       }
     }
     stats.queued = queue.length;
+    // Latest values are served from the store's memory at once; only history waits for the commit.
+    if (fresh.length > 0) store.readings.setLatest(fresh);
   }
 
   const maxRowsPerTransaction = options.maxRowsPerTransaction ?? 100_000;
@@ -143,17 +145,15 @@ export function createIngest(options: IngestOptions) {
    * null when the write failed (everything then stays waiting, in order).
    */
   function writeTransaction(): number | null {
-    if (queue.length === 0 && latest.size === 0 && texts.size === 0) return 0;
+    if (queue.length === 0 && texts.size === 0) return 0;
     const rows = queue.length <= maxRowsPerTransaction ? queue : queue.slice(0, maxRowsPerTransaction);
     const rest = rows === queue ? [] : queue.slice(maxRowsPerTransaction);
-    const values = [...latest.values()];
     const changedTexts = texts;
     queue = rest;
-    latest = new Map();
     texts = new Map();
     const began = performance.now();
     try {
-      store.readings.recordPolled(rows, values);
+      store.readings.recordPolled(rows);
       if (changedTexts.size > 0) {
         store.registers.recordTexts([...changedTexts].map(([registerId, text]) => ({ registerId, text })));
         for (const [registerId, text] of changedTexts) storedTexts.set(registerId, text);
@@ -161,7 +161,6 @@ export function createIngest(options: IngestOptions) {
     } catch (error) {
       // Keep the batch for the next attempt (disk full, busy): put it back in front.
       queue = rows.concat(queue);
-      for (const value of values) if (!latest.has(value.registerId)) latest.set(value.registerId, value);
       for (const [registerId, text] of changedTexts) if (!texts.has(registerId)) texts.set(registerId, text);
       stats.queued = queue.length;
       const message = error instanceof Error ? error.message : String(error);

@@ -99,8 +99,11 @@ export interface GatewayStore {
    * in one transaction (spec section 6: device.online / device.offline).
    */
   changeStatus(gatewayId: number, status: GatewayStatus, lastSeen: number | null, event: NewEvent | null): void;
-  /** Sets last_seen to the wall time of the latest answer (earlier than before after a clock step back). */
-  writeLastSeen(gatewayId: number, at: number): void;
+  /**
+   * Sets last_seen of several gateways to the wall time of each one's latest answer
+   * (earlier than before after a clock step back), in one transaction (one commit).
+   */
+  writeLastSeenAll(seen: readonly { gatewayId: number; at: number }[]): void;
 }
 
 const orgId = sql.placeholder("orgId");
@@ -215,8 +218,8 @@ export function sqliteGatewayStore({ sqlite, db }: SqliteConnection, recordEvent
         if (event !== null) recordEvent(event);
       },
     ),
-    writeLastSeen(gatewayId, at) {
-      updateLastSeen.run(gatewayId, at);
-    },
+    writeLastSeenAll: sqlite.transaction((seen: readonly { gatewayId: number; at: number }[]) => {
+      for (const { gatewayId, at } of seen) updateLastSeen.run(gatewayId, at);
+    }),
   };
 }

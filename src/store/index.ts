@@ -13,7 +13,9 @@ import { type GatewayStore, sqliteGatewayStore } from "./gateways.ts";
 import { type InventoryStore, sqliteInventoryStore } from "./inventory.ts";
 import { type KeyStore, sqliteKeyStore } from "./keys.ts";
 import { type OrganizationStore, sqliteOrganizationStore } from "./organizations.ts";
-import { type ReadingStore, sqliteReadingStore } from "./readings.ts";
+import { blockReadingStore } from "./history/reading-store.ts";
+import { LatestValues } from "./latest-values.ts";
+import type { ReadingStore } from "./readings.ts";
 import { type RegisterStore, sqliteRegisterStore } from "./registers.ts";
 import { type SecretStore, sqliteSecretStore } from "./secrets.ts";
 import { rememberConnection } from "./sqlite-internals.ts";
@@ -87,9 +89,11 @@ export function openStoreFile(path: string, options: StoreOptions = {}): Store {
   const touch = connection.sqlite.prepare<never, [string]>(
     "INSERT INTO store_meta (key, value) VALUES ('healthz', ?1) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
   );
+  const latest = new LatestValues(connection.sqlite);
+  const readings = blockReadingStore(connection, latest);
   const store: Store = {
-    readings: sqliteReadingStore(connection),
-    registers: sqliteRegisterStore(connection),
+    readings,
+    registers: sqliteRegisterStore(connection, latest),
     gateways: sqliteGatewayStore(connection, recordEvent),
     alerts: sqliteAlertStore(connection, recordEvent),
     events: sqliteEventStore(connection, recordEvent),
@@ -104,7 +108,11 @@ export function openStoreFile(path: string, options: StoreOptions = {}): Store {
     checkWritable: () => {
       touch.run(new Date().toISOString());
     },
-    close: () => connection.sqlite.close(),
+    close: () => {
+      // A clean close keeps the latest values read (issue 17: not written every flush).
+      readings.persistLatest();
+      connection.sqlite.close();
+    },
   };
   rememberConnection(store, connection);
   return store;

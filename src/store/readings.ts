@@ -1,14 +1,9 @@
 /**
- * Reading history: writes, and the keyset-paged reads behind
- * GET /devices/{id}/readings (spec section 4, rules 1 to 3).
- *
- * Rows are clustered by (register, time). One register's page is a plain range
- * scan. A page over several registers must come out in time order across them, so
- * it is read in time slabs: each slab asks every register for its rows in a short
- * time span and sorts only those, and the span adapts to the density found. The
- * cost of a page therefore follows the page size, not the length of the window.
+ * Reading history: the operations behind ingest, retention and the keyset-paged
+ * reads of GET /devices/{id}/readings (spec section 4, rules 1 to 3), and the
+ * time conventions they share. The engine behind them is history/ (compressed
+ * blocks and an append-only tail, docs/architecture.md "Store").
  */
-import type { SqliteConnection } from "./connection.ts";
 
 /** Readings in and out carry Unix milliseconds; the table keeps seconds since this epoch (schema.ts). */
 export type ReadingRow = { registerId: number; ts: number; rawValue: number | null };
@@ -34,9 +29,6 @@ export function storedSeconds(ms: number): number {
 export function boundSeconds(ms: number): number {
   return Math.ceil((ms - readingEpochMs) / 1000);
 }
-
-/** Selects rows as ReadingRow, time back in Unix milliseconds. */
-export const readingColumns = `SELECT register_id AS registerId, ts_s * 1000 + ${readingEpochMs} AS ts, raw_value AS rawValue FROM readings`;
 
 /** Where the previous page stopped: the last row it returned. */
 export type ReadingsKeyset = { ts: number; registerId: number };
@@ -70,11 +62,15 @@ export interface ReadingStore {
   record(batch: NewReading[]): void;
   /**
    * Ingest's write, one transaction: stores `readings` (a register's second
-   * already stored keeps its first value) and sets each register's latest value
-   * to the one given: the value read last, even when a clock step back made its
-   * time earlier than the stored latest's.
+   * already stored keeps its first value).
    */
-  recordPolled(readings: readonly ReadingTuple[], latest: readonly LatestValue[]): void;
+  recordPolled(readings: readonly ReadingTuple[]): void;
+  /**
+   * Takes each latest value given, in the order given: the value read last wins,
+   * even when a clock step back made its time earlier than the stored latest's.
+   * Held in memory and served at once; written to disk rarely (`persistLatest`).
+   */
+  setLatest(latest: readonly LatestValue[]): void;
   /** Each register's newest stored reading time (Unix ms); registers without readings are absent. */
   newestTimes(): Map<number, number>;
   /** The newest stored reading time (Unix ms) of one register in [fromMs, toMs), or null. */
@@ -87,162 +83,12 @@ export interface ReadingStore {
    * none older is left.
    */
   deleteOldest(registerId: number, cutoffMs: number, maxRows: number): { deleted: number; done: boolean };
-}
-
-/** Stored density is at most one value a minute (spec section 8): the first slab's guess. */
-const densestIntervalMs = 60_000;
-
-export function sqliteReadingStore(connection: SqliteConnection): ReadingStore {
-  const { sqlite } = connection;
-  const columns = readingColumns;
-  const oneAsc = sqlite.prepare<ReadingRow, [number, number, number, number]>(
-    `${columns} WHERE register_id = ?1 AND ts_s >= ?2 AND ts_s < ?3 ORDER BY ts_s ASC LIMIT ?4`,
-  );
-  const oneDesc = sqlite.prepare<ReadingRow, [number, number, number, number]>(
-    `${columns} WHERE register_id = ?1 AND ts_s >= ?2 AND ts_s < ?3 ORDER BY ts_s DESC LIMIT ?4`,
-  );
-  // ?4/?5 exclude the rows at the cursor's own timestamp that the previous page
-  // already returned (register ids on the passed side of the cursor).
-  const slabAsc = sqlite.prepare<ReadingRow, [string, number, number, number, number, number]>(
-    `${columns} WHERE register_id IN (SELECT value FROM json_each(?1)) AND ts_s >= ?2 AND ts_s < ?3
-       AND NOT (ts_s = ?4 AND register_id <= ?5) ORDER BY ts_s ASC, register_id ASC LIMIT ?6`,
-  );
-  const slabDesc = sqlite.prepare<ReadingRow, [string, number, number, number, number, number]>(
-    `${columns} WHERE register_id IN (SELECT value FROM json_each(?1)) AND ts_s >= ?2 AND ts_s < ?3
-       AND NOT (ts_s = ?4 AND register_id >= ?5) ORDER BY ts_s DESC, register_id DESC LIMIT ?6`,
-  );
-  const insert = sqlite.prepare<never, [number, number, number | null]>(
-    "INSERT OR IGNORE INTO readings (register_id, ts_s, raw_value) VALUES (?1, ?2, ?3)",
-  );
-  // Strictly newer only: a second value for the latest's own time is a resend, and
-  // history keeps the first value for a time (INSERT OR IGNORE), so latest does too.
-  const advanceLatest = sqlite.prepare<never, [number, number | null, number]>(
-    `UPDATE registers SET latest_raw_value = ?2, latest_ts = ?3
-      WHERE id = ?1 AND (latest_ts IS NULL OR latest_ts < ?3)`,
-  );
-  const setLatest = sqlite.prepare<never, [number, number | null, number]>(
-    "UPDATE registers SET latest_raw_value = ?2, latest_ts = ?3 WHERE id = ?1",
-  );
-  const newestInRange = sqlite.prepare<{ ts: number | null }, [number, number, number]>(
-    `SELECT max(ts_s) * 1000 + ${readingEpochMs} AS ts FROM readings WHERE register_id = ?1 AND ts_s >= ?2 AND ts_s < ?3`,
-  );
-  const newest = sqlite.prepare<{ id: number; ts: number | null }, []>(
-    // One index seek per register; a GROUP BY over readings would scan the whole table.
-    // A bare max() in the subquery, so SQLite answers it from the end of the register's range.
-    `SELECT r.id AS id, (SELECT max(ts_s) FROM readings WHERE register_id = r.id) * 1000 + ${readingEpochMs} AS ts FROM registers r`,
-  );
-  const withOldReadings = sqlite.prepare<{ id: number }, [number]>(
-    // Only registers with something to prune: one index probe each.
-    "SELECT id FROM registers r WHERE EXISTS (SELECT 1 FROM readings WHERE register_id = r.id AND ts_s < ?1)",
-  );
-  // The time of the maxRows-th oldest reading below the cutoff, if there are that many.
-  const batchEnd = sqlite.prepare<{ ts_s: number }, [number, number, number]>(
-    "SELECT ts_s FROM readings WHERE register_id = ?1 AND ts_s < ?2 ORDER BY ts_s LIMIT 1 OFFSET ?3",
-  );
-  const deleteUpTo = sqlite.prepare<never, [number, number]>(
-    "DELETE FROM readings WHERE register_id = ?1 AND ts_s <= ?2",
-  );
-  const deleteBelow = sqlite.prepare<never, [number, number]>(
-    "DELETE FROM readings WHERE register_id = ?1 AND ts_s < ?2",
-  );
-
-  function singleRegisterPage(query: ReadingsPageQuery, registerId: number): ReadingRow[] {
-    const fetch = query.limit + 1;
-    if (query.order === "asc") {
-      const since = query.after === null ? query.since : Math.max(query.since, query.after.ts + 1);
-      return oneAsc.all(registerId, boundSeconds(since), boundSeconds(query.until), fetch);
-    }
-    const until = query.after === null ? query.until : Math.min(query.until, query.after.ts);
-    return oneDesc.all(registerId, boundSeconds(query.since), boundSeconds(until), fetch);
-  }
-
-  function slabbedPage(query: ReadingsPageQuery): ReadingRow[] {
-    const ids = JSON.stringify(query.registerIds);
-    const rows: ReadingRow[] = [];
-    let wanted = query.limit + 1;
-    let span = Math.ceil(wanted / query.registerIds.length) * densestIntervalMs;
-    // The cursor's own second; before the epoch's first when there is none (nothing matches it).
-    const cursorSeconds = query.after === null ? Number.MIN_SAFE_INTEGER : storedSeconds(query.after.ts);
-    const cursorRegister = query.after?.registerId ?? 0;
-    if (query.order === "asc") {
-      let low = query.after === null ? query.since : Math.max(query.since, query.after.ts);
-      while (wanted > 0 && low < query.until) {
-        const high = Math.min(query.until, low + span);
-        const slab = slabAsc.all(ids, boundSeconds(low), boundSeconds(high), cursorSeconds, cursorRegister, wanted);
-        for (const row of slab) rows.push(row);
-        wanted -= slab.length;
-        span = nextSpan(span, slab.length, wanted);
-        low = high;
-      }
-    } else {
-      let high = query.after === null ? query.until : Math.min(query.until, query.after.ts + 1);
-      while (wanted > 0 && high > query.since) {
-        const low = Math.max(query.since, high - span);
-        const slab = slabDesc.all(ids, boundSeconds(low), boundSeconds(high), cursorSeconds, cursorRegister, wanted);
-        for (const row of slab) rows.push(row);
-        wanted -= slab.length;
-        span = nextSpan(span, slab.length, wanted);
-        high = low;
-      }
-    }
-    return rows;
-  }
-
-  return {
-    page(query) {
-      if (query.registerIds.length === 0) return { rows: [], hasMore: false };
-      const [onlyRegister] = query.registerIds;
-      const rows =
-        query.registerIds.length === 1 && onlyRegister !== undefined
-          ? singleRegisterPage(query, onlyRegister)
-          : slabbedPage(query);
-      const hasMore = rows.length > query.limit;
-      if (hasMore) rows.length = query.limit;
-      return { rows, hasMore };
-    },
-
-    record: sqlite.transaction((batch: NewReading[]) => {
-      for (const reading of batch) {
-        const rawValue = reading.rawValue ?? null;
-        if (insert.run(reading.registerId, storedSeconds(reading.ts), rawValue).changes > 0) {
-          advanceLatest.run(reading.registerId, rawValue, reading.ts);
-        }
-      }
-    }),
-
-    recordPolled: sqlite.transaction((readings: readonly ReadingTuple[], latest: readonly LatestValue[]) => {
-      for (const row of readings) insert.run(row[0], storedSeconds(row[1]), row[2]);
-      for (const value of latest) setLatest.run(value.registerId, value.rawValue, value.ts);
-    }),
-
-    newestTimes() {
-      const times = new Map<number, number>();
-      for (const row of newest.all()) if (row.ts !== null) times.set(row.id, row.ts);
-      return times;
-    },
-
-    newestBetween(registerId, fromMs, toMs) {
-      return newestInRange.get(registerId, boundSeconds(fromMs), boundSeconds(toMs))?.ts ?? null;
-    },
-
-    // Stored times are seconds (schema.ts): "older than the cutoff" is below its first stored second.
-    registersWithReadingsBefore(cutoffMs) {
-      return withOldReadings.all(boundSeconds(cutoffMs)).map((row) => row.id);
-    },
-
-    deleteOldest(registerId, cutoffMs, maxRows) {
-      const cutoff = boundSeconds(cutoffMs);
-      const end = batchEnd.get(registerId, cutoff, maxRows - 1);
-      const deleted =
-        end === null ? deleteBelow.run(registerId, cutoff).changes : deleteUpTo.run(registerId, end.ts_s).changes;
-      return { deleted, done: end === null };
-    },
-  };
-}
-
-/** Grows the slab span towards the density seen, so sparse history needs few slabs. */
-function nextSpan(span: number, found: number, stillWanted: number): number {
-  if (stillWanted <= 0) return span;
-  const factor = found === 0 ? 64 : Math.min(64, Math.max(2, Math.ceil(stillWanted / found)));
-  return span * factor;
+  /**
+   * Encodes the periods that ended (plus a grace for late polls) into compressed
+   * blocks, then persists the latest values; the app calls it from a timer.
+   * Returns how many periods it closed.
+   */
+  closePeriods(nowMs: number): Promise<number>;
+  /** Writes the latest values changed since the last call to disk (also done at a close and when the store closes). */
+  persistLatest(): void;
 }

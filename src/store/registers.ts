@@ -1,5 +1,6 @@
 /** Registers with their latest values; GET /devices/{id}/registers polls this. */
 import type { SqliteConnection } from "./connection.ts";
+import type { LatestValues } from "./latest-values.ts";
 
 export type RegisterRow = {
   id: number;
@@ -78,7 +79,7 @@ export interface RegisterStore {
  * Prepared once per store: the registers endpoint is the one clients poll, so it
  * runs one cached statement and no query builder.
  */
-export function sqliteRegisterStore({ sqlite }: SqliteConnection): RegisterStore {
+export function sqliteRegisterStore({ sqlite }: SqliteConnection, latest: LatestValues): RegisterStore {
   const all = sqlite.prepare<RegisterRow, [number]>(registerSelect + registerOrder);
   const ofDevice = sqlite.prepare<RegisterRow, [number, number]>(
     `${registerSelect} AND r.modbus_device_id = ?2${registerOrder}`,
@@ -106,9 +107,20 @@ export function sqliteRegisterStore({ sqlite }: SqliteConnection): RegisterStore
   const recordTexts = sqlite.transaction((texts: readonly { registerId: number; text: string }[]) => {
     for (const { registerId, text } of texts) setText.run(registerId, text);
   });
+  // Latest values live in memory (latest-values.ts); the columns may lag behind them.
+  const withLatest = (rows: RegisterRow[]) => {
+    for (const row of rows) {
+      const value = latest.get(row.id);
+      if (value !== undefined) {
+        row.latestRawValue = value.rawValue;
+        row.latestTs = value.ts;
+      }
+    }
+    return rows;
+  };
   return {
     list: (gatewayId, modbusDeviceId) =>
-      modbusDeviceId === undefined ? all.all(gatewayId) : ofDevice.all(gatewayId, modbusDeviceId),
+      withLatest(modbusDeviceId === undefined ? all.all(gatewayId) : ofDevice.all(gatewayId, modbusDeviceId)),
     idsOfGateway: (gatewayId) => idsOfGateway.all(gatewayId),
     allIds: () => allIds.all(),
     historyRegisters: (gatewayId) => historyAll.all(gatewayId),

@@ -134,31 +134,6 @@ export const registers = sqliteTable(
   (table) => [index("registers_gateway").on(table.gatewayId)],
 );
 
-/**
- * The big table: one row per stored value. Clustered on (register, time) as a
- * WITHOUT ROWID table, so the primary key is the only index. Time is whole
- * seconds since 2020-01-01T00:00:00Z (`readingEpochMs` in readings.ts; migration
- * 0006): a 4-byte integer until 2088, where Unix milliseconds take 6 bytes and Unix
- * seconds outgrow 4 bytes in 2038. Stored history is at most one value a minute,
- * so seconds lose nothing a reader can see. `raw_value` has NUMERIC affinity
- * (migration 0003), so whole numbers take 1 to 4 bytes instead of a REAL's 8;
- * drizzle can express neither, and its `numeric` type would read values back as
- * text, hence `real` here. About 19 bytes a reading on disk, indexes and page
- * overhead included (docs/benchmarks.md). Only the raw value is stored: value =
- * raw_value x scale_factor is computed on the way out (spec section 1), with the
- * register's current scale factor. Only store/readings.ts and store/retention.ts
- * read or write it.
- */
-export const readings = sqliteTable(
-  "readings",
-  {
-    registerId: integer("register_id").notNull(),
-    epochSeconds: integer("ts_s").notNull(),
-    rawValue: real("raw_value"),
-  },
-  (table) => [primaryKey({ columns: [table.registerId, table.epochSeconds] })],
-);
-
 export const alertSeverities = ["critical", "warning", "info"] as const;
 export type AlertSeverity = (typeof alertSeverities)[number];
 export const alertStatuses = ["active", "returned", "acknowledged", "resolved"] as const;

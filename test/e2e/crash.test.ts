@@ -68,7 +68,8 @@ async function burstAndKill(afterCommits: number, extraDelayMs: number): Promise
 
   const database = new Database(join(dataDir, storeFileName));
   const integrity = database.query<{ integrity_check: string }, []>("PRAGMA integrity_check").get();
-  const stored = database.query<{ n: number }, []>("SELECT count(*) AS n FROM readings").get()?.n ?? 0;
+  // History is the open tail plus the closed blocks (store/history/).
+  const stored = database.query<{ n: number }, []>("SELECT (SELECT count(*) FROM history_tail) + (SELECT coalesce(sum(count), 0) FROM history_blocks) AS n").get()?.n ?? 0;
   database.close();
   expect(integrity?.integrity_check).toBe("ok");
   expect(stored).toBeGreaterThanOrEqual(reported);

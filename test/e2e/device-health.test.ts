@@ -95,6 +95,8 @@ beforeAll(async () => {
     join(workDir, "fieldhub.yaml"),
     `
 organizations: [{ key: plant, name: Plant }]
+# Readings committed every second, so the history checks below need not wait.
+storage: { commit_interval_s: 1 }
 gateways:
   - serial: HEALTH-TCP
     name: Boiler house
@@ -363,9 +365,12 @@ describe("after a stop", () => {
         )
         .get();
       expect(row?.latest_text).toBe("FH-TEST");
+      // Neither in the open tail nor in closed blocks.
       const count = store
-        .query<{ n: number }, [number]>("SELECT count(*) AS n FROM readings WHERE register_id = ?")
-        .get(row?.id ?? -1);
+        .query<{ n: number }, [number, number]>(
+          "SELECT (SELECT count(*) FROM history_tail WHERE register_id = ?1) + (SELECT count(*) FROM history_blocks WHERE register_id = ?2) AS n",
+        )
+        .get(row?.id ?? -1, row?.id ?? -1);
       expect(count?.n).toBe(0);
     } finally {
       store.close();

@@ -39,7 +39,7 @@ beforeAll(async () => {
     await app.stop(true);
   };
   // Break the store under the running app: every query now throws.
-  sqliteOf(site.store).exec("DROP TABLE readings");
+  sqliteOf(site.store).exec("ALTER TABLE registers RENAME TO registers_gone");
 });
 
 afterAll(async () => {

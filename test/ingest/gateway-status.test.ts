@@ -49,7 +49,15 @@ test("an answer brings an offline gateway online, with device.online and previou
       data: { device_id: ids.acmeGateway2, serial: "ACME-2", status: "online", previous_status: "offline", last_seen: new Date(at).toISOString() },
     },
   ]);
-  // Further answers move last_seen, without new events.
+  // Further answers move last_seen, without new events; it is written once a minute (issue 17: few writes).
+  site.clock.advance(5_000);
+  tracker.answered(ids.acmeGateway2, site.clock.now());
+  tracker.check();
+  expect((await gateway(ids.acmeGateway2)).last_seen).toBe(new Date(at).toISOString());
+  site.clock.advance(25_000);
+  tracker.answered(ids.acmeGateway2, site.clock.now());
+  site.clock.advance(25_000);
+  tracker.answered(ids.acmeGateway2, site.clock.now());
   site.clock.advance(5_000);
   tracker.answered(ids.acmeGateway2, site.clock.now());
   tracker.check();
@@ -100,6 +108,15 @@ test("a bus that cannot be used at all is `error`, without a webhook event", asy
 });
 
 test("clock steps: silence is judged on monotonic time; last_seen follows the latest answer, even back in time", async () => {
+  // last_seen written at every check here, so the test reads it at once.
+  const tracker = createGatewayStatusTracker({
+    store: site.store,
+    clock: site.clock,
+    logger: silentLogger(),
+    gateways: [ids.acmeGateway1].map((id) => ({ id, heartbeatMs })),
+    checkEveryMs: 3_600_000,
+    lastSeenEveryMs: 0,
+  });
   const before = site.clock.now();
   tracker.answered(ids.acmeGateway1, before);
   // A day ahead: no silence is faked by the jump.
@@ -120,4 +137,5 @@ test("clock steps: silence is judged on monotonic time; last_seen follows the la
   site.clock.advance(heartbeatMs + 1);
   tracker.check();
   expect((await gateway(ids.acmeGateway1)).status).toBe("offline");
+  tracker.stop();
 });

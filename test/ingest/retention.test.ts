@@ -3,7 +3,6 @@ import { afterEach, beforeEach, expect, test } from "bun:test";
 import { call } from "../harness/http.ts";
 import { ids, startTestSite, type TestSite } from "../harness/site.ts";
 import { pruneReadings } from "../../src/store/retention.ts";
-import { sqliteOf } from "../../src/store/sqlite-internals.ts";
 
 let site: TestSite;
 beforeEach(async () => {
@@ -64,6 +63,7 @@ test("an aborted prune stops between batches, leaving whole batches done", async
   const result = await pruning;
   expect(result.deleted % 10).toBe(0);
   expect(result.deleted).toBeLessThan(50);
-  const left = sqliteOf(site.store).query<{ n: number }, [number]>("SELECT count(*) AS n FROM readings WHERE register_id = ?").get(site.registerId(air))?.n;
+  const window = { since: now - 450 * day, until: now - 399 * day, order: "asc" as const, limit: 1000, after: null };
+  const left = site.store.readings.page({ registerIds: [site.registerId(air)], ...window }).rows.length;
   expect(left).toBe(50 - result.deleted);
 });

@@ -112,29 +112,22 @@ describe("a fresh store", () => {
     expect(rows.map((row) => Number(row.created_at))).toEqual(journalOnDisk.entries.map((entry) => entry.when));
   });
 
-  test("readings is WITHOUT ROWID with primary key (register_id, ts_s)", () => {
+  test("history is in history_blocks (WITHOUT ROWID, key period, register, first second) and history_tail; no readings table is left", () => {
+    const tables = tableNames();
+    expect(tables).not.toContain("readings");
+    expect(tables).not.toContain("readings_legacy");
     const table = sqlite
-      .query<{ sql: string }, []>("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'readings'")
+      .query<{ sql: string }, []>("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'history_blocks'")
       .get();
     expect(table?.sql).toMatch(/\)\s*WITHOUT\s+ROWID\s*$/i);
-    const list = sqlite.query<{ name: string; wr: number }, []>("PRAGMA table_list('readings')").get();
-    expect(list?.wr).toBe(1);
-
-    const columns = sqlite.query<{ name: string; pk: number }, []>("PRAGMA table_info('readings')").all();
+    const columns = sqlite.query<{ name: string; pk: number }, []>("PRAGMA table_info('history_blocks')").all();
     const primaryKey = columns
       .filter((column) => column.pk > 0)
       .sort((a, b) => a.pk - b.pk)
       .map((column) => column.name);
-    expect(primaryKey).toEqual(["register_id", "ts_s"]);
-  });
-
-  test("readings has no index besides its primary key", () => {
-    const declared = sqlite
-      .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'readings'")
-      .all();
-    expect(declared).toEqual([]);
-    const indexes = sqlite.query<{ name: string; origin: string }, []>("PRAGMA index_list('readings')").all();
-    expect(indexes.map((index) => index.origin)).toEqual(["pk"]);
+    expect(primaryKey).toEqual(["period", "register_id", "start_s"]);
+    // The tail is appended to: no index besides its rowid.
+    expect(sqlite.query("PRAGMA index_list('history_tail')").all()).toEqual([]);
   });
 
   test("uses WAL, also as seen by another connection", () => {
@@ -198,7 +191,6 @@ describe("upgrading readings to seconds (migration 0006)", () => {
     const before = openStore(dataDir);
     // The store as it was before 0006: readings keyed by Unix milliseconds.
     sqliteOf(before).exec(`
-      DROP TABLE readings;
       CREATE TABLE readings (register_id integer NOT NULL, ts integer NOT NULL, raw_value numeric,
         PRIMARY KEY (register_id, ts)) WITHOUT ROWID;`);
     const rows: [number, number, number | null][] = [
@@ -215,7 +207,7 @@ describe("upgrading readings to seconds (migration 0006)", () => {
     const seconds = journalOnDisk.entries[tags.indexOf("0006_readings_seconds")];
     if (seconds === undefined) throw new Error("journal lacks 0006_readings_seconds");
     sqliteOf(before).run("DELETE FROM __drizzle_migrations WHERE created_at >= ?", [seconds.when]);
-    // ...and undo what the migrations after it created.
+    // ...and undo what the migrations after it created (0008 renamed readings away; here it is back).
     sqliteOf(before).exec("DROP TABLE history_blocks; DROP TABLE history_tail; DROP TABLE history_state;");
     sqliteOf(before).exec("ALTER TABLE registers DROP COLUMN latest_text");
     sqliteOf(before).exec(`
@@ -228,20 +220,24 @@ describe("upgrading readings to seconds (migration 0006)", () => {
       DROP INDEX webhook_deliveries_endpoint_due;`);
     before.close();
 
+    // 0006, 0007 and 0008 run, then the block conversion (history/upgrade.ts) moves every row.
     const after = openStore(dataDir);
     try {
-      const stored = sqliteOf(after)
-        .query<{ register_id: number; ts_s: number; raw_value: number | null }, []>(
-          "SELECT register_id, ts_s, raw_value FROM readings ORDER BY register_id, ts_s",
-        )
-        .all();
+      const stored = after.readings.page({
+        registerIds: [1, 2],
+        since: 0,
+        until: 2 ** 50,
+        order: "asc",
+        limit: 10,
+        after: null,
+      }).rows;
       const epoch = Date.UTC(2020, 0, 1);
       expect(stored).toEqual([
-        { register_id: 1, ts_s: (Date.UTC(2026, 2, 10, 12, 0, 0) - epoch) / 1000, raw_value: 215 },
-        { register_id: 1, ts_s: (Date.UTC(2026, 2, 10, 12, 1, 0) - epoch) / 1000, raw_value: 216.5 },
-        { register_id: 1, ts_s: (Date.UTC(2026, 2, 10, 12, 2, 0) - epoch) / 1000, raw_value: null },
-        { register_id: 2, ts_s: -1, raw_value: -3 },
-        { register_id: 2, ts_s: 0, raw_value: 7 },
+        { registerId: 2, ts: epoch - 1000, rawValue: -3 },
+        { registerId: 2, ts: epoch, rawValue: 7 },
+        { registerId: 1, ts: Date.UTC(2026, 2, 10, 12, 0, 0), rawValue: 215 },
+        { registerId: 1, ts: Date.UTC(2026, 2, 10, 12, 1, 0), rawValue: 216.5 },
+        { registerId: 1, ts: Date.UTC(2026, 2, 10, 12, 2, 0), rawValue: null },
       ]);
       // Read back through the store's own queries, in Unix milliseconds again.
       const page = after.readings.page({

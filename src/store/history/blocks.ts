@@ -53,6 +53,13 @@ export function blockTable(db: Database, cachedBlocks: number, readingsPerBlock:
        FROM history_blocks WHERE period = ?1 AND start_s < ?2`,
   );
   const firstPeriod = db.prepare<{ period: number | null }, []>("SELECT min(period) AS period FROM history_blocks");
+  const registersOfPeriod = db.prepare<{ registerId: number }, [number]>(
+    "SELECT DISTINCT register_id AS registerId FROM history_blocks WHERE period = ?1",
+  );
+  // The key leads with the period: only the periods at or before the edge are read.
+  const registersBefore = db.prepare<{ registerId: number }, [number, number]>(
+    "SELECT DISTINCT register_id AS registerId FROM history_blocks WHERE period <= ?1 AND start_s < ?2",
+  );
   const cache = new Map<string, DecodedBlock>();
 
   function forget(): void {
@@ -129,6 +136,39 @@ export function blockTable(db: Database, cachedBlocks: number, readingsPerBlock:
         const keep = lowerBound(block.ts, block.count, cutoff);
         removed += keep;
         write(period, row.registerId, block, keep, block.count);
+      }
+      return removed;
+    },
+
+    /** Registers with blocks in `period`. */
+    registersOf(period: number): number[] {
+      return registersOfPeriod.all(period).map((row) => row.registerId);
+    },
+
+    /** Registers with blocks starting before `cutoff` in periods up to `edge`. */
+    registersBefore(edge: number, cutoff: number): number[] {
+      return registersBefore.all(edge, cutoff).map((row) => row.registerId);
+    },
+
+    /**
+     * Removes one register's readings before `cutoff` from its blocks of `period`,
+     * whole blocks where they end before it, the block across it cut exactly;
+     * returns how many.
+     */
+    cutRegisterBefore(period: number, registerId: number, cutoff: number): number {
+      let removed = 0;
+      for (const row of ofPeriodAsc.all(period, registerId)) {
+        if (row.startSeconds >= cutoff) break;
+        forget();
+        deleteOne.run(period, registerId, row.startSeconds);
+        if (row.lastSeconds < cutoff) {
+          removed += row.count;
+          continue;
+        }
+        const block = decodeBlock(row.startSeconds, row.data);
+        const keep = lowerBound(block.ts, block.count, cutoff);
+        removed += keep;
+        write(period, registerId, block, keep, block.count);
       }
       return removed;
     },

@@ -13,7 +13,6 @@
 import type { Database } from "bun:sqlite";
 import { boundSeconds, readingEpochMs, storedSeconds } from "../readings.ts";
 import type { NewReading, ReadingRow, ReadingsPage, ReadingsPageQuery } from "../readings.ts";
-import type { ReadingColumns } from "./block.ts";
 import { blockTable } from "./blocks.ts";
 import { type PageSource, readPage } from "./page.ts";
 import { OpenTail, RegisterTail } from "./tail.ts";
@@ -45,6 +44,21 @@ const noPeriodClosed = -2_147_483_648;
 
 const msOf = (seconds: number) => seconds * 1000 + readingEpochMs;
 
+/**
+ * A raw value as the tail's REAL column holds it. SQLite stores NaN as NULL and
+ * -0 as 0, so those two go in as their 8 float64 bytes: a blob keeps its type in
+ * a REAL column, and raw values stay exact before their period closes too.
+ */
+function tailColumnOf(raw: number | null): number | Uint8Array | null {
+  if (raw === null || (!Number.isNaN(raw) && !Object.is(raw, -0))) return raw;
+  return new Uint8Array(new Float64Array([raw]).buffer);
+}
+
+function tailValueOf(column: number | Uint8Array | null): number | null {
+  if (column === null || typeof column === "number") return column;
+  return new Float64Array(column.slice(0, 8).buffer)[0] as number;
+}
+
 export function openBlockHistory(db: Database, options: BlockHistoryOptions = {}) {
   const stateRow = db
     .query<{ periodSeconds: number; openPeriod: number }, []>(
@@ -53,9 +67,6 @@ export function openBlockHistory(db: Database, options: BlockHistoryOptions = {}
     .get();
   const periodSeconds = stateRow?.periodSeconds ?? options.periodSeconds ?? dayPeriodSeconds;
   let openPeriod = stateRow?.openPeriod ?? noPeriodClosed;
-  if (stateRow === null) {
-    db.run("INSERT INTO history_state (id, period_s, open_period) VALUES (1, ?1, ?2)", [periodSeconds, openPeriod]);
-  }
   const blocks = blockTable(db, options.cachedBlocks ?? 512, options.readingsPerBlock ?? defaultReadingsPerBlock);
   const registersPerTransaction = options.registersPerTransaction ?? 200;
   const periodOf = (seconds: number) => Math.floor(seconds / periodSeconds);
@@ -64,19 +75,28 @@ export function openBlockHistory(db: Database, options: BlockHistoryOptions = {}
   blocks.dropFrom(openPeriod);
   const tail = new OpenTail();
   for (const row of db
-    .query<{ registerId: number; seconds: number; raw: number | null }, []>(
+    .query<{ registerId: number; seconds: number; raw: number | Uint8Array | null }, []>(
       "SELECT register_id AS registerId, ts_s AS seconds, raw_value AS raw FROM history_tail ORDER BY rowid",
     )
     .iterate()) {
-    tail.insert(row.registerId, row.seconds, row.raw);
+    tail.insert(row.registerId, row.seconds, tailValueOf(row.raw));
   }
   let firstPeriod = blocks.firstPeriod();
 
-  const appendTail = db.prepare<never, [number, number, number | null]>(
+  const appendTail = db.prepare<never, [number, number, number | Uint8Array | null]>(
     "INSERT INTO history_tail (register_id, ts_s, raw_value) VALUES (?1, ?2, ?3)",
   );
   const deleteTailBefore = db.prepare<never, [number]>("DELETE FROM history_tail WHERE ts_s < ?1");
-  const saveOpenPeriod = db.prepare<never, [number]>("UPDATE history_state SET open_period = ?1 WHERE id = 1");
+  const deleteTailOfRegisterBefore = db.prepare<never, [number, number]>(
+    "DELETE FROM history_tail WHERE register_id = ?1 AND ts_s < ?2",
+  );
+  // The state row is written with the first close, so a store that never closed a
+  // period (or holds no history) keeps no period length yet.
+  const saveOpenPeriodStatement = db.prepare<never, [number, number]>(
+    `INSERT INTO history_state (id, period_s, open_period) VALUES (1, ?1, ?2)
+       ON CONFLICT (id) DO UPDATE SET open_period = excluded.open_period`,
+  );
+  const saveOpenPeriod = { run: (period: number) => saveOpenPeriodStatement.run(periodSeconds, period) };
 
   /** Registers given readings of the period being closed since its close began: encoded again at the switch. */
   let closing: { period: number; changed: Set<number> } | null = null;
@@ -96,23 +116,29 @@ export function openBlockHistory(db: Database, options: BlockHistoryOptions = {}
   }
 
   /** A reading for a period already closed (a late poll, a backfill): its blocks are rewritten with it. */
-  function recordLate(late: Map<string, { period: number; registerId: number; readings: NewReading[] }>): number {
-    let stored = 0;
+  function recordLate(
+    late: Map<string, { period: number; registerId: number; readings: NewReading[] }>,
+    stored: NewReading[] | undefined,
+  ): number {
+    let count = 0;
     for (const { period, registerId, readings } of late.values()) {
       const merged = closedReadings(period, registerId);
       let added = 0;
       for (const reading of readings) {
-        if (merged.insert(storedSeconds(reading.ts), reading.rawValue ?? null)) added++;
+        if (merged.insert(storedSeconds(reading.ts), reading.rawValue ?? null)) {
+          added++;
+          stored?.push(reading);
+        }
       }
       if (added === 0) continue;
       blocks.replace(period, registerId, merged);
       if (firstPeriod === null || period < firstPeriod) firstPeriod = period;
-      stored += added;
+      count += added;
     }
-    return stored;
+    return count;
   }
 
-  const recordTransaction = db.transaction((batch: NewReading[]) => {
+  const recordTransaction = db.transaction((batch: NewReading[], stored: NewReading[] | undefined) => {
     const accepted: { registerId: number; seconds: number; raw: number | null }[] = [];
     const inBatch = new Set<string>();
     const late = new Map<string, { period: number; registerId: number; readings: NewReading[] }>();
@@ -130,10 +156,11 @@ export function openBlockHistory(db: Database, options: BlockHistoryOptions = {}
       if (inBatch.has(key) || tail.has(reading.registerId, seconds)) continue;
       inBatch.add(key);
       const raw = reading.rawValue ?? null;
-      appendTail.run(reading.registerId, seconds, raw);
+      appendTail.run(reading.registerId, seconds, tailColumnOf(raw));
       accepted.push({ registerId: reading.registerId, seconds, raw });
+      stored?.push(reading);
     }
-    const lateStored = late.size > 0 ? recordLate(late) : 0;
+    const lateStored = late.size > 0 ? recordLate(late, stored) : 0;
     return { accepted, lateStored };
   });
 
@@ -191,10 +218,11 @@ export function openBlockHistory(db: Database, options: BlockHistoryOptions = {}
 
     /**
      * Stores readings in one transaction; a second reading for a (register,
-     * second) already stored is ignored (the first is kept). Returns how many were stored.
+     * second) already stored is ignored (the first is kept). Returns how many were
+     * stored; `stored`, when given, receives them.
      */
-    record(batch: NewReading[]): number {
-      const { accepted, lateStored } = recordTransaction(batch);
+    record(batch: NewReading[], stored?: NewReading[]): number {
+      const { accepted, lateStored } = recordTransaction(batch, stored);
       // Memory follows only once the transaction has committed.
       for (const reading of accepted) {
         tail.insert(reading.registerId, reading.seconds, reading.raw);
@@ -228,29 +256,35 @@ export function openBlockHistory(db: Database, options: BlockHistoryOptions = {}
 
     /** Each register's newest reading (registers without any are left out). */
     latest(registerIds: number[]): ReadingRow[] {
-      const rows: ReadingRow[] = [];
+      const found = new Map<number, ReadingRow>();
+      const missing = new Set<number>();
       for (const registerId of registerIds) {
         const open = tail.of(registerId);
         if (open !== undefined && open.count > 0) {
           const last = open.count - 1;
-          rows.push({ registerId, ts: msOf(open.ts[last] as number), rawValue: open.raw(last) });
-          continue;
+          found.set(registerId, { registerId, ts: msOf(open.ts[last] as number), rawValue: open.raw(last) });
+        } else {
+          missing.add(registerId);
         }
-        if (firstPeriod === null) continue;
-        for (let period = openPeriod - 1; period >= firstPeriod; period--) {
+      }
+      // Registers with nothing open: newest period first, one key-prefix read per
+      // period for all of them (not one probe per register and period), until each is found.
+      for (let period = openPeriod - 1; missing.size > 0 && firstPeriod !== null && period >= firstPeriod; period--) {
+        for (const registerId of blocks.registersOf(period)) {
+          if (!missing.has(registerId)) continue;
           const [row] = blocks.blocks(period, registerId, "desc");
           if (row === undefined) continue;
           const block = blocks.decoded(period, registerId, row);
           const last = block.count - 1;
-          rows.push({
+          found.set(registerId, {
             registerId,
             ts: msOf(block.ts[last] as number),
             rawValue: block.nulls?.[last] === 1 ? null : (block.values[last] as number),
           });
-          break;
+          missing.delete(registerId);
         }
       }
-      return rows;
+      return registerIds.flatMap((registerId) => found.get(registerId) ?? []);
     },
 
     /**
@@ -301,6 +335,56 @@ export function openBlockHistory(db: Database, options: BlockHistoryOptions = {}
       return removed;
     },
 
+    /**
+     * With nothing in the tail, moves the first open period to the one `nowMs`
+     * (less the grace) falls in: readings of earlier periods then go to blocks.
+     */
+    openFrom(nowMs: number, graceMs = 600_000): void {
+      const target = periodOf(storedSeconds(nowMs - graceMs));
+      if (tail.earliest() === null && openPeriod < target) {
+        saveOpenPeriod.run(target);
+        openPeriod = target;
+      }
+    },
+
+    /** Registers holding readings before `cutoffMs`, closed or open. */
+    registersWithReadingsBefore(cutoffMs: number): number[] {
+      const cutoff = boundSeconds(cutoffMs);
+      const found = new Set(firstPeriod === null ? [] : blocks.registersBefore(periodOf(cutoff), cutoff));
+      for (const [registerId, open] of tail.registers) {
+        if (open.count > 0 && (open.ts[0] as number) < cutoff) found.add(registerId);
+      }
+      return [...found].sort((a, b) => a - b);
+    },
+
+    /**
+     * Deletes a register's oldest readings before `cutoffMs`, period by period in
+     * one transaction each, until at least `maxReadings` went or none is left.
+     */
+    pruneRegister(registerId: number, cutoffMs: number, maxReadings: number): { deleted: number; done: boolean } {
+      const cutoff = boundSeconds(cutoffMs);
+      const edge = Math.min(periodOf(cutoff), openPeriod - 1);
+      let deleted = 0;
+      for (let period = firstPeriod ?? edge + 1; period <= edge; period++) {
+        deleted += db.transaction(() => blocks.cutRegisterBefore(period, registerId, cutoff))();
+        if (deleted >= maxReadings) {
+          firstPeriod = blocks.firstPeriod();
+          return { deleted, done: false };
+        }
+      }
+      firstPeriod = blocks.firstPeriod();
+      const open = tail.of(registerId);
+      const before = open === undefined ? 0 : open.lowerBound(cutoff);
+      if (open === undefined || before === 0) return { deleted, done: true };
+      // The tail has no index by register: this scans it, which only history not yet
+      // closed (a retention shorter than a period, a store no timer closes) asks for.
+      const budget = Math.max(1, maxReadings - deleted);
+      const upTo = before > budget ? (open.ts[budget] as number) : cutoff;
+      deleteTailOfRegisterBefore.run(registerId, upTo);
+      deleted += open.dropBefore(upTo);
+      return { deleted, done: before <= budget };
+    },
+
     /** Readings held, closed and open (for tests and benchmarks; counts every block). */
     count(): { closed: number; open: number } {
       const closed = db.query<{ n: number | null }, []>("SELECT sum(count) AS n FROM history_blocks").get()?.n ?? 0;
@@ -311,3 +395,4 @@ export function openBlockHistory(db: Database, options: BlockHistoryOptions = {}
   };
 }
 
+export type BlockHistory = ReturnType<typeof openBlockHistory>;

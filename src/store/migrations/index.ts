@@ -16,6 +16,7 @@ import historyBlocks from "./0007_history_blocks.sql" with { type: "text" };
 import registerLatestText from "./0008_register_latest_text.sql" with { type: "text" };
 import registerWrites from "./0009_register_writes.sql" with { type: "text" };
 import organizationRemoval from "./0010_organization_removal.sql" with { type: "text" };
+import historyUpgrade from "./0011_history_upgrade.sql" with { type: "text" };
 
 export const migrationSql: Record<string, string> = {
   "0000_initial": initial,
@@ -29,6 +30,7 @@ export const migrationSql: Record<string, string> = {
   "0008_register_latest_text": registerLatestText,
   "0009_register_writes": registerWrites,
   "0010_organization_removal": organizationRemoval,
+  "0011_history_upgrade": historyUpgrade,
 };
 
 export const migrationJournal: { entries: { tag: string; when: number; breakpoints: boolean }[] } = journal;

@@ -1,0 +1,82 @@
+/**
+ * The readings store (readings.ts) on the block history engine: every reading
+ * operation goes through `openBlockHistory`, latest values through LatestValues.
+ * Nothing outside src/store/ knows about blocks or the tail.
+ */
+import type { SqliteConnection } from "../connection.ts";
+import type { LatestValues } from "../latest-values.ts";
+import type { NewReading, ReadingStore } from "../readings.ts";
+import { type BlockHistoryOptions, openBlockHistory } from "./history.ts";
+import { convertLegacyReadings } from "./upgrade.ts";
+
+/** Latest values are written to disk at most this often besides a period close and a clean close. */
+const persistLatestEveryMs = 3_600_000;
+
+export function blockReadingStore(
+  connection: SqliteConnection,
+  latest: LatestValues,
+  options: BlockHistoryOptions = {},
+): ReadingStore {
+  const { sqlite } = connection;
+  const history = openBlockHistory(sqlite, options);
+  convertLegacyReadings(sqlite, history, Date.now());
+  const registerIds = sqlite.prepare<{ id: number }, []>("SELECT id FROM registers ORDER BY id");
+  let latestPersistedAt = Date.now();
+
+  // A crash loses the latest values read since they were last persisted: the
+  // newest stored reading stands in where it is newer.
+  for (const row of history.latest(registerIds.all().map((register) => register.id))) latest.advance(row);
+
+  function persistLatest(): void {
+    latest.persist();
+    latestPersistedAt = Date.now();
+  }
+
+  return {
+    page: (query) => (query.registerIds.length === 0 ? { rows: [], hasMore: false } : history.page(query)),
+
+    record(batch) {
+      const stored: NewReading[] = [];
+      history.record(batch, stored);
+      // Only readings that were stored move the latest value (a resend of a stored second does not).
+      for (const reading of stored) {
+        latest.advance({ registerId: reading.registerId, ts: reading.ts, rawValue: reading.rawValue ?? null });
+      }
+    },
+
+    recordPolled(readings) {
+      if (readings.length > 0) {
+        history.record(readings.map((row) => ({ registerId: row[0], ts: row[1], rawValue: row[2] })));
+      }
+    },
+
+    setLatest(values) {
+      for (const value of values) latest.set(value);
+    },
+
+    newestTimes() {
+      const times = new Map<number, number>();
+      for (const row of history.latest(registerIds.all().map((register) => register.id))) {
+        times.set(row.registerId, row.ts);
+      }
+      return times;
+    },
+
+    newestBetween(registerId, fromMs, toMs) {
+      const query = { registerIds: [registerId], since: fromMs, until: toMs, order: "desc" as const, limit: 1, after: null };
+      return history.page(query).rows[0]?.ts ?? null;
+    },
+
+    registersWithReadingsBefore: (cutoffMs) => history.registersWithReadingsBefore(cutoffMs),
+
+    deleteOldest: (registerId, cutoffMs, maxRows) => history.pruneRegister(registerId, cutoffMs, maxRows),
+
+    async closePeriods(nowMs) {
+      const closed = await history.closePeriods(nowMs);
+      if (closed > 0 || Date.now() - latestPersistedAt >= persistLatestEveryMs) persistLatest();
+      return closed;
+    },
+
+    persistLatest,
+  };
+}
