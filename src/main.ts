@@ -8,7 +8,9 @@ import { CommandError, UsageError } from "./cli/args.ts";
 import { configCommand, configUsage } from "./cli/config.ts";
 import { demoCommand, demoUsage } from "./cli/demo.ts";
 import { endpointsCommand, endpointsUsage } from "./cli/endpoints.ts";
+import { historyCommand, historyUsage } from "./cli/history.ts";
 import { keysCommand, keysUsage } from "./cli/keys.ts";
+import { mirrorCommand, mirrorUsage } from "./cli/mirror.ts";
 import { serveCommand, serveUsage } from "./cli/serve.ts";
 import { webhooksCommand, webhooksUsage } from "./cli/webhooks-listen.ts";
 import { commit, version } from "./lib/version.ts";
@@ -22,6 +24,8 @@ Usage:
   ${alertsUsage.split("\n").join("\n  ")}
   ${endpointsUsage.split("\n").join("\n  ")}
   ${adminUsage.split("\n").join("\n  ")}
+  ${historyUsage.split("\n").join("\n  ")}
+  ${mirrorUsage}
   ${webhooksUsage}
   ${configUsage}
   fieldhub version
@@ -48,6 +52,12 @@ async function main(argv: string[]): Promise<number> {
         return 0;
       case "endpoints":
         await endpointsCommand(rest);
+        return 0;
+      case "history":
+        await historyCommand(rest);
+        return 0;
+      case "mirror":
+        await mirrorCommand(rest);
         return 0;
       case "webhooks":
         webhooksCommand(rest);

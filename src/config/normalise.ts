@@ -132,6 +132,7 @@ function normaliseDevice(
     normaliseRegister(register, () => derivedId.register(serial, key, register.name), byteOrder),
   );
   const pollIntervalMs = device.poll_interval_ms ?? template?.pollIntervalMs ?? defaults.pollIntervalMs;
+  const storageIntervalMs = (device.storage_interval_s ?? gateway.storage_interval_s) * 1000;
 
   return {
     inventory: {
@@ -142,6 +143,7 @@ function normaliseDevice(
       ipAddress: host,
       port,
       pollIntervalMs,
+      storageIntervalMs,
       template: device.template
         ? { id: derivedId.template(device.template.brand, device.template.model), ...device.template }
         : null,
@@ -160,7 +162,7 @@ function normaliseDevice(
         device.max_registers_per_request ?? template?.maxRegistersPerRequest ?? defaults.maxRegistersPerRequest,
       maxGap: device.max_gap,
       pauseMs: device.pause_ms,
-      storageIntervalMs: (device.storage_interval_s ?? gateway.storage_interval_s) * 1000,
+      storageIntervalMs,
       registers: registers.map((register) => register.decoding),
     },
   };

@@ -13,6 +13,7 @@
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/logger.ts";
 import type { PolledValue } from "../lib/polled-value.ts";
+import { effectiveStorageInterval, storagePeriodOf } from "../lib/storage-period.ts";
 import type { Store } from "../store/index.ts";
 import type { LatestValue, ReadingTuple } from "../store/readings.ts";
 
@@ -47,20 +48,18 @@ type RegisterState = { id: number; intervalMs: number; lastStoredPeriod: number 
 
 export function createIngest(options: IngestOptions) {
   const { store, clock, logger } = options;
-  const defaultInterval = options.defaultStorageIntervalMs ?? 300_000;
+  const defaultInterval = options.defaultStorageIntervalMs;
   const maxQueued = options.maxQueued ?? 1_000_000;
   const registers = new Map<string, RegisterState>();
   // The newest stored reading per register decides whether the current period is already stored.
   const newest = store.readings.newestTimes();
   for (const row of store.registers.allIds()) {
-    // Stored times are whole seconds (store/readings.ts): a shorter period would store
-    // two readings in one second, and the store keeps only the first.
-    const intervalMs = Math.max(1000, options.storageIntervalMs.get(row.uuid) ?? defaultInterval);
+    const intervalMs = effectiveStorageInterval(options.storageIntervalMs.get(row.uuid) ?? defaultInterval);
     const lastTs = newest.get(row.id);
     registers.set(row.uuid, {
       id: row.id,
       intervalMs,
-      lastStoredPeriod: lastTs === undefined ? -1 : Math.floor(lastTs / intervalMs),
+      lastStoredPeriod: lastTs === undefined ? -1 : storagePeriodOf(lastTs, intervalMs),
     });
   }
 
@@ -102,7 +101,7 @@ export function createIngest(options: IngestOptions) {
       if (current === undefined || current.ts < reading.ts) {
         latest.set(register.id, { registerId: register.id, rawValue: reading.raw, ts: reading.ts });
       }
-      const period = Math.floor(reading.ts / register.intervalMs);
+      const period = storagePeriodOf(reading.ts, register.intervalMs);
       if (period > register.lastStoredPeriod) {
         register.lastStoredPeriod = period;
         if (queue.length === 0) oldestQueuedAt = now;

@@ -99,6 +99,7 @@ function syncModbusDevices(tx: Tx, gatewayId: number, devices: InventoryModbusDe
       ipAddress: device.ipAddress,
       port: device.port,
       pollIntervalMs: device.pollIntervalMs,
+      storageIntervalMs: device.storageIntervalMs ?? null,
       templateId,
       position: devicePosition,
       retiredAt: null,

@@ -8,6 +8,7 @@
  * time span and sorts only those, and the span adapts to the density found. The
  * cost of a page therefore follows the page size, not the length of the window.
  */
+import { storagePeriodOf } from "../lib/storage-period.ts";
 import type { SqliteConnection } from "./connection.ts";
 
 /** Readings in and out carry Unix milliseconds; the table keeps seconds since this epoch (schema.ts). */
@@ -58,6 +59,21 @@ export interface ReadingsPage {
   hasMore: boolean;
 }
 
+/** A window of history over a set of registers, read from oldest to newest (history export). */
+export interface ReadingsScan {
+  /** Internal register ids; none gives nothing. */
+  registerIds: number[];
+  /** Window start, inclusive (ms). */
+  since: number;
+  /** Window end, exclusive (ms). */
+  until: number;
+  /** Rows per page (default 10,000). */
+  pageSize?: number;
+}
+
+/** What an import batch did: readings stored, and readings left out as already stored or denser than the storage period. */
+export type ImportCounts = { stored: number; skipped: number };
+
 /** Reading history, in (register id, ts in Unix ms, raw value); how it is laid out is the engine's affair. */
 export interface ReadingStore {
   /** One keyset page of history over one or more registers (spec section 4, rules 1 to 3). */
@@ -74,6 +90,23 @@ export interface ReadingStore {
    * to the one given when it is newer than the stored latest.
    */
   recordPolled(readings: readonly ReadingTuple[], latest: readonly LatestValue[]): void;
+  /**
+   * The window's readings in time order (ts, then register id), as pages of at
+   * most `pageSize` rows, read by keyset so memory stays that of one page however
+   * long the window. Rows committed while the scan runs may or may not appear;
+   * none appears twice.
+   */
+  scan(query: ReadingsScan): Iterable<ReadingRow[]>;
+  /**
+   * History import, one transaction: a reading is stored only when its register
+   * has no stored reading yet in the same storage period (`storagePeriodOf` in
+   * lib/storage-period.ts with the register's period from `storageIntervalMs`,
+   * in ms, every register of the batch listed), taking the batch in order; the
+   * others are skipped. So importing the same readings again stores nothing, and
+   * the density rule (spec section 8) holds across import and ingest. Each
+   * register's latest value moves to its newest stored reading when that is newer.
+   */
+  importReadings(batch: readonly ReadingTuple[], storageIntervalMs: ReadonlyMap<number, number>): ImportCounts;
   /** Each register's newest stored reading time (Unix ms); registers without readings are absent. */
   newestTimes(): Map<number, number>;
   /** Registers that have readings older than `cutoffMs`. */
@@ -116,6 +149,11 @@ export function sqliteReadingStore(connection: SqliteConnection): ReadingStore {
   const advanceLatest = sqlite.prepare<never, [number, number | null, number]>(
     `UPDATE registers SET latest_raw_value = ?2, latest_ts = ?3
       WHERE id = ?1 AND (latest_ts IS NULL OR latest_ts < ?3)`,
+  );
+  // Stores a reading only when its register has none in [?4, ?5): its storage period in stored seconds.
+  const insertIfPeriodFree = sqlite.prepare<never, [number, number, number | null, number, number]>(
+    `INSERT INTO readings (register_id, ts_s, raw_value) SELECT ?1, ?2, ?3
+      WHERE NOT EXISTS (SELECT 1 FROM readings WHERE register_id = ?1 AND ts_s >= ?4 AND ts_s < ?5)`,
   );
   const newest = sqlite.prepare<{ id: number; ts: number | null }, []>(
     // One index seek per register; a GROUP BY over readings would scan the whole table.
@@ -179,7 +217,7 @@ export function sqliteReadingStore(connection: SqliteConnection): ReadingStore {
     return rows;
   }
 
-  return {
+  const readingStore: ReadingStore = {
     page(query) {
       if (query.registerIds.length === 0) return { rows: [], hasMore: false };
       const [onlyRegister] = query.registerIds;
@@ -206,6 +244,43 @@ export function sqliteReadingStore(connection: SqliteConnection): ReadingStore {
       for (const value of latest) advanceLatest.run(value.registerId, value.rawValue, value.ts);
     }),
 
+    *scan(query) {
+      const pageSize = query.pageSize ?? 10_000;
+      let after: ReadingsKeyset | null = null;
+      for (;;) {
+        const { rows, hasMore } = readingStore.page({ ...query, order: "asc", limit: pageSize, after });
+        if (rows.length > 0) yield rows;
+        const last = rows[rows.length - 1];
+        if (!hasMore || last === undefined) return;
+        after = { ts: last.ts, registerId: last.registerId };
+      }
+    },
+
+    importReadings: sqlite.transaction(
+      (batch: readonly ReadingTuple[], storageIntervalMs: ReadonlyMap<number, number>): ImportCounts => {
+        let stored = 0;
+        const newestStored = new Map<number, ReadingTuple>();
+        for (const row of batch) {
+          const intervalMs = storageIntervalMs.get(row[0]);
+          if (intervalMs === undefined) throw new Error(`importReadings: no storage period for register ${row[0]}`);
+          const periodStart = storagePeriodOf(row[1], intervalMs) * intervalMs;
+          const inserted = insertIfPeriodFree.run(
+            row[0],
+            storedSeconds(row[1]),
+            row[2],
+            boundSeconds(periodStart),
+            boundSeconds(periodStart + intervalMs),
+          ).changes;
+          if (inserted === 0) continue;
+          stored++;
+          const newestSoFar = newestStored.get(row[0]);
+          if (newestSoFar === undefined || newestSoFar[1] < row[1]) newestStored.set(row[0], row);
+        }
+        for (const row of newestStored.values()) advanceLatest.run(row[0], row[2], row[1]);
+        return { stored, skipped: batch.length - stored };
+      },
+    ),
+
     newestTimes() {
       const times = new Map<number, number>();
       for (const row of newest.all()) if (row.ts !== null) times.set(row.id, row.ts);
@@ -225,6 +300,7 @@ export function sqliteReadingStore(connection: SqliteConnection): ReadingStore {
       return { deleted, done: end === null };
     },
   };
+  return readingStore;
 }
 
 /** Grows the slab span towards the density seen, so sparse history needs few slabs. */

@@ -51,6 +51,19 @@ export type RegisterContext = {
   orgId: number;
 };
 
+/** A register with the names history export and import use, and its storage period (ms, null when not known). */
+export type CatalogRegister = {
+  id: number;
+  uuid: string;
+  name: string;
+  unit: string | null;
+  scaleFactor: number | null;
+  deviceName: string | null;
+  gatewaySerial: string;
+  orgKey: string;
+  storageIntervalMs: number | null;
+};
+
 export interface RegisterStore {
   /** A gateway's active registers with their latest values, in config order; optionally one Modbus device's. */
   list(gatewayId: number, modbusDeviceId?: number): RegisterRow[];
@@ -64,6 +77,8 @@ export interface RegisterStore {
   historyRegister(gatewayId: number, uuid: string): HistoryRegister | null;
   /** Every register with its device, gateway and organisation. */
   contexts(): RegisterContext[];
+  /** Every register (retired ones too) with gateway serial, device name and storage period. */
+  catalog(): CatalogRegister[];
 }
 
 /**
@@ -91,6 +106,12 @@ export function sqliteRegisterStore({ sqlite }: SqliteConnection): RegisterStore
             d.slave_id AS slaveId, g.id AS gatewayId, g.name AS gatewayName, g.org_id AS orgId
        FROM registers r JOIN modbus_devices d ON d.id = r.modbus_device_id JOIN gateways g ON g.id = r.gateway_id`,
   );
+  const catalog = sqlite.prepare<CatalogRegister, []>(
+    `SELECT r.id AS id, r.uuid AS uuid, r.name AS name, r.unit AS unit, r.scale_factor AS scaleFactor,
+            d.name AS deviceName, g.serial AS gatewaySerial, o.key AS orgKey, d.storage_interval_ms AS storageIntervalMs
+       FROM registers r JOIN modbus_devices d ON d.id = r.modbus_device_id JOIN gateways g ON g.id = r.gateway_id
+       JOIN organizations o ON o.id = g.org_id`,
+  );
   return {
     list: (gatewayId, modbusDeviceId) =>
       modbusDeviceId === undefined ? all.all(gatewayId) : ofDevice.all(gatewayId, modbusDeviceId),
@@ -99,5 +120,6 @@ export function sqliteRegisterStore({ sqlite }: SqliteConnection): RegisterStore
     historyRegisters: (gatewayId) => historyAll.all(gatewayId),
     historyRegister: (gatewayId, uuid) => historyOne.get(gatewayId, uuid),
     contexts: () => contexts.all(),
+    catalog: () => catalog.all(),
   };
 }

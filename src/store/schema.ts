@@ -85,6 +85,8 @@ export const modbusDevices = sqliteTable(
     ipAddress: text("ip_address"),
     port: integer("port"),
     pollIntervalMs: integer("poll_interval_ms"),
+    /** At most one stored reading per register per this period (ms); null on rows synced before it was kept. */
+    storageIntervalMs: integer("storage_interval_ms"),
     templateId: integer("template_id").references(() => deviceTemplates.id),
     /** Order in the config file, so API lists follow it. */
     position: integer("position").notNull(),

@@ -127,6 +127,7 @@ describe("a full valid file", () => {
                   ipAddress: "10.0.0.5",
                   port: 502,
                   pollIntervalMs: 30_000,
+                  storageIntervalMs: 300_000,
                   template: null,
                   registers: [
                     {
@@ -150,6 +151,7 @@ describe("a full valid file", () => {
                   ipAddress: "10.0.0.6",
                   port: 5020,
                   pollIntervalMs: 60_000,
+                  storageIntervalMs: 300_000,
                   template: null,
                   registers: [],
                 },
@@ -196,6 +198,7 @@ describe("a full valid file", () => {
                   ipAddress: null,
                   port: null,
                   pollIntervalMs: 60_000,
+                  storageIntervalMs: 300_000,
                   template: null,
                   registers: [],
                 },
@@ -314,6 +317,7 @@ describe("defaults", () => {
       name: null,
       port: 502,
       pollIntervalMs: 60_000,
+      storageIntervalMs: 300_000,
       template: null,
       protocol: "tcp",
     });

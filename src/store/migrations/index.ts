@@ -12,6 +12,7 @@ import readingsNumeric from "./0003_readings_numeric.sql" with { type: "text" };
 import admin from "./0004_admin.sql" with { type: "text" };
 import apiKeyLastUsed from "./0005_api_key_last_used.sql" with { type: "text" };
 import readingsSeconds from "./0006_readings_seconds.sql" with { type: "text" };
+import deviceStorageInterval from "./0007_device_storage_interval.sql" with { type: "text" };
 
 export const migrationSql: Record<string, string> = {
   "0000_initial": initial,
@@ -21,6 +22,7 @@ export const migrationSql: Record<string, string> = {
   "0004_admin": admin,
   "0005_api_key_last_used": apiKeyLastUsed,
   "0006_readings_seconds": readingsSeconds,
+  "0007_device_storage_interval": deviceStorageInterval,
 };
 
 export const migrationJournal: { entries: { tag: string; when: number; breakpoints: boolean }[] } = journal;

@@ -1,0 +1,254 @@
+/**
+ * Reading history rows from the three exchange formats (docs/history-io.md). A
+ * decoder takes one record at a time (a line; a csv record may span lines inside
+ * quotes) and gives a row, nothing for a record that holds none (blank line,
+ * comment, csv header), or throws RowError with what is wrong, which the importer
+ * prefixes with the line number.
+ */
+import { parseRfc3339 } from "../lib/timestamps.ts";
+import type { HistoryFormat } from "./encode.ts";
+
+/** A row to import: its register by id, or by gateway serial + device name + register name. */
+export interface ImportRow {
+  registerId: string | null;
+  gateway: string | null;
+  device: string | null;
+  register: string | null;
+  /** Unix ms. */
+  ts: number;
+  rawValue: number | null;
+}
+
+/** What a numeric timestamp counts (line protocol, and numeric times in csv/ndjson). */
+export const timePrecisions = ["s", "ms", "ns"] as const;
+export type TimePrecision = (typeof timePrecisions)[number];
+
+export class RowError extends Error {}
+
+export type RecordDecoder = (text: string) => ImportRow | null;
+
+export function historyDecoder(format: HistoryFormat, precision: TimePrecision): RecordDecoder {
+  switch (format) {
+    case "ndjson":
+      return (text) => decodeNdjson(text, precision);
+    case "csv":
+      return csvDecoder(precision);
+    case "line-protocol":
+      return (text) => decodeLineProtocol(text, precision);
+  }
+}
+
+/** A csv record continues on the next line while a quoted field is open (RFC 4180). */
+export function csvRecordIsOpen(text: string): boolean {
+  let quotes = 0;
+  for (let i = text.indexOf('"'); i !== -1; i = text.indexOf('"', i + 1)) quotes++;
+  return quotes % 2 === 1;
+}
+
+const integerText = /^-?\d+$/;
+// Years 1970 to 9999: what ISO 8601 text and the stores' time types can both hold.
+const latestMs = 253_402_300_799_999;
+
+export function parseTime(value: unknown, precision: TimePrecision): number {
+  let ms: number | null = null;
+  if (typeof value === "number" && Number.isInteger(value)) ms = fromPrecision(String(value), precision);
+  else if (typeof value === "string" && integerText.test(value)) ms = fromPrecision(value, precision);
+  else if (typeof value === "string") ms = parseRfc3339(value);
+  if (ms === null || !Number.isFinite(ms)) {
+    throw new RowError(`time is not an ISO 8601 date-time or a whole number of ${precision}: ${show(value)}`);
+  }
+  if (ms < 0 || ms > latestMs) throw new RowError(`time is outside 1970 to 9999: ${show(value)}`);
+  return ms;
+}
+
+function fromPrecision(digits: string, precision: TimePrecision): number {
+  if (precision === "s") return Number(digits) * 1000;
+  if (precision === "ms") return Number(digits);
+  // Nanoseconds pass 2^53: cut to milliseconds on the text, rounding down.
+  const negative = digits.startsWith("-");
+  const magnitude = negative ? digits.slice(1) : digits;
+  const whole = magnitude.length > 6 ? Number(magnitude.slice(0, -6)) : 0;
+  const rest = magnitude.length > 6 ? magnitude.slice(-6) : magnitude;
+  return negative ? -(whole + (Number(rest) > 0 ? 1 : 0)) : whole;
+}
+
+const decimalText = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
+
+/** A raw value: a finite number, or null; anything else "does not fit". */
+function parseValue(value: unknown): number | null {
+  if (value === null) return null;
+  let number = Number.NaN;
+  if (typeof value === "number") number = value;
+  else if (typeof value === "string" && decimalText.test(value)) number = Number(value);
+  if (!Number.isFinite(number)) throw new RowError(`raw_value is not a finite number or null: ${show(value)}`);
+  return number;
+}
+
+function show(value: unknown): string {
+  const text = typeof value === "string" ? value : JSON.stringify(value);
+  return text === undefined ? "nothing" : text.length > 60 ? `${text.slice(0, 60)}…` : text;
+}
+
+function optionalName(value: unknown, field: string): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== "string") throw new RowError(`${field} is not a string: ${show(value)}`);
+  return value;
+}
+
+function decodeNdjson(text: string, precision: TimePrecision): ImportRow | null {
+  if (text.trim() === "") return null;
+  let object: unknown;
+  try {
+    object = JSON.parse(text);
+  } catch {
+    throw new RowError("not a JSON object");
+  }
+  if (typeof object !== "object" || object === null || Array.isArray(object)) throw new RowError("not a JSON object");
+  const row = object as Record<string, unknown>;
+  if (!("raw_value" in row)) throw new RowError("no raw_value");
+  return {
+    registerId: optionalName(row.register_id, "register_id"),
+    gateway: optionalName(row.gateway, "gateway"),
+    device: optionalName(row.device, "device"),
+    register: optionalName(row.register, "register"),
+    ts: parseTime(row.ts, precision),
+    rawValue: parseValue(row.raw_value),
+  };
+}
+
+/** Splits one csv record into fields (RFC 4180: quoted fields, doubled quotes). */
+export function csvFields(text: string): string[] {
+  const fields: string[] = [];
+  let i = 0;
+  for (;;) {
+    if (text[i] === '"') {
+      let value = "";
+      i++;
+      for (;;) {
+        const quote = text.indexOf('"', i);
+        if (quote === -1) throw new RowError("unterminated quoted field");
+        value += text.slice(i, quote);
+        if (text[quote + 1] === '"') {
+          value += '"';
+          i = quote + 2;
+        } else {
+          i = quote + 1;
+          break;
+        }
+      }
+      fields.push(value);
+      if (i >= text.length) return fields;
+      if (text[i] !== ",") throw new RowError("text after a quoted field");
+      i++;
+    } else {
+      const comma = text.indexOf(",", i);
+      if (comma === -1) {
+        fields.push(text.slice(i));
+        return fields;
+      }
+      fields.push(text.slice(i, comma));
+      i = comma + 1;
+    }
+  }
+}
+
+/**
+ * The header names the columns, in any order. InfluxDB's `influx -format csv`
+ * names them `time` and `raw`, so those are read as `ts` and `raw_value`; other
+ * columns (`name`, `unit`, `value`, ...) are ignored.
+ */
+function csvDecoder(precision: TimePrecision): RecordDecoder {
+  let columns: Map<string, number> | null = null;
+  return (record) => {
+    const text = record.endsWith("\r") ? record.slice(0, -1) : record;
+    if (text === "") return null;
+    const fields = csvFields(text);
+    if (columns === null) {
+      columns = new Map(fields.map((name, index) => [aliases[name] ?? name, index]));
+      if (!columns.has("ts") || !columns.has("raw_value")) {
+        throw new RowError(`the header needs ts (or time) and raw_value (or raw) columns: ${show(text)}`);
+      }
+      if (!columns.has("register_id") && !(columns.has("gateway") && columns.has("register"))) {
+        throw new RowError("the header needs register_id, or gateway, device and register columns");
+      }
+      return null;
+    }
+    const known = columns;
+    const field = (name: string) => {
+      const index = known.get(name);
+      const value = index === undefined ? undefined : fields[index];
+      return value === undefined || value === "" ? null : value;
+    };
+    const raw = field("raw_value");
+    return {
+      registerId: field("register_id"),
+      gateway: field("gateway"),
+      device: field("device"),
+      register: field("register"),
+      ts: parseTime(field("ts") ?? "", precision),
+      rawValue: raw === null ? null : parseValue(raw),
+    };
+  };
+}
+
+const aliases: Record<string, string> = { time: "ts", raw: "raw_value" };
+
+/** Splits at `separator` where it is not backslash-escaped nor, with `quotes`, inside double quotes. */
+function splitUnescaped(text: string, separator: string, quotes: boolean, limit = Number.POSITIVE_INFINITY): string[] {
+  const parts: string[] = [];
+  let start = 0;
+  let quoted = false;
+  for (let i = 0; i < text.length && parts.length < limit - 1; i++) {
+    const char = text[i];
+    if (char === "\\") i++;
+    else if (quotes && char === '"') quoted = !quoted;
+    else if (char === separator && !quoted) {
+      parts.push(text.slice(start, i));
+      start = i + 1;
+    }
+  }
+  parts.push(text.slice(start));
+  return parts;
+}
+
+const unescapeTag = (text: string) => text.replace(/\\([,= \\])/g, "$1");
+const integerField = /^[-+]?\d+[iu]$/;
+
+/**
+ * `measurement,tag=value,... field=value,... timestamp` (InfluxDB line protocol).
+ * The row's register comes from the `register_id` tag or the `gateway`, `device`
+ * and `register` tags; its value from the `raw` field (integer or float). Comment
+ * lines and the `CREATE DATABASE` line `influx_inspect export` writes hold no row.
+ */
+function decodeLineProtocol(text: string, precision: TimePrecision): ImportRow | null {
+  const line = text.trim();
+  if (line === "" || line.startsWith("#") || line.startsWith("CREATE DATABASE ")) return null;
+  const [series = "", fieldSet, timestamp] = splitUnescaped(line, " ", true, 3);
+  if (fieldSet === undefined) throw new RowError("no field set");
+  if (timestamp === undefined || timestamp.trim() === "") throw new RowError("no timestamp");
+  const tags = new Map<string, string>();
+  for (const tag of splitUnescaped(series, ",", false).slice(1)) {
+    const [key = "", value] = splitUnescaped(tag, "=", false, 2);
+    if (value === undefined) throw new RowError(`tag without a value: ${show(tag)}`);
+    tags.set(unescapeTag(key), unescapeTag(value));
+  }
+  let raw: string | undefined;
+  for (const field of splitUnescaped(fieldSet, ",", true)) {
+    const [key = "", value] = splitUnescaped(field, "=", true, 2);
+    if (unescapeTag(key) === "raw") raw = value;
+  }
+  if (raw === undefined) throw new RowError("no raw field");
+  let rawValue: number;
+  if (integerField.test(raw)) rawValue = Number(raw.slice(0, -1));
+  else if (decimalText.test(raw)) rawValue = Number(raw);
+  else throw new RowError(`raw is not an integer or float field: ${show(raw)}`);
+  if (!Number.isFinite(rawValue)) throw new RowError(`raw does not fit a number: ${show(raw)}`);
+  return {
+    registerId: tags.get("register_id") ?? null,
+    gateway: tags.get("gateway") ?? null,
+    device: tags.get("device") ?? null,
+    register: tags.get("register") ?? null,
+    ts: parseTime(timestamp.trim(), precision),
+    rawValue,
+  };
+}
