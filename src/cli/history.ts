@@ -235,7 +235,7 @@ async function importHistory(argv: string[]): Promise<void> {
     const fail = (line: number, message: string) => {
       if (onError === "stop") {
         throw new CommandError(
-          `line ${line}: ${message}. Stopped: ${counts.stored} readings stored from lines 1 to ${committedThrough}, nothing after.`,
+          `line ${line}: ${message}. Stopped: ${counts.stored} readings stored${committedThrough > 0 ? ` (from lines 1 to ${committedThrough})` : ""}, nothing after.`,
         );
       }
       counts.errors++;
@@ -268,8 +268,8 @@ async function importHistory(argv: string[]): Promise<void> {
         try {
           const row = decode(record);
           if (row === null) continue;
-          counts.read++;
           batch.push([lookup(row), row.ts, row.rawValue]);
+          counts.read++;
         } catch (error) {
           if (!(error instanceof RowError)) throw error;
           fail(recordLine, error.message);
