@@ -86,7 +86,8 @@ function pickRegisters(
   if (filter.gateways.length > 0) {
     const serials = new Set(filter.gateways);
     const unknown = filter.gateways.filter((serial) => !chosen.some((register) => register.gatewaySerial === serial));
-    if (unknown.length > 0) throw new CommandError(`no gateway with serial ${unknown.join(", ")} in this store`);
+    if (unknown.length > 0)
+      throw new CommandError(`no registers of a gateway with serial ${unknown.join(", ")} in this store`);
     chosen = chosen.filter((register) => serials.has(register.gatewaySerial));
   }
   if (filter.registers.length > 0) {
