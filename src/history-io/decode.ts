@@ -34,7 +34,7 @@ export function historyDecoder(format: HistoryFormat, precision: TimePrecision):
     case "csv":
       return csvDecoder(precision);
     case "line-protocol":
-      return (text) => decodeLineProtocol(text, precision);
+      return lineProtocolDecoder(precision);
   }
 }
 
@@ -193,26 +193,34 @@ function csvDecoder(precision: TimePrecision): RecordDecoder {
 
 const aliases: Record<string, string> = { time: "ts", raw: "raw_value" };
 
-/** Splits at `separator` where it is not backslash-escaped nor, with `quotes`, inside double quotes. */
-function splitUnescaped(text: string, separator: string, quotes: boolean, limit = Number.POSITIVE_INFINITY): string[] {
-  const parts: string[] = [];
-  let start = 0;
-  let quoted = false;
-  for (let i = 0; i < text.length && parts.length < limit - 1; i++) {
-    const char = text[i];
-    if (char === "\\") i++;
-    else if (quotes && char === '"') quoted = !quoted;
-    else if (char === separator && !quoted) {
-      parts.push(text.slice(start, i));
-      start = i + 1;
-    }
+const backslash = 92;
+const comma = 44;
+const equals = 61;
+const space = 32;
+const quote = 34;
+
+/** The end of a token: the first unescaped character among `stops` (char codes), from `from`. */
+function tokenEnd(text: string, from: number, stopA: number, stopB: number): number {
+  let i = from;
+  while (i < text.length) {
+    const char = text.charCodeAt(i);
+    if (char === backslash) i += 2;
+    else if (char === stopA || char === stopB) return i;
+    else i++;
   }
-  parts.push(text.slice(start));
-  return parts;
+  return text.length;
 }
 
-const unescapeTag = (text: string) => text.replace(/\\([,= \\])/g, "$1");
 const integerField = /^[-+]?\d+[iu]$/;
+
+/** A tag key or value without its escapes (comma, equals sign, space, backslash). */
+function unescapeTag(text: string): string {
+  return text.includes("\\") ? text.replace(/\\([,= \\])/g, "$1") : text;
+}
+
+type SeriesTags = Pick<ImportRow, "registerId" | "gateway" | "device" | "register">;
+/** Distinct series remembered at most; a file has one per register, so this is plenty. */
+const seriesCacheSize = 100_000;
 
 /**
  * `measurement,tag=value,... field=value,... timestamp` (InfluxDB line protocol).
@@ -220,35 +228,74 @@ const integerField = /^[-+]?\d+[iu]$/;
  * and `register` tags; its value from the `raw` field (integer or float). Comment
  * lines and the `CREATE DATABASE` line `influx_inspect export` writes hold no row.
  */
-function decodeLineProtocol(text: string, precision: TimePrecision): ImportRow | null {
-  const line = text.trim();
-  if (line === "" || line.startsWith("#") || line.startsWith("CREATE DATABASE ")) return null;
-  const [series = "", fieldSet, timestamp] = splitUnescaped(line, " ", true, 3);
-  if (fieldSet === undefined) throw new RowError("no field set");
-  if (timestamp === undefined || timestamp.trim() === "") throw new RowError("no timestamp");
+function lineProtocolDecoder(precision: TimePrecision): RecordDecoder {
+  // A file repeats the same few series (measurement and tags) on every line: each
+  // is parsed once and its tags remembered by its text.
+  const series = new Map<string, SeriesTags>();
+  return (text) => {
+    const line = text.trim();
+    if (line === "" || line.startsWith("#") || line.startsWith("CREATE DATABASE ")) return null;
+    const seriesEnd = tokenEnd(line, 0, space, space);
+    const seriesText = line.slice(0, seriesEnd);
+    let tags = series.get(seriesText);
+    if (tags === undefined) {
+      tags = parseSeries(seriesText);
+      if (series.size >= seriesCacheSize) series.clear();
+      series.set(seriesText, tags);
+    }
+    if (seriesEnd >= line.length) throw new RowError("no field set");
+    const { raw, end } = rawField(line, seriesEnd + 1);
+    const timestamp = line.slice(end).trim();
+    if (timestamp === "") throw new RowError("no timestamp");
+    let rawValue: number;
+    if (integerField.test(raw)) rawValue = Number(raw.slice(0, -1));
+    else if (decimalText.test(raw)) rawValue = Number(raw);
+    else throw new RowError(`raw is not an integer or float field: ${show(raw)}`);
+    if (!Number.isFinite(rawValue)) throw new RowError(`raw does not fit a number: ${show(raw)}`);
+    return { ...tags, ts: parseTime(timestamp, precision), rawValue };
+  };
+}
+
+/** `measurement,tag=value,...`: the register's naming tags. */
+function parseSeries(text: string): SeriesTags {
   const tags = new Map<string, string>();
-  for (const tag of splitUnescaped(series, ",", false).slice(1)) {
-    const [key = "", value] = splitUnescaped(tag, "=", false, 2);
-    if (value === undefined) throw new RowError(`tag without a value: ${show(tag)}`);
-    tags.set(unescapeTag(key), unescapeTag(value));
+  let i = tokenEnd(text, 0, comma, comma);
+  while (i < text.length) {
+    const keyEnd = tokenEnd(text, i + 1, equals, comma);
+    if (text.charCodeAt(keyEnd) !== equals)
+      throw new RowError(`tag without a value: ${show(text.slice(i + 1, keyEnd))}`);
+    const valueEnd = tokenEnd(text, keyEnd + 1, comma, comma);
+    tags.set(unescapeTag(text.slice(i + 1, keyEnd)), unescapeTag(text.slice(keyEnd + 1, valueEnd)));
+    i = valueEnd;
   }
-  let raw: string | undefined;
-  for (const field of splitUnescaped(fieldSet, ",", true)) {
-    const [key = "", value] = splitUnescaped(field, "=", true, 2);
-    if (unescapeTag(key) === "raw") raw = value;
-  }
-  if (raw === undefined) throw new RowError("no raw field");
-  let rawValue: number;
-  if (integerField.test(raw)) rawValue = Number(raw.slice(0, -1));
-  else if (decimalText.test(raw)) rawValue = Number(raw);
-  else throw new RowError(`raw is not an integer or float field: ${show(raw)}`);
-  if (!Number.isFinite(rawValue)) throw new RowError(`raw does not fit a number: ${show(raw)}`);
   return {
     registerId: tags.get("register_id") ?? null,
     gateway: tags.get("gateway") ?? null,
     device: tags.get("device") ?? null,
     register: tags.get("register") ?? null,
-    ts: parseTime(timestamp.trim(), precision),
-    rawValue,
   };
+}
+
+/** The `raw` field's text among `field=value,...` from `from`, and where the field set ends. */
+function rawField(line: string, from: number): { raw: string; end: number } {
+  let raw: string | undefined;
+  let i = from;
+  for (;;) {
+    const keyEnd = tokenEnd(line, i, equals, space);
+    if (line.charCodeAt(keyEnd) !== equals) throw new RowError(`field without a value: ${show(line.slice(i, keyEnd))}`);
+    let valueEnd = keyEnd + 1;
+    if (line.charCodeAt(valueEnd) === quote) {
+      valueEnd++;
+      while (valueEnd < line.length && line.charCodeAt(valueEnd) !== quote) {
+        valueEnd += line.charCodeAt(valueEnd) === backslash ? 2 : 1;
+      }
+      valueEnd++;
+    } else valueEnd = tokenEnd(line, valueEnd, comma, space);
+    if (raw === undefined && unescapeTag(line.slice(i, keyEnd)) === "raw") raw = line.slice(keyEnd + 1, valueEnd);
+    i = valueEnd;
+    if (line.charCodeAt(i) !== comma) break;
+    i++;
+  }
+  if (raw === undefined) throw new RowError("no raw field");
+  return { raw, end: i };
 }

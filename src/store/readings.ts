@@ -150,11 +150,39 @@ export function sqliteReadingStore(connection: SqliteConnection): ReadingStore {
     `UPDATE registers SET latest_raw_value = ?2, latest_ts = ?3
       WHERE id = ?1 AND (latest_ts IS NULL OR latest_ts < ?3)`,
   );
-  // Stores a reading only when its register has none in [?4, ?5): its storage period in stored seconds.
-  const insertIfPeriodFree = sqlite.prepare<never, [number, number, number | null, number, number]>(
-    `INSERT INTO readings (register_id, ts_s, raw_value) SELECT ?1, ?2, ?3
-      WHERE NOT EXISTS (SELECT 1 FROM readings WHERE register_id = ?1 AND ts_s >= ?4 AND ts_s < ?5)`,
+  // History import writes many rows per statement: the per-statement cost dominates a one-row insert.
+  const insertChunk = sqlite.prepare<never, (number | null)[]>(
+    `INSERT OR IGNORE INTO readings (register_id, ts_s, raw_value) VALUES ${Array(insertChunkRows).fill("(?, ?, ?)").join(", ")}`,
   );
+  const storedTimesIn = sqlite.prepare<{ ts: number }, [number, number, number]>(
+    `SELECT ts_s * 1000 + ${readingEpochMs} AS ts FROM readings WHERE register_id = ?1 AND ts_s >= ?2 AND ts_s < ?3`,
+  );
+  const anyStoredIn = sqlite.prepare<{ found: number }, [number, number, number]>(
+    "SELECT 1 AS found FROM readings WHERE register_id = ?1 AND ts_s >= ?2 AND ts_s < ?3 LIMIT 1",
+  );
+  /** The storage periods among `periods` (of one register) that already hold a stored reading. */
+  const occupiedPeriods = (registerId: number, intervalMs: number, periods: number[]): Set<number> => {
+    const occupied = new Set<number>();
+    let low = Number.POSITIVE_INFINITY;
+    let high = Number.NEGATIVE_INFINITY;
+    for (const period of periods) {
+      low = Math.min(low, period);
+      high = Math.max(high, period);
+    }
+    if (high - low < 4 * periods.length) {
+      // Dense: one range read covers every period the batch touches.
+      const rows = storedTimesIn.all(registerId, boundSeconds(low * intervalMs), boundSeconds((high + 1) * intervalMs));
+      for (const row of rows) occupied.add(storagePeriodOf(row.ts, intervalMs));
+    } else {
+      // Sparse over a long span: one probe per period, never a read of the history between.
+      for (const period of periods) {
+        const start = period * intervalMs;
+        if (anyStoredIn.get(registerId, boundSeconds(start), boundSeconds(start + intervalMs)) !== null)
+          occupied.add(period);
+      }
+    }
+    return occupied;
+  };
   const newest = sqlite.prepare<{ id: number; ts: number | null }, []>(
     // One index seek per register; a GROUP BY over readings would scan the whole table.
     // A bare max() in the subquery, so SQLite answers it from the end of the register's range.
@@ -258,26 +286,27 @@ export function sqliteReadingStore(connection: SqliteConnection): ReadingStore {
 
     importReadings: sqlite.transaction(
       (batch: readonly ReadingTuple[], storageIntervalMs: ReadonlyMap<number, number>): ImportCounts => {
-        let stored = 0;
-        const newestStored = new Map<number, ReadingTuple>();
-        for (const row of batch) {
-          const intervalMs = storageIntervalMs.get(row[0]);
-          if (intervalMs === undefined) throw new Error(`importReadings: no storage period for register ${row[0]}`);
-          const periodStart = storagePeriodOf(row[1], intervalMs) * intervalMs;
-          const inserted = insertIfPeriodFree.run(
-            row[0],
-            storedSeconds(row[1]),
-            row[2],
-            boundSeconds(periodStart),
-            boundSeconds(periodStart + intervalMs),
-          ).changes;
-          if (inserted === 0) continue;
-          stored++;
-          const newestSoFar = newestStored.get(row[0]);
-          if (newestSoFar === undefined || newestSoFar[1] < row[1]) newestStored.set(row[0], row);
+        const chosen = rowsInFreePeriods(batch, storageIntervalMs, occupiedPeriods);
+        let index = 0;
+        for (; index + insertChunkRows <= chosen.length; index += insertChunkRows) {
+          const values: (number | null)[] = [];
+          for (let row = index; row < index + insertChunkRows; row++) {
+            const reading = chosen[row] as ReadingTuple;
+            values.push(reading[0], storedSeconds(reading[1]), reading[2]);
+          }
+          insertChunk.run(...values);
         }
-        for (const row of newestStored.values()) advanceLatest.run(row[0], row[2], row[1]);
-        return { stored, skipped: batch.length - stored };
+        for (; index < chosen.length; index++) {
+          const reading = chosen[index] as ReadingTuple;
+          insert.run(reading[0], storedSeconds(reading[1]), reading[2]);
+        }
+        const newestStored = new Map<number, ReadingTuple>();
+        for (const reading of chosen) {
+          const newestSoFar = newestStored.get(reading[0]);
+          if (newestSoFar === undefined || newestSoFar[1] < reading[1]) newestStored.set(reading[0], reading);
+        }
+        for (const reading of newestStored.values()) advanceLatest.run(reading[0], reading[2], reading[1]);
+        return { stored: chosen.length, skipped: batch.length - chosen.length };
       },
     ),
 
@@ -301,6 +330,48 @@ export function sqliteReadingStore(connection: SqliteConnection): ReadingStore {
     },
   };
   return readingStore;
+}
+
+/** Rows per multi-row INSERT of a history import (3 parameters each, well under SQLite's limit). */
+const insertChunkRows = 200;
+
+/**
+ * The density rule for an import batch (ReadingStore.importReadings): in batch
+ * order, a reading is kept when its register's storage period holds no stored
+ * reading and no reading kept before it in the batch.
+ */
+function rowsInFreePeriods(
+  batch: readonly ReadingTuple[],
+  storageIntervalMs: ReadonlyMap<number, number>,
+  occupiedPeriods: (registerId: number, intervalMs: number, periods: number[]) => Set<number>,
+): ReadingTuple[] {
+  const periodsByRegister = new Map<number, number[]>();
+  const periodOfRow = new Float64Array(batch.length);
+  batch.forEach((reading, index) => {
+    const intervalMs = storageIntervalMs.get(reading[0]);
+    if (intervalMs === undefined) throw new Error(`importReadings: no storage period for register ${reading[0]}`);
+    const period = storagePeriodOf(reading[1], intervalMs);
+    periodOfRow[index] = period;
+    let periods = periodsByRegister.get(reading[0]);
+    if (periods === undefined) {
+      periods = [];
+      periodsByRegister.set(reading[0], periods);
+    }
+    periods.push(period);
+  });
+  const occupied = new Map<number, Set<number>>();
+  for (const [registerId, periods] of periodsByRegister) {
+    occupied.set(registerId, occupiedPeriods(registerId, storageIntervalMs.get(registerId) as number, periods));
+  }
+  const chosen: ReadingTuple[] = [];
+  batch.forEach((reading, index) => {
+    const taken = occupied.get(reading[0]) as Set<number>;
+    const period = periodOfRow[index] as number;
+    if (taken.has(period)) return;
+    taken.add(period);
+    chosen.push(reading);
+  });
+  return chosen;
 }
 
 /** Grows the slab span towards the density seen, so sparse history needs few slabs. */
