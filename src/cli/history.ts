@@ -4,7 +4,7 @@
  * docs/history-io.md. Neither takes the data directory's lock: both work beside a
  * running `serve` through SQLite's own locking (docs/architecture.md).
  */
-import { renameSync, rmSync, statSync } from "node:fs";
+import { createReadStream, existsSync, renameSync, rmSync, statSync } from "node:fs";
 import { formatProblems, loadConfigFile } from "../config/index.ts";
 import { historyDecoder, csvRecordIsOpen, RowError, type TimePrecision, timePrecisions } from "../history-io/decode.ts";
 import {
@@ -58,10 +58,16 @@ export function parseTimeOption(text: string | undefined, flag: string): number 
   return ms;
 }
 
-/** Output to a file appears whole or not at all: written beside it, renamed at the end. */
+/**
+ * Output to a file appears whole or not at all: written beside it, renamed at the
+ * end. A device or pipe (/dev/null, a fifo) is written directly.
+ */
 function openOutput(out: string | undefined) {
   if (out === undefined || out === "-") {
     return { writer: Bun.stdout.writer(), commit() {}, abandon() {} };
+  }
+  if (existsSync(out) && !statSync(out).isFile()) {
+    return { writer: Bun.file(out).writer({ highWaterMark: 1 << 20 }), commit() {}, abandon() {} };
   }
   const partial = `${out}.partial-${process.pid}`;
   return {
@@ -202,9 +208,12 @@ async function importHistory(argv: string[]): Promise<void> {
   if (positionals.length > 1) throw new UsageError("import reads one file (or - for standard input)");
   const path = positionals[0] ?? "-";
   let size: number | null = null;
+  let regularFile = false;
   if (path !== "-") {
     try {
-      size = statSync(path).size;
+      const stat = statSync(path);
+      regularFile = stat.isFile();
+      size = regularFile ? stat.size : null;
     } catch {
       throw new CommandError(`cannot read ${path}`);
     }
@@ -245,7 +254,8 @@ async function importHistory(argv: string[]): Promise<void> {
         process.stderr.write(`line ${line}: ${message} (skipped)\n`);
     };
 
-    const input = path === "-" ? Bun.stdin.stream() : Bun.file(path).stream();
+    // Devices and fifos through node's stream: Bun's file stream wants a pollable or regular file.
+    const input = path === "-" ? Bun.stdin.stream() : regularFile ? Bun.file(path).stream() : createReadStream(path);
     let open = "";
     let openSince = 0;
     for await (const chunk of readLines(input)) {

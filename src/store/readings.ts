@@ -245,6 +245,36 @@ export function sqliteReadingStore(connection: SqliteConnection): ReadingStore {
     return rows;
   }
 
+  const importTransaction = sqlite.transaction(
+    (batch: readonly ReadingTuple[], storageIntervalMs: ReadonlyMap<number, number>): ImportCounts => {
+      // Written in key order: rows of one register land in the same pages one after another.
+      const chosen = rowsInFreePeriods(batch, storageIntervalMs, occupiedPeriods).sort(
+        (a, b) => a[0] - b[0] || a[1] - b[1],
+      );
+      let index = 0;
+      for (; index + insertChunkRows <= chosen.length; index += insertChunkRows) {
+        const values: (number | null)[] = [];
+        for (let row = index; row < index + insertChunkRows; row++) {
+          const reading = chosen[row] as ReadingTuple;
+          values.push(reading[0], storedSeconds(reading[1]), reading[2]);
+        }
+        insertChunk.run(...values);
+      }
+      for (; index < chosen.length; index++) {
+        const reading = chosen[index] as ReadingTuple;
+        insert.run(reading[0], storedSeconds(reading[1]), reading[2]);
+      }
+      const newestStored = new Map<number, ReadingTuple>();
+      for (const reading of chosen) {
+        const newestSoFar = newestStored.get(reading[0]);
+        if (newestSoFar === undefined || newestSoFar[1] < reading[1]) newestStored.set(reading[0], reading);
+      }
+      for (const reading of newestStored.values()) advanceLatest.run(reading[0], reading[2], reading[1]);
+      return { stored: chosen.length, skipped: batch.length - chosen.length };
+    },
+  );
+  let importCacheRaised = false;
+
   const readingStore: ReadingStore = {
     page(query) {
       if (query.registerIds.length === 0) return { rows: [], hasMore: false };
@@ -284,31 +314,16 @@ export function sqliteReadingStore(connection: SqliteConnection): ReadingStore {
       }
     },
 
-    importReadings: sqlite.transaction(
-      (batch: readonly ReadingTuple[], storageIntervalMs: ReadonlyMap<number, number>): ImportCounts => {
-        const chosen = rowsInFreePeriods(batch, storageIntervalMs, occupiedPeriods);
-        let index = 0;
-        for (; index + insertChunkRows <= chosen.length; index += insertChunkRows) {
-          const values: (number | null)[] = [];
-          for (let row = index; row < index + insertChunkRows; row++) {
-            const reading = chosen[row] as ReadingTuple;
-            values.push(reading[0], storedSeconds(reading[1]), reading[2]);
-          }
-          insertChunk.run(...values);
-        }
-        for (; index < chosen.length; index++) {
-          const reading = chosen[index] as ReadingTuple;
-          insert.run(reading[0], storedSeconds(reading[1]), reading[2]);
-        }
-        const newestStored = new Map<number, ReadingTuple>();
-        for (const reading of chosen) {
-          const newestSoFar = newestStored.get(reading[0]);
-          if (newestSoFar === undefined || newestSoFar[1] < reading[1]) newestStored.set(reading[0], reading);
-        }
-        for (const reading of newestStored.values()) advanceLatest.run(reading[0], reading[2], reading[1]);
-        return { stored: chosen.length, skipped: batch.length - chosen.length };
-      },
-    ),
+    importReadings(batch, storageIntervalMs) {
+      if (!importCacheRaised) {
+        // An import appends to every register's last pages at once; SQLite's default
+        // 2 MB page cache cannot hold them for thousands of registers and rereads them
+        // for every batch. Only a process that imports gets the larger cache.
+        sqlite.exec(`PRAGMA cache_size = -${importCacheKib}`);
+        importCacheRaised = true;
+      }
+      return importTransaction(batch, storageIntervalMs);
+    },
 
     newestTimes() {
       const times = new Map<number, number>();
@@ -331,6 +346,9 @@ export function sqliteReadingStore(connection: SqliteConnection): ReadingStore {
   };
   return readingStore;
 }
+
+/** The page cache of a process that imports history (KiB): room for the last pages of some 5,000 registers. */
+const importCacheKib = 24_576;
 
 /** Rows per multi-row INSERT of a history import (3 parameters each, well under SQLite's limit). */
 const insertChunkRows = 200;
