@@ -12,8 +12,9 @@
  *    readings. Target >= 1,000,000 rows/s; baseline: the same ndjson file copied from
  *    the page cache to /dev/null by a bare loop.
  * 3. Mirror: `fieldhub mirror` of a demo's week of history from a local `demo`,
- *    against a bare loop fetching the same pages (same requests, parsed, not
- *    written). Target: within 1.2x of the bare loop's time.
+ *    against a bare loop fetching the same pages (scripts/bench/mirror-bare-loop.ts:
+ *    same requests, parsed, not written; a process of its own, as the mirror is).
+ *    Target: within 1.2x of the bare loop's time.
  *
  * Usage: bun scripts/bench/history-io.ts [--readings 10000000] [--registers 2000]
  *          [--repeat 2] [--parts import,export,mirror] [--keep DIR]
@@ -321,32 +322,9 @@ if (parts.has("mirror")) {
   const key = keyRun.stdout.toString().trim();
   const base = `${url}/v1`;
   const since = new Date(Date.now() - 7 * 86_400_000).toISOString();
-  const bareLoop = async () => {
-    const headers = { authorization: `Bearer ${key}` };
-    const get = async (path: string) => (await (await fetch(`${base}${path}`, { headers })).json()) as any;
-    const began = performance.now();
-    let rows = 0;
-    const gateways = (await get("/devices?limit=100&offset=0")).data as { id: string }[];
-    const until = Date.now();
-    for (const gateway of gateways) {
-      await get(`/devices/${gateway.id}`);
-      await get(`/devices/${gateway.id}/registers`);
-      for (let low = Date.parse(since); low < until; low += 7 * 86_400_000) {
-        const query = `order=asc&limit=1000&since=${new Date(low).toISOString()}&until=${new Date(Math.min(low + 7 * 86_400_000, until)).toISOString()}`;
-        let cursor: string | null = null;
-        do {
-          const page = await get(
-            `/devices/${gateway.id}/readings?${query}${cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`}`,
-          );
-          rows += page.data.length;
-          cursor = page.meta.has_more ? page.meta.next_cursor : null;
-        } while (cursor !== null);
-      }
-    }
-    return { seconds: (performance.now() - began) / 1000, rows };
-  };
   for (let round = 1; round <= repeat; round++) {
-    const bare = await bareLoop();
+    const bareRun = await run([bun, "scripts/bench/mirror-bare-loop.ts", base, key, since]);
+    const bare = { seconds: bareRun.seconds, rows: Number(/rows (\d+)/.exec(bareRun.stderr)?.[1]) };
     const out = join(dir, `mirror-${round}.ndjson`);
     const ours = await run([
       bun,

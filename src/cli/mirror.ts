@@ -134,10 +134,17 @@ export async function mirrorCommand(argv: string[]): Promise<void> {
       for (let windowStart = start; windowStart < runUntil; windowStart += windowMs) {
         const windowEnd = Math.min(windowStart + windowMs, runUntil);
         const query = `order=asc&limit=${pageLimit}&since=${new Date(windowStart).toISOString()}&until=${new Date(windowEnd).toISOString()}`;
-        let cursor: string | null = null;
-        do {
-          const path: string = `${gatewayPath}/readings?${query}${cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`}`;
-          const page = await get<{ data: ApiReading[]; meta: { has_more: boolean; next_cursor: string | null } }>(path);
+        type ReadingsPage = { data: ApiReading[]; meta: { has_more: boolean; next_cursor: string | null } };
+        const pagePath = (cursor: string | null) =>
+          `${gatewayPath}/readings?${query}${cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`}`;
+        let next: Promise<ReadingsPage> | null = get<ReadingsPage>(pagePath(null));
+        while (next !== null) {
+          const page: ReadingsPage = await next;
+          // The next page is on its way while this one is written.
+          next =
+            page.meta.has_more && page.meta.next_cursor !== null
+              ? get<ReadingsPage>(pagePath(page.meta.next_cursor))
+              : null;
           let text = "";
           for (const reading of page.data) {
             const ts = Date.parse(reading.ts);
@@ -178,10 +185,9 @@ export async function mirrorCommand(argv: string[]): Promise<void> {
             }
           }
           if (text !== "") file.append(text);
-          cursor = page.meta.has_more ? page.meta.next_cursor : null;
           const share = Math.min(1, Math.max(0, (mark.ts - start) / Math.max(1, runUntil - start)));
           progress.update(written, (index + (Number.isFinite(share) ? share : 0)) / gateways.length);
-        } while (cursor !== null);
+        }
         file.sync();
       }
     }
