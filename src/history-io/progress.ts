@@ -17,7 +17,7 @@ export interface ProgressOptions {
 export interface Progress {
   /** `fraction` is 0 to 1, or null when the total is not known (reading stdin, say). */
   update(rows: number, fraction: number | null): void;
-  /** Clears the bar and prints the summary line (also when quiet: no). */
+  /** Clears the bar and prints the summary line; quiet prints neither. */
   done(summary: string): void;
 }
 
