@@ -67,7 +67,7 @@ export interface ReadingsScan {
   since: number;
   /** Window end, exclusive (ms). */
   until: number;
-  /** Rows per page (default 10,000). */
+  /** Rows per page (default 50,000). */
   pageSize?: number;
 }
 
@@ -303,7 +303,7 @@ export function sqliteReadingStore(connection: SqliteConnection): ReadingStore {
     }),
 
     *scan(query) {
-      const pageSize = query.pageSize ?? 10_000;
+      const pageSize = query.pageSize ?? 50_000;
       let after: ReadingsKeyset | null = null;
       for (;;) {
         const { rows, hasMore } = readingStore.page({ ...query, order: "asc", limit: pageSize, after });
@@ -347,8 +347,8 @@ export function sqliteReadingStore(connection: SqliteConnection): ReadingStore {
   return readingStore;
 }
 
-/** The page cache of a process that imports history (KiB): room for the last pages of some 5,000 registers. */
-const importCacheKib = 24_576;
+/** The page cache of a process that imports history (KiB): room for the last leaf pages of some 2,500 registers. */
+const importCacheKib = 12_288;
 
 /** Rows per multi-row INSERT of a history import (3 parameters each, well under SQLite's limit). */
 const insertChunkRows = 200;
