@@ -194,8 +194,10 @@ describe("upgrading readings to seconds (migration 0006)", () => {
   test("Unix-millisecond readings become seconds since 2020, rounded down; values and order kept", () => {
     const dataDir = tempDir();
     const before = openStore(dataDir);
-    // The store as it was before 0006: readings keyed by Unix milliseconds.
+    // The store as it was before 0006: readings keyed by Unix milliseconds, and
+    // without what later migrations add (0007: a device's storage period).
     sqliteOf(before).exec(`
+      ALTER TABLE modbus_devices DROP COLUMN storage_interval_ms;
       DROP TABLE readings;
       CREATE TABLE readings (register_id integer NOT NULL, ts integer NOT NULL, raw_value numeric,
         PRIMARY KEY (register_id, ts)) WITHOUT ROWID;`);
