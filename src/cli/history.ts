@@ -4,7 +4,7 @@
  * docs/history-io.md. Neither takes the data directory's lock: both work beside a
  * running `serve` through SQLite's own locking (docs/architecture.md).
  */
-import { createReadStream, existsSync, renameSync, rmSync, statSync } from "node:fs";
+import { existsSync, renameSync, rmSync, statSync } from "node:fs";
 import { formatProblems, loadConfigFile } from "../config/index.ts";
 import { historyDecoder, csvRecordIsOpen, RowError, type TimePrecision, timePrecisions } from "../history-io/decode.ts";
 import {
@@ -208,12 +208,10 @@ async function importHistory(argv: string[]): Promise<void> {
   if (positionals.length > 1) throw new UsageError("import reads one file (or - for standard input)");
   const path = positionals[0] ?? "-";
   let size: number | null = null;
-  let regularFile = false;
   if (path !== "-") {
     try {
       const stat = statSync(path);
-      regularFile = stat.isFile();
-      size = regularFile ? stat.size : null;
+      size = stat.isFile() ? stat.size : null;
     } catch {
       throw new CommandError(`cannot read ${path}`);
     }
@@ -254,11 +252,9 @@ async function importHistory(argv: string[]): Promise<void> {
         process.stderr.write(`line ${line}: ${message} (skipped)\n`);
     };
 
-    // Devices and fifos through node's stream: Bun's file stream wants a pollable or regular file.
-    const input = path === "-" ? Bun.stdin.stream() : regularFile ? Bun.file(path).stream() : createReadStream(path);
     let open = "";
     let openSince = 0;
-    for await (const chunk of readLines(input)) {
+    for (const chunk of readLines(path)) {
       for (const line of chunk.lines) {
         lineNumber++;
         let record = line;

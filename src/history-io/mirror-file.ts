@@ -44,11 +44,11 @@ function cutTornLine(fd: number): number {
 }
 
 /** The marks of an existing output, read in one pass (memory: one mark per gateway). */
-async function readMarks(path: string, format: HistoryFormat): Promise<Map<string, MirrorMark>> {
+function readMarks(path: string, format: HistoryFormat): Map<string, MirrorMark> {
   const marks = new Map<string, MirrorMark>();
   const decode = historyDecoder(format, "s");
   let lineNumber = 0;
-  for await (const chunk of readLines(Bun.file(path).stream())) {
+  for (const chunk of readLines(path)) {
     for (const line of chunk.lines) {
       lineNumber++;
       let row: ReturnType<typeof decode>;
@@ -81,7 +81,7 @@ export interface MirrorFile {
 export async function openMirrorFile(path: string, format: HistoryFormat): Promise<MirrorFile> {
   const fd = openSync(path, existsSync(path) ? "r+" : "w+");
   const size = cutTornLine(fd);
-  const marks = size === 0 ? new Map<string, MirrorMark>() : await readMarks(path, format);
+  const marks = size === 0 ? new Map<string, MirrorMark>() : readMarks(path, format);
   let position = size;
   return {
     marks,

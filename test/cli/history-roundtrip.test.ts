@@ -191,21 +191,22 @@ describe("import rules", () => {
 
 describe("interrupted and concurrent imports", () => {
   test("an import killed with -9 resumes when run again: nothing lost, nothing twice", async () => {
+    // Several import batches' worth: two registers, a reading a minute for 139 days.
     const source = join(dir, "kill.ndjson");
-    const expected = await exportTo(demoData, "ndjson", source);
+    const lines: string[] = [];
+    const first = Date.UTC(2024, 0, 1);
+    for (let minute = 0; minute < 200_000; minute++) {
+      const ts = new Date(first + minute * 60_000).toISOString();
+      lines.push(row(ts, minute % 500), row(ts, minute % 700, { ...airTemperature, register: "relative_humidity" }));
+    }
+    writeFileSync(source, `${lines.join("\n")}\n`);
+    const empty = join(dir, "empty.ndjson");
+    writeFileSync(empty, "");
+    const reference = join(dir, "reference");
+    await cliOk(["history", "import", "--data", reference, "--config", config, "--format", "ndjson", source]);
+    const expected = await exportTo(reference, "ndjson", join(dir, "reference.ndjson"));
     const data = join(dir, "killed");
-    writeFileSync(join(dir, "empty.ndjson"), "");
-    await cliOk([
-      "history",
-      "import",
-      "--data",
-      data,
-      "--config",
-      config,
-      "--format",
-      "ndjson",
-      join(dir, "empty.ndjson"),
-    ]);
+    await cliOk(["history", "import", "--data", data, "--config", config, "--format", "ndjson", empty]);
     const running = startCli(["history", "import", "--data", data, "--format", "ndjson", source]);
     // Kill it once its first batch is committed, through the store's own interface.
     const store = openStore(data);
