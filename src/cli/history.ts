@@ -239,6 +239,9 @@ async function importHistory(argv: string[]): Promise<void> {
       counts.skipped += result.skipped;
       batch = [];
       committedThrough = lineNumber;
+      // A batch leaves a few hundred thousand short-lived objects; collecting them now
+      // (a few ms per 100,000 rows) keeps the heap, and so the import's memory, flat.
+      Bun.gc(true);
     };
     const fail = (line: number, message: string) => {
       if (onError === "stop") {
