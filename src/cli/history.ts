@@ -6,25 +6,19 @@
  */
 import { existsSync, renameSync, rmSync, statSync } from "node:fs";
 import { formatProblems, loadConfigFile } from "../config/index.ts";
-import { historyDecoder, csvRecordIsOpen, RowError, type TimePrecision, timePrecisions } from "../history-io/decode.ts";
-import {
-  historyEncoder,
-  type HistoryFormat,
-  historyFormats,
-  isHistoryFormat,
-  type RowEncoder,
-} from "../history-io/encode.ts";
+import { csvRecordIsOpen, historyDecoder, RowError, type TimePrecision, timePrecisions } from "../history-io/decode.ts";
+import { historyEncoder, historyFormats, type RowEncoder } from "../history-io/encode.ts";
 import { readLines } from "../history-io/lines.ts";
 import { createProgress } from "../history-io/progress.ts";
 import { registerLookup } from "../history-io/register-lookup.ts";
 import { hostAddresses, withHostFacts } from "../lib/host.ts";
 import { effectiveStorageInterval } from "../lib/storage-period.ts";
-import { parseRfc3339 } from "../lib/timestamps.ts";
 import { version } from "../lib/version.ts";
 import { openStore, type Store } from "../store/index.ts";
 import type { ReadingTuple } from "../store/readings.ts";
 import type { CatalogRegister } from "../store/registers.ts";
 import { CommandError, parseCommandArgs, requireOption, UsageError } from "./args.ts";
+import { parseFormat, parseTimeOption } from "./history-options.ts";
 
 const formats = historyFormats.join("|");
 export const historyUsage = [
@@ -42,20 +36,6 @@ export async function historyCommand(argv: string[]): Promise<void> {
     default:
       throw new UsageError(action === undefined ? "history needs an action" : `unknown history action "${action}"`);
   }
-}
-
-export function parseFormat(text: string | undefined, fallback?: HistoryFormat): HistoryFormat {
-  if (text === undefined && fallback !== undefined) return fallback;
-  const format = requireOption(text, "--format");
-  if (!isHistoryFormat(format)) throw new UsageError(`--format: one of ${historyFormats.join(", ")}, not ${format}`);
-  return format;
-}
-
-export function parseTimeOption(text: string | undefined, flag: string): number | undefined {
-  if (text === undefined) return undefined;
-  const ms = parseRfc3339(text);
-  if (ms === null) throw new UsageError(`${flag}: not an RFC 3339 date-time: ${text}`);
-  return ms;
 }
 
 /**

@@ -10,7 +10,7 @@ import { historyEncoder, type RowEncoder } from "../history-io/encode.ts";
 import { openMirrorFile, rowKey } from "../history-io/mirror-file.ts";
 import { createProgress } from "../history-io/progress.ts";
 import { CommandError, parseCommandArgs, requireOption } from "./args.ts";
-import { parseFormat, parseTimeOption } from "./history.ts";
+import { parseFormat, parseTimeOption } from "./history-options.ts";
 
 export const mirrorUsage =
   "fieldhub mirror --url BASE --key KEY --out FILE [--format ndjson|csv|line-protocol] [--since T] [--quiet]";
