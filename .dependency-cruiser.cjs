@@ -19,6 +19,7 @@ const mayImport = {
   http: ["store", "alerting", "webhooks", "lib"],
   app: ["config", "lib", "store", "modbus", "ingest", "alerting", "webhooks", "http"],
   demo: ["modbus", "lib", "config", "store"],
+  "history-io": ["lib"],
   cli: "everything",
   // main.ts also reads lib/version.ts for `--version`.
   main: ["cli", "lib"],

@@ -23,12 +23,19 @@ const select = (id: string) => $(id) as HTMLSelectElement;
 
 export async function loadAlerts(): Promise<void> {
   const query = new URLSearchParams();
-  for (const [name, id] of [["status", "alert-status"], ["severity", "alert-severity"], ["device_id", "alert-gateway"]]) {
+  for (const [name, id] of [
+    ["status", "alert-status"],
+    ["severity", "alert-severity"],
+    ["device_id", "alert-gateway"],
+  ]) {
     const value = select(id as string).value;
     if (value !== "") query.set(name as string, value);
   }
   const text = query.toString();
-  const { data, meta } = await call<{ data: AlertView[]; meta: { total: number } }>("GET", `/alerts${text === "" ? "" : `?${text}`}`);
+  const { data, meta } = await call<{ data: AlertView[]; meta: { total: number } }>(
+    "GET",
+    `/alerts${text === "" ? "" : `?${text}`}`,
+  );
   const rows = rowsOf("alert-rows");
   for (const alert of data) {
     const row = rows.insertRow();
@@ -40,16 +47,23 @@ export async function loadAlerts(): Promise<void> {
     cell(row, alert.message);
     cell(row, [alert.ack_note, alert.resolve_note].filter((note) => note !== null && note !== "").join(" / "));
     const actions = cell(row, "");
-    for (const [label, action] of [["Acknowledge", "acknowledge"], ["Resolve", "resolve"]] as const) {
+    for (const [label, action] of [
+      ["Acknowledge", "acknowledge"],
+      ["Resolve", "resolve"],
+    ] as const) {
       if (alert.status === "resolved" || (action === "acknowledge" && alert.status === "acknowledged")) continue;
       actions.append(
-        button(label, async () => {
-          const note = await askForNote(`${label}: ${alert.message}`);
-          if (note === null) return;
-          await call("POST", `/alerts/${alert.id}/${action}`, { note: note === "" ? undefined : note });
-          say(`Alert ${action === "acknowledge" ? "acknowledged" : "resolved"}.`, "info");
-          await loadAlerts();
-        }, "owner-or-admin"),
+        button(
+          label,
+          async () => {
+            const note = await askForNote(`${label}: ${alert.message}`);
+            if (note === null) return;
+            await call("POST", `/alerts/${alert.id}/${action}`, { note: note === "" ? undefined : note });
+            say(`Alert ${action === "acknowledge" ? "acknowledged" : "resolved"}.`, "info");
+            await loadAlerts();
+          },
+          "owner-or-admin",
+        ),
       );
     }
   }
@@ -58,5 +72,6 @@ export async function loadAlerts(): Promise<void> {
 }
 
 export function wireAlerts(): void {
-  for (const id of ["alert-status", "alert-severity", "alert-gateway"]) select(id).onchange = () => void guarded(loadAlerts);
+  for (const id of ["alert-status", "alert-severity", "alert-gateway"])
+    select(id).onchange = () => void guarded(loadAlerts);
 }

@@ -34,7 +34,9 @@ export async function call<T>(method: string, path: string, body?: unknown): Pro
   } catch {
     throw new ApiError("fieldhub did not answer: check that it is running and that this device reaches it.", 0);
   }
-  const payload = response.headers.get("content-type")?.includes("json") ? await response.json().catch(() => null) : null;
+  const payload = response.headers.get("content-type")?.includes("json")
+    ? await response.json().catch(() => null)
+    : null;
   if (!response.ok) {
     if (response.status === 401 && csrfToken !== "") {
       csrfToken = "";

@@ -35,7 +35,16 @@ export async function showChart(gatewayId: string, registerId: string): Promise<
     {
       width: chartWidth(),
       height: 220,
-      series: [{}, { label: history.name, stroke: "#2563eb", width: 2, spanGaps: false, value: (_u, v) => (v === null ? "—" : formatValue(v)) }],
+      series: [
+        {},
+        {
+          label: history.name,
+          stroke: "#2563eb",
+          width: 2,
+          spanGaps: false,
+          value: (_u, v) => (v === null ? "—" : formatValue(v)),
+        },
+      ],
       axes: [{}, { size: 60 }],
       legend: { live: true },
     },

@@ -41,7 +41,11 @@ export function cell(row: HTMLTableRowElement, content: string | Node): HTMLTabl
  * button a viewer may not use (a change, or a signing secret): the page hides it
  * for viewers, and the admin API refuses it anyway.
  */
-export function button(label: string, action: () => Promise<void>, access: "anyone" | "owner-or-admin" = "anyone"): HTMLButtonElement {
+export function button(
+  label: string,
+  action: () => Promise<void>,
+  access: "anyone" | "owner-or-admin" = "anyone",
+): HTMLButtonElement {
   const element = document.createElement("button");
   element.type = "button";
   if (access === "owner-or-admin") element.classList.add("owner-or-admin");
@@ -87,15 +91,25 @@ export function agoText(iso: string | null, now = Date.now()): string {
   return `${Math.round(seconds / 86_400)} days ago`;
 }
 
-export function fillSelect(select: HTMLSelectElement, options: { value: string; label: string }[], first?: { value: string; label: string }): void {
+export function fillSelect(
+  select: HTMLSelectElement,
+  options: { value: string; label: string }[],
+  first?: { value: string; label: string },
+): void {
   const keep = select.value;
   select.replaceChildren();
-  for (const option of first === undefined ? options : [first, ...options]) select.add(new Option(option.label, option.value));
+  for (const option of first === undefined ? options : [first, ...options])
+    select.add(new Option(option.label, option.value));
   if ([...select.options].some((option) => option.value === keep)) select.value = keep;
 }
 
 /** Checkboxes named `name`, one per value, in `container`. */
-export function fillCheckboxes(container: HTMLElement, name: string, values: readonly string[], checked: boolean): void {
+export function fillCheckboxes(
+  container: HTMLElement,
+  name: string,
+  values: readonly string[],
+  checked: boolean,
+): void {
   container.replaceChildren();
   for (const value of values) {
     const label = document.createElement("label");

@@ -54,16 +54,25 @@ export async function loadEndpoints(): Promise<void> {
     cell(row, String(endpoint.failed_messages_in_row));
     const actions = cell(row, "");
     actions.append(
-      button("Secret", async () => {
-        const { secret } = await call<{ secret: string }>("GET", `/endpoints/${endpoint.id}/secret`);
-        showSecret(endpoint.url, secret);
-      }, "owner-or-admin"),
-      button("Rotate secret", async () => {
-        if (!confirm("Rotate the signing secret? The old one keeps signing alongside the new one for 24 hours.")) return;
-        const { secret } = await call<{ secret: string }>("POST", `/endpoints/${endpoint.id}/rotate-secret`, {});
-        showSecret(endpoint.url, secret);
-        await loadEndpoints();
-      }, "owner-or-admin"),
+      button(
+        "Secret",
+        async () => {
+          const { secret } = await call<{ secret: string }>("GET", `/endpoints/${endpoint.id}/secret`);
+          showSecret(endpoint.url, secret);
+        },
+        "owner-or-admin",
+      ),
+      button(
+        "Rotate secret",
+        async () => {
+          if (!confirm("Rotate the signing secret? The old one keeps signing alongside the new one for 24 hours."))
+            return;
+          const { secret } = await call<{ secret: string }>("POST", `/endpoints/${endpoint.id}/rotate-secret`, {});
+          showSecret(endpoint.url, secret);
+          await loadEndpoints();
+        },
+        "owner-or-admin",
+      ),
       button("Send test", () => sendTest(endpoint), "owner-or-admin"),
       button("Deliveries", async () => {
         await loadDeliveries(endpoint);
@@ -71,12 +80,18 @@ export async function loadEndpoints(): Promise<void> {
     );
     if (endpoint.status === "paused") {
       actions.append(
-        button("Enable", async () => {
-          const discard = confirm("Discard the messages held while paused? OK discards them; Cancel delivers them.");
-          const enabled = await call<{ held: number }>("POST", `/endpoints/${endpoint.id}/enable`, { discard_held: discard });
-          say(`Enabled; ${enabled.held} held message(s) ${discard ? "discarded" : "to deliver"}.`, "info");
-          await loadEndpoints();
-        }, "owner-or-admin"),
+        button(
+          "Enable",
+          async () => {
+            const discard = confirm("Discard the messages held while paused? OK discards them; Cancel delivers them.");
+            const enabled = await call<{ held: number }>("POST", `/endpoints/${endpoint.id}/enable`, {
+              discard_held: discard,
+            });
+            say(`Enabled; ${enabled.held} held message(s) ${discard ? "discarded" : "to deliver"}.`, "info");
+            await loadEndpoints();
+          },
+          "owner-or-admin",
+        ),
       );
     }
   }
@@ -118,11 +133,15 @@ async function loadDeliveries(endpoint: EndpointView): Promise<DeliveryView[]> {
     cell(row, last === undefined ? "" : `${last.duration_ms} ms`);
     cell(row, timeText(delivery.next_attempt_at));
     cell(row, "").append(
-      button("Resend", async () => {
-        await call("POST", `/endpoints/${endpoint.id}/resend`, { message_id: delivery.message_id });
-        say(`Message ${delivery.message_id} queued again.`, "info");
-        await loadDeliveries(endpoint);
-      }, "owner-or-admin"),
+      button(
+        "Resend",
+        async () => {
+          await call("POST", `/endpoints/${endpoint.id}/resend`, { message_id: delivery.message_id });
+          say(`Message ${delivery.message_id} queued again.`, "info");
+          await loadDeliveries(endpoint);
+        },
+        "owner-or-admin",
+      ),
     );
   }
   if (data.length === 0) cell(rows.insertRow(), "Nothing delivered to this endpoint yet.").colSpan = 8;

@@ -1,10 +1,11 @@
 // Gateways tab: status and last seen of every gateway; one gateway's Modbus
 // devices with their health and their registers' latest values (or text, or why
 // the device refuses them), refreshed every 2 seconds while shown; a register's chart.
+
+import { gatewayNames } from "./alerts.ts";
 import { call } from "./api.ts";
 import { appendLiveValue, closeChart, formatValue, showChart } from "./chart.ts";
 import { $, agoText, badge, button, cell, fillSelect, guarded, rowsOf, show, timeText } from "./dom.ts";
-import { gatewayNames } from "./alerts.ts";
 import { setValueButton } from "./writes.ts";
 
 interface GatewayView {

@@ -32,11 +32,15 @@ export async function loadKeys(): Promise<void> {
     const actions = cell(row, "");
     if (key.status === "active") {
       actions.append(
-        button("Revoke", async () => {
-          if (!confirm(`Revoke key ${key.prefix}… (${key.name})? Requests with it fail from now on.`)) return;
-          await call("POST", `/keys/${key.id}/revoke`);
-          await loadKeys();
-        }, "owner-or-admin"),
+        button(
+          "Revoke",
+          async () => {
+            if (!confirm(`Revoke key ${key.prefix}… (${key.name})? Requests with it fail from now on.`)) return;
+            await call("POST", `/keys/${key.id}/revoke`);
+            await loadKeys();
+          },
+          "owner-or-admin",
+        ),
       );
     }
   }

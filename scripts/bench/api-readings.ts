@@ -26,8 +26,8 @@ import { noDeviceHealth } from "../../src/lib/device-health.ts";
 import { stableUuid } from "../../src/lib/ids.ts";
 import { openStore, storeFileName } from "../../src/store/index.ts";
 import { boundSeconds, type NewReading, readingEpochMs, storedSeconds } from "../../src/store/readings.ts";
-import { startBenchApi } from "./api-server.ts";
 import { sqliteOf } from "../../src/store/sqlite-internals.ts";
+import { startBenchApi } from "./api-server.ts";
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
@@ -241,9 +241,12 @@ const bareServer = Bun.serve({
   port: 0,
   reusePort: false,
   fetch: () =>
-    new Response(JSON.stringify({ data: registers.list(gatewayId).map((register) => presentRegister(register, noDeviceHealth)) }), {
-      headers: { "content-type": "application/json" },
-    }),
+    new Response(
+      JSON.stringify({ data: registers.list(gatewayId).map((register) => presentRegister(register, noDeviceHealth)) }),
+      {
+        headers: { "content-type": "application/json" },
+      },
+    ),
 });
 
 const bareHttpUrls = windows.map(

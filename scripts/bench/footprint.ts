@@ -12,12 +12,19 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { demoSandboxKey } from "../../src/demo/demo-config.ts";
 
-const { values } = parseArgs({ args: process.argv.slice(2), options: { minutes: { type: "string" }, executable: { type: "string" } } });
+const { values } = parseArgs({
+  args: process.argv.slice(2),
+  options: { minutes: { type: "string" }, executable: { type: "string" } },
+});
 const minutes = Number(values.minutes ?? 10);
 const repo = join(import.meta.dir, "..", "..");
 const executable = values.executable ?? join(repo, "dist", "fieldhub-linux-x64");
 if (!existsSync(executable)) {
-  const build = Bun.spawnSync(["bash", join(repo, "scripts", "build"), "--target", "linux-x64"], { cwd: repo, stdout: "inherit", stderr: "inherit" });
+  const build = Bun.spawnSync(["bash", join(repo, "scripts", "build"), "--target", "linux-x64"], {
+    cwd: repo,
+    stdout: "inherit",
+    stderr: "inherit",
+  });
   if (build.exitCode !== 0) throw new Error("scripts/build failed");
 }
 
@@ -29,13 +36,23 @@ function freePort(): number {
 }
 
 /** Milliseconds from spawning the executable to its first 200 on /v1/introspect. */
-async function timeToFirstAnswer(args: string[], key: string, port: number): Promise<{ ms: number; proc: ReturnType<typeof Bun.spawn> }> {
+async function timeToFirstAnswer(
+  args: string[],
+  key: string,
+  port: number,
+): Promise<{ ms: number; proc: ReturnType<typeof Bun.spawn> }> {
   const began = performance.now();
-  const proc = Bun.spawn([executable, ...args], { stdout: "ignore", stderr: "ignore", env: { ...process.env, CI: "true" } });
+  const proc = Bun.spawn([executable, ...args], {
+    stdout: "ignore",
+    stderr: "ignore",
+    env: { ...process.env, CI: "true" },
+  });
   const deadline = began + 30_000;
   while (performance.now() < deadline) {
     try {
-      const response = await fetch(`http://127.0.0.1:${port}/v1/introspect`, { headers: { authorization: `Bearer ${key}` } });
+      const response = await fetch(`http://127.0.0.1:${port}/v1/introspect`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
       if (response.status === 200) return { ms: performance.now() - began, proc };
     } catch {
       // not listening yet
@@ -56,7 +73,10 @@ const lines: string[] = [`executable ${executable}: ${(statSync(executable).size
 try {
   // serve on a small config with an empty store; the key is made with the executable itself.
   const config = join(work, "fieldhub.yaml");
-  writeFileSync(config, "organizations: [{ key: site, name: Site }]\ngateways: [{ serial: GW-1, name: Gateway, bus: { type: tcp } }]\n");
+  writeFileSync(
+    config,
+    "organizations: [{ key: site, name: Site }]\ngateways: [{ serial: GW-1, name: Gateway, bus: { type: tcp } }]\n",
+  );
   const serveData = join(work, "serve");
   Bun.spawnSync([executable, "config", "check", config]);
   const starts: number[] = [];
@@ -66,9 +86,27 @@ try {
     const { ms, proc } = await (async () => {
       if (key === "") {
         // First start creates the store; make a key, then measure the later starts.
-        const first = Bun.spawn([executable, "serve", "--config", config, "--data", serveData, "--port", String(port)], { stdout: "ignore", stderr: "ignore" });
+        const first = Bun.spawn(
+          [executable, "serve", "--config", config, "--data", serveData, "--port", String(port)],
+          { stdout: "ignore", stderr: "ignore" },
+        );
         await Bun.sleep(1_000);
-        key = JSON.parse(Bun.spawnSync([executable, "keys", "create", "--data", serveData, "--org", "site", "--name", "bench", "--scopes", "devices:read", "--json"]).stdout.toString()).key;
+        key = JSON.parse(
+          Bun.spawnSync([
+            executable,
+            "keys",
+            "create",
+            "--data",
+            serveData,
+            "--org",
+            "site",
+            "--name",
+            "bench",
+            "--scopes",
+            "devices:read",
+            "--json",
+          ]).stdout.toString(),
+        ).key;
         first.kill("SIGTERM");
         await first.exited;
       }
@@ -79,7 +117,9 @@ try {
     await proc.exited;
   }
   starts.sort((a, b) => a - b);
-  lines.push(`serve, exec -> first 200 on /v1/introspect: median ${starts[2]?.toFixed(0)} ms (runs: ${starts.map((ms) => ms.toFixed(0)).join(", ")}) (target < 500 ms) ${(starts[2] ?? 1e9) < 500 ? "OK" : "MISSED"}`);
+  lines.push(
+    `serve, exec -> first 200 on /v1/introspect: median ${starts[2]?.toFixed(0)} ms (runs: ${starts.map((ms) => ms.toFixed(0)).join(", ")}) (target < 500 ms) ${(starts[2] ?? 1e9) < 500 ? "OK" : "MISSED"}`,
+  );
 
   // The demo: first start (7 days backfilled), then a restart on its data, then memory over time.
   const demoData = join(work, "demo");
@@ -89,13 +129,17 @@ try {
   await cold.proc.exited;
   port = freePort();
   const warm = await timeToFirstAnswer(["demo", "--port", String(port), "--data", demoData], demoSandboxKey, port);
-  lines.push(`demo, exec -> first 200: ${cold.ms.toFixed(0)} ms on a fresh data directory (7 days of history backfilled first), ${warm.ms.toFixed(0)} ms on its data again`);
+  lines.push(
+    `demo, exec -> first 200: ${cold.ms.toFixed(0)} ms on a fresh data directory (7 days of history backfilled first), ${warm.ms.toFixed(0)} ms on its data again`,
+  );
   const samples: string[] = [];
   for (let minute = 1; minute <= minutes; minute++) {
     // Keep it busy like a client would: a request every two seconds (the sandbox key allows 60 a minute).
     const until = Date.now() + 60_000;
     while (Date.now() < until) {
-      await fetch(`http://127.0.0.1:${port}/v1/devices`, { headers: { authorization: `Bearer ${demoSandboxKey}` } }).then((response) => response.arrayBuffer());
+      await fetch(`http://127.0.0.1:${port}/v1/devices`, {
+        headers: { authorization: `Bearer ${demoSandboxKey}` },
+      }).then((response) => response.arrayBuffer());
       await Bun.sleep(2_000);
     }
     samples.push(`${minute} min ${rssMb(warm.proc.pid).toFixed(0)} MB`);

@@ -39,12 +39,12 @@ import { parseArgs } from "node:util";
 import ModbusRTU from "modbus-serial";
 import { systemClock } from "../../src/lib/clock.ts";
 import { silentLogger } from "../../src/lib/logger.ts";
+import type { PolledValue } from "../../src/lib/polled-value.ts";
+import { planReadRequests, type ReadRequest } from "../../src/modbus/plan.ts";
+import { type PollSink, startGatewayPoller } from "../../src/modbus/poller.ts";
 import type { PollingDevice, PollingGateway } from "../../src/modbus/polling-config.ts";
 import type { DataType, FunctionCode, RegisterDecoding } from "../../src/modbus/register-model.ts";
 import { registerSpan } from "../../src/modbus/register-model.ts";
-import { planReadRequests, type ReadRequest } from "../../src/modbus/plan.ts";
-import type { PolledValue } from "../../src/lib/polled-value.ts";
-import { type PollSink, startGatewayPoller } from "../../src/modbus/poller.ts";
 import { seededRandom } from "../../test/harness/seeded-random.ts";
 
 const { values: args } = parseArgs({

@@ -22,8 +22,8 @@ import { parseArgs } from "node:util";
 import ModbusRTU from "modbus-serial";
 import { systemClock } from "../../src/lib/clock.ts";
 import { silentLogger } from "../../src/lib/logger.ts";
-import type { PollingGateway } from "../../src/modbus/polling-config.ts";
 import { startGatewayPoller } from "../../src/modbus/poller.ts";
+import type { PollingGateway } from "../../src/modbus/polling-config.ts";
 import type { RegisterDecoding } from "../../src/modbus/register-model.ts";
 
 const { values: args } = parseArgs({

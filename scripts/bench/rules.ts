@@ -10,16 +10,19 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { createRulesEngine } from "../../src/alerting/engine.ts";
+import type { RuleConfig } from "../../src/alerting/rule-model.ts";
 import { systemClock } from "../../src/lib/clock.ts";
 import { stableUuid } from "../../src/lib/ids.ts";
 import type { Inventory } from "../../src/lib/inventory.ts";
 import { silentLogger } from "../../src/lib/logger.ts";
-import type { RuleConfig } from "../../src/alerting/rule-model.ts";
 import type { PolledValue } from "../../src/lib/polled-value.ts";
-import { createRulesEngine } from "../../src/alerting/engine.ts";
 import { openStore } from "../../src/store/index.ts";
 
-const { values } = parseArgs({ args: process.argv.slice(2), options: { rules: { type: "string" }, readings: { type: "string" } } });
+const { values } = parseArgs({
+  args: process.argv.slice(2),
+  options: { rules: { type: "string" }, readings: { type: "string" } },
+});
 const manyRules = Number(values.rules ?? 10_000);
 const readingCount = Number(values.readings ?? 2_000_000);
 
@@ -74,7 +77,10 @@ const inventory: Inventory = {
     },
   ],
 };
-const registerIds = inventory.organizations[0]?.gateways[0]?.modbusDevices.flatMap((device) => device.registers.map((register) => register.id)) ?? [];
+const registerIds =
+  inventory.organizations[0]?.gateways[0]?.modbusDevices.flatMap((device) =>
+    device.registers.map((register) => register.id),
+  ) ?? [];
 
 const dataDir = mkdtempSync(join(tmpdir(), "fieldhub-bench-rules-"));
 const store = openStore(dataDir);
@@ -111,7 +117,12 @@ function nsPerReading(ruleCount: number): number {
     clock: systemClock,
     logger: silentLogger(),
     rules: rulesFor(ruleCount),
-    offlineDetector: { id: stableUuid("rule", "offline-detector"), name: "Gateway offline", enabled: false, severity: "critical" },
+    offlineDetector: {
+      id: stableUuid("rule", "offline-detector"),
+      name: "Gateway offline",
+      enabled: false,
+      severity: "critical",
+    },
     automations: [],
   });
   if (engine.ruleCount() !== ruleCount) throw new Error(`indexed ${engine.ruleCount()} rules, expected ${ruleCount}`);

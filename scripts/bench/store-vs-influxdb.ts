@@ -37,10 +37,10 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { openBlockHistory } from "../../src/store/history/history.ts";
 import { openStore, type Store } from "../../src/store/index.ts";
-import { sqliteOf } from "../../src/store/sqlite-internals.ts";
 import type { NewReading } from "../../src/store/readings.ts";
-import { createSource, devicesPerGateway, intervalMs, kindOf, registersPerDevice } from "./plant.ts";
+import { sqliteOf } from "../../src/store/sqlite-internals.ts";
 import { seededRandom } from "../../test/harness/seeded-random.ts";
+import { createSource, devicesPerGateway, intervalMs, kindOf, registersPerDevice } from "./plant.ts";
 
 const { values: args } = parseArgs({
   args: process.argv.slice(2),

@@ -44,15 +44,15 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { createIngest } from "../../src/ingest/ingest.ts";
-import type { PolledValue } from "../../src/lib/polled-value.ts";
 import { systemClock } from "../../src/lib/clock.ts";
 import { silentLogger } from "../../src/lib/logger.ts";
+import type { PolledValue } from "../../src/lib/polled-value.ts";
 import { openStore, type Store, storeFileName } from "../../src/store/index.ts";
 import { type ReadingStore, readingEpochMs, storedSeconds } from "../../src/store/readings.ts";
 import { pruneReadings } from "../../src/store/retention.ts";
+import { sqliteOf } from "../../src/store/sqlite-internals.ts";
 import { seededRandom } from "../../test/harness/seeded-random.ts";
 import { startBenchApi } from "./api-server.ts";
-import { sqliteOf } from "../../src/store/sqlite-internals.ts";
 import {
   createSource as createPlantSource,
   devicesPerGateway,

@@ -15,15 +15,18 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { parseConfig } from "../../src/config/index.ts";
 import { systemClock } from "../../src/lib/clock.ts";
-import { silentLogger } from "../../src/lib/logger.ts";
 import { newMessageId } from "../../src/lib/crypto.ts";
+import { silentLogger } from "../../src/lib/logger.ts";
 import { openStore } from "../../src/store/index.ts";
+import { sqliteOf } from "../../src/store/sqlite-internals.ts";
 import { startDispatcher } from "../../src/webhooks/dispatcher.ts";
 import { endpointService } from "../../src/webhooks/endpoints.ts";
 import { generateSigningSecret, signatureHeader } from "../../src/webhooks/signing.ts";
-import { sqliteOf } from "../../src/store/sqlite-internals.ts";
 
-const { values } = parseArgs({ args: process.argv.slice(2), options: { messages: { type: "string" }, endpoints: { type: "string" } } });
+const { values } = parseArgs({
+  args: process.argv.slice(2),
+  options: { messages: { type: "string" }, endpoints: { type: "string" } },
+});
 const messages = Number(values.messages ?? 5000);
 const endpointCount = Number(values.endpoints ?? 4);
 const concurrency = 32;
@@ -35,7 +38,8 @@ while (!/LISTENING (\d+)/.test(banner)) banner += new TextDecoder().decode((awai
 const url = `http://127.0.0.1:${/LISTENING (\d+)/.exec(banner)?.[1]}/hook`;
 
 const sorted = (list: number[]) => [...list].sort((a, b) => a - b);
-const percentile = (list: number[], p: number) => sorted(list)[Math.min(list.length - 1, Math.floor(list.length * p))] as number;
+const percentile = (list: number[], p: number) =>
+  sorted(list)[Math.min(list.length - 1, Math.floor(list.length * p))] as number;
 
 // --- bare: signed POSTs of the same envelopes, `concurrency` at a time -------
 async function bareLoop(): Promise<{ rate: number; latencies: number[] }> {
@@ -77,7 +81,8 @@ async function fieldhub(): Promise<{ rate: number; latencies: number[] }> {
   if (!config.ok) throw new Error("config");
   store.inventory.sync(config.config.inventory, Date.now());
   const service = endpointService(store, Date.now);
-  for (let index = 0; index < endpointCount; index++) service.create({ orgKey: "bench", url: `${url}?endpoint=${index}` });
+  for (let index = 0; index < endpointCount; index++)
+    service.create({ orgKey: "bench", url: `${url}?endpoint=${index}` });
   const org = store.organizations.findByKey("bench");
   if (org === null) throw new Error("org");
   const events = store.events;

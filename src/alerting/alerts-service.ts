@@ -21,7 +21,12 @@ export function alertService(store: Store, now: () => number, onEvent?: () => vo
     return alert;
   }
 
-  function statusEvent(alert: AlertRecord, status: "acknowledged" | "resolved", at: number, note: string | null): NewEvent {
+  function statusEvent(
+    alert: AlertRecord,
+    status: "acknowledged" | "resolved",
+    at: number,
+    note: string | null,
+  ): NewEvent {
     return {
       orgId: alert.orgId,
       type: status === "acknowledged" ? "alert.acknowledged" : "alert.resolved",
@@ -42,13 +47,16 @@ export function alertService(store: Store, now: () => number, onEvent?: () => vo
   }
 
   /** Raised when the alert changed between reading it and writing (another process acted on it). */
-  const changedMeanwhile = (alert: AlertRecord) => new CodedError("conflict", `alert ${alert.uuid} changed meanwhile; try again`);
+  const changedMeanwhile = (alert: AlertRecord) =>
+    new CodedError("conflict", `alert ${alert.uuid} changed meanwhile; try again`);
 
   return {
     acknowledge(id: string, note: string | null): AlertRecord {
       const alert = find(id);
-      if (alert.status === "resolved") throw new CodedError("conflict", `alert ${alert.uuid} is resolved; it cannot be acknowledged`);
-      if (alert.status === "acknowledged") throw new CodedError("conflict", `alert ${alert.uuid} is already acknowledged`);
+      if (alert.status === "resolved")
+        throw new CodedError("conflict", `alert ${alert.uuid} is resolved; it cannot be acknowledged`);
+      if (alert.status === "acknowledged")
+        throw new CodedError("conflict", `alert ${alert.uuid} is already acknowledged`);
       const at = now();
       const change = { id: alert.id, from: alert.status, at, note };
       if (!alerts.acknowledge(change, statusEvent(alert, "acknowledged", at, note))) throw changedMeanwhile(alert);

@@ -7,9 +7,7 @@
  * change is written with its event (and any automation it runs) by one store
  * operation: no change without its event, no event without its change.
  */
-import { isCleared, isMet } from "./conditions.ts";
-import { fillMessage, offlineMessage } from "./messages.ts";
-import type { AutomationConfig, OfflineDetectorConfig, RuleConfig } from "./rule-model.ts";
+
 import type { Clock } from "../lib/clock.ts";
 import { randomUuid } from "../lib/ids.ts";
 import type { Logger } from "../lib/logger.ts";
@@ -17,6 +15,9 @@ import type { PolledValue } from "../lib/polled-value.ts";
 import { scalerFor } from "../lib/register-scaling.ts";
 import type { NewEvent } from "../store/events.ts";
 import type { Store } from "../store/index.ts";
+import { isCleared, isMet } from "./conditions.ts";
+import { fillMessage, offlineMessage } from "./messages.ts";
+import type { AutomationConfig, OfflineDetectorConfig, RuleConfig } from "./rule-model.ts";
 
 /** `pendingSince`: when the condition began to hold, on the clock of PolledValue.monotonic (else its wall time). */
 type RuleState = { breaching: boolean; pendingSince: number | null };
@@ -92,7 +93,11 @@ export function createRulesEngine(options: {
       orgId,
       type: "automation.triggered",
       occurredAt: at,
-      data: { rule_id: automation.id, rule_name: automation.name, actions: automation.actions.map((action) => ({ ...action })) },
+      data: {
+        rule_id: automation.id,
+        rule_name: automation.name,
+        actions: automation.actions.map((action) => ({ ...action })),
+      },
     };
   }
 
@@ -107,7 +112,16 @@ export function createRulesEngine(options: {
       gateway: target.gateway.name,
     });
     const { orgId } = target.gateway;
-    const trigger = { ruleId: rule.id, gatewayId: target.gateway.id, orgId, severity: rule.severity, message, value, at, newUuid: randomUuid() };
+    const trigger = {
+      ruleId: rule.id,
+      gatewayId: target.gateway.id,
+      orgId,
+      severity: rule.severity,
+      message,
+      value,
+      at,
+      newUuid: randomUuid(),
+    };
     // The store puts the alert's id first in the event's data (alert_id).
     const event: NewEvent = {
       orgId,
@@ -202,7 +216,16 @@ export function createRulesEngine(options: {
   const detector = options.offlineDetector;
   function detectorOpened(gateway: { id: number; uuid: string; orgId: number; name: string }, at: number): void {
     const message = offlineMessage(gateway.name);
-    const trigger = { ruleId: detector.id, gatewayId: gateway.id, orgId: gateway.orgId, severity: detector.severity, message, value: null, at, newUuid: randomUuid() };
+    const trigger = {
+      ruleId: detector.id,
+      gatewayId: gateway.id,
+      orgId: gateway.orgId,
+      severity: detector.severity,
+      message,
+      value: null,
+      at,
+      newUuid: randomUuid(),
+    };
     const event: NewEvent = {
       orgId: gateway.orgId,
       type: "alert.triggered",

@@ -3,6 +3,8 @@
  * the rules engine and gateway status; the webhook dispatcher woken by every
  * part that records an event; each part's metrics on the registry.
  */
+
+import { createRulesEngine } from "../alerting/engine.ts";
 import type { FieldhubConfig } from "../config/index.ts";
 import { createGatewayStatusTracker } from "../ingest/gateway-status.ts";
 import { createIngest } from "../ingest/ingest.ts";
@@ -10,11 +12,10 @@ import { registerGatewayStatusMetrics, registerIngestMetrics } from "../ingest/m
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/logger.ts";
 import type { MetricsRegistry } from "../lib/metrics.ts";
-import type { LinkOpener } from "../modbus/link.ts";
 import { createDeviceHealthBoard } from "../modbus/device-health.ts";
+import type { LinkOpener } from "../modbus/link.ts";
 import { registerModbusMetrics } from "../modbus/metrics.ts";
 import { type PollSink, startGatewayPoller } from "../modbus/poller.ts";
-import { createRulesEngine } from "../alerting/engine.ts";
 import type { Store } from "../store/index.ts";
 import { startDispatcher } from "../webhooks/dispatcher.ts";
 import { registerWebhookMetrics } from "../webhooks/metrics.ts";

@@ -4,11 +4,11 @@
  * automations.
  */
 import { Cron } from "croner";
+import type { RulesEngine } from "../alerting/engine.ts";
+import type { AutomationConfig } from "../alerting/rule-model.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/logger.ts";
 import { createTrustedWallClock, type TrustedWallClock } from "../lib/trusted-wall-clock.ts";
-import type { AutomationConfig } from "../alerting/rule-model.ts";
-import type { RulesEngine } from "../alerting/engine.ts";
 import type { Store } from "../store/index.ts";
 import { pruneReadings } from "../store/retention.ts";
 

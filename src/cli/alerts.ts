@@ -1,7 +1,8 @@
 /** `fieldhub alerts list|ack|resolve`: alerts in the store of a data directory (see docs/alerts.md). */
+
+import { alertService } from "../alerting/alerts-service.ts";
 import { systemClock } from "../lib/clock.ts";
 import { CodedError } from "../lib/errors.ts";
-import { alertService } from "../alerting/alerts-service.ts";
 import { openStore, type Store } from "../store/index.ts";
 import { alertSeverities, alertStatuses } from "../store/schema.ts";
 import { CommandError, parseCommandArgs, requireDataDir, UsageError } from "./args.ts";

@@ -11,7 +11,9 @@ import { configCommand, configHelp } from "./config.ts";
 import { demoCommand, demoHelp } from "./demo.ts";
 import { endpointsCommand, endpointsHelp } from "./endpoints.ts";
 import { asksForHelp, type CommandHelp, commandUsage, groupUsage } from "./help.ts";
+import { historyCommand, historyHelp } from "./history.ts";
 import { keysCommand, keysHelp } from "./keys.ts";
+import { mirrorCommand, mirrorHelp } from "./mirror.ts";
 import { serveCommand, serveHelp } from "./serve.ts";
 import { webhooksCommand, webhooksHelp } from "./webhooks-listen.ts";
 import { writesCommand, writesHelp } from "./writes.ts";
@@ -50,6 +52,8 @@ export const commandGroups: readonly CommandGroup[] = [
   { name: "keys", commands: keysHelp, run: ends((argv) => keysCommand(argv, Date.now())) },
   { name: "alerts", commands: alertsHelp, run: ends(alertsCommand) },
   { name: "writes", commands: writesHelp, run: ends(writesCommand) },
+  { name: "history", commands: historyHelp, run: ends(historyCommand) },
+  { name: "mirror", commands: mirrorHelp, run: ends(mirrorCommand) },
   { name: "endpoints", commands: endpointsHelp, run: ends(endpointsCommand) },
   { name: "admin", commands: adminHelp, run: ends((argv) => adminCommand(argv, Date.now())) },
   { name: "webhooks", commands: webhooksHelp, run: keepsRunning(webhooksCommand) },

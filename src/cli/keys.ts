@@ -1,8 +1,9 @@
 /** `fieldhub keys create|list|revoke`: API keys in the store of a data directory. */
-import { isoOrNull } from "../lib/clock.ts";
-import { type ApiScope, apiKeyStatus, apiScopes } from "../lib/api-keys.ts";
-import { parseRfc3339 } from "../lib/timestamps.ts";
+
 import { presentApiKey, presentCreatedApiKey } from "../http/presenters/api-keys.ts";
+import { type ApiScope, apiKeyStatus, apiScopes } from "../lib/api-keys.ts";
+import { isoOrNull } from "../lib/clock.ts";
+import { parseRfc3339 } from "../lib/timestamps.ts";
 import { openStore } from "../store/index.ts";
 import { UnknownOrganizationError } from "../store/keys.ts";
 import { CommandError, parseCommandArgs, requireDataDir, requireOption, UsageError } from "./args.ts";

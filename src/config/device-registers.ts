@@ -4,8 +4,9 @@
  * adds. rules.ts runs this on unchecked data to report problems; normalise.ts runs it on a
  * checked file. Both see the same list, so what is checked is what is polled.
  */
-import type { Path } from "./problems.ts";
+
 import { didYouMean } from "../lib/problem-wording.ts";
+import type { Path } from "./problems.ts";
 import {
   type DeviceTemplate,
   deviceTemplates,

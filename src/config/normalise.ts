@@ -26,12 +26,12 @@ import { normaliseAlerting } from "./alerting-normalise.ts";
 import type { ResolvedRegister } from "./device-registers.ts";
 import type { DeviceEntry, FileIndex, GatewayEntry } from "./file-index.ts";
 import {
-  defaults,
   type DefaultedBus,
-  type DefaultedFile,
   type DefaultedDevice,
+  type DefaultedFile,
   type DefaultedGateway,
   type DefaultedRegister,
+  defaults,
 } from "./schema.ts";
 import { derivedId, idOr } from "./stable-ids.ts";
 import type { BusConfig, FieldhubConfig, PollingDevice, PollingGateway } from "./types.ts";
@@ -150,6 +150,7 @@ function normaliseDevice(
     normaliseRegister(register, () => derivedId.register(serial, key, register.name), byteOrder),
   );
   const pollIntervalMs = device.poll_interval_ms ?? template?.pollIntervalMs ?? defaults.pollIntervalMs;
+  const storageIntervalMs = (device.storage_interval_s ?? gateway.storage_interval_s) * 1000;
 
   return {
     inventory: {
@@ -160,6 +161,7 @@ function normaliseDevice(
       ipAddress: host,
       port,
       pollIntervalMs,
+      storageIntervalMs,
       template: device.template
         ? { id: derivedId.template(device.template.brand, device.template.model), ...device.template }
         : null,
@@ -178,7 +180,7 @@ function normaliseDevice(
         device.max_registers_per_request ?? template?.maxRegistersPerRequest ?? defaults.maxRegistersPerRequest,
       maxGap: device.max_gap,
       pauseMs: device.pause_ms,
-      storageIntervalMs: (device.storage_interval_s ?? gateway.storage_interval_s) * 1000,
+      storageIntervalMs,
       registers: registers.map((register) => ({ ...register.decoding, name: register.inventory.name })),
     },
   };
@@ -205,7 +207,7 @@ function normaliseRegister(
   const write: RegisterWrite | undefined =
     writable && register.min !== undefined && register.max !== undefined
       ? {
-          functionCode: register.write_function ?? (writeFunctionsFor(functionCode, dataType)[0] ?? 16),
+          functionCode: register.write_function ?? writeFunctionsFor(functionCode, dataType)[0] ?? 16,
           min: register.min,
           max: register.max,
           scaleFactor: register.scale_factor ?? null,

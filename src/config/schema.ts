@@ -21,10 +21,10 @@ import {
   dataTypes,
   defaultFunctionCode,
   functionCodes,
-  writeFunctionCodes,
   lastAddress,
   lastBit,
   maxStringLength,
+  writeFunctionCodes,
 } from "../modbus/register-model.ts";
 import { baudRates, parities } from "./types.ts";
 

@@ -4,7 +4,7 @@
  * message written for the person editing the file.
  */
 import type { TSchema } from "@sinclair/typebox";
-import { type ValueError, ValueErrorType, Value } from "@sinclair/typebox/value";
+import { Value, type ValueError, ValueErrorType } from "@sinclair/typebox/value";
 import { describeValue, didYouMean } from "../lib/problem-wording.ts";
 import { type Finding, formatPath, type Path } from "./problems.ts";
 import { isRecord } from "./values.ts";

@@ -26,16 +26,16 @@ export const busTypes = ["tcp", "rtu", "rtu_over_tcp"] as const;
 export type BusType = (typeof busTypes)[number];
 
 export const baudRates = [1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200] as const;
-export { parities } from "../modbus/polling-config.ts";
-
-// The polling shapes are what the Modbus layer reads: it defines them.
-export type { BusConfig, PollingDevice, PollingGateway } from "../modbus/polling-config.ts";
 // The alerting shapes are the alert rule model's.
 export type {
   AutomationConfig,
   OfflineDetectorConfig,
   RuleConfig,
 } from "../alerting/rule-model.ts";
+
+// The polling shapes are what the Modbus layer reads: it defines them.
+export type { BusConfig, PollingDevice, PollingGateway } from "../modbus/polling-config.ts";
+export { parities } from "../modbus/polling-config.ts";
 
 export interface FieldhubConfig {
   server: { host: string; port: number; publicUrl: string | null };

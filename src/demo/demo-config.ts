@@ -105,6 +105,7 @@ gateways:
     name: Boiler house
     customer: utility
     heartbeat_s: 180
+    storage_interval_s: ${demoStorageIntervalMs / 1000}
     bus: { type: rtu, path: /dev/ttyFIELDHUB-DEMO, baud: 9600, parity: even }
     devices:
       - name: Heat pump

@@ -85,7 +85,11 @@ function byUnit(name: string, unit: string | null, ts: number, n: number): numbe
     case "DM":
       return -120 + 60 * daily(ts);
     default:
-      return name.includes("power_factor") ? 0.95 + 0.02 * n : name.includes("starts") ? 4_200 + hoursSinceEpoch(ts) * 0.1 : 0;
+      return name.includes("power_factor")
+        ? 0.95 + 0.02 * n
+        : name.includes("starts")
+          ? 4_200 + hoursSinceEpoch(ts) * 0.1
+          : 0;
   }
 }
 

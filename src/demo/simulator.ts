@@ -7,8 +7,8 @@
  */
 import type { AddressInfo } from "node:net";
 import { ServerTCP } from "modbus-serial";
-import type { RegisterDecoding } from "../modbus/register-model.ts";
 import { encodeWords } from "../modbus/encode.ts";
+import type { RegisterDecoding } from "../modbus/register-model.ts";
 
 export interface SimulatedRegister extends RegisterDecoding {
   /** The raw value (or text) the device holds at time `ts`. */

@@ -3,9 +3,10 @@
  * request id, the API key, the rate limit, and the read-only rule. It runs before
  * the router so that unknown paths and write methods get the same treatment.
  */
+
+import { apiKeyStatus } from "../lib/api-keys.ts";
 import { CodedError } from "../lib/errors.ts";
 import { newRequestId } from "../lib/ids.ts";
-import { apiKeyStatus } from "../lib/api-keys.ts";
 import type { KeyForRequest } from "../store/keys.ts";
 import { type FixedWindowRateLimiter, type RateDecision, rateLimitHeaders } from "./rate-limit.ts";
 

@@ -17,8 +17,9 @@
  * `lastSeenEveryMs` (a minute by default) for all gateways in one commit, and at
  * stop: a flash card is not written every second for it.
  */
-import { isoOrNull } from "../lib/clock.ts";
+
 import type { Clock } from "../lib/clock.ts";
+import { isoOrNull } from "../lib/clock.ts";
 import type { Logger } from "../lib/logger.ts";
 import type { Store } from "../store/index.ts";
 import type { GatewayStatus } from "../store/schema.ts";

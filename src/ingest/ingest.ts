@@ -18,6 +18,7 @@
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/logger.ts";
 import type { PolledValue } from "../lib/polled-value.ts";
+import { effectiveStorageInterval } from "../lib/storage-period.ts";
 import type { Store } from "../store/index.ts";
 import type { LatestValue, ReadingTuple } from "../store/readings.ts";
 import { createDensityGate } from "./storage-density.ts";
@@ -51,7 +52,7 @@ export interface IngestStats {
 
 export function createIngest(options: IngestOptions) {
   const { store, clock, logger } = options;
-  const defaultInterval = options.defaultStorageIntervalMs ?? 300_000;
+  const defaultInterval = options.defaultStorageIntervalMs;
   const maxQueued = options.maxQueued ?? 1_000_000;
   const registers = new Map<string, number>();
   let queue: ReadingTuple[] = [];
@@ -76,9 +77,7 @@ export function createIngest(options: IngestOptions) {
   // the history of earlier runs count, whatever the clock says now.
   const newest = store.readings.newestTimes();
   for (const row of store.registers.allIds()) {
-    // Stored times are whole seconds (store/readings.ts): a shorter period would store
-    // two readings in one second, and the store keeps only the first.
-    const intervalMs = Math.max(1000, options.storageIntervalMs.get(row.uuid) ?? defaultInterval);
+    const intervalMs = effectiveStorageInterval(options.storageIntervalMs.get(row.uuid) ?? defaultInterval);
     registers.set(row.uuid, row.id);
     density.track(row.id, intervalMs, newest.get(row.id));
   }
@@ -165,7 +164,8 @@ export function createIngest(options: IngestOptions) {
       stats.queued = queue.length;
       const message = error instanceof Error ? error.message : String(error);
       // One log line per condition, not one per flush while the disk stays full.
-      if (message !== stats.writeError) logger.error({ err: error, waiting: queue.length }, "ingest write failed; will retry");
+      if (message !== stats.writeError)
+        logger.error({ err: error, waiting: queue.length }, "ingest write failed; will retry");
       stats.writeError = message;
       return null;
     }

@@ -30,6 +30,8 @@ export interface InventoryModbusDevice {
   ipAddress: string | null;
   port: number | null;
   pollIntervalMs: number | null;
+  /** Storage period (ms): at most one stored reading per register per period (lib/storage-period.ts); absent: the default. */
+  storageIntervalMs?: number;
   template: { id: string; brand: string; model: string } | null;
   registers: InventoryRegister[];
 }

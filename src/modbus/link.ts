@@ -40,7 +40,13 @@ export type WriteOutcome =
 export type WritePayload = { words: number[]; bits: null } | { words: null; bits: boolean[] };
 
 export interface ModbusLink {
-  read(functionCode: FunctionCode, unitId: number, start: number, count: number, timeoutMs: number): Promise<ReadOutcome>;
+  read(
+    functionCode: FunctionCode,
+    unitId: number,
+    start: number,
+    count: number,
+    timeoutMs: number,
+  ): Promise<ReadOutcome>;
   /** Optional so that links built for tests of reading need not write. */
   write?(
     functionCode: WriteFunctionCode,
@@ -56,7 +62,9 @@ export interface ModbusLink {
 export type LinkOpener = (target: LinkTarget, connectTimeoutMs: number) => Promise<ModbusLink>;
 
 export function describeTarget(target: LinkTarget): string {
-  return target.kind === "serial" ? target.path : `${target.kind === "tcp" ? "tcp" : "rtu-over-tcp"}://${target.host}:${target.port}`;
+  return target.kind === "serial"
+    ? target.path
+    : `${target.kind === "tcp" ? "tcp" : "rtu-over-tcp"}://${target.host}:${target.port}`;
 }
 
 /** Opens a link with modbus-serial (and fieldhub's own serial port for RTU). Throws when it cannot connect. */
@@ -87,7 +95,13 @@ class ModbusSerialLink implements ModbusLink {
     return !this.closed && this.client.isOpen;
   }
 
-  async read(functionCode: FunctionCode, unitId: number, start: number, count: number, timeoutMs: number): Promise<ReadOutcome> {
+  async read(
+    functionCode: FunctionCode,
+    unitId: number,
+    start: number,
+    count: number,
+    timeoutMs: number,
+  ): Promise<ReadOutcome> {
     if (!this.isOpen) return { ok: false, kind: "disconnected", message: "not connected" };
     this.client.setID(unitId);
     this.client.setTimeout(timeoutMs);
@@ -96,7 +110,11 @@ class ModbusSerialLink implements ModbusLink {
         case 1:
           return { ok: true, words: null, bits: (await this.client.readCoils(start, count)).data.slice(0, count) };
         case 2:
-          return { ok: true, words: null, bits: (await this.client.readDiscreteInputs(start, count)).data.slice(0, count) };
+          return {
+            ok: true,
+            words: null,
+            bits: (await this.client.readDiscreteInputs(start, count)).data.slice(0, count),
+          };
         case 3:
           return { ok: true, words: (await this.client.readHoldingRegisters(start, count)).data, bits: null };
         case 4:

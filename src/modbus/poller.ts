@@ -16,14 +16,19 @@
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/logger.ts";
 import type { PolledValue } from "../lib/polled-value.ts";
-import { defaultReconnectMaxMs, type PolledRegister, type PollingDevice, type PollingGateway } from "./polling-config.ts";
-import type { RegisterDecoding } from "./register-model.ts";
+import { scalerFor } from "../lib/register-scaling.ts";
+import type { RegisterWriteOutcome } from "../lib/register-write.ts";
 import { decodeBits, decodeWords } from "./decode.ts";
 import { createDeviceHealthBoard, type DeviceHealthBoard } from "./device-health.ts";
 import { describeTarget, type LinkOpener, type LinkTarget, type ModbusLink, openModbusLink } from "./link.ts";
 import { breakKey, planReadRequests, type ReadRequest, splitRequest } from "./plan.ts";
-import type { RegisterWriteOutcome } from "../lib/register-write.ts";
-import { scalerFor } from "../lib/register-scaling.ts";
+import {
+  defaultReconnectMaxMs,
+  type PolledRegister,
+  type PollingDevice,
+  type PollingGateway,
+} from "./polling-config.ts";
+import type { RegisterDecoding } from "./register-model.ts";
 import { registerSpan } from "./register-model.ts";
 import { payloadFor, rawForValue, type WritableRegister } from "./write-value.ts";
 
@@ -293,8 +298,19 @@ export function startGatewayPoller(options: PollerOptions) {
    */
   function writeRegister(registerId: string, value: number): Promise<RegisterWriteOutcome> {
     const found = findWritable(registerId);
-    const outcome = (result: RegisterWriteOutcome["result"], detail: string | null, more: Partial<RegisterWriteOutcome> = {}) =>
-      ({ result, valueBefore: null, readBack: null, readBackRaw: null, detail, ...more }) satisfies RegisterWriteOutcome;
+    const outcome = (
+      result: RegisterWriteOutcome["result"],
+      detail: string | null,
+      more: Partial<RegisterWriteOutcome> = {},
+    ) =>
+      ({
+        result,
+        valueBefore: null,
+        readBack: null,
+        readBackRaw: null,
+        detail,
+        ...more,
+      }) satisfies RegisterWriteOutcome;
     if (found === null) return Promise.resolve(outcome("invalid", "the register is not writable"));
     const { device, register } = found;
     const converted = rawForValue(register, value);
@@ -309,7 +325,10 @@ export function startGatewayPoller(options: PollerOptions) {
           if (before.kind === "exception") {
             return outcome("refused", `the device refused the read before the write: Modbus exception ${before.code}`);
           }
-          return outcome("not_sent", `the device did not answer the read before the write (${before.kind}); nothing was written`);
+          return outcome(
+            "not_sent",
+            `the device did not answer the read before the write (${before.kind}); nothing was written`,
+          );
         }
         const valueBefore = before.raw === null ? null : scale(before.raw);
         if (device.pauseMs > 0) await sleep(device.pauseMs);
@@ -329,7 +348,9 @@ export function startGatewayPoller(options: PollerOptions) {
           stats.errors++;
           if (written.kind === "exception") {
             stats.exceptions++;
-            return outcome("refused", `the device refused the write: Modbus exception ${written.code}`, { valueBefore });
+            return outcome("refused", `the device refused the write: Modbus exception ${written.code}`, {
+              valueBefore,
+            });
           }
           if (written.kind === "timeout") stats.timeouts++;
           return outcome(
@@ -346,13 +367,19 @@ export function startGatewayPoller(options: PollerOptions) {
         sink.readings(gateway.id, [{ registerId, ts: clock.now(), monotonic: clock.monotonic(), raw: after.raw }]);
         const more = { valueBefore, readBack: scale(after.raw), readBackRaw: after.raw };
         const same =
-          register.dataType === "float32" ? Math.fround(after.raw) === Math.fround(converted.raw) : after.raw === converted.raw;
+          register.dataType === "float32"
+            ? Math.fround(after.raw) === Math.fround(converted.raw)
+            : after.raw === converted.raw;
         if (!same) {
           return outcome("mismatch", `the device reads back ${scale(after.raw)} after writing ${value}`, more);
         }
         return outcome("written", null, more);
       },
-      () => outcome("not_sent", `the connection did not get to the write within ${writeQueueTimeoutMs} ms; nothing was written`),
+      () =>
+        outcome(
+          "not_sent",
+          `the connection did not get to the write within ${writeQueueTimeoutMs} ms; nothing was written`,
+        ),
     );
   }
 

@@ -42,7 +42,9 @@ export function rawForValue(register: WritableRegister, value: number): { raw: n
   const raw = Math.round(exact);
   if (Math.abs(exact - raw) > 1e-9 * Math.max(1, Math.abs(exact))) {
     const step = scaleFactor ?? 1;
-    return { problem: `value ${value} is not a whole multiple of the scale factor ${step} (raw ${exact} is not an integer)` };
+    return {
+      problem: `value ${value} is not a whole multiple of the scale factor ${step} (raw ${exact} is not an integer)`,
+    };
   }
   if (dataType === "bool") {
     if (raw !== 0 && raw !== 1) return { problem: `value must be 0 or 1 for a bool register; got ${value}` };

@@ -5,8 +5,8 @@
  * retired, not deleted, so their history stays readable.
  */
 import { and, eq, isNull, notInArray, sql } from "drizzle-orm";
-import type { Db, SqliteConnection } from "./connection.ts";
 import type { Inventory, InventoryModbusDevice } from "../lib/inventory.ts";
+import type { Db, SqliteConnection } from "./connection.ts";
 import type { GatewayStatus } from "./schema.ts";
 import {
   apiKeys,
@@ -148,6 +148,7 @@ function syncModbusDevices(tx: Tx, gatewayId: number, devices: InventoryModbusDe
       ipAddress: device.ipAddress,
       port: device.port,
       pollIntervalMs: device.pollIntervalMs,
+      storageIntervalMs: device.storageIntervalMs ?? null,
       templateId,
       position: devicePosition,
       retiredAt: null,

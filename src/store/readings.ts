@@ -4,6 +4,7 @@
  * time conventions they share. The engine behind them is history/ (compressed
  * blocks and an append-only tail, docs/architecture.md "Store").
  */
+import { storagePeriodOf } from "../lib/storage-period.ts";
 
 /** Readings in and out carry Unix milliseconds; the table keeps seconds since this epoch (schema.ts). */
 export type ReadingRow = { registerId: number; ts: number; rawValue: number | null };
@@ -50,6 +51,21 @@ export interface ReadingsPage {
   hasMore: boolean;
 }
 
+/** A window of history over a set of registers, read from oldest to newest (history export). */
+export interface ReadingsScan {
+  /** Internal register ids; none gives nothing. */
+  registerIds: number[];
+  /** Window start, inclusive (ms). */
+  since: number;
+  /** Window end, exclusive (ms). */
+  until: number;
+  /** Rows per page (default 50,000). */
+  pageSize?: number;
+}
+
+/** What an import batch did: readings stored, and readings left out as already stored or denser than the storage period. */
+export type ImportCounts = { stored: number; skipped: number };
+
 /** Reading history, in (register id, ts in Unix ms, raw value); how it is laid out is the engine's affair. */
 export interface ReadingStore {
   /** One keyset page of history over one or more registers (spec section 4, rules 1 to 3). */
@@ -71,6 +87,23 @@ export interface ReadingStore {
    * Held in memory and served at once; written to disk rarely (`persistLatest`).
    */
   setLatest(latest: readonly LatestValue[]): void;
+  /**
+   * The window's readings in time order (ts, then register id), as pages of at
+   * most `pageSize` rows, read by keyset so memory stays that of one page however
+   * long the window. Rows committed while the scan runs may or may not appear;
+   * none appears twice.
+   */
+  scan(query: ReadingsScan): Iterable<ReadingRow[]>;
+  /**
+   * History import, one transaction: a reading is stored only when its register
+   * has no stored reading yet in the same storage period (`storagePeriodOf` in
+   * lib/storage-period.ts with the register's period from `storageIntervalMs`,
+   * in ms, every register of the batch listed), taking the batch in order; the
+   * others are skipped. So importing the same readings again stores nothing, and
+   * the density rule (spec section 8) holds across import and ingest. Each
+   * register's latest value moves to its newest stored reading when that is newer.
+   */
+  importReadings(batch: readonly ReadingTuple[], storageIntervalMs: ReadonlyMap<number, number>): ImportCounts;
   /** Each register's newest stored reading time (Unix ms); registers without readings are absent. */
   newestTimes(): Map<number, number>;
   /** The newest stored reading time (Unix ms) of one register in [fromMs, toMs), or null. */
@@ -91,4 +124,43 @@ export interface ReadingStore {
   closePeriods(nowMs: number): Promise<number>;
   /** Writes the latest values changed since the last call to disk (also done at a close and when the store closes). */
   persistLatest(): void;
+}
+
+/**
+ * The density rule for an import batch (ReadingStore.importReadings): in batch
+ * order, a reading is kept when its register's storage period holds no stored
+ * reading and no reading kept before it in the batch.
+ */
+export function rowsInFreePeriods(
+  batch: readonly ReadingTuple[],
+  storageIntervalMs: ReadonlyMap<number, number>,
+  occupiedPeriods: (registerId: number, intervalMs: number, periods: number[]) => Set<number>,
+): ReadingTuple[] {
+  const periodsByRegister = new Map<number, number[]>();
+  const periodOfRow = new Float64Array(batch.length);
+  batch.forEach((reading, index) => {
+    const intervalMs = storageIntervalMs.get(reading[0]);
+    if (intervalMs === undefined) throw new Error(`importReadings: no storage period for register ${reading[0]}`);
+    const period = storagePeriodOf(reading[1], intervalMs);
+    periodOfRow[index] = period;
+    let periods = periodsByRegister.get(reading[0]);
+    if (periods === undefined) {
+      periods = [];
+      periodsByRegister.set(reading[0], periods);
+    }
+    periods.push(period);
+  });
+  const occupied = new Map<number, Set<number>>();
+  for (const [registerId, periods] of periodsByRegister) {
+    occupied.set(registerId, occupiedPeriods(registerId, storageIntervalMs.get(registerId) as number, periods));
+  }
+  const chosen: ReadingTuple[] = [];
+  batch.forEach((reading, index) => {
+    const taken = occupied.get(reading[0]) as Set<number>;
+    const period = periodOfRow[index] as number;
+    if (taken.has(period)) return;
+    taken.add(period);
+    chosen.push(reading);
+  });
+  return chosen;
 }

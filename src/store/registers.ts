@@ -56,6 +56,19 @@ export type RegisterContext = {
   orgId: number;
 };
 
+/** A register with the names history export and import use, and its storage period (ms, null when not known). */
+export type CatalogRegister = {
+  id: number;
+  uuid: string;
+  name: string;
+  unit: string | null;
+  scaleFactor: number | null;
+  deviceName: string | null;
+  gatewaySerial: string;
+  orgKey: string;
+  storageIntervalMs: number | null;
+};
+
 export interface RegisterStore {
   /** A gateway's active registers with their latest values, in config order; optionally one Modbus device's. */
   list(gatewayId: number, modbusDeviceId?: number): RegisterRow[];
@@ -73,6 +86,8 @@ export interface RegisterStore {
   latestTexts(): Map<number, string>;
   /** New texts of `string` registers (internal id), one transaction; ingest writes only changed ones. */
   recordTexts(texts: readonly { registerId: number; text: string }[]): void;
+  /** Every register (retired ones too) with gateway serial, device name and storage period. */
+  catalog(): CatalogRegister[];
 }
 
 /**
@@ -118,6 +133,12 @@ export function sqliteRegisterStore({ sqlite }: SqliteConnection, latest: Latest
     }
     return rows;
   };
+  const catalog = sqlite.prepare<CatalogRegister, []>(
+    `SELECT r.id AS id, r.uuid AS uuid, r.name AS name, r.unit AS unit, r.scale_factor AS scaleFactor,
+            d.name AS deviceName, g.serial AS gatewaySerial, o.key AS orgKey, d.storage_interval_ms AS storageIntervalMs
+       FROM registers r JOIN modbus_devices d ON d.id = r.modbus_device_id JOIN gateways g ON g.id = r.gateway_id
+       JOIN organizations o ON o.id = g.org_id`,
+  );
   return {
     list: (gatewayId, modbusDeviceId) =>
       withLatest(modbusDeviceId === undefined ? all.all(gatewayId) : ofDevice.all(gatewayId, modbusDeviceId)),
@@ -128,5 +149,6 @@ export function sqliteRegisterStore({ sqlite }: SqliteConnection, latest: Latest
     contexts: () => contexts.all(),
     latestTexts: () => new Map(latestTexts.all().map((row) => [row.id, row.text])),
     recordTexts: (texts) => recordTexts(texts),
+    catalog: () => catalog.all(),
   };
 }

@@ -3,8 +3,9 @@
  * public ids are UUID text, internal joins use the integer primary keys so the big
  * tables stay compact.
  */
-import { modbusProtocols } from "../lib/inventory.ts";
+
 import { blob, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { modbusProtocols } from "../lib/inventory.ts";
 import { registerWriteResults } from "../lib/register-write.ts";
 
 export const organizations = sqliteTable("organizations", {
@@ -94,6 +95,8 @@ export const modbusDevices = sqliteTable(
     ipAddress: text("ip_address"),
     port: integer("port"),
     pollIntervalMs: integer("poll_interval_ms"),
+    /** At most one stored reading per register per this period (ms); null on rows synced before it was kept. */
+    storageIntervalMs: integer("storage_interval_ms"),
     templateId: integer("template_id").references(() => deviceTemplates.id),
     /** Order in the config file, so API lists follow it. */
     position: integer("position").notNull(),
@@ -368,6 +371,15 @@ export const historyTail = sqliteTable("history_tail", {
   registerId: integer("register_id").notNull(),
   epochSeconds: integer("ts_s").notNull(),
   rawValue: real("raw_value"),
+});
+
+/**
+ * One row: a counter every history write transaction raises, so a process learns
+ * that another one (an import beside `serve`) changed the history it holds in memory.
+ */
+export const historyGeneration = sqliteTable("history_generation", {
+  id: integer("id").primaryKey(),
+  generation: integer("generation").notNull(),
 });
 
 /** One row: the period length blocks are cut by, and the first period still open. */

@@ -3,9 +3,9 @@
  * attempt with its `register.written` event. Values are in engineering units.
  */
 import { randomUuid } from "../lib/ids.ts";
+import type { RegisterWriteResult as WriteResult } from "../lib/register-write.ts";
 import type { SqliteConnection } from "./connection.ts";
 import type { EventRecorder, NewEvent } from "./events.ts";
-import type { RegisterWriteResult as WriteResult } from "../lib/register-write.ts";
 
 /** A register as a write needs it: its bounds, scaling and where it is. */
 export type WriteTarget = {
@@ -69,7 +69,10 @@ export function sqliteWriteStore({ sqlite }: SqliteConnection, recordEvent: Even
        FROM registers r JOIN modbus_devices d ON d.id = r.modbus_device_id
       WHERE r.gateway_id = ?1 AND r.uuid = ?2 AND r.retired_at IS NULL`,
   );
-  const insert = sqlite.prepare<never, [string, number, number, string, number | null, number, string, number | null, string | null, number, number]>(
+  const insert = sqlite.prepare<
+    never,
+    [string, number, number, string, number | null, number, string, number | null, string | null, number, number]
+  >(
     `INSERT INTO register_writes (uuid, org_id, register_id, actor, value_before, value_asked, result, read_back,
                                   detail, requested_at, finished_at)
      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)`,

@@ -66,7 +66,10 @@ export function checkEndpointUrl(url: string): string {
 export function checkEventTypes(types: readonly string[]): string {
   const unknown = types.filter((type) => !(eventTypes as readonly string[]).includes(type));
   if (unknown.length > 0) {
-    throw new CodedError("bad_request", `unknown event type ${unknown.join(", ")}; event types are ${eventTypes.join(", ")}`);
+    throw new CodedError(
+      "bad_request",
+      `unknown event type ${unknown.join(", ")}; event types are ${eventTypes.join(", ")}`,
+    );
   }
   return [...new Set(types)].join(" ");
 }
@@ -116,7 +119,10 @@ export function endpointService(store: Store, now: () => number) {
         previousUntil: rotating && row.previousSecretUntil !== null ? isoFromMs(row.previousSecretUntil) : null,
       };
     },
-    update(id: string, fields: { url?: string; description?: string | null; events?: readonly string[] }): EndpointView {
+    update(
+      id: string,
+      fields: { url?: string; description?: string | null; events?: readonly string[] },
+    ): EndpointView {
       const row = find(id);
       queries.updateEndpoint(row.id, {
         url: fields.url === undefined ? undefined : checkEndpointUrl(fields.url),
@@ -153,14 +159,18 @@ export function endpointService(store: Store, now: () => number) {
         orgId: row.orgId,
         type: testEventType,
         occurredAt: at,
-        data: { endpoint_id: row.uuid, message: "Test message from fieldhub. A receiver that verifies this signature is set up right." },
+        data: {
+          endpoint_id: row.uuid,
+          message: "Test message from fieldhub. A receiver that verifies this signature is set up right.",
+        },
       }).messageId;
     },
     /** Sends a message again to an endpoint (same webhook-id, new attempts). */
     resend(id: string, messageId: string): void {
       const row = find(id);
       const eventId = queries.eventIdOfMessage(row.orgId, messageId);
-      if (eventId === null) throw new CodedError("not_found", `no message ${messageId} in this endpoint's organisation`);
+      if (eventId === null)
+        throw new CodedError("not_found", `no message ${messageId} in this endpoint's organisation`);
       queries.enqueue(row.id, eventId, now());
     },
     /**

@@ -25,12 +25,20 @@ function keyOf(secret: string): Buffer {
 
 /** The body is signed as the bytes sent: a string is taken as UTF-8. */
 export function sign(secret: string, messageId: string, timestampSeconds: number, body: string | Uint8Array): string {
-  const digest = createHmac("sha256", keyOf(secret)).update(`${messageId}.${timestampSeconds}.`).update(body).digest("base64");
+  const digest = createHmac("sha256", keyOf(secret))
+    .update(`${messageId}.${timestampSeconds}.`)
+    .update(body)
+    .digest("base64");
   return `v1,${digest}`;
 }
 
 /** The `webhook-signature` header for one or more secrets (current first). */
-export function signatureHeader(secrets: readonly string[], messageId: string, timestampSeconds: number, body: string): string {
+export function signatureHeader(
+  secrets: readonly string[],
+  messageId: string,
+  timestampSeconds: number,
+  body: string,
+): string {
   return secrets.map((secret) => sign(secret, messageId, timestampSeconds, body)).join(" ");
 }
 
@@ -59,7 +67,8 @@ export function verifyDelivery(
     return { ok: false, reason: "missing_headers" };
   }
   const timestamp = Number(headers.timestamp);
-  if (!/^\d+$/.test(headers.timestamp) || !Number.isSafeInteger(timestamp)) return { ok: false, reason: "bad_timestamp" };
+  if (!/^\d+$/.test(headers.timestamp) || !Number.isSafeInteger(timestamp))
+    return { ok: false, reason: "bad_timestamp" };
   const skewSeconds = nowSeconds - timestamp;
   if (skewSeconds > toleranceSeconds) return { ok: false, reason: "timestamp_too_old", skewSeconds };
   if (skewSeconds < -toleranceSeconds) return { ok: false, reason: "timestamp_too_new", skewSeconds };

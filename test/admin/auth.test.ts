@@ -3,9 +3,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { adminSessions } from "../../src/store/schema.ts";
+import { drizzleOf, sqliteOf } from "../../src/store/sqlite-internals.ts";
 import { startTestSite, type TestSite } from "../harness/site.ts";
 import { type AdminClient, addAdmin, adminCall, login } from "./helpers.ts";
-import { drizzleOf, sqliteOf } from "../../src/store/sqlite-internals.ts";
 
 const ownerPassword = "correct horse battery";
 

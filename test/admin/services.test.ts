@@ -63,7 +63,12 @@ describe("keys", () => {
 
     const list = await adminCall(site, "GET", "/keys", { client: owner });
     const listed = list.body.data.find((key: { id: string }) => key.id === created.body.id);
-    expect(listed).toMatchObject({ name: "dashboard", organization: "acme", scopes: ["devices:read"], status: "active" });
+    expect(listed).toMatchObject({
+      name: "dashboard",
+      organization: "acme",
+      scopes: ["devices:read"],
+      status: "active",
+    });
     expect(JSON.stringify(list.body)).not.toContain(created.body.key);
     expect(Object.keys(listed)).not.toContain("hash");
 
@@ -112,7 +117,9 @@ describe("alerts", () => {
     });
     expect(ack.status).toBe(200);
     expect(ack.body.status).toBe("acknowledged");
-    expect((await v1("/v1/alerts", site.keys.acme)).body.data.find((a) => a.id === alertId)?.status).toBe("acknowledged");
+    expect((await v1("/v1/alerts", site.keys.acme)).body.data.find((a) => a.id === alertId)?.status).toBe(
+      "acknowledged",
+    );
     expect((await adminCall(site, "POST", `/alerts/${alertId}/acknowledge`, { client: owner })).status).toBe(409);
 
     const resolved = await adminCall(site, "POST", `/alerts/${alertId}/resolve`, { client: owner, body: {} });
@@ -153,7 +160,9 @@ describe("webhook endpoints", () => {
       body: { organization: "acme", url: "ftp://example.com" },
     });
     expect(bad.status).toBe(400);
-    expect((await adminCall(site, "GET", "/endpoints/00000000-0000-4000-8000-000000000000", { client: owner })).status).toBe(404);
+    expect(
+      (await adminCall(site, "GET", "/endpoints/00000000-0000-4000-8000-000000000000", { client: owner })).status,
+    ).toBe(404);
   });
 });
 

@@ -4,15 +4,15 @@
  * GET /v1/alerts, and every change's event is read from the outbox.
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { alertService } from "../../src/alerting/alerts-service.ts";
+import { createRulesEngine } from "../../src/alerting/engine.ts";
+import type { AutomationConfig, RuleConfig } from "../../src/alerting/rule-model.ts";
 import { CodedError } from "../../src/lib/errors.ts";
 import { stableUuid } from "../../src/lib/ids.ts";
 import { silentLogger } from "../../src/lib/logger.ts";
-import type { AutomationConfig, RuleConfig } from "../../src/alerting/rule-model.ts";
-import { alertService } from "../../src/alerting/alerts-service.ts";
-import { createRulesEngine } from "../../src/alerting/engine.ts";
+import { sqliteOf } from "../../src/store/sqlite-internals.ts";
 import { call } from "../harness/http.ts";
 import { ids, startTestSite, type TestSite } from "../harness/site.ts";
-import { sqliteOf } from "../../src/store/sqlite-internals.ts";
 
 let site: TestSite;
 beforeEach(async () => {
@@ -23,7 +23,12 @@ afterEach(async () => {
 });
 
 const air = "ACME-1/Climate computer/air_temperature"; // int16, scale 0.1, °C
-const detector = { id: stableUuid("rule", "offline-detector"), name: "Gateway offline", enabled: true, severity: "critical" as const };
+const detector = {
+  id: stableUuid("rule", "offline-detector"),
+  name: "Gateway offline",
+  enabled: true,
+  severity: "critical" as const,
+};
 
 function rule(overrides: Partial<RuleConfig> = {}): RuleConfig {
   return {
@@ -44,7 +49,14 @@ function rule(overrides: Partial<RuleConfig> = {}): RuleConfig {
 }
 
 function engine(rules: RuleConfig[] = [rule()], automations: AutomationConfig[] = []) {
-  return createRulesEngine({ store: site.store, clock: site.clock, logger: silentLogger(), rules, offlineDetector: detector, automations });
+  return createRulesEngine({
+    store: site.store,
+    clock: site.clock,
+    logger: silentLogger(),
+    rules,
+    offlineDetector: detector,
+    automations,
+  });
 }
 
 /** Feeds one value (engineering units) of the air temperature register at the clock's time + `afterMs`. */
@@ -75,9 +87,7 @@ async function alerts(query = ""): Promise<AlertBody[]> {
   return (await call<{ data: AlertBody[] }>(site.baseUrl, `/v1/alerts${query}`, { key: site.keys.acme })).body.data;
 }
 function eventsOfType(...types: string[]) {
-  return site.store.events
-    .listAfter(1)
-    .filter((event) => types.includes(event.type));
+  return site.store.events.listAfter(1).filter((event) => types.includes(event.type));
 }
 const at = () => new Date(site.clock.now()).toISOString();
 
@@ -134,7 +144,16 @@ describe("rule lifecycle", () => {
     const [alert] = await alerts();
     expect(alert).toMatchObject({ status: "returned", returned_at: at(), resolved_at: null });
     expect(eventsOfType("alert.returned").map((event) => event.data)).toEqual([
-      { alert_id: alert?.id, rule_id: rule().id, rule_name: "Too hot", device_id: ids.acmeGateway1, severity: "warning", value: 29, condition: "gt", source: "rule" },
+      {
+        alert_id: alert?.id,
+        rule_id: rule().id,
+        rule_name: "Too hot",
+        device_id: ids.acmeGateway1,
+        severity: "warning",
+        value: 29,
+        condition: "gt",
+        source: "rule",
+      },
     ]);
   });
 
@@ -145,7 +164,13 @@ describe("rule lifecycle", () => {
     feed(rules, 29);
     feed(rules, 35, 60_000);
     const [alert] = await alerts();
-    expect(alert).toMatchObject({ status: "active", entry_count: 2, created_at: created, last_triggered_at: at(), value: 35 });
+    expect(alert).toMatchObject({
+      status: "active",
+      entry_count: 2,
+      created_at: created,
+      last_triggered_at: at(),
+      value: 35,
+    });
     expect(eventsOfType("alert.triggered")).toHaveLength(2);
   });
 
@@ -205,7 +230,11 @@ describe("rule lifecycle", () => {
   for (const [from, prepare] of [
     ["active", (_rules: ReturnType<typeof engine>) => {}],
     ["returned", (rules: ReturnType<typeof engine>) => feed(rules, 29)],
-    ["acknowledged", (_rules: ReturnType<typeof engine>, id: string) => alertService(site.store, () => site.clock.now()).acknowledge(id, null)],
+    [
+      "acknowledged",
+      (_rules: ReturnType<typeof engine>, id: string) =>
+        alertService(site.store, () => site.clock.now()).acknowledge(id, null),
+    ],
   ] as const) {
     test(`${from} -> resolve: resolved, resolved_at, resolve_note, alert.resolved`, async () => {
       const rules = engine();
@@ -215,9 +244,18 @@ describe("rule lifecycle", () => {
       expect((await alerts())[0]?.status).toBe(from);
       site.clock.advance(1_000);
       alertService(site.store, () => site.clock.now()).resolve(open?.id ?? "", "Fixed the valve");
-      expect((await alerts())[0]).toMatchObject({ status: "resolved", resolved_at: at(), resolve_note: "Fixed the valve" });
+      expect((await alerts())[0]).toMatchObject({
+        status: "resolved",
+        resolved_at: at(),
+        resolve_note: "Fixed the valve",
+      });
       const [resolved] = eventsOfType("alert.resolved");
-      expect(resolved?.data).toMatchObject({ alert_id: open?.id, status: "resolved", resolved_at: at(), note: "Fixed the valve" });
+      expect(resolved?.data).toMatchObject({
+        alert_id: open?.id,
+        status: "resolved",
+        resolved_at: at(),
+        note: "Fixed the valve",
+      });
     });
   }
 
@@ -227,7 +265,9 @@ describe("rule lifecycle", () => {
     const [open] = await alerts();
     const service = alertService(site.store, () => site.clock.now());
     service.acknowledge(open?.id ?? "", null);
-    expect(() => service.acknowledge(open?.id ?? "", null)).toThrow(new CodedError("conflict", `alert ${open?.id} is already acknowledged`));
+    expect(() => service.acknowledge(open?.id ?? "", null)).toThrow(
+      new CodedError("conflict", `alert ${open?.id} is already acknowledged`),
+    );
     service.resolve(open?.id ?? "", null);
     const before = await alerts();
     const eventCount = site.store.events.listAfter(1).length;
@@ -332,7 +372,13 @@ describe("offline detector", () => {
     const rules = engine([]);
     rules.gatewayOffline(ids.acmeGateway2, site.clock.now());
     const [alert] = await alerts(`?device_id=${ids.acmeGateway2}`);
-    expect(alert).toMatchObject({ rule_id: detector.id, severity: "critical", status: "active", value: null, message: "Gateway Greenhouse 2 is offline" });
+    expect(alert).toMatchObject({
+      rule_id: detector.id,
+      severity: "critical",
+      status: "active",
+      value: null,
+      message: "Gateway Greenhouse 2 is offline",
+    });
     const [triggered] = eventsOfType("alert.triggered");
     expect(triggered?.data).toEqual({
       alert_id: alert?.id,
@@ -349,7 +395,11 @@ describe("offline detector", () => {
     site.clock.advance(60_000);
     rules.gatewayOnline(ids.acmeGateway2, site.clock.now());
     expect((await alerts(`?device_id=${ids.acmeGateway2}`))[0]?.status).toBe("returned");
-    expect(eventsOfType("alert.returned")[0]?.data).toMatchObject({ rule_id: detector.id, condition: "offline", source: "detector" });
+    expect(eventsOfType("alert.returned")[0]?.data).toMatchObject({
+      rule_id: detector.id,
+      condition: "offline",
+      source: "detector",
+    });
   });
 });
 

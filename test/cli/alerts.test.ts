@@ -32,7 +32,9 @@ test("list shows the organisation's alerts", async () => {
   const result = await runCli(["alerts", "list", "--data", site.dataDir, "--org", "acme", "--json"]);
   expect(result.code).toBe(0);
   const alerts = JSON.parse(result.stdout) as { id: string; status: string; device_id: string }[];
-  expect(alerts).toContainEqual(expect.objectContaining({ id: alertId, status: "active", device_id: ids.acmeGateway1 }));
+  expect(alerts).toContainEqual(
+    expect.objectContaining({ id: alertId, status: "active", device_id: ids.acmeGateway1 }),
+  );
   expect((await runCli(["alerts", "list", "--data", site.dataDir, "--org", "globex", "--json"])).stdout).toBe("[]\n");
 });
 

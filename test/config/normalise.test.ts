@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { parseDocument } from "yaml";
-import type { Inventory } from "../../src/lib/inventory.ts";
 import { stableUuid } from "../../src/lib/ids.ts";
+import type { Inventory } from "../../src/lib/inventory.ts";
 import { at, configOf, minimalFile, toYaml } from "./helpers.ts";
 
 const explicitRegisterId = "0b7e6a8c-3f1d-4f2a-9c55-2d1e8b7a6c40";
@@ -130,6 +130,7 @@ describe("a full valid file", () => {
                   ipAddress: "10.0.0.5",
                   port: 502,
                   pollIntervalMs: 30_000,
+                  storageIntervalMs: 300_000,
                   template: null,
                   registers: [
                     {
@@ -155,6 +156,7 @@ describe("a full valid file", () => {
                   ipAddress: "10.0.0.6",
                   port: 5020,
                   pollIntervalMs: 60_000,
+                  storageIntervalMs: 300_000,
                   template: null,
                   registers: [],
                 },
@@ -202,6 +204,7 @@ describe("a full valid file", () => {
                   ipAddress: null,
                   port: null,
                   pollIntervalMs: 60_000,
+                  storageIntervalMs: 300_000,
                   template: null,
                   registers: [],
                 },
@@ -321,6 +324,7 @@ describe("defaults", () => {
       name: null,
       port: 502,
       pollIntervalMs: 60_000,
+      storageIntervalMs: 300_000,
       template: null,
       protocol: "tcp",
     });

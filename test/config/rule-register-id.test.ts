@@ -38,6 +38,9 @@ test("an id the device does not have is refused with the path", () => {
   expect(result.ok).toBe(false);
   if (result.ok) return;
   expect(result.problems).toEqual([
-    { path: "rules[0].register", message: 'names register "00000000-0000-0000-0000-000000000000", which device "M" does not have' },
+    {
+      path: "rules[0].register",
+      message: 'names register "00000000-0000-0000-0000-000000000000", which device "M" does not have',
+    },
   ]);
 });

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { type DeviceTemplate, deviceTemplates, findTemplate, type PollingDevice } from "../../src/config/index.ts";
 import { templateRegisterRecord } from "../../src/config/device-registers.ts";
+import { type DeviceTemplate, deviceTemplates, findTemplate, type PollingDevice } from "../../src/config/index.ts";
 import { stableUuid } from "../../src/lib/ids.ts";
 import type { InventoryModbusDevice } from "../../src/lib/inventory.ts";
 import { registerSpan } from "../../src/modbus/register-model.ts";

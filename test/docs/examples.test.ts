@@ -11,7 +11,7 @@ import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { demoOrganizationKey } from "../../src/demo/demo-config.ts";
-import { repoRoot, type RunningCli, startCli } from "../harness/cli.ts";
+import { type RunningCli, repoRoot, startCli } from "../harness/cli.ts";
 
 interface Example {
   /** `docs/api.md:81` */

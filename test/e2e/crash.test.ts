@@ -3,8 +3,9 @@
  * committed, leaves no half batch, and the store opens without repair with
  * `PRAGMA integrity_check` ok.
  */
-import { afterAll, expect, test } from "bun:test";
+
 import { Database } from "bun:sqlite";
+import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -42,14 +43,18 @@ async function burstAndKill(afterCommits: number, extraDelayMs: number): Promise
   store.close();
   const registerIds = config.config.polling[0]?.devices[0]?.registers.map((register) => register.id) ?? [];
 
-  const child = Bun.spawn([process.execPath, join(import.meta.dir, "..", "fixtures", "ingest-burst.ts"), dataDir, ...registerIds], {
-    stdout: "pipe",
-    stderr: "inherit",
-  });
+  const child = Bun.spawn(
+    [process.execPath, join(import.meta.dir, "..", "fixtures", "ingest-burst.ts"), dataDir, ...registerIds],
+    {
+      stdout: "pipe",
+      stderr: "inherit",
+    },
+  );
   let output = "";
   const reader = child.stdout.getReader();
   const decoder = new TextDecoder();
-  const committedSoFar = () => Math.max(0, ...[...output.matchAll(/COMMITTED (\d+)\n/g)].map((match) => Number(match[1])));
+  const committedSoFar = () =>
+    Math.max(0, ...[...output.matchAll(/COMMITTED (\d+)\n/g)].map((match) => Number(match[1])));
   while (committedSoFar() < afterCommits * 1000) {
     const { value, done } = await reader.read();
     if (done) throw new Error(`burst ended early: ${output.slice(-500)}`);
@@ -69,7 +74,12 @@ async function burstAndKill(afterCommits: number, extraDelayMs: number): Promise
   const database = new Database(join(dataDir, storeFileName));
   const integrity = database.query<{ integrity_check: string }, []>("PRAGMA integrity_check").get();
   // History is the open tail plus the closed blocks (store/history/).
-  const stored = database.query<{ n: number }, []>("SELECT (SELECT count(*) FROM history_tail) + (SELECT coalesce(sum(count), 0) FROM history_blocks) AS n").get()?.n ?? 0;
+  const stored =
+    database
+      .query<{ n: number }, []>(
+        "SELECT (SELECT count(*) FROM history_tail) + (SELECT coalesce(sum(count), 0) FROM history_blocks) AS n",
+      )
+      .get()?.n ?? 0;
   database.close();
   expect(integrity?.integrity_check).toBe("ok");
   expect(stored).toBeGreaterThanOrEqual(reported);

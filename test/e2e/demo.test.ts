@@ -36,7 +36,6 @@ async function waitForBanner(demo: RunningCli, port: number, timeoutMs = 30_000)
   );
 }
 
-
 function backfilled(banner: string): number {
   const match = /\((\d+) readings backfilled now\)/.exec(banner);
   if (match === null) throw new Error(`banner does not say how many readings were backfilled:\n${banner}`);

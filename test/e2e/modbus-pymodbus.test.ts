@@ -7,8 +7,9 @@
  * GET /v1/devices/{id}/registers. Then the TCP peer dies and comes back, and its
  * gateway goes offline and online by itself while the others keep running.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+
 import { Database } from "bun:sqlite";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -95,10 +96,14 @@ function registersYaml(): string {
       `          - { name: ${entry.name}, address: ${entry.address}, function_code: 3, data_type: ${entry.type}, byte_order: ${entry.order} }`,
   );
   for (const bit of [0, 1, 2, 13, 15]) {
-    lines.push(`          - { name: bit_${bit}, address: ${bitWordAddress}, function_code: 3, data_type: bool, bit: ${bit} }`);
+    lines.push(
+      `          - { name: bit_${bit}, address: ${bitWordAddress}, function_code: 3, data_type: bool, bit: ${bit} }`,
+    );
   }
   lines.push("          - { name: label, address: 300, function_code: 3, data_type: string, length: 4 }");
-  lines.push('          - { name: temperature, address: 10, function_code: 4, data_type: int16, unit: "°C", scale_factor: 0.1 }');
+  lines.push(
+    '          - { name: temperature, address: 10, function_code: 4, data_type: int16, unit: "°C", scale_factor: 0.1 }',
+  );
   lines.push("          - { name: coil_on, address: 0, function_code: 1, data_type: bool }");
   lines.push("          - { name: coil_off, address: 1, function_code: 1, data_type: bool }");
   lines.push("          - { name: input_on, address: 5, function_code: 2, data_type: bool }");
@@ -164,7 +169,12 @@ beforeAll(async () => {
   // A serial server: a TCP port joined to a pty on which pymodbus answers RTU.
   const serverLine = join(workDir, "server-line");
   const rtuPort = freePort();
-  helpers.push(await startSocat([`pty,raw,echo=0,link=${serverLine}`, `tcp-listen:${rtuPort},bind=127.0.0.1,reuseaddr`], [serverLine]));
+  helpers.push(
+    await startSocat(
+      [`pty,raw,echo=0,link=${serverLine}`, `tcp-listen:${rtuPort},bind=127.0.0.1,reuseaddr`],
+      [serverLine],
+    ),
+  );
   const bridgedPeer = startPeer(peerSpec(0, serverLine));
   helpers.push(bridgedPeer.proc);
   await bridgedPeer.ready;
@@ -210,9 +220,33 @@ ${registersYaml()}
 `;
   writeFileSync(join(workDir, "fieldhub.yaml"), config);
   const dataDir = join(workDir, "data");
-  server = startCli(["serve", "--config", join(workDir, "fieldhub.yaml"), "--data", dataDir, "--port", "0", "--host", "127.0.0.1"]);
+  server = startCli([
+    "serve",
+    "--config",
+    join(workDir, "fieldhub.yaml"),
+    "--data",
+    dataDir,
+    "--port",
+    "0",
+    "--host",
+    "127.0.0.1",
+  ]);
   baseUrl = await server.waitFor(servedUrl);
-  const created = await runCli(["keys", "create", "--data", dataDir, "--org", "plant", "--name", "test", "--scopes", "devices:read,registers:read", "--rate-limit", "100000", "--json"]);
+  const created = await runCli([
+    "keys",
+    "create",
+    "--data",
+    dataDir,
+    "--org",
+    "plant",
+    "--name",
+    "test",
+    "--scopes",
+    "devices:read,registers:read",
+    "--rate-limit",
+    "100000",
+    "--json",
+  ]);
   key = (JSON.parse(created.stdout) as { key: string }).key;
 }, 30_000);
 
@@ -242,7 +276,12 @@ async function eventually<T>(read: () => Promise<T>, accept: (value: T) => boole
   return last;
 }
 
-type Register = { name: string; latest_raw_value: number | null; latest_value: number | null; latest_ts: string | null };
+type Register = {
+  name: string;
+  latest_raw_value: number | null;
+  latest_value: number | null;
+  latest_ts: string | null;
+};
 
 for (const serial of ["PEER-TCP", "PEER-RTU", "PEER-RTU-TCP"]) {
   describe(serial, () => {
@@ -264,44 +303,68 @@ for (const serial of ["PEER-TCP", "PEER-RTU", "PEER-RTU-TCP"]) {
 describe("a peer that dies and comes back", () => {
   test("the gateway goes offline with device.offline, and online again by itself", async () => {
     const gatewayId = stableUuid("gateway", "PEER-TCP");
-    await eventually(() => get<{ status: string }>(`/v1/devices/${gatewayId}`), (gateway) => gateway.status === "online");
+    await eventually(
+      () => get<{ status: string }>(`/v1/devices/${gatewayId}`),
+      (gateway) => gateway.status === "online",
+    );
     tcpPeer.proc.kill();
     await tcpPeer.proc.exited;
-    await eventually(() => get<{ status: string }>(`/v1/devices/${gatewayId}`), (gateway) => gateway.status === "offline");
+    await eventually(
+      () => get<{ status: string }>(`/v1/devices/${gatewayId}`),
+      (gateway) => gateway.status === "offline",
+    );
     // The other gateway keeps running.
     expect((await get<{ status: string }>(`/v1/devices/${stableUuid("gateway", "PEER-RTU")}`)).status).toBe("online");
 
     tcpPeer = startPeer(peerSpec(tcpPort));
     await tcpPeer.ready;
-    await eventually(() => get<{ status: string }>(`/v1/devices/${gatewayId}`), (gateway) => gateway.status === "online", 20_000);
+    await eventually(
+      () => get<{ status: string }>(`/v1/devices/${gatewayId}`),
+      (gateway) => gateway.status === "online",
+      20_000,
+    );
 
     // Both transitions are in the outbox for webhook delivery.
     const store = new Database(join(workDir, "data", "fieldhub.db"), { readonly: true });
     const events = store
       .query<{ type: string; data: string }, []>("SELECT type, data FROM events ORDER BY id")
       .all()
-      .map((event) => ({ type: event.type, ...(JSON.parse(event.data) as { device_id: string; previous_status: string }) }))
+      .map((event) => ({
+        type: event.type,
+        ...(JSON.parse(event.data) as { device_id: string; previous_status: string }),
+      }))
       .filter((event) => event.device_id === gatewayId);
     store.close();
-    expect(events.filter((event) => event.type.startsWith("device.")).map((event) => [event.type, event.previous_status])).toEqual([
+    expect(
+      events.filter((event) => event.type.startsWith("device.")).map((event) => [event.type, event.previous_status]),
+    ).toEqual([
       ["device.online", "pending"],
       ["device.offline", "online"],
       ["device.online", "offline"],
     ]);
     // The offline detector opened an alert and returned it when the peer came back.
-    expect(events.filter((event) => event.type.startsWith("alert.")).map((event) => event.type)).toEqual(["alert.triggered", "alert.returned"]);
+    expect(events.filter((event) => event.type.startsWith("alert.")).map((event) => event.type)).toEqual([
+      "alert.triggered",
+      "alert.returned",
+    ]);
   }, 40_000);
 });
 
 describe("a serial line that disappears and comes back", () => {
   test("the serial gateway goes offline at once, and recovers by itself when the port is back", async () => {
     const gatewayId = stableUuid("gateway", "PEER-RTU");
-    await eventually(() => get<{ status: string }>(`/v1/devices/${gatewayId}`), (gateway) => gateway.status === "online");
+    await eventually(
+      () => get<{ status: string }>(`/v1/devices/${gatewayId}`),
+      (gateway) => gateway.status === "online",
+    );
     // Unplugged: the pty vanishes under fieldhub (as a USB adapter's tty does).
     serialLine?.peer.proc.kill();
     serialLine?.socat.kill();
     await serialLine?.socat.exited;
-    await eventually(() => get<{ status: string }>(`/v1/devices/${gatewayId}`), (gateway) => gateway.status === "offline");
+    await eventually(
+      () => get<{ status: string }>(`/v1/devices/${gatewayId}`),
+      (gateway) => gateway.status === "offline",
+    );
     expect((await get<{ status: string }>(`/v1/devices/${stableUuid("gateway", "PEER-TCP")}`)).status).toBe("online");
 
     // Plugged back in: the same path appears again.

@@ -10,8 +10,8 @@ import { join } from "node:path";
 import { Webhook } from "standardwebhooks";
 import { parseConfig } from "../../src/config/index.ts";
 import { openStore } from "../../src/store/index.ts";
-import { endpointService } from "../../src/webhooks/endpoints.ts";
 import { sqliteOf } from "../../src/store/sqlite-internals.ts";
+import { endpointService } from "../../src/webhooks/endpoints.ts";
 
 const dataDir = mkdtempSync(join(tmpdir(), "fieldhub-webhook-crash-"));
 const children: { kill(signal?: number | NodeJS.Signals): void }[] = [];
@@ -21,7 +21,10 @@ afterAll(() => {
 });
 
 function startDispatching() {
-  const child = Bun.spawn([process.execPath, join(import.meta.dir, "..", "fixtures", "dispatch.ts"), dataDir], { stdout: "ignore", stderr: "inherit" });
+  const child = Bun.spawn([process.execPath, join(import.meta.dir, "..", "fixtures", "dispatch.ts"), dataDir], {
+    stdout: "ignore",
+    stderr: "inherit",
+  });
   children.push(child);
   return child;
 }
@@ -38,7 +41,9 @@ test("kill -9 during a burst of 1000 messages: after a restart every message is 
     fetch: async (request) => {
       const body = await request.text();
       try {
-        const envelope = new Webhook(secret).verify(body, Object.fromEntries(request.headers.entries())) as { id: string };
+        const envelope = new Webhook(secret).verify(body, Object.fromEntries(request.headers.entries())) as {
+          id: string;
+        };
         received.set(envelope.id, (received.get(envelope.id) ?? 0) + 1);
       } catch {
         bad++;
@@ -50,7 +55,10 @@ test("kill -9 during a burst of 1000 messages: after a restart every message is 
   try {
     const store = openStore(dataDir);
     store.inventory.sync(config.config.inventory, Date.now());
-    secret = endpointService(store, Date.now).create({ orgKey: "burst", url: `http://127.0.0.1:${server.port}/` }).secret;
+    secret = endpointService(store, Date.now).create({
+      orgKey: "burst",
+      url: `http://127.0.0.1:${server.port}/`,
+    }).secret;
     const org = store.organizations.findByKey("burst");
     if (org === null) throw new Error("org");
     const events = store.events;

@@ -1,8 +1,8 @@
 /** Spec sections 2 (Alert), 4 (GET /alerts), 5.3 (one organisation per key) and introspection's open_alerts. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { sqliteOf } from "../../src/store/sqlite-internals.ts";
 import { call, expectApiHeaders, expectProblem } from "../harness/http.ts";
 import { ids, startTestSite, startTime, type TestSite } from "../harness/site.ts";
-import { sqliteOf } from "../../src/store/sqlite-internals.ts";
 
 type Alert = {
   id: string;

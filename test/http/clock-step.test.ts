@@ -24,7 +24,10 @@ afterAll(async () => {
   await site.stop();
 });
 
-type Page = { data: { register_id: string; ts: string }[]; meta: { since: string; until: string; has_more: boolean; next_cursor: string | null } };
+type Page = {
+  data: { register_id: string; ts: string }[];
+  meta: { since: string; until: string; has_more: boolean; next_cursor: string | null };
+};
 
 async function walk(order: "asc" | "desc", stepAfterFirstPage: number): Promise<string[]> {
   const seen: string[] = [];
@@ -63,7 +66,9 @@ test("a traversal that spans a step back or forward returns every row once", asy
 test("after a step, a new request's default window follows the new time", async () => {
   const now = site.clock.now();
   site.clock.set(now - 5 * 3_600_000);
-  const response = await call<Page>(site.baseUrl, `/v1/devices/${ids.acmeGateway1}/readings?limit=1`, { key: site.keys.acme });
+  const response = await call<Page>(site.baseUrl, `/v1/devices/${ids.acmeGateway1}/readings?limit=1`, {
+    key: site.keys.acme,
+  });
   expect(response.body.meta.until).toBe(new Date(now - 5 * 3_600_000).toISOString());
   site.clock.set(now);
 });

@@ -1,9 +1,9 @@
 /** Spec sections 2 (Gateway, GatewayDetail, ModbusDevice), 4 (GET /devices, GET /devices/{id}) and 7 through HTTP. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { stableUuid } from "../../src/lib/ids.ts";
+import { sqliteOf } from "../../src/store/sqlite-internals.ts";
 import { call, expectApiHeaders, expectProblem } from "../harness/http.ts";
 import { ids, startTestSite, type TestSite } from "../harness/site.ts";
-import { sqliteOf } from "../../src/store/sqlite-internals.ts";
 
 let site: TestSite;
 beforeAll(async () => {

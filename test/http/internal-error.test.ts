@@ -4,9 +4,9 @@ import { Writable } from "node:stream";
 import pino from "pino";
 import { createHttpApp } from "../../src/http/app.ts";
 import { ManualClock } from "../../src/lib/clock.ts";
+import { sqliteOf } from "../../src/store/sqlite-internals.ts";
 import { expectApiHeaders, expectProblem } from "../harness/http.ts";
 import { ids, startTestSite, type TestSite } from "../harness/site.ts";
-import { sqliteOf } from "../../src/store/sqlite-internals.ts";
 
 let site: TestSite;
 const logLines: string[] = [];
@@ -73,13 +73,16 @@ test("every request is logged once with its request id and the status it was ans
   const notFound = await fetch(`${baseUrl}/v1/nothing`, { headers: { authorization: `Bearer ${site.keys.acme}` } });
   await notFound.text();
   const id = notFound.headers.get("x-request-id");
-  const requestLines = () => logLines.map((line) => JSON.parse(line)).filter((entry) => entry.msg === "request" && entry.request_id === id);
+  const requestLines = () =>
+    logLines.map((line) => JSON.parse(line)).filter((entry) => entry.msg === "request" && entry.request_id === id);
   // The line is written after the response has gone out.
   for (let waited = 0; requestLines().length === 0 && waited < 1_000; waited += 10) await Bun.sleep(10);
   await Bun.sleep(20);
   const lines = requestLines();
   expect(lines).toHaveLength(1);
   expect(lines[0]).toMatchObject({ method: "GET", path: "/v1/nothing", status: 404 });
-  const failed = logLines.map((line) => JSON.parse(line)).filter((entry) => entry.msg === "request" && entry.status === 500);
+  const failed = logLines
+    .map((line) => JSON.parse(line))
+    .filter((entry) => entry.msg === "request" && entry.status === 500);
   expect(failed.length).toBeGreaterThan(0);
 });

@@ -23,7 +23,9 @@ test("20 keys x 130 concurrent requests with a limit of 100: exactly 100 answere
   const answers = await Promise.all(
     requests.map(async (key) => {
       const began = performance.now();
-      const response = await fetch(`${site.baseUrl}/v1/devices?limit=1`, { headers: { authorization: `Bearer ${key}` } });
+      const response = await fetch(`${site.baseUrl}/v1/devices?limit=1`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
       await response.arrayBuffer();
       latencies.push(performance.now() - began);
       return {
@@ -54,7 +56,9 @@ test("20 keys x 130 concurrent requests with a limit of 100: exactly 100 answere
   latencies.sort((a, b) => a - b);
   const median = latencies[Math.floor(latencies.length / 2)] ?? 0;
   const p99 = latencies[Math.floor(latencies.length * 0.99)] ?? 0;
-  console.log(`load: ${requests.length} requests at once, latency median ${median.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms`);
+  console.log(
+    `load: ${requests.length} requests at once, latency median ${median.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms`,
+  );
   expect(p99).toBeLessThan(5_000);
 
   // The next window starts afresh for every key.

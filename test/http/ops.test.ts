@@ -1,7 +1,7 @@
 /** /healthz (liveness, store writable) and /metrics (Prometheus text) of the HTTP door. */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { startTestSite, type TestSite } from "../harness/site.ts";
 import { sqliteOf } from "../../src/store/sqlite-internals.ts";
+import { startTestSite, type TestSite } from "../harness/site.ts";
 
 let site: TestSite;
 beforeAll(async () => {
@@ -35,7 +35,10 @@ test("/healthz answers 200 while the store takes writes, 503 with the reason whe
 });
 
 test("/metrics counts API requests by route pattern, method and status", async () => {
-  for (let index = 0; index < 3; index++) await (await fetch(`${site.baseUrl}/v1/devices`, { headers: { authorization: `Bearer ${site.keys.acme}` } })).text();
+  for (let index = 0; index < 3; index++)
+    await (
+      await fetch(`${site.baseUrl}/v1/devices`, { headers: { authorization: `Bearer ${site.keys.acme}` } })
+    ).text();
   await (await fetch(`${site.baseUrl}/v1/devices`)).text();
   const response = await fetch(`${site.baseUrl}/metrics`);
   expect(response.status).toBe(200);

@@ -858,7 +858,8 @@ describe("cursor pagination walks every row once", () => {
     // Bursts of a reading every second (the finest stored time) on two registers:
     // consecutive instants leave no room for an off-by-one at a page boundary.
     for (let j = 0; j < 300; j++) seeds.push({ path: ENERGY, ts: start + 40 * minute + j * second, raw: 100_000 + j });
-    for (let j = 0; j < 300; j++) seeds.push({ path: SETPOINT, ts: start + 50 * minute + j * second, raw: 200_000 + j });
+    for (let j = 0; j < 300; j++)
+      seeds.push({ path: SETPOINT, ts: start + 50 * minute + j * second, raw: 200_000 + j });
     record(site, seeds);
     const window = { since: now - day, until: now };
     await expectCompleteWalks(site, ids.acmeGateway1, seeds, { limit: 97 }, window);

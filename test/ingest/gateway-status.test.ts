@@ -28,13 +28,15 @@ afterEach(async () => {
 });
 
 async function gateway(id: string) {
-  return (await call<{ data: { status: string; last_seen: string | null } }>(site.baseUrl, `/v1/devices/${id}`, { key: site.keys.acme })).body.data;
+  return (
+    await call<{ data: { status: string; last_seen: string | null } }>(site.baseUrl, `/v1/devices/${id}`, {
+      key: site.keys.acme,
+    })
+  ).body.data;
 }
 /** Events of one gateway (the others change status on their own timers in these tests). */
 function events(gatewayId: string) {
-  return site.store.events
-    .listAfter(1)
-    .filter((event) => event.data.device_id === gatewayId);
+  return site.store.events.listAfter(1).filter((event) => event.data.device_id === gatewayId);
 }
 
 test("an answer brings an offline gateway online, with device.online and previous_status", async () => {
@@ -46,7 +48,13 @@ test("an answer brings an offline gateway online, with device.online and previou
       messageId: expect.stringMatching(/^msg_[0-9a-f]{32}$/),
       type: "device.online",
       occurredAt: at,
-      data: { device_id: ids.acmeGateway2, serial: "ACME-2", status: "online", previous_status: "offline", last_seen: new Date(at).toISOString() },
+      data: {
+        device_id: ids.acmeGateway2,
+        serial: "ACME-2",
+        status: "online",
+        previous_status: "offline",
+        last_seen: new Date(at).toISOString(),
+      },
     },
   ]);
   // Further answers move last_seen, without new events; it is written once a minute (issue 17: few writes).
@@ -73,10 +81,13 @@ test("silence longer than the heartbeat makes it offline; the event carries the 
   expect((await gateway(ids.acmeGateway1)).status).toBe("online"); // not longer than the heartbeat yet
   site.clock.advance(1);
   tracker.check();
-  expect(await gateway(ids.acmeGateway1)).toMatchObject({ status: "offline", last_seen: new Date(lastAnswer).toISOString() });
-  expect(events(ids.acmeGateway1).map((event) => [event.type, event.data.previous_status, event.data.last_seen])).toEqual([
-    ["device.offline", "online", new Date(lastAnswer).toISOString()],
-  ]);
+  expect(await gateway(ids.acmeGateway1)).toMatchObject({
+    status: "offline",
+    last_seen: new Date(lastAnswer).toISOString(),
+  });
+  expect(
+    events(ids.acmeGateway1).map((event) => [event.type, event.data.previous_status, event.data.last_seen]),
+  ).toEqual([["device.offline", "online", new Date(lastAnswer).toISOString()]]);
 });
 
 test("a lost connection makes it offline at once; it comes back online when it answers", async () => {

@@ -115,7 +115,13 @@ describe("batching and back-pressure", () => {
   test("readings are stored only when the batch commits, and counted then", async () => {
     const ingest = ingestFor({ [air]: minute });
     const start = site.clock.now() - 30 * minute;
-    ingest.accept(Array.from({ length: 10 }, (_, index) => ({ registerId: site.registerUuid(air), ts: start + index * minute, raw: index })));
+    ingest.accept(
+      Array.from({ length: 10 }, (_, index) => ({
+        registerId: site.registerUuid(air),
+        ts: start + index * minute,
+        raw: index,
+      })),
+    );
     expect(ingest.stats()).toMatchObject({ accepted: 10, queued: 10, committed: 0 });
     expect(await history(air)).toEqual([]);
     ingest.flush();
@@ -128,7 +134,11 @@ describe("batching and back-pressure", () => {
     const ingest = ingestFor({ [air]: minute }, { maxQueued: 5 });
     const start = site.clock.now() - 30 * minute;
     const batch = (from: number, count: number) =>
-      Array.from({ length: count }, (_, index) => ({ registerId: site.registerUuid(air), ts: start + (from + index) * minute, raw: from + index }));
+      Array.from({ length: count }, (_, index) => ({
+        registerId: site.registerUuid(air),
+        ts: start + (from + index) * minute,
+        raw: from + index,
+      }));
     ingest.accept(batch(0, 4));
     ingest.accept(batch(4, 3)); // 4 + 3 > 5: refused whole
     expect(ingest.stats()).toMatchObject({ queued: 4, dropped: 3 });
@@ -142,7 +152,11 @@ describe("batching and back-pressure", () => {
     const ingest = ingestFor({ [humidity]: 1000 }, { flushIntervalMs: 20, maxRowsPerTransaction: 100 });
     const start = site.clock.now() - 2 * 3_600_000;
     ingest.accept(
-      Array.from({ length: 1000 }, (_, index) => ({ registerId: site.registerUuid(humidity), ts: start + index * 1000, raw: index })),
+      Array.from({ length: 1000 }, (_, index) => ({
+        registerId: site.registerUuid(humidity),
+        ts: start + index * 1000,
+        raw: index,
+      })),
     );
     // Other work scheduled the same way as the drain's next step: it runs between transactions.
     const queuedSeenByOtherWork: number[] = [];
@@ -166,7 +180,11 @@ describe("batching and back-pressure", () => {
     const ingest = ingestFor({ [setpoint]: 1000 }, { maxRowsPerTransaction: 300 });
     const start = site.clock.now() - 2 * 3_600_000;
     ingest.accept(
-      Array.from({ length: 1000 }, (_, index) => ({ registerId: site.registerUuid(setpoint), ts: start + index * 1000, raw: index })),
+      Array.from({ length: 1000 }, (_, index) => ({
+        registerId: site.registerUuid(setpoint),
+        ts: start + index * 1000,
+        raw: index,
+      })),
     );
     expect(ingest.flush()).toBe(1000);
     expect(ingest.stats()).toMatchObject({ committed: 1000, queued: 0, batches: 4 });

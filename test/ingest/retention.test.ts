@@ -1,8 +1,8 @@
 /** Retention (spec section 8): history older than the cutoff is pruned in batches; newer history stays. */
 import { afterEach, beforeEach, expect, test } from "bun:test";
+import { pruneReadings } from "../../src/store/retention.ts";
 import { call } from "../harness/http.ts";
 import { ids, startTestSite, type TestSite } from "../harness/site.ts";
-import { pruneReadings } from "../../src/store/retention.ts";
 
 let site: TestSite;
 beforeEach(async () => {
@@ -43,7 +43,10 @@ test("readings older than the cutoff are deleted, in batches, for every register
   expect(result.registers).toBe(2);
   expect(result.batches).toBe(2 * 5); // 29 rows in batches of 7: 7, 7, 7, 7, then the last 1
 
-  for (const [gateway, path] of [[ids.acmeGateway1, air], [ids.acmeGateway2, flow]] as const) {
+  for (const [gateway, path] of [
+    [ids.acmeGateway1, air],
+    [ids.acmeGateway2, flow],
+  ] as const) {
     // The window ends at now (exclusive): the kept readings from now - 300 days to now - 1 day.
     const kept = await timestamps(gateway, path, now - 365 * day, now);
     expect(kept.length).toBe(300);
@@ -55,9 +58,19 @@ test("readings older than the cutoff are deleted, in batches, for every register
 
 test("an aborted prune stops between batches, leaving whole batches done", async () => {
   const now = site.clock.now();
-  site.record(Array.from({ length: 50 }, (_, index) => ({ registerId: site.registerId(air), ts: now - (400 + index) * day, rawValue: index })));
+  site.record(
+    Array.from({ length: 50 }, (_, index) => ({
+      registerId: site.registerId(air),
+      ts: now - (400 + index) * day,
+      rawValue: index,
+    })),
+  );
   const abort = new AbortController();
-  const pruning = pruneReadings(site.store.readings, now - 365 * day, { batchRows: 10, pauseMs: 5, signal: abort.signal });
+  const pruning = pruneReadings(site.store.readings, now - 365 * day, {
+    batchRows: 10,
+    pauseMs: 5,
+    signal: abort.signal,
+  });
   await Bun.sleep(7);
   abort.abort();
   const result = await pruning;

@@ -6,7 +6,12 @@ describe("isoFromMs", () => {
   test("equals Date#toISOString on whole seconds and on milliseconds, across days, months and years", () => {
     const mismatches: { ms: number; got: string; expected: string }[] = [];
     let checked = 0;
-    const starts = [Date.UTC(2024, 1, 28, 23, 59, 0), Date.UTC(2025, 11, 31, 23, 0, 0), 0, Date.UTC(1999, 11, 31, 23, 59, 59)];
+    const starts = [
+      Date.UTC(2024, 1, 28, 23, 59, 0),
+      Date.UTC(2025, 11, 31, 23, 0, 0),
+      0,
+      Date.UTC(1999, 11, 31, 23, 59, 59),
+    ];
     for (const start of starts) {
       for (let step = 0; step < 5000; step++) {
         for (const ms of [start + step * 1000, start + step * 1000 + 7, start + step * 60_000 + 999]) {

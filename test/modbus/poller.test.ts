@@ -6,21 +6,26 @@
  * against an independent implementation is tested with pymodbus elsewhere.
  */
 import { afterEach, describe, expect, test } from "bun:test";
+import { type SimulatedRegister, startSimulatedDevice } from "../../src/demo/simulator.ts";
 import { systemClock } from "../../src/lib/clock.ts";
 import { silentLogger } from "../../src/lib/logger.ts";
-import type { PollingDevice, PollingGateway } from "../../src/modbus/polling-config.ts";
-import type { RegisterDecoding } from "../../src/modbus/register-model.ts";
-import { type SimulatedRegister, startSimulatedDevice } from "../../src/demo/simulator.ts";
 import type { PolledValue } from "../../src/lib/polled-value.ts";
 import type { LinkOpener } from "../../src/modbus/link.ts";
 import { type PollSink, startGatewayPoller } from "../../src/modbus/poller.ts";
+import type { PollingDevice, PollingGateway } from "../../src/modbus/polling-config.ts";
+import type { RegisterDecoding } from "../../src/modbus/register-model.ts";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-function register(id: string, address: number, dataType: RegisterDecoding["dataType"] = "int16", functionCode: RegisterDecoding["functionCode"] = 3): RegisterDecoding {
+function register(
+  id: string,
+  address: number,
+  dataType: RegisterDecoding["dataType"] = "int16",
+  functionCode: RegisterDecoding["functionCode"] = 3,
+): RegisterDecoding {
   return { id, address, dataType, functionCode, byteOrder: "ABCD", bit: null, length: null };
 }
 function simulated(decoding: RegisterDecoding, value: number): SimulatedRegister {
@@ -52,7 +57,13 @@ function recordingSink() {
     answered: (_gateway, at) => answered.push(at),
     unreachable: (_gateway, _at, reason) => unreachable.push(reason),
   };
-  return { sink, values, answered, unreachable, latest: (id: string) => values.filter((value) => value.registerId === id).at(-1)?.raw };
+  return {
+    sink,
+    values,
+    answered,
+    unreachable,
+    latest: (id: string) => values.filter((value) => value.registerId === id).at(-1)?.raw,
+  };
 }
 
 function poll(devices: PollingDevice[], sink: PollSink) {
@@ -72,7 +83,12 @@ async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void>
 
 describe("reading plan on the wire", () => {
   test("near registers are read in one request per cycle, decoded per type", async () => {
-    const registers = [register("a", 0), register("b", 1, "uint16"), register("c", 10, "float32"), register("d", 14, "int32")];
+    const registers = [
+      register("a", 0),
+      register("b", 1, "uint16"),
+      register("c", 10, "float32"),
+      register("d", 14, "int32"),
+    ];
     // This device answers for the addresses in between too (unused words read as 0).
     const fillers = [2, 3, 4, 5, 6, 7, 8, 9, 12, 13].map((address) => simulated(register(`gap${address}`, address), 0));
     const equipment = await startSimulatedDevice({
@@ -99,7 +115,9 @@ describe("reading plan on the wire", () => {
   test("a block rejected with exception 2 is split, remembered, and every register still read", async () => {
     // 3 and 4 do not exist: the merged block 0..5 is refused, its halves are not.
     const registers = [register("r0", 0), register("r1", 1), register("r2", 2), register("r5", 5)];
-    const equipment = await startSimulatedDevice({ registers: registers.map((decoding, index) => simulated(decoding, index + 100)) });
+    const equipment = await startSimulatedDevice({
+      registers: registers.map((decoding, index) => simulated(decoding, index + 100)),
+    });
     cleanups.push(equipment.stop);
     const recorder = recordingSink();
     const poller = poll([device({ id: "dev", port: equipment.port, registers })], recorder.sink);
@@ -114,7 +132,9 @@ describe("reading plan on the wire", () => {
 
   test("a register the device refuses on its own is set aside; its neighbours go on", async () => {
     const registers = [register("ok", 0), register("missing", 40), register("fine", 80)];
-    const equipment = await startSimulatedDevice({ registers: [simulated(registers[0]!, 7), simulated(registers[2]!, 9)] });
+    const equipment = await startSimulatedDevice({
+      registers: [simulated(registers[0]!, 7), simulated(registers[2]!, 9)],
+    });
     cleanups.push(equipment.stop);
     const recorder = recordingSink();
     const poller = poll([device({ id: "dev", port: equipment.port, registers })], recorder.sink);

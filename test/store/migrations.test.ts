@@ -10,9 +10,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { getTableName, is } from "drizzle-orm";
 import { SQLiteTable } from "drizzle-orm/sqlite-core";
+import { openStore, storeFileName } from "../../src/store/index.ts";
 import { migrationJournal, migrationSql } from "../../src/store/migrations/index.ts";
 import * as schema from "../../src/store/schema.ts";
-import { openStore, storeFileName } from "../../src/store/index.ts";
 import { sqliteOf } from "../../src/store/sqlite-internals.ts";
 
 const migrationsDir = join(import.meta.dir, "..", "..", "src", "store", "migrations");
@@ -189,8 +189,10 @@ describe("upgrading readings to seconds (migration 0006)", () => {
   test("Unix-millisecond readings become seconds since 2020, rounded down; values and order kept", () => {
     const dataDir = tempDir();
     const before = openStore(dataDir);
-    // The store as it was before 0006: readings keyed by Unix milliseconds.
+    // The store as it was before 0006: readings keyed by Unix milliseconds, and
+    // without what later migrations add (a device's storage period among them).
     sqliteOf(before).exec(`
+      ALTER TABLE modbus_devices DROP COLUMN storage_interval_ms;
       CREATE TABLE readings (register_id integer NOT NULL, ts integer NOT NULL, raw_value numeric,
         PRIMARY KEY (register_id, ts)) WITHOUT ROWID;`);
     const rows: [number, number, number | null][] = [
@@ -218,9 +220,10 @@ describe("upgrading readings to seconds (migration 0006)", () => {
     sqliteOf(before).exec(`
       ALTER TABLE organizations DROP COLUMN removed_at;
       DROP INDEX webhook_deliveries_endpoint_due;`);
+    sqliteOf(before).exec("DROP TABLE history_generation");
     before.close();
 
-    // 0006, 0007 and 0008 run, then the block conversion (history/upgrade.ts) moves every row.
+    // 0006 and every later migration run, then the block conversion (history/upgrade.ts) moves every row.
     const after = openStore(dataDir);
     try {
       const stored = after.readings.page({

@@ -4,15 +4,16 @@
  * fieldhub's own code. Delays are shortened through the dispatcher's settings
  * (the same ones config `webhooks:` sets), never by editing constants.
  */
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+
 import { Database } from "bun:sqlite";
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { Webhook } from "standardwebhooks";
 import { systemClock } from "../../src/lib/clock.ts";
 import { silentLogger } from "../../src/lib/logger.ts";
+import { openStore, storeFileName } from "../../src/store/index.ts";
 import { type Dispatcher, startDispatcher } from "../../src/webhooks/dispatcher.ts";
 import { endpointService } from "../../src/webhooks/endpoints.ts";
-import { openStore, storeFileName } from "../../src/store/index.ts";
 import { startTestSite, type TestSite } from "../harness/site.ts";
 
 type Received = { at: number; headers: Record<string, string>; body: string };
@@ -32,7 +33,9 @@ afterEach(async () => {
 });
 
 /** A receiver whose answer to the n-th request (0-based) is chosen by `answer`. */
-function receiver(answer: (index: number, request: Request) => Response | Promise<Response> = () => new Response(null, { status: 204 })) {
+function receiver(
+  answer: (index: number, request: Request) => Response | Promise<Response> = () => new Response(null, { status: 204 }),
+) {
   const received: Received[] = [];
   const server = Bun.serve({
     hostname: "127.0.0.1",
@@ -66,7 +69,10 @@ function endpoint(url: string, events: string[] = []) {
 }
 
 /** Records a device.online event for acme (which fans out to its endpoints). */
-function event(type: "device.online" | "device.offline" = "device.online", data: Record<string, unknown> = { device_id: "x" }) {
+function event(
+  type: "device.online" | "device.offline" = "device.online",
+  data: Record<string, unknown> = { device_id: "x" },
+) {
   const org = site.store.organizations.findByKey("acme");
   if (org === null) throw new Error("no acme");
   return site.store.events.record({ orgId: org.id, type, occurredAt: Date.now(), data }).messageId;
@@ -81,14 +87,25 @@ async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void>
 }
 
 function verify(secret: string, delivery: Received) {
-  return new Webhook(secret).verify(delivery.body, delivery.headers) as { id: string; type: string; timestamp: string; data: unknown };
+  return new Webhook(secret).verify(delivery.body, delivery.headers) as {
+    id: string;
+    type: string;
+    timestamp: string;
+    data: unknown;
+  };
 }
 
 describe("delivery", () => {
   test("a message arrives signed, in the spec's envelope and headers, and is logged delivered", async () => {
     const hook = receiver();
     const { endpoint: created, secret } = endpoint(hook.url);
-    const messageId = event("device.online", { device_id: "d1", serial: "S", status: "online", previous_status: "offline", last_seen: null });
+    const messageId = event("device.online", {
+      device_id: "d1",
+      serial: "S",
+      status: "online",
+      previous_status: "offline",
+      last_seen: null,
+    });
     start();
     await until(() => hook.received.length === 1);
     const [delivery] = hook.received;
@@ -143,7 +160,8 @@ describe("failures and retries", () => {
       expect(verify(secret, delivery).id).toBe(messageId);
     }
     const gaps = hook.received.slice(1).map((delivery, index) => delivery.at - (hook.received[index] as Received).at);
-    for (const [index, delay] of [100, 150, 200, 250, 300].entries()) expect(gaps[index]).toBeGreaterThanOrEqual(delay - 5);
+    for (const [index, delay] of [100, 150, 200, 250, 300].entries())
+      expect(gaps[index]).toBeGreaterThanOrEqual(delay - 5);
     const [logged] = endpointService(site.store, Date.now).deliveries(created.id);
     expect(logged).toMatchObject({ status: "failed", attempts: 6, last_status_code: 500 });
     expect(logged?.attempt_log).toHaveLength(6);
@@ -182,7 +200,9 @@ describe("failures and retries", () => {
     await until(() => endpointService(site.store, Date.now).deliveries(created.id)[0]?.status === "failed");
     const [logged] = endpointService(site.store, Date.now).deliveries(created.id);
     expect(logged?.last_error).toBe("no answer within 0.3 s");
-    expect(logged?.attempt_log.every((attempt) => attempt.status_code === null && attempt.duration_ms >= 290)).toBe(true);
+    expect(logged?.attempt_log.every((attempt) => attempt.status_code === null && attempt.duration_ms >= 290)).toBe(
+      true,
+    );
   });
 
   test("a refused connection is a failure", async () => {
@@ -194,7 +214,11 @@ describe("failures and retries", () => {
   });
 
   test("Retry-After on 429 postpones the next attempt, within the schedule's longest delay", async () => {
-    const hook = receiver((index) => (index === 0 ? new Response(null, { status: 429, headers: { "retry-after": "1" } }) : new Response(null, { status: 200 })));
+    const hook = receiver((index) =>
+      index === 0
+        ? new Response(null, { status: 429, headers: { "retry-after": "1" } })
+        : new Response(null, { status: 200 }),
+    );
     endpoint(hook.url);
     event();
     start({ retryDelaysMs: [100, 5_000] });

@@ -36,7 +36,15 @@ function holding(
   description: string,
   writeRange?: [min: number, max: number],
 ): TemplateRegister {
-  const register: TemplateRegister = { name, address: number - 1, functionCode: 3, dataType, unit, scaleFactor, description };
+  const register: TemplateRegister = {
+    name,
+    address: number - 1,
+    functionCode: 3,
+    dataType,
+    unit,
+    scaleFactor,
+    description,
+  };
   return writeRange === undefined ? register : { ...register, writable: true, min: writeRange[0], max: writeRange[1] };
 }
 

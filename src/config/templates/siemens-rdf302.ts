@@ -22,7 +22,15 @@ function object(
   description: string,
   writeRange?: [min: number, max: number],
 ): TemplateRegister {
-  const register: TemplateRegister = { name, address: documented - 1, functionCode, dataType: "int16", unit, scaleFactor, description };
+  const register: TemplateRegister = {
+    name,
+    address: documented - 1,
+    functionCode,
+    dataType: "int16",
+    unit,
+    scaleFactor,
+    description,
+  };
   return writeRange === undefined ? register : { ...register, writable: true, min: writeRange[0], max: writeRange[1] };
 }
 

@@ -1,7 +1,7 @@
 /** Alerts in the admin API (spec section 3), changed through the same service as `fieldhub alerts`. */
 import { Elysia, t } from "elysia";
-import { CodedError } from "../../lib/errors.ts";
 import { alertService } from "../../alerting/alerts-service.ts";
+import { CodedError } from "../../lib/errors.ts";
 import { alertSeverities, alertStatuses } from "../../store/schema.ts";
 import { presentAlert, presentAlertStatusChange } from "../v1/present.ts";
 import { optionalEnum } from "../v1/query.ts";

@@ -5,8 +5,8 @@
  */
 import { Elysia, t } from "elysia";
 import { isoOrNull } from "../../lib/clock.ts";
-import { CodedError } from "../../lib/errors.ts";
 import { hashPassword, minPasswordLength } from "../../lib/crypto.ts";
+import { CodedError } from "../../lib/errors.ts";
 import { sessionLifetimeMs } from "../../store/admin.ts";
 import { FixedWindowRateLimiter } from "../rate-limit.ts";
 import { parseCappedJson } from "./capped-body.ts";

@@ -5,10 +5,10 @@
  * the session check of the admin router (router.ts) runs before these routes.
  */
 import { Elysia, t } from "elysia";
+import { apiScopes } from "../../lib/api-keys.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { DeviceHealthReader } from "../../lib/device-health.ts";
 import { CodedError } from "../../lib/errors.ts";
-import { apiScopes } from "../../lib/api-keys.ts";
 import { scalerFor } from "../../lib/register-scaling.ts";
 import { eventTypes } from "../../store/events.ts";
 import type { Store } from "../../store/index.ts";

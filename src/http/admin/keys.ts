@@ -1,8 +1,8 @@
 /** API keys in the admin API (spec section 5): the key itself is shown once, on creation. */
 import { Elysia, t } from "elysia";
+import { apiKeyStatus, apiScopes } from "../../lib/api-keys.ts";
 import { CodedError } from "../../lib/errors.ts";
 import { parseRfc3339 } from "../../lib/timestamps.ts";
-import { apiKeyStatus, apiScopes } from "../../lib/api-keys.ts";
 import { UnknownOrganizationError } from "../../store/keys.ts";
 import { presentApiKey, presentCreatedApiKey } from "../presenters/api-keys.ts";
 import { type AdminContext, adminPrefix } from "./context.ts";

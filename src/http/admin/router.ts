@@ -14,8 +14,8 @@ import { type AdminContext, type AdminDeps, adminPrefix } from "./context.ts";
 import { adminEndpointRoutes } from "./endpoints.ts";
 import { adminInventoryRoutes } from "./inventory.ts";
 import { adminKeyRoutes } from "./keys.ts";
-import { adminWriteRoutes } from "./writes.ts";
 import { checkChange, isChange, requireSession, sessionCookie } from "./session.ts";
+import { adminWriteRoutes } from "./writes.ts";
 
 export type { AdminDeps } from "./context.ts";
 

@@ -3,8 +3,9 @@
  * every change also needs the session's CSRF token in `X-CSRF-Token`, and a
  * role other than viewer.
  */
-import { CodedError } from "../../lib/errors.ts";
+
 import { sameSecret } from "../../lib/crypto.ts";
+import { CodedError } from "../../lib/errors.ts";
 import type { AdminSession, AdminStore } from "../../store/admin.ts";
 
 export const sessionCookie = "fieldhub_session";

@@ -1,8 +1,8 @@
 import type { TObject } from "@sinclair/typebox";
 import type { Clock } from "../../lib/clock.ts";
 import type { DeviceHealthReader } from "../../lib/device-health.ts";
-import type { RegisterWriter } from "../../lib/register-write.ts";
 import { CodedError } from "../../lib/errors.ts";
+import type { RegisterWriter } from "../../lib/register-write.ts";
 import type { AlertStore } from "../../store/alerts.ts";
 import type { GatewayStore } from "../../store/gateways.ts";
 import type { Store } from "../../store/index.ts";

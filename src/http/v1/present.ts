@@ -1,9 +1,9 @@
 /** Store rows to the JSON shapes of spec section 2 (ISO 8601 UTC timestamps, snake_case). */
 import { isoFromMs, isoOrNull } from "../../lib/clock.ts";
 import type { DeviceHealthReader } from "../../lib/device-health.ts";
+import { scaleValue } from "../../lib/register-scaling.ts";
 import type { AlertRecord, AlertRow } from "../../store/alerts.ts";
 import type { GatewayRow, ModbusDeviceRow } from "../../store/gateways.ts";
-import { scaleValue } from "../../lib/register-scaling.ts";
 import type { RegisterRow } from "../../store/registers.ts";
 
 export function presentGateway(row: GatewayRow) {

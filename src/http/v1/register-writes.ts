@@ -78,7 +78,10 @@ export function registerWriteRoutes(deps: V1Deps) {
       if (row === undefined) throw new Error(`register ${target.uuid} left the store during a write`);
       // The read-back is newer than what ingest may have flushed yet.
       return deps.json(request, {
-        data: presentRegister({ ...row, latestRawValue: outcome.readBackRaw, latestTs: deps.clock.now() }, deps.deviceHealth),
+        data: presentRegister(
+          { ...row, latestRawValue: outcome.readBackRaw, latestTs: deps.clock.now() },
+          deps.deviceHealth,
+        ),
       });
     },
     {

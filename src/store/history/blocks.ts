@@ -90,6 +90,9 @@ export function blockTable(db: Database, cachedBlocks: number, readingsPerBlock:
   return {
     maxBlockBytes,
 
+    /** Drops the decoded blocks kept: another process rewrote blocks. */
+    forget,
+
     blocks(period: number, registerId: number, order: "asc" | "desc"): BlockRow[] {
       return (order === "asc" ? ofPeriodAsc : ofPeriodDesc).all(period, registerId);
     },

@@ -11,8 +11,8 @@
  * before a cutoff; plus closePeriods, which the owner calls from a timer.
  */
 import type { Database } from "bun:sqlite";
-import { boundSeconds, readingEpochMs, storedSeconds } from "../readings.ts";
 import type { NewReading, ReadingRow, ReadingsPage, ReadingsPageQuery } from "../readings.ts";
+import { boundSeconds, readingEpochMs, storedSeconds } from "../readings.ts";
 import { blockTable } from "./blocks.ts";
 import { type PageSource, readPage } from "./page.ts";
 import { OpenTail, RegisterTail } from "./tail.ts";
@@ -35,6 +35,11 @@ export interface BlockHistoryOptions {
   readingsPerBlock?: number;
   /** Registers encoded per transaction while a period closes, the event loop free between. */
   registersPerTransaction?: number;
+  /**
+   * Called when another process changed the history (an import beside `serve`) and
+   * the memory copies were read again, so owners of other copies can follow.
+   */
+  onOtherWriter?: () => void;
 }
 
 export const dayPeriodSeconds = 86_400;
@@ -74,14 +79,71 @@ export function openBlockHistory(db: Database, options: BlockHistoryOptions = {}
   // A close that a crash interrupted wrote blocks of a period that is still open: drop them, it runs again.
   blocks.dropFrom(openPeriod);
   const tail = new OpenTail();
-  for (const row of db
-    .query<{ registerId: number; seconds: number; raw: number | Uint8Array | null }, []>(
-      "SELECT register_id AS registerId, ts_s AS seconds, raw_value AS raw FROM history_tail ORDER BY rowid",
-    )
-    .iterate()) {
-    tail.insert(row.registerId, row.seconds, tailValueOf(row.raw));
-  }
+  const tailRows = db.prepare<{ registerId: number; seconds: number; raw: number | Uint8Array | null }, []>(
+    "SELECT register_id AS registerId, ts_s AS seconds, raw_value AS raw FROM history_tail ORDER BY rowid",
+  );
+  for (const row of tailRows.iterate()) tail.insert(row.registerId, row.seconds, tailValueOf(row.raw));
   let firstPeriod = blocks.firstPeriod();
+
+  /** Registers given readings of the period being closed since its close began: encoded again at the switch. */
+  let closing: { period: number; changed: Set<number> } | null = null;
+
+  // Other processes on the same file (an import beside `serve`): every history
+  // write raises the generation; a process that finds it raised by someone else
+  // reads the tail, the open period and the first period again. data_version
+  // changes only with other connections' commits, so the common case costs one pragma.
+  const dataVersion = db.prepare<{ data_version: number }, []>("PRAGMA data_version");
+  const readGeneration = db.prepare<{ generation: number }, []>(
+    "SELECT generation FROM history_generation WHERE id = 1",
+  );
+  const raiseGeneration = db.prepare<{ generation: number }, []>(
+    `INSERT INTO history_generation (id, generation) VALUES (1, 1)
+       ON CONFLICT (id) DO UPDATE SET generation = generation + 1 RETURNING generation`,
+  );
+  let knownDataVersion = dataVersion.get()?.data_version ?? 0;
+  let knownGeneration = readGeneration.get()?.generation ?? 0;
+  /** Set when a reload happened while a period was closing: the switch encodes every register again. */
+  let reloadedWhileClosing = false;
+
+  function reload(): void {
+    openPeriod =
+      db.query<{ openPeriod: number }, []>("SELECT open_period AS openPeriod FROM history_state WHERE id = 1").get()
+        ?.openPeriod ?? noPeriodClosed;
+    tail.clear();
+    for (const row of tailRows.iterate()) tail.insert(row.registerId, row.seconds, tailValueOf(row.raw));
+    blocks.forget();
+    firstPeriod = blocks.firstPeriod();
+    if (closing !== null) reloadedWhileClosing = true;
+    options.onOtherWriter?.();
+  }
+
+  /** Brings memory up to the file when another process wrote history; true if it did. */
+  function followOtherWriters(): boolean {
+    const version = dataVersion.get()?.data_version ?? 0;
+    if (version === knownDataVersion) return false;
+    knownDataVersion = version;
+    const generation = readGeneration.get()?.generation ?? 0;
+    if (generation === knownGeneration) return false;
+    knownGeneration = generation;
+    reload();
+    return true;
+  }
+
+  /** Within a write transaction, after its changes: others will reload, this process need not. */
+  function wroteHistory(): void {
+    knownGeneration = raiseGeneration.get()?.generation ?? knownGeneration + 1;
+  }
+
+  /** A write transaction that first follows other writers (taking the write lock at once, so none writes between). */
+  function writeTransaction<Args extends unknown[], Result>(
+    body: (...args: Args) => Result,
+  ): (...args: Args) => Result {
+    const transaction = db.transaction((...args: Args) => {
+      followOtherWriters();
+      return body(...args);
+    });
+    return (...args: Args) => transaction.immediate(...args);
+  }
 
   const appendTail = db.prepare<never, [number, number, number | Uint8Array | null]>(
     "INSERT INTO history_tail (register_id, ts_s, raw_value) VALUES (?1, ?2, ?3)",
@@ -97,9 +159,6 @@ export function openBlockHistory(db: Database, options: BlockHistoryOptions = {}
        ON CONFLICT (id) DO UPDATE SET open_period = excluded.open_period`,
   );
   const saveOpenPeriod = { run: (period: number) => saveOpenPeriodStatement.run(periodSeconds, period) };
-
-  /** Registers given readings of the period being closed since its close began: encoded again at the switch. */
-  let closing: { period: number; changed: Set<number> } | null = null;
 
   const source = (): PageSource => ({ blocks, tail, periodSeconds, openPeriod, firstPeriod });
 
@@ -138,7 +197,7 @@ export function openBlockHistory(db: Database, options: BlockHistoryOptions = {}
     return count;
   }
 
-  const recordTransaction = db.transaction((batch: NewReading[], stored: NewReading[] | undefined) => {
+  const recordTransaction = writeTransaction((batch: NewReading[], stored: NewReading[] | undefined) => {
     const accepted: { registerId: number; seconds: number; raw: number | null }[] = [];
     const inBatch = new Set<string>();
     const late = new Map<string, { period: number; registerId: number; readings: NewReading[] }>();
@@ -161,6 +220,7 @@ export function openBlockHistory(db: Database, options: BlockHistoryOptions = {}
       stored?.push(reading);
     }
     const lateStored = late.size > 0 ? recordLate(late, stored) : 0;
+    if (accepted.length > 0 || lateStored > 0) wroteHistory();
     return { accepted, lateStored };
   });
 
@@ -178,30 +238,39 @@ export function openBlockHistory(db: Database, options: BlockHistoryOptions = {}
   }
 
   /** Commits the close of `period`: blocks of registers that changed meanwhile again, tail rows out, state forward. */
-  const switchPeriod = db.transaction((period: number, changed: number[]) => {
-    encodePeriod(period, changed);
+  const switchPeriod = writeTransaction((period: number, changed: number[]) => {
+    // Another process added readings of this period meanwhile: all of it again, from the tail as read back.
+    encodePeriod(period, reloadedWhileClosing ? [...tail.registers.keys()] : changed);
     const end = (period + 1) * periodSeconds;
     deleteTailBefore.run(end);
     saveOpenPeriod.run(period + 1);
+    wroteHistory();
+  });
+
+  /** Moves the first open period forward (nothing of the periods before it is in the tail). */
+  const advanceOpenPeriod = writeTransaction((period: number) => {
+    if (openPeriod >= period) return;
+    saveOpenPeriod.run(period);
+    openPeriod = period;
+    wroteHistory();
   });
 
   async function closePeriod(period: number): Promise<void> {
     // Periods before it have nothing in the tail: closed from here on, so a reading
     // for them arriving meanwhile goes to their blocks, not to tail rows the switch drops.
-    if (openPeriod < period) {
-      saveOpenPeriod.run(period);
-      openPeriod = period;
-    }
+    advanceOpenPeriod(period);
     closing = { period, changed: new Set() };
+    reloadedWhileClosing = false;
     try {
       const registerIds = [...tail.registers.keys()];
       for (let from = 0; from < registerIds.length; from += registersPerTransaction) {
-        db.transaction(() => encodePeriod(period, registerIds.slice(from, from + registersPerTransaction)))();
+        writeTransaction(() => encodePeriod(period, registerIds.slice(from, from + registersPerTransaction)))();
         await new Promise((resolve) => setImmediate(resolve));
       }
       switchPeriod(period, [...closing.changed]);
     } finally {
       closing = null;
+      reloadedWhileClosing = false;
     }
     openPeriod = period + 1;
     tail.dropBefore(openPeriod * periodSeconds);
@@ -232,6 +301,7 @@ export function openBlockHistory(db: Database, options: BlockHistoryOptions = {}
     },
 
     page(query: ReadingsPageQuery): ReadingsPage {
+      followOtherWriters();
       const since = boundSeconds(query.since);
       const until = boundSeconds(query.until);
       const after = query.after;
@@ -256,6 +326,7 @@ export function openBlockHistory(db: Database, options: BlockHistoryOptions = {}
 
     /** Each register's newest reading (registers without any are left out). */
     latest(registerIds: number[]): ReadingRow[] {
+      followOtherWriters();
       const found = new Map<number, ReadingRow>();
       const missing = new Set<number>();
       for (const registerId of registerIds) {
@@ -297,6 +368,7 @@ export function openBlockHistory(db: Database, options: BlockHistoryOptions = {}
       if (closeRunning !== null) return closeRunning;
       const target = periodOf(storedSeconds(nowMs - graceMs)); // periods before this have ended
       const run = async () => {
+        followOtherWriters();
         let closed = 0;
         for (;;) {
           const earliest = tail.earliest();
@@ -304,10 +376,7 @@ export function openBlockHistory(db: Database, options: BlockHistoryOptions = {}
           await closePeriod(Math.max(openPeriod, periodOf(earliest)));
           closed++;
         }
-        if (openPeriod < target) {
-          saveOpenPeriod.run(target);
-          openPeriod = target;
-        }
+        advanceOpenPeriod(target);
         return closed;
       };
       closeRunning = run().finally(() => {
@@ -320,13 +389,14 @@ export function openBlockHistory(db: Database, options: BlockHistoryOptions = {}
     prune(cutoffMs: number): number {
       const cutoff = boundSeconds(cutoffMs);
       const edge = periodOf(cutoff);
-      const pruneTransaction = db.transaction(() => {
+      const pruneTransaction = writeTransaction(() => {
         let removed = blocks.dropBefore(Math.min(edge, openPeriod));
         if (edge < openPeriod) removed += blocks.cutBefore(edge, cutoff);
         if (cutoff > openPeriod * periodSeconds) {
           deleteTailBefore.run(cutoff);
           removed += tail.countBefore(cutoff);
         }
+        if (removed > 0) wroteHistory();
         return removed;
       });
       const removed = pruneTransaction();
@@ -341,14 +411,13 @@ export function openBlockHistory(db: Database, options: BlockHistoryOptions = {}
      */
     openFrom(nowMs: number, graceMs = 600_000): void {
       const target = periodOf(storedSeconds(nowMs - graceMs));
-      if (tail.earliest() === null && openPeriod < target) {
-        saveOpenPeriod.run(target);
-        openPeriod = target;
-      }
+      followOtherWriters();
+      if (tail.earliest() === null && openPeriod < target) advanceOpenPeriod(target);
     },
 
     /** Registers holding readings before `cutoffMs`, closed or open. */
     registersWithReadingsBefore(cutoffMs: number): number[] {
+      followOtherWriters();
       const cutoff = boundSeconds(cutoffMs);
       const found = new Set(firstPeriod === null ? [] : blocks.registersBefore(periodOf(cutoff), cutoff));
       for (const [registerId, open] of tail.registers) {
@@ -362,11 +431,16 @@ export function openBlockHistory(db: Database, options: BlockHistoryOptions = {}
      * one transaction each, until at least `maxReadings` went or none is left.
      */
     pruneRegister(registerId: number, cutoffMs: number, maxReadings: number): { deleted: number; done: boolean } {
+      followOtherWriters();
       const cutoff = boundSeconds(cutoffMs);
       const edge = Math.min(periodOf(cutoff), openPeriod - 1);
       let deleted = 0;
       for (let period = firstPeriod ?? edge + 1; period <= edge; period++) {
-        deleted += db.transaction(() => blocks.cutRegisterBefore(period, registerId, cutoff))();
+        deleted += writeTransaction(() => {
+          const cut = blocks.cutRegisterBefore(period, registerId, cutoff);
+          if (cut > 0) wroteHistory();
+          return cut;
+        })();
         if (deleted >= maxReadings) {
           firstPeriod = blocks.firstPeriod();
           return { deleted, done: false };
@@ -380,13 +454,17 @@ export function openBlockHistory(db: Database, options: BlockHistoryOptions = {}
       // closed (a retention shorter than a period, a store no timer closes) asks for.
       const budget = Math.max(1, maxReadings - deleted);
       const upTo = before > budget ? (open.ts[budget] as number) : cutoff;
-      deleteTailOfRegisterBefore.run(registerId, upTo);
+      writeTransaction(() => {
+        deleteTailOfRegisterBefore.run(registerId, upTo);
+        wroteHistory();
+      })();
       deleted += open.dropBefore(upTo);
       return { deleted, done: before <= budget };
     },
 
     /** Readings held, closed and open (for tests and benchmarks; counts every block). */
     count(): { closed: number; open: number } {
+      followOtherWriters();
       const closed = db.query<{ n: number | null }, []>("SELECT sum(count) AS n FROM history_blocks").get()?.n ?? 0;
       let open = 0;
       for (const register of tail.registers.values()) open += register.count;

@@ -6,7 +6,7 @@
  * bits a value (as simple8b would), and one outlier widens only its own group.
  * Deflate over the whole block then squeezes skewed small values further.
  */
-import { bitWidth, type ByteReader, type ByteWriter } from "./bytes.ts";
+import { type ByteReader, type ByteWriter, bitWidth } from "./bytes.ts";
 
 const groupSize = 128;
 

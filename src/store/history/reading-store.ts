@@ -3,9 +3,11 @@
  * operation goes through `openBlockHistory`, latest values through LatestValues.
  * Nothing outside src/store/ knows about blocks or the tail.
  */
+
+import { storagePeriodOf } from "../../lib/storage-period.ts";
 import type { SqliteConnection } from "../connection.ts";
 import type { LatestValues } from "../latest-values.ts";
-import type { NewReading, ReadingStore } from "../readings.ts";
+import { type NewReading, type ReadingStore, type ReadingsKeyset, rowsInFreePeriods } from "../readings.ts";
 import { type BlockHistoryOptions, openBlockHistory } from "./history.ts";
 import { convertLegacyReadings } from "./upgrade.ts";
 
@@ -18,9 +20,13 @@ export function blockReadingStore(
   options: BlockHistoryOptions = {},
 ): ReadingStore {
   const { sqlite } = connection;
-  const history = openBlockHistory(sqlite, options);
-  convertLegacyReadings(sqlite, history, Date.now());
   const registerIds = sqlite.prepare<{ id: number }, []>("SELECT id FROM registers ORDER BY id");
+  // An import beside `serve` may store readings newer than the latest value held here.
+  const followLatest = () => {
+    for (const row of history.latest(registerIds.all().map((register) => register.id))) latest.advance(row);
+  };
+  const history = openBlockHistory(sqlite, { ...options, onOtherWriter: followLatest });
+  convertLegacyReadings(sqlite, history, Date.now());
   let latestPersistedAt = Date.now();
 
   // A crash loses the latest values read since they were last persisted: the
@@ -44,6 +50,53 @@ export function blockReadingStore(
       }
     },
 
+    *scan(query) {
+      if (query.registerIds.length === 0) return;
+      const pageSize = query.pageSize ?? 50_000;
+      let after: ReadingsKeyset | null = null;
+      for (;;) {
+        const { rows, hasMore } = history.page({ ...query, order: "asc", limit: pageSize, after });
+        if (rows.length > 0) yield rows;
+        const last = rows[rows.length - 1];
+        if (!hasMore || last === undefined) return;
+        after = { ts: last.ts, registerId: last.registerId };
+      }
+    },
+
+    importReadings(batch, storageIntervalMs) {
+      // The periods a register already holds, read once per register over the span the batch touches.
+      const occupiedPeriods = (registerId: number, intervalMs: number, periods: number[]) => {
+        const occupied = new Set<number>();
+        let first = Number.POSITIVE_INFINITY;
+        let last = Number.NEGATIVE_INFINITY;
+        for (const period of periods) {
+          if (period < first) first = period;
+          if (period > last) last = period;
+        }
+        const window = { registerIds: [registerId], since: first * intervalMs, until: (last + 1) * intervalMs };
+        let after: ReadingsKeyset | null = null;
+        for (;;) {
+          const { rows, hasMore } = history.page({ ...window, order: "asc", limit: 10_000, after });
+          for (const row of rows) occupied.add(storagePeriodOf(row.ts, intervalMs));
+          const tail = rows[rows.length - 1];
+          if (!hasMore || tail === undefined) return occupied;
+          after = { ts: tail.ts, registerId: tail.registerId };
+        }
+      };
+      const chosen = rowsInFreePeriods(batch, storageIntervalMs, occupiedPeriods);
+      const stored: NewReading[] = [];
+      if (chosen.length > 0) {
+        history.record(
+          chosen.map((row) => ({ registerId: row[0], ts: row[1], rawValue: row[2] })),
+          stored,
+        );
+      }
+      for (const reading of stored) {
+        latest.advance({ registerId: reading.registerId, ts: reading.ts, rawValue: reading.rawValue ?? null });
+      }
+      return { stored: stored.length, skipped: batch.length - stored.length };
+    },
+
     recordPolled(readings) {
       if (readings.length > 0) {
         history.record(readings.map((row) => ({ registerId: row[0], ts: row[1], rawValue: row[2] })));
@@ -63,7 +116,14 @@ export function blockReadingStore(
     },
 
     newestBetween(registerId, fromMs, toMs) {
-      const query = { registerIds: [registerId], since: fromMs, until: toMs, order: "desc" as const, limit: 1, after: null };
+      const query = {
+        registerIds: [registerId],
+        since: fromMs,
+        until: toMs,
+        order: "desc" as const,
+        limit: 1,
+        after: null,
+      };
       return history.page(query).rows[0]?.ts ?? null;
     },
 

@@ -93,6 +93,10 @@ export class OpenTail {
     return tail.insert(seconds, raw);
   }
 
+  clear(): void {
+    this.registers.clear();
+  }
+
   has(registerId: number, seconds: number): boolean {
     return this.registers.get(registerId)?.has(seconds) ?? false;
   }

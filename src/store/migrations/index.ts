@@ -4,7 +4,7 @@
  * `npx drizzle-kit generate` is added to `migrationSql` below; a test checks that
  * every journal entry has its SQL here.
  */
-import journal from "./meta/_journal.json" with { type: "json" };
+
 import initial from "./0000_initial.sql" with { type: "text" };
 import eventsOutbox from "./0001_events_outbox.sql" with { type: "text" };
 import webhooks from "./0002_webhooks.sql" with { type: "text" };
@@ -17,6 +17,9 @@ import registerLatestText from "./0008_register_latest_text.sql" with { type: "t
 import registerWrites from "./0009_register_writes.sql" with { type: "text" };
 import organizationRemoval from "./0010_organization_removal.sql" with { type: "text" };
 import historyUpgrade from "./0011_history_upgrade.sql" with { type: "text" };
+import deviceStorageInterval from "./0012_device_storage_interval.sql" with { type: "text" };
+import historyGeneration from "./0013_history_generation.sql" with { type: "text" };
+import journal from "./meta/_journal.json" with { type: "json" };
 
 export const migrationSql: Record<string, string> = {
   "0000_initial": initial,
@@ -31,6 +34,8 @@ export const migrationSql: Record<string, string> = {
   "0009_register_writes": registerWrites,
   "0010_organization_removal": organizationRemoval,
   "0011_history_upgrade": historyUpgrade,
+  "0012_device_storage_interval": deviceStorageInterval,
+  "0013_history_generation": historyGeneration,
 };
 
 export const migrationJournal: { entries: { tag: string; when: number; breakpoints: boolean }[] } = journal;

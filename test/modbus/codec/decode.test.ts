@@ -1,7 +1,12 @@
 import { describe, expect, test } from "bun:test";
-import { seededRandom } from "../../harness/seeded-random.ts";
-import { type ByteOrder, byteOrders, type DataType, type RegisterDecoding } from "../../../src/modbus/register-model.ts";
 import { decodeBits, decodeWords } from "../../../src/modbus/decode.ts";
+import {
+  type ByteOrder,
+  byteOrders,
+  type DataType,
+  type RegisterDecoding,
+} from "../../../src/modbus/register-model.ts";
+import { seededRandom } from "../../harness/seeded-random.ts";
 
 function reg(dataType: DataType, byteOrder: ByteOrder, extra: Partial<RegisterDecoding> = {}): RegisterDecoding {
   return { id: "r", functionCode: 3, address: 0, dataType, byteOrder, bit: null, length: null, ...extra };

@@ -1,11 +1,4 @@
 import { describe, expect, test } from "bun:test";
-import { seededRandom } from "../../harness/seeded-random.ts";
-import {
-  type DataType,
-  type FunctionCode,
-  type RegisterDecoding,
-  registerSpan,
-} from "../../../src/modbus/register-model.ts";
 import {
   breakKey,
   type PlanOptions,
@@ -13,6 +6,13 @@ import {
   type ReadRequest,
   splitRequest,
 } from "../../../src/modbus/plan.ts";
+import {
+  type DataType,
+  type FunctionCode,
+  type RegisterDecoding,
+  registerSpan,
+} from "../../../src/modbus/register-model.ts";
+import { seededRandom } from "../../harness/seeded-random.ts";
 
 let nextId = 0;
 function reg(

@@ -7,7 +7,6 @@ import { describe, expect, test } from "bun:test";
 import { decodeBlock, encodeBlock, type ReadingColumns } from "../../../src/store/history/block.ts";
 import { seededRandom } from "../../harness/seeded-random.ts";
 
-
 const base = 190_000_000;
 type Series = { ts: number[]; raw: (number | null)[] };
 

@@ -10,13 +10,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BlockHistoryOptions, openBlockHistory } from "../../../src/store/history/history.ts";
 import { openStore, type Store } from "../../../src/store/index.ts";
-import { sqliteOf } from "../../../src/store/sqlite-internals.ts";
 import {
   type NewReading,
   type ReadingRow,
   type ReadingsPageQuery,
   readingEpochMs,
 } from "../../../src/store/readings.ts";
+import { sqliteOf } from "../../../src/store/sqlite-internals.ts";
 import { seededRandom } from "../../harness/seeded-random.ts";
 
 const dirs: string[] = [];
@@ -35,7 +35,6 @@ function freshStore(dir = tempDir()): Store {
   stores.push(store);
   return store;
 }
-
 
 const hour = 3_600_000;
 const day0 = Date.UTC(2026, 2, 1);
@@ -239,6 +238,63 @@ describe("cursors while readings arrive and while a period closes", () => {
       after: null,
     };
     expect(history.page(query)).toEqual(model.page(query));
+  });
+});
+
+describe("two processes on one store file (an import beside serve)", () => {
+  const everything: ReadingsPageQuery = {
+    registerIds: [1, 2, 3, 4],
+    since: 0,
+    until: 2 ** 50,
+    order: "asc",
+    limit: 100_000,
+    after: null,
+  };
+  /** Two connections to one file, each with its own engine: what two processes have. */
+  function twoProcesses() {
+    const dir = tempDir();
+    const first = openBlockHistory(sqliteOf(freshStore(dir)), { periodSeconds: 3600, registersPerTransaction: 1 });
+    const second = openBlockHistory(sqliteOf(freshStore(dir)), { periodSeconds: 3600, registersPerTransaction: 1 });
+    return { first, second };
+  }
+
+  test("readings one stores, open or late, the other pages and counts as newest at once", async () => {
+    const { first, second } = twoProcesses();
+    const model = new Model();
+    const open = plant(seededRandom(31), 4, day0, 90);
+    first.record(open);
+    model.record(open);
+    await first.closePeriods(day0 + hour + 15 * 60_000, 0);
+    expect(second.page(everything)).toEqual(model.page(everything));
+    // The second still thinks the first hour is open: its late readings must land in blocks.
+    const late = [
+      { registerId: 1, ts: day0 + 30 * 60_000 + 500, rawValue: 7 },
+      { registerId: 2, ts: day0 + 2 * hour, rawValue: 8 },
+    ];
+    expect(second.record(late)).toBe(2);
+    model.record(late);
+    expect(first.page(everything)).toEqual(model.page(everything));
+    expect(first.latest([2])).toEqual([{ registerId: 2, ts: day0 + 2 * hour, rawValue: 8 }]);
+    expect(first.count()).toEqual(second.count());
+  });
+
+  test("readings the other stores while one closes their period are in its blocks after the switch", async () => {
+    const { first, second } = twoProcesses();
+    const model = new Model();
+    const batch = plant(seededRandom(33), 4, day0, 50);
+    first.record(batch);
+    model.record(batch);
+    const closing = first.closePeriods(day0 + 2 * hour, 0);
+    for (let step = 0; step < 4; step++) {
+      const other = [{ registerId: 1 + step, ts: day0 + 55 * 60_000 + step * 1000, rawValue: 100 + step }];
+      expect(second.record(other)).toBe(1);
+      model.record(other);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(await closing).toBe(1);
+    expect(first.count()).toEqual({ closed: 204, open: 0 });
+    expect(first.page(everything)).toEqual(model.page(everything));
+    expect(second.page(everything)).toEqual(model.page(everything));
   });
 });
 

@@ -48,6 +48,9 @@ function legacyStore(dataDir: string, rows: ReadingRow[]): void {
     for (const row of rows) insert.run(row.registerId, (row.ts - readingEpochMs) / 1000, row.rawValue);
   })();
   db.run("DELETE FROM __drizzle_migrations WHERE created_at >= ?1", [upgradeMigration.when]);
+  // ...and undo what the migrations after it add, so that they apply again too.
+  db.exec("ALTER TABLE modbus_devices DROP COLUMN storage_interval_ms");
+  db.exec("DROP TABLE history_generation");
   db.run("DELETE FROM history_state");
   store.close();
 }

@@ -1,0 +1,102 @@
+/**
+ * Writing history rows in the three exchange formats (docs/history-io.md):
+ * ndjson, csv (RFC 4180) and InfluxDB line protocol. Each register's constant part
+ * of a line is built once, so a row costs a time, two numbers and a concatenation.
+ */
+import { isoFromMs } from "../lib/clock.ts";
+import { scalerFor } from "../lib/register-scaling.ts";
+
+export const historyFormats = ["ndjson", "csv", "line-protocol"] as const;
+export type HistoryFormat = (typeof historyFormats)[number];
+
+export function isHistoryFormat(text: string): text is HistoryFormat {
+  return (historyFormats as readonly string[]).includes(text);
+}
+
+/** A register as an exported line names it. */
+export interface ExportRegister {
+  uuid: string;
+  gatewaySerial: string;
+  deviceName: string | null;
+  name: string;
+  unit: string | null;
+  scaleFactor: number | null;
+}
+
+/** Columns of ndjson objects and csv rows, in this order. */
+export const exportColumns = ["register_id", "ts", "raw_value", "gateway", "device", "register", "unit", "value"];
+
+/**
+ * One register's line writer: `null` when the format cannot carry the row (a null
+ * value in line protocol). `value` is computed from the scale factor unless given
+ * (a mirror writes the value its server sent).
+ */
+export type RowEncoder = (ts: number, rawValue: number | null, value?: number | null) => string | null;
+
+export interface HistoryEncoder {
+  /** What goes before the first row (the csv header), or "". */
+  header: string;
+  forRegister(register: ExportRegister): RowEncoder;
+}
+
+export function historyEncoder(format: HistoryFormat): HistoryEncoder {
+  switch (format) {
+    case "ndjson":
+      return { header: "", forRegister: ndjsonRow };
+    case "csv":
+      return { header: `${exportColumns.join(",")}\r\n`, forRegister: csvRow };
+    case "line-protocol":
+      return { header: "", forRegister: lineProtocolRow };
+  }
+}
+
+function jsonNumber(value: number | null): string {
+  return value === null || !Number.isFinite(value) ? "null" : String(value);
+}
+
+function ndjsonRow(register: ExportRegister): RowEncoder {
+  const scale = scalerFor(register.scaleFactor);
+  const head = `{"register_id":${JSON.stringify(register.uuid)},"ts":"`;
+  const names = `,"gateway":${JSON.stringify(register.gatewaySerial)},"device":${JSON.stringify(register.deviceName)},"register":${JSON.stringify(register.name)},"unit":${JSON.stringify(register.unit)},"value":`;
+  return (ts, raw, value) =>
+    `${head}${isoFromMs(ts)}","raw_value":${jsonNumber(raw)}${names}${jsonNumber(value !== undefined ? value : raw === null ? null : scale(raw))}}\n`;
+}
+
+/** RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled. */
+export function csvField(text: string | null): string {
+  if (text === null) return "";
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+function csvNumber(value: number | null): string {
+  return value === null || !Number.isFinite(value) ? "" : String(value);
+}
+
+function csvRow(register: ExportRegister): RowEncoder {
+  const scale = scalerFor(register.scaleFactor);
+  const id = csvField(register.uuid);
+  const names = [register.gatewaySerial, register.deviceName, register.name, register.unit].map(csvField).join(",");
+  return (ts, raw, value) =>
+    `${id},${isoFromMs(ts)},${csvNumber(raw)},${names},${csvNumber(value !== undefined ? value : raw === null ? null : scale(raw))}\r\n`;
+}
+
+/** InfluxDB's escaping of tag keys and values: comma, equals sign and space get a backslash. */
+export function escapeTag(text: string): string {
+  return text.replace(/[,= ]/g, "\\$&");
+}
+
+/**
+ * `reading,gateway=..,device=..,register=.. raw=<v>[i] <unix seconds>`: whole
+ * numbers as integer fields, others as floats. An empty tag value is not allowed
+ * in line protocol, so a device without a name has no device tag.
+ */
+function lineProtocolRow(register: ExportRegister): RowEncoder {
+  const device =
+    register.deviceName === null || register.deviceName === "" ? "" : `,device=${escapeTag(register.deviceName)}`;
+  const series = `reading,gateway=${escapeTag(register.gatewaySerial)}${device},register=${escapeTag(register.name)} raw=`;
+  return (ts, raw) => {
+    if (raw === null || !Number.isFinite(raw)) return null;
+    const field = Number.isSafeInteger(raw) ? `${raw}i` : String(raw);
+    return `${series}${field} ${Math.floor(ts / 1000)}\n`;
+  };
+}

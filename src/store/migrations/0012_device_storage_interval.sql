@@ -1,0 +1,1 @@
+ALTER TABLE `modbus_devices` ADD `storage_interval_ms` integer;
