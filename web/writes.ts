@@ -1,4 +1,4 @@
-// Register writes (issue 19): the audit of every attempt, and the set-value action
+// Register writes: the audit of every attempt, and the set-value action
 // of a writable register in the gateway view (owners and admins; a bounds check and
 // a confirmation before anything reaches the equipment).
 import { call } from "./api.ts";

@@ -6,7 +6,7 @@
  *    against the bare bun:sqlite query plus a straightforward JSON encoding of the
  *    same page (objects, Date#toISOString, JSON.stringify) in this process, in the
  *    same run. Target: <= 1.5x. The bare query reads the one-row-per-reading
- *    layout fieldhub had before issue 17 (a `readings` table clustered on
+ *    layout fieldhub had before the block history (a `readings` table clustered on
  *    (register, second), in bare.db next to the store), so the baseline stays the
  *    same whatever layout the store uses.
  * 2. Registers: GET /devices/{id}/registers throughput against a bare Bun.serve

@@ -1,5 +1,5 @@
 /**
- * Bytes written to disk per stored reading at steady state (issue 17, target 2:
+ * Bytes written to disk per stored reading at steady state (target 2:
  * at most 100, moonshot 20), through a real `fieldhub serve` process with default
  * settings: 10 TCP gateways of one device x 200 registers each (2,000 registers),
  * polled every 5 s from Debian's pymodbus (scripts/bench/pymodbus_peers.py),
@@ -8,7 +8,7 @@
  * readings stored meanwhile (counted in the store file), and scaled to a day.
  *
  * The same plant is served, in the same run and at the same time, to the layout
- * before issue 17 (one row per reading): the tree of the commit before the block
+ * before the block history (one row per reading): the tree of the commit before the block
  * readings store was added (`git archive` into a temp dir, node_modules linked),
  * so the ratio compares like with like. `--baseline-ref REF` picks another tree,
  * `--no-baseline` skips it.

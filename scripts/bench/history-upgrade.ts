@@ -1,5 +1,5 @@
 /**
- * The start-up conversion of a store written before issue 17 (one row per reading
+ * The start-up conversion of a store written before the block history (one row per reading
  * in `readings`) into block history, timed on the store benchmark's plant: 2,000
  * registers x 5,000 one-minute readings = 10 million (scripts/bench/plant.ts, the
  * same rows in the same order scripts/bench/store.ts wrote them). The legacy store
@@ -80,7 +80,7 @@ function buildLegacy(): void {
     }
   });
   for (let minute = 0; minute < perRegister; minute += 60) writeMinutes(minute, Math.min(perRegister, minute + 60));
-  // As the release before issue 17 left it: the upgrade migration not yet run, no history state.
+  // As the release before the block history left it: the upgrade migration not yet run, no history state.
   db.run("DELETE FROM __drizzle_migrations WHERE created_at >= ?1", [upgrade?.when ?? 0]);
   db.run("DELETE FROM history_state");
   db.exec("PRAGMA wal_checkpoint(TRUNCATE)");

@@ -1,5 +1,5 @@
 /**
- * Benchmark of register writes (issue 19) over Modbus TCP to a local peer (Debian's
+ * Benchmark of register writes over Modbus TCP to a local peer (Debian's
  * pymodbus 3.0, test/fixtures/pymodbus_server.py, its own process), in one run:
  *
  * 1. Write latency: --writes (300) writes of an int16 holding register, one after

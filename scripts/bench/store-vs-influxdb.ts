@@ -1,6 +1,6 @@
 /**
- * fieldhub's compressed history blocks against InfluxDB 1.6 on the same readings
- * (issue 17, target 1), in one run:
+ * fieldhub's compressed history blocks against InfluxDB 1.6 on the same readings,
+ * in one run:
  *
  * 1. Bytes per stored reading at rest. The store benchmark's plant (plant.ts: same
  *    registers, same seed as its big store, written minute by minute) goes into

@@ -23,7 +23,7 @@
  * Usage: bun scripts/bench/store.ts [--rows 10000000] [--registers 2000]
  *          [--ingest-rows 1000000] [--flush-rounds 1,10] [--sustained-rates 101000,150000] [--repeat 2] [--prune-rows 1000000]
  *          [--seconds 5] [--store DIR] [--parts ingest]
- * Parts 2 and 3 measured the row layout (before issue 17) and are kept for the
+ * Parts 2 and 3 measured the row layout (before the block history) and are kept for the
  * record in docs/benchmarks.md; they refuse to run on the block history.
  * The big store is built once in DIR (default: $TMPDIR/fieldhub-bench-store-<registers>x<per register>)
  * and reused; the prune runs on a copy of it. Ingest stores are fresh every run.
@@ -91,7 +91,7 @@ const pruneMinutes = Math.min(perRegister - 1, Math.round(Number(args["prune-row
 const baselineSeconds = Number(args.seconds ?? 5);
 const parts = new Set((args.parts ?? "ingest").split(","));
 if (parts.has("size") || parts.has("prune")) {
-  // Their store is written as rows with SQL; since issue 17 history is in blocks
+  // Their store is written as rows with SQL; since the block history, readings are in blocks
   // (bytes at rest: store-vs-influxdb.ts; the 10M-reading upgrade: history-upgrade.ts).
   throw new Error("--parts size and prune measure the row layout the block history replaced; run --parts ingest");
 }
@@ -273,7 +273,7 @@ async function ingestBenchmark(): Promise<void> {
 
   function runBare(flushRounds: number): number {
     const store = freshStore(join(scratch, "bare"));
-    // The baseline is the row layout fieldhub had before issue 17 (migration 0006's table).
+    // The baseline is the row layout fieldhub had before the block history (migration 0006's table).
     sqliteOf(store).exec(`CREATE TABLE readings (register_id integer NOT NULL, ts_s integer NOT NULL, raw_value real,
       PRIMARY KEY (register_id, ts_s)) WITHOUT ROWID`);
     const insert = sqliteOf(store).prepare<never, [number, number, number]>(

@@ -103,7 +103,7 @@ const inventorySyncRetryMs = 2_000;
 /**
  * Brings the store's inventory in line with the config now, or, when the store
  * takes no writes (full disk, another process's lock), keeps trying on a timer
- * while the appliance serves what the store already holds (issue 16, defect 1).
+ * while the appliance serves what the store already holds.
  */
 function startInventorySync(store: Store, clock: Clock, logger: Logger, config: FieldhubConfig) {
   let timer: ReturnType<typeof setTimeout> | null = null;

@@ -59,7 +59,7 @@ function flock(fd: number, operation: number): number {
 
 /** Creates DATA if needed and takes its lock, or throws `DataDirInUseError` at once (no waiting). */
 export function lockDataDir(dataDir: string): DataDirLock {
-  // Private, whoever creates it (issue 16, defect 13): the store beside it holds secrets.
+  // Private, whoever creates it: the store beside it holds secrets.
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   if ((statSync(dataDir).mode & 0o077) !== 0) chmodSync(dataDir, 0o700);
   const path = join(dataDir, lockFileName);

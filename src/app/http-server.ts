@@ -5,7 +5,7 @@ import type { HttpApp } from "../http/app.ts";
  * The largest body the server reads (Bun's default is 128 MB). /v1 takes no
  * bodies; the largest admin request (an endpoint: a 2,000-character URL, a
  * description, 50 event types) is under 16 KB. Larger bodies get 413 before
- * they are buffered (issue 16, defect 5; docs/admin.md).
+ * they are buffered (docs/admin.md).
  */
 const maxRequestBodySize = 64 * 1024;
 

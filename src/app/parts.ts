@@ -90,7 +90,7 @@ export function startParts(options: PartsOptions) {
     gateways: polled.map((gateway) => ({ id: gateway.id, heartbeatMs: gateway.heartbeatMs })),
   });
   // Each consumer keeps and retries what the store refused; this is the last line,
-  // so that nothing a consumer throws ever stops a poll channel (issue 16, defect 1).
+  // so that nothing a consumer throws ever stops a poll channel.
   const modbusLog = logger.child({ part: "modbus" });
   const guarded =
     <A extends unknown[]>(what: string, deliver: (...args: A) => void) =>

@@ -1,5 +1,5 @@
 /**
- * Register writes (issue 19) from the API and the admin page: through the gateway's
+ * Register writes from the API and the admin page: through the gateway's
  * own poller, with every attempt stored in the audit together with its
  * `register.written` event. After a timeout (outcome unknown) the write is not sent
  * again: the register is read once more between polls and the audit records what

@@ -20,7 +20,7 @@ export interface Schedule {
  * The time below which retention deletes readings: the retention before the
  * earlier of the trusted wall clock (a step forward believed only once it held
  * an hour) and the newest stored reading, so a clock jump never deletes history
- * (issue 16, defect 3; docs/reliability.md, "Clock steps").
+ * (docs/reliability.md, "Clock steps").
  */
 export function retentionCutoff(
   trusted: TrustedWallClock,
@@ -76,7 +76,7 @@ export function scheduleRetention(
           },
           "retention pruned readings",
         );
-        // The write audit is kept like history (issue 19).
+        // The write audit is kept like history.
         let auditDeleted = 0;
         for (
           let batch = store.writes.deleteOlderThan(cutoff, 5000);
@@ -169,7 +169,7 @@ export function scheduleAutomations(
     if (!automation.enabled || automation.trigger.kind !== "schedule") return [];
     const org = store.organizations.findByKey(automation.orgKey);
     if (org === null) return [];
-    // A run the store refused is logged, never thrown from the timer (issue 16, defect 1).
+    // A run the store refused is logged, never thrown from the timer.
     const onError = (error: unknown) =>
       logger.error({ err: error, automation: automation.name }, "scheduled automation failed");
     return [new Cron(automation.trigger.cron, { catch: onError }, () => rules.runScheduled(automation, org.id))];

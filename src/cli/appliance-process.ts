@@ -27,7 +27,7 @@ export async function runAppliance(
   }
   // The serving process never waits long for another process's lock: a write is
   // synchronous and would hold every request; its writers retry on timers instead
-  // (issue 16, defect 2). The short CLI commands keep the default and may wait.
+  //. The short CLI commands keep the default and may wait.
   const store = openStore(dataDir, { busyTimeoutMs: servingBusyTimeoutMs });
   keepRunningOnStrayErrors(logger);
   let started: Awaited<ReturnType<typeof start>>;
@@ -55,7 +55,7 @@ const servingBusyTimeoutMs = 20;
 /**
  * The last line, not the fix: every writer catches and retries what the store
  * refuses, but an error that still escapes to the event loop is logged and the
- * appliance goes on serving rather than ending (issue 16, defect 1).
+ * appliance goes on serving rather than ending.
  */
 function keepRunningOnStrayErrors(logger: Logger): void {
   process.on("unhandledRejection", (reason) => logger.error({ err: reason }, "unhandled rejection; still running"));

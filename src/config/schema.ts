@@ -117,7 +117,7 @@ export const retentionSchema = Type.Object(
 export const storageSchema = Type.Object(
   {
     // Readings wait in memory at most this long before one commit writes them:
-    // what a power cut can lose, against how often the card is written (issue 17).
+    // what a power cut can lose, against how often the card is written.
     commit_interval_s: Type.Integer({ minimum: 1, maximum: 300, default: defaults.commitIntervalS }),
   },
   { ...strict, default: {} },
@@ -177,14 +177,14 @@ export const organizationSchema = Type.Object(
     id: Type.Optional(uuid),
     name: nonEmpty,
     customers: listOf(customerSchema),
-    // Register writes through the API (issue 19): off until enabled, spec section 5.8.
+    // Register writes through the API: off until enabled, spec section 5.8.
     writes_enabled: Type.Boolean({ default: false }),
   },
   strict,
 );
 
 // Longest wait between two attempts to (re)connect a bus's link: a peer that comes
-// back is polled again within this (issue 16, defect 10; docs/polling.md). Left
+// back is polled again within this (docs/polling.md). Left
 // out: modbus/polling-config.ts's default (30 s).
 const reconnectMaxS = Type.Optional(Type.Integer({ minimum: 1, maximum: 3600 }));
 

@@ -53,7 +53,7 @@ export function seedDemo(target: DemoSeedStore, inventory: Inventory, now: numbe
     for (const register of target.registers(gateway.id)) {
       if (register.dataType === "string") continue;
       const meta = { ...register, unit: units.get(register.uuid)?.unit ?? register.unit };
-      // Backfill and live storage agree (issue 16, defect 11): backfilled values sit
+      // Backfill and live storage agree: backfilled values sit
       // on the live storage grid up to the current period, which ingest then
       // counts as stored, and start a storage interval after what is stored.
       const from = Math.max(

@@ -3,7 +3,7 @@
  * server whose registers hold plausible values that change with time. Addresses
  * the map does not define answer exception 2 (illegal data address), as a real
  * device does. A holding register or coil that is written keeps the written value
- * from then on (issue 19: the demo's setpoint can be set from the admin page).
+ * from then on (the demo's setpoint can be set from the admin page).
  */
 import type { AddressInfo } from "node:net";
 import { ServerTCP } from "modbus-serial";

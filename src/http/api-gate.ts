@@ -54,7 +54,7 @@ export function passApiGate(deps: GateDeps, state: RequestState, request: Reques
   // Requests without a usable key are counted per client address (spec section 8).
   // An address that has used up that allowance this minute is refused before its
   // key is even looked up: otherwise the 401 would be decided first and guessing
-  // would never be throttled (issue 16, defect 9).
+  // would never be throttled.
   const anonymous = `anon:${clientAddress}`;
   if (deps.limiter.exhausted(anonymous, deps.defaultLimitPerMinute)) {
     const decision = deps.limiter.take(anonymous, deps.defaultLimitPerMinute);
@@ -78,7 +78,7 @@ export function passApiGate(deps: GateDeps, state: RequestState, request: Reques
   if (principal !== null) deps.recordKeyUse?.(principal.id, deps.now());
   if (!decision.allowed) throw rateLimited(decision);
   state.principal = principal;
-  // The register write (issue 19) is routed: its controller decides write_not_enabled per organisation.
+  // The register write is routed: its controller decides write_not_enabled per organisation.
   if (!readMethods.has(request.method) && !(request.method === "PUT" && registerWritePath.test(pathOf(request.url)))) {
     throw new CodedError(
       "write_not_enabled",

@@ -176,7 +176,7 @@ export function createHttpApp(deps: HttpAppDeps) {
       if (code === "NOT_FOUND") {
         // Bun resolves dot segments before fieldhub sees the path (/v1/%2e%2e/x
         // arrives as /x), so an unrouted path may have begun as /v1: it carries
-        // the rate-limit headers too (spec section 4; issue 16, defect 12).
+        // the rate-limit headers too (spec section 4).
         if (!isApiPath(request.url))
           Object.assign(stateOf(request).headers, anonymousRateHeaders(gateDeps, clientAddressOf(server, request)));
         return fail(request, "not_found", "No such path.");
@@ -190,7 +190,7 @@ export function createHttpApp(deps: HttpAppDeps) {
       const unwritable = storeRefusal(error);
       if (unwritable !== null) {
         // A full disk or another process's lock: the admin change is not made, and
-        // the client is told so, not given a 500 (issue 16, defect 1).
+        // the client is told so, not given a 500.
         logger.warn({ request_id: stateOf(request).requestId, reason: unwritable }, "store refused a write");
         return fail(
           request,
@@ -234,7 +234,7 @@ function clientAddressOf(
  * The path of `url`. Without a usable Host header (HTTP/1.0, or a Host that is no
  * host name) Bun hands over the bare request target ("/v1/devices"), not an
  * absolute URL: both forms are read here, without `new URL`, which throws on the
- * second (issue 16, defect 6).
+ * second.
  */
 function pathOf(url: string): string {
   const start = url.startsWith("/") ? 0 : url.indexOf("/", url.indexOf("//") + 2);

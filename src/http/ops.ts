@@ -10,7 +10,7 @@ import type { Store } from "../store/index.ts";
 /** A part that can say it is unwell (ingest failing to write, for example). */
 export type HealthCheck = () => { ok: true } | { ok: false; problem: string };
 
-/** /healthz writes to the store at most this often; calls in between reuse the answer (issue 16, defect 13). */
+/** /healthz writes to the store at most this often; calls in between reuse the answer. */
 const storeCheckEveryMs = 3_000;
 
 export function opsRoutes(store: Store, registry: MetricsRegistry, checks: readonly HealthCheck[] = []) {

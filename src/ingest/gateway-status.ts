@@ -112,7 +112,7 @@ export function createGatewayStatusTracker(options: {
     } catch (error) {
       // Not written, so not reported: the state in memory, onChange and the
       // webhook wait for a write that succeeds. The next poll (online) or check
-      // (offline, every second) tries again (issue 16, defect 2).
+      // (offline, every second) tries again.
       writeFailed(error, "gateway status write");
       return;
     }

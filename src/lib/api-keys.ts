@@ -3,7 +3,7 @@
 export const apiScopes = ["devices:read", "registers:read", "alerts:read", "registers:write"] as const;
 export type ApiScope = (typeof apiScopes)[number];
 
-/** Writing registers (issue 19); a sandbox key never carries it (spec section 5.6: read-only). */
+/** Writing registers; a sandbox key never carries it (spec section 5.6: read-only). */
 export const writeScope: ApiScope = "registers:write";
 
 /** A sandbox key's default limit, per client address. */

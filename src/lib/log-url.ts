@@ -1,8 +1,7 @@
 /**
  * A URL as the log may show it: scheme, host, port and path, without user
  * name, password, query string or fragment. Webhook URLs often carry a token
- * in one of those, and the log is read by more people than the store (issue 16,
- * defect 13).
+ * in one of those, and the log is read by more people than the store.
  */
 export function urlForLog(url: string): string {
   const parsed = URL.parse(url);

@@ -1,5 +1,5 @@
 /**
- * A register write's outcome (issue 19), shared by the Modbus layer that performs
+ * A register write's outcome, shared by the Modbus layer that performs
  * it, the audit that stores it and the HTTP door that answers it. Values are in
  * engineering units.
  */

@@ -114,7 +114,7 @@ export function startGatewayPoller(options: PollerOptions) {
   const maxBackoffMs = options.maxBackoffMs ?? 300_000;
   // A link is retried more often than a silent device is probed: a failed connect
   // costs the bus nothing, and a peer that comes back should be polled within
-  // seconds, not minutes (issue 16, defect 10); nor less often than a device is probed.
+  // seconds, not minutes; nor less often than a device is probed.
   const reconnectMaxMs = Math.min(gateway.reconnectMaxMs ?? defaultReconnectMaxMs, maxBackoffMs);
   const failingRegisterRetryMs = options.failingRegisterRetryMs ?? 600_000;
   const health = options.health ?? createDeviceHealthBoard();
@@ -150,7 +150,7 @@ export function startGatewayPoller(options: PollerOptions) {
 
   const channels = channelsOf(gateway);
   // Writes and read-backs queue on the channel of their device and run in its loop,
-  // between two poll cycles: never beside another request on that connection (issue 19).
+  // between two poll cycles: never beside another request on that connection.
   const jobs = new Map<string, ChannelJob[]>();
   const jobWakers = new Map<string, () => void>();
   const channelOfDevice = new Map<string, string>();

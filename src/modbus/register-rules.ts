@@ -114,7 +114,7 @@ export function registerProblems(
 }
 
 /**
- * A writable register (issue 19): a coil or holding register, with the bounds a write
+ * A writable register: a coil or holding register, with the bounds a write
  * may set, and a write function code that fits its data type.
  */
 function writeProblems(

@@ -1,6 +1,6 @@
 /**
  * From a value in engineering units to the raw value a writable register takes
- * (issue 19: raw = value / scale_factor, within [min, max], exactly representable in
+ * (raw = value / scale_factor, within [min, max], exactly representable in
  * the data type, or refused with the reason), and from a raw value to the request
  * payload. A bit of a holding register is written by changing that bit of the word
  * read just before (read-modify-write; see docs/polling.md for the race with other

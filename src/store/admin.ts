@@ -58,7 +58,7 @@ export interface AdminStore {
    * start, whichever comes first. `POST /admin/api/setup` spends it.
    */
   issueSetupToken(now?: number): string | null;
-  /** Whether `token` is the outstanding, unexpired setup token: one SHA-256, no password hash (issue 16, defect 13). */
+  /** Whether `token` is the outstanding, unexpired setup token: one SHA-256, no password hash. */
   setupTokenMatches(token: string, now: number): boolean;
   /**
    * Creates the first owner if `token` is the outstanding setup token and no admin

@@ -23,8 +23,7 @@ export function openConnection(path: string, busyTimeoutMs = 5000): SqliteConnec
   // crash (kill -9), only possibly the last commits on power loss.
   sqlite.exec("PRAGMA journal_mode = WAL");
   // Keep -wal and -shm on close: opening again then needs no new space, so a start
-  // on a full disk can still read (the shared-memory file cannot be created there;
-  // issue 16, defect 1).
+  // on a full disk can still read (the shared-memory file cannot be created there).
   if (path !== ":memory:") sqlite.fileControl(constants.SQLITE_FCNTL_PERSIST_WAL, 1);
   sqlite.exec("PRAGMA synchronous = NORMAL");
   sqlite.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);

@@ -11,7 +11,7 @@ export const eventTypes = [
   "alert.acknowledged",
   "alert.resolved",
   "automation.triggered",
-  // Added (spec section 9.2): a register write through the API or the admin page (issue 19).
+  // Added (spec section 9.2): a register write through the API or the admin page.
   "register.written",
 ] as const;
 /** Plus the test message, sent on request to one endpoint only (docs/webhooks.md). */

@@ -36,7 +36,7 @@ export interface Store {
   readonly organizations: OrganizationStore;
   readonly inventory: InventoryStore;
   readonly secrets: SecretStore;
-  /** Register writes and their audit (issue 19). */
+  /** Register writes and their audit. */
   readonly writes: WriteStore;
   /** Where the store lives (a file path, or `:memory:`). */
   readonly path: string;
@@ -51,7 +51,7 @@ export interface StoreOptions {
   /**
    * How long a write waits for another process's lock before it fails with
    * `database is locked` (ms). The serving process keeps this short: a write is
-   * synchronous, so a long wait stalls every request (issue 16, defect 2); its
+   * synchronous, so a long wait stalls every request; its
    * writers retry on a timer instead. The short CLI commands may wait. Default 5000.
    */
   busyTimeoutMs?: number;
@@ -60,8 +60,7 @@ export interface StoreOptions {
 /**
  * Opens (creating if needed) the store in DIR and brings its schema up to date.
  * DIR is made 0700 and the store's files 0600, whoever creates them, and a looser
- * existing store is tightened: it holds webhook signing secrets and the cursor key
- * (issue 16, defect 13).
+ * existing store is tightened: it holds webhook signing secrets and the cursor key.
  */
 export function openStore(dataDir: string, options: StoreOptions = {}): Store {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
@@ -109,7 +108,7 @@ export function openStoreFile(path: string, options: StoreOptions = {}): Store {
       touch.run(new Date().toISOString());
     },
     close: () => {
-      // A clean close keeps the latest values read (issue 17: not written every flush).
+      // A clean close keeps the latest values read (not written every flush).
       readings.persistLatest();
       connection.sqlite.close();
     },

@@ -91,8 +91,7 @@ function syncInventory(db: Db, inventory: Inventory, now: number): void {
 }
 
 /**
- * An organisation that left the config loses its access for good (issue 16,
- * defect 8): its keys are revoked, its webhook endpoints paused, and its row
+ * An organisation that left the config loses its access for good: its keys are revoked, its webhook endpoints paused, and its row
  * gives up its key and uuid, so adding the same key again makes a new
  * organisation that inherits neither. Its history stays.
  */

@@ -1,5 +1,5 @@
 /**
- * Each register's latest value read, held in memory (issue 17: latest values are
+ * Each register's latest value read, held in memory (latest values are
  * not rewritten to disk every second). The readings store moves them as ingest
  * hands them over; the registers store reads them from here. They are written to
  * `registers.latest_*` rarely: at a period close, every `persistEveryMs`, and when

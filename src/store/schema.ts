@@ -341,7 +341,7 @@ export const adminSessions = sqliteTable(
 );
 
 /**
- * Reading history in compressed blocks (issue 17; store/history/). Closed periods
+ * Reading history in compressed blocks (store/history/). Closed periods
  * (a UTC day by default) live in `history_blocks`, one or more encoded blocks per
  * register and period. The key leads with the period, so closing a period appends
  * at the end of the B-tree (few pages written) and retention drops a key prefix.
@@ -390,7 +390,7 @@ export const historyState = sqliteTable("history_state", {
 });
 
 /**
- * The audit of register writes (issue 19): every attempt through the API or the admin
+ * The audit of register writes: every attempt through the API or the admin
  * page, whatever its result; pruned with the readings' retention. Values are in
  * engineering units.
  */

@@ -1,5 +1,5 @@
 /**
- * Register writes (issue 19): the register a write targets, and the audit of every
+ * Register writes: the register a write targets, and the audit of every
  * attempt with its `register.written` event. Values are in engineering units.
  */
 import { randomUuid } from "../lib/ids.ts";

@@ -69,7 +69,7 @@ export function startDispatcher(options: DispatcherOptions) {
   const inFlight = new Set<number>();
   const inFlightPerEndpoint = new Map<number, number>();
   const running = new Set<Promise<void>>();
-  /** Outcomes the store refused (full disk, held lock): kept in flight and written again (issue 16, defect 1). */
+  /** Outcomes the store refused (full disk, held lock): kept in flight and written again. */
   const unwritten = new Map<number, { endpointId: number; write: () => void }>();
   let lastWriteTry = 0;
   let writeError: string | null = null;
@@ -150,7 +150,7 @@ export function startDispatcher(options: DispatcherOptions) {
    * Starts attempts for due messages within the bounds; whether it started any.
    * Endpoints are served in turn, one message each per round, each up to its free
    * slots: a receiver that never answers fills its own slots only, and a backlog
-   * queued to it never stands before another endpoint's messages (issue 16, defect 7).
+   * queued to it never stands before another endpoint's messages.
    */
   function fill(): boolean {
     if (inFlight.size >= concurrency) return false;

@@ -176,7 +176,7 @@ export function endpointService(store: Store, now: () => number) {
     /**
      * The delivery log, also of a deleted endpoint. `excerpts: false` leaves out
      * what receivers answered (up to 512 bytes of whatever a LAN service said):
-     * viewers do not see it (issue 16, defect 13).
+     * viewers do not see it.
      */
     deliveries(id: string, limit = 50, { excerpts = true }: { excerpts?: boolean } = {}) {
       const row = queries.endpointEvenDeleted(id.toLowerCase());

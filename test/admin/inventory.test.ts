@@ -182,7 +182,7 @@ describe("last_used_at of an API key", () => {
   });
 });
 
-describe("register writes from the admin page (issue 19)", () => {
+describe("register writes from the admin page", () => {
   const setpoint = stableUuid("register", "ACME-1", "Climate computer", "setpoint");
 
   test("the gateway view gives a writable register's bounds and the organisation's writes_enabled", async () => {

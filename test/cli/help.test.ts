@@ -1,6 +1,6 @@
 /**
  * `--help` on every command, usage errors that show one command's usage, and
- * `--data` that must name an existing store (issue 18, items 4 and 5). The list
+ * `--data` that must name an existing store. The list
  * of commands comes from the CLI's own table, so a new command cannot miss these
  * tests; each runs the CLI as a process.
  */

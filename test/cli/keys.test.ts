@@ -185,7 +185,7 @@ describe("keys create while serve runs", () => {
   });
 });
 
-describe("keys create --scopes registers:write (issue 19)", () => {
+describe("keys create --scopes registers:write", () => {
   test("is accepted and listed with the key", async () => {
     const created = await createKey("writer", [], "registers:read,registers:write");
     const listed = (await listKeys()).find((key) => key.name === "writer");

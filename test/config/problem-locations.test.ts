@@ -1,5 +1,5 @@
 /**
- * Config problems a person can find (issue 18 item 6, docs/config.md): each has
+ * Config problems a person can find (docs/config.md): each has
  * the file's line and column and the path with list items named, next to the
  * `<path>: <message>` form scripts read. In process (checkConfig) and through
  * `fieldhub config check FILE` as a process.

@@ -189,7 +189,7 @@ test("several broken registers are all reported", () => {
   ]);
 });
 
-describe("writable registers (issue 19)", () => {
+describe("writable registers", () => {
   test("a writable register gives min and max, and gets the write function that fits its data type", () => {
     expect(
       decodingOf({ address: 0, data_type: "int16", scale_factor: 0.1, writable: true, min: 5, max: 30 })?.write,

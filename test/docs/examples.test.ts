@@ -1,6 +1,6 @@
 /**
  * Every curl and `fieldhub` example in README.md and docs/*.md code blocks runs as
- * printed against a running demo (issue 18 item 7), and so do the hints the CLI
+ * printed against a running demo, and so do the hints the CLI
  * prints. The demo stands in for the box the docs talk about: its address replaces
  * 127.0.0.1:8080 / localhost:8080, its data directory replaces /var/lib/fieldhub, and
  * `fieldhub` is this checkout. Examples that cannot run here are listed in `skipped`,

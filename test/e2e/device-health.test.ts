@@ -1,5 +1,5 @@
 /**
- * Per-device health and text registers through the public doors (issue 18, items
+ * Per-device health and text registers through the public doors (items
  * 1 and 2): `fieldhub serve` polls Debian's pymodbus over Modbus TCP (one device
  * that answers but refuses one register, one wrong unit id the peer ignores) and over a serial line (a socat pty pair, a wrong unit id that
  * gets no answer at all). GET /v1/devices/{id} shows each device's health,

@@ -1,5 +1,5 @@
 /**
- * Register writes (issue 19) end to end through fieldhub's public doors: `fieldhub
+ * Register writes end to end through fieldhub's public doors: `fieldhub
  * serve` polls Debian's pymodbus over Modbus TCP and over a serial line (a socat pty
  * pair); values are written with PUT /v1/devices/{id}/registers/{register_id} and
  * checked by an independent pymodbus client (TCP) or the peer's own datastore (RTU,

@@ -1,5 +1,5 @@
 /**
- * Issue 16, defect 3: the wall clock of a running `serve` is stepped with
+ * The wall clock of a running `serve` is stepped with
  * libfaketime (test/faults/harness/clock.ts), as NTP steps a box without a
  * real-time clock. Stepping back after a day in the future stopped polling,
  * froze latest values in the future, never reported a dead device offline and
@@ -81,7 +81,7 @@ async function startSteppedSite(name: string, retentionDays?: number) {
   return { workDir, clock, peer, server, key, get, gateway, latestTs, history };
 }
 
-describe.skipIf(!hasFaketime || !hasPymodbus).concurrent("defect 3: clock steps", () => {
+describe.skipIf(!hasFaketime || !hasPymodbus).concurrent("clock steps", () => {
   test("a day forward and back: polling goes on, latest values follow the clock, a dead device goes offline, a key revoked in the future stays revoked", async () => {
     const site = await startSteppedSite("step");
     const revoked = await createKey(site.server.dataDir, "site");

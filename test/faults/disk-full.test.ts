@@ -1,5 +1,5 @@
 /**
- * Issue 16, defect 1: with the data directory on a small filesystem that fills,
+ * With the data directory on a small filesystem that fills,
  * `serve` died within a second (SQLITE_FULL from the gateway status timer, or an
  * unhandled rejection in the webhook dispatcher), and a restart on the full disk
  * exited in the inventory sync. Wanted: no store error ends the process; reads

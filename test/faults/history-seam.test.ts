@@ -1,5 +1,5 @@
 /**
- * Issue 16, defect 11: the demo backfills history every 5 minutes up to its
+ * The demo backfills history every 5 minutes up to its
  * start and then stores live readings once a minute; where the two meet, two
  * stored readings of one register were 35 s apart (the spec: at most one stored
  * value a minute). Made deterministic with libfaketime: the demo starts at

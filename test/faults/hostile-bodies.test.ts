@@ -1,5 +1,5 @@
 /**
- * Issue 16, defect 5: /admin/api read and parsed request bodies before the
+ * Before the fix, /admin/api read and parsed request bodies before the
  * session check and the login limiter, and Bun accepts up to 128 MB a body: ten
  * concurrent 120 MB POSTs took a real serve from 90 MB to 3.9 GB. Wanted: no
  * body is read before the session and CSRF checks except on login and setup,

@@ -1,5 +1,5 @@
 /**
- * Issue 16, defect 10: after a Modbus TCP peer comes back, its gateway stayed
+ * After a Modbus TCP peer comes back, its gateway stayed
  * offline for minutes because the reconnect backoff doubled up to 5 minutes. The
  * cap is now per bus (`reconnect_max_s`, 30 s by default); here 2 s, so the test
  * shows a peer that was away for 16 s (long past 1+2+4+8 s of doubling) being

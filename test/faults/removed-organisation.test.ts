@@ -1,5 +1,5 @@
 /**
- * Issue 16, defect 8: an organisation removed from the config kept its access
+ * An organisation removed from the config kept its access
  * after a restart: its keys answered 200, its webhook endpoints stayed enabled,
  * and `keys create --org` still accepted it. Wanted: removal ends access,
  * permanently (re-adding the same key does not bring the old keys back).

@@ -1,5 +1,5 @@
 /**
- * Issue 16, defect 4: a second `serve` (or `demo`) on the data directory of a
+ * A second `serve` (or `demo`) on the data directory of a
  * running one started silently: both polled, every webhook went out twice.
  * Wanted: one process owns a data directory (an OS file lock, released by the
  * kernel on kill -9); a second exits non-zero at once naming the directory and

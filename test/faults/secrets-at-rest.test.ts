@@ -1,5 +1,5 @@
 /**
- * Issue 16, defect 13: the store holds webhook signing secrets and the cursor
+ * The store holds webhook signing secrets and the cursor
  * key, yet `serve` made the data directory 0755 and the database files 0644;
  * the admin setup token went into the structured log as a field at every start,
  * and `POST /admin/api/setup` hashed a password before checking the token, with

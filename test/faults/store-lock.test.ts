@@ -1,5 +1,5 @@
 /**
- * Issue 16, defects 1 and 2 under a held lock: another process (Debian's sqlite3)
+ * Store errors under a held lock: another process (Debian's sqlite3)
  * holds the store's write lock for 12 s while `serve` polls a live peer. Reads
  * took up to 9.6 s (the 5 s busy timeout blocks the event loop on a write), a
  * false `offline` then `online` went out as webhooks, and `database is locked`

@@ -1,5 +1,5 @@
 /**
- * Issue 16, defect 7: the dispatcher takes the oldest due messages while each
+ * The dispatcher takes the oldest due messages while each
  * endpoint may have 4 in flight, so a backlog for a receiver that never answers
  * starved every other endpoint (a test message to a healthy one took 310 s).
  * Wanted: endpoints are served fairly: with 1,000 messages queued to a receiver

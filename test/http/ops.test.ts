@@ -19,7 +19,7 @@ test("/healthz answers 200 while the store takes writes, 503 with the reason whe
 
   sqliteOf(site.store).exec("PRAGMA query_only = ON");
   try {
-    // The store is written at most once every 3 s (issue 16, defect 13): the answer
+    // The store is written at most once every 3 s: the answer
     // just given stands until then, however often /healthz is asked.
     expect((await fetch(`${site.baseUrl}/healthz`)).status).toBe(200);
     await Bun.sleep(3_100);

@@ -1,5 +1,5 @@
 /**
- * Per-request logs off by default (issue 18 item 8, docs/config.md): a gateway
+ * Per-request logs off by default (docs/config.md): a gateway
  * polled every second must not fill its journal with a line per request. Refusals
  * and errors are still logged; `api.log_requests: true` (or
  * FIELDHUB_LOG_REQUESTS=1) logs every request. Through `fieldhub serve` as a process.

@@ -57,7 +57,7 @@ test("an answer brings an offline gateway online, with device.online and previou
       },
     },
   ]);
-  // Further answers move last_seen, without new events; it is written once a minute (issue 17: few writes).
+  // Further answers move last_seen, without new events; it is written once a minute (few writes).
   site.clock.advance(5_000);
   tracker.answered(ids.acmeGateway2, site.clock.now());
   tracker.check();

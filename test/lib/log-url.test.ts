@@ -1,4 +1,4 @@
-/** URLs in the log lose credentials, query strings and fragments (issue 16, defect 13). */
+/** URLs in the log lose credentials, query strings and fragments. */
 import { expect, test } from "bun:test";
 import { urlForLog } from "../../src/lib/log-url.ts";
 

@@ -33,7 +33,7 @@ export function adminAuthRoutes(context: AdminContext) {
       `${adminPrefix}/setup`,
       async ({ request, body, server }) => {
         // Throttled and the token checked (one SHA-256) before the password hash,
-        // so guessing costs the box nothing (issue 16, defect 13).
+        // so guessing costs the box nothing.
         const address = server?.requestIP(request)?.address ?? "unknown";
         const decision = loginLimiter.take(`setup:${address}`, loginLimit);
         if (!decision.allowed) {

@@ -1,7 +1,7 @@
 /**
  * The JSON body of an unauthenticated admin request (login, setup), read with a
  * cap: anyone on the LAN may send these, so no more than a few KB is ever read
- * into memory, and a larger body is refused at once (issue 16, defect 5).
+ * into memory, and a larger body is refused at once.
  */
 import { CodedError } from "../../lib/errors.ts";
 

@@ -17,7 +17,7 @@ export interface AdminDeps {
   problem(request: Request, code: ErrorCode, detail?: string, headers?: Record<string, string>): Response;
   /** Called after a change that recorded an event (wakes webhook delivery). */
   onEvent?: () => void;
-  /** Register writes through the pollers (issue 19); absent: nothing can be written. */
+  /** Register writes through the pollers; absent: nothing can be written. */
   writeRegister?: RegisterWriter;
   /** Login attempts per client address per minute (default 10). */
   loginLimitPerMinute?: number;

@@ -55,7 +55,7 @@ export function adminRoutes(deps: AdminDeps) {
     new Elysia({ name: "admin-api" })
       // On arrival, before any byte of the body is read: a request without a
       // session (or a change without its CSRF token) is refused whatever it
-      // carries, so an unauthenticated body costs no memory (issue 16, defect 5).
+      // carries, so an unauthenticated body costs no memory.
       .onRequest(({ request }) => {
         const path = pathOf(request.url);
         if (!path.startsWith(`${adminPrefix}/`) || publicRoutes.has(path)) return;

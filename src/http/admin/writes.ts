@@ -1,5 +1,5 @@
 /**
- * Register writes from the admin page (issue 19, docs/admin.md): the audit of every
+ * Register writes from the admin page (docs/admin.md): the audit of every
  * attempt, and setting a writable register's value from the gateway view. Owners and
  * admins only (the router refuses a viewer's change); the organisation must have
  * writes enabled, as for the API (spec section 5.8).

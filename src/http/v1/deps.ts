@@ -27,7 +27,7 @@ export interface V1Deps {
   deviceHealth: DeviceHealthReader;
   cursorSecret: Buffer;
   stateOf(request: Request): RequestState;
-  /** Register writes (issue 19); absent in an app without pollers. */
+  /** Register writes; absent in an app without pollers. */
   writeRegister?: RegisterWriter;
   /** A JSON success response with the request's headers (request id, rate limit). */
   json(request: Request, body: unknown): Response;

@@ -1,5 +1,5 @@
 /**
- * Reading history in compressed blocks (issue 17): the store-internal engine the
+ * Reading history in compressed blocks: the store-internal engine the
  * readings operations will sit on. Readings of the open period(s) are appended to
  * `history_tail` (and held in memory by register, tail.ts); when a period has
  * ended (plus a grace for late polls), each register's readings of it are encoded

@@ -1,4 +1,4 @@
--- Reading history in compressed blocks (issue 17; src/store/history/): closed
+-- Reading history in compressed blocks (src/store/history/): closed
 -- periods as encoded blocks keyed by (period, register, first second), WITHOUT
 -- ROWID so the key is the table; the open periods' readings in an append-only
 -- rowid table without index. Not yet read or written by the readings operations.

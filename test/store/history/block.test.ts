@@ -1,5 +1,5 @@
 /**
- * The block codec round-trips every reading exactly (issue 17, target 4: integers
+ * The block codec round-trips every reading exactly (integers
  * exact, float32 bit-exact, float64 exact, null kept), property style: seeded
  * random series of every shape the plant produces and the edge values of each type.
  */

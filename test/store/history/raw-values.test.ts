@@ -1,5 +1,5 @@
 /**
- * Raw values come back exactly as recorded (issue 17, target 4): integers exact,
+ * Raw values come back exactly as recorded: integers exact,
  * float32 bit for bit, float64 exact, null kept; also NaN and -0, which SQLite's
  * REAL would turn into NULL and 0. Read from the open tail in memory, from the
  * tail table after a reopen, and from blocks once the period closed.

@@ -1,5 +1,5 @@
 /**
- * Upgrade from the one-row-per-reading layout (issue 17, target 5): a store as
+ * Upgrade from the one-row-per-reading layout: a store as
  * the previous release wrote it (migrations up to 0007, history in `readings`) is
  * converted on open, every reading kept exactly (integers, float32 bit for bit,
  * float64, null); a conversion killed midway (kill -9 of a real process) carries
@@ -32,7 +32,7 @@ const journal = JSON.parse(readFileSync(join(migrationsDir, "meta", "_journal.js
 const upgradeMigration = journal.entries.find((entry) => entry.tag.endsWith("_history_upgrade"));
 
 /**
- * A store as the release before issue 17 left it: every migration before the
+ * A store as the release before the block history left it: every migration before the
  * history upgrade applied, history rows in `readings` (migration 0006's layout).
  */
 function legacyStore(dataDir: string, rows: ReadingRow[]): void {
