@@ -192,8 +192,13 @@ async function exportHistory(argv: string[]): Promise<void> {
   }
 }
 
-/** Readings per transaction: large enough that a batch appends many rows to each register's last page (far fewer pages written per reading), small enough not to hold a running server's writes long. */
-const importBatchRows = 100_000;
+/**
+ * Readings per transaction. New readings append to the history tail (its last pages),
+ * so a batch's size no longer decides the pages written; a small batch keeps the
+ * garbage between the full collections after each commit, and so the peak memory, low
+ * (docs/benchmarks.md, "History export, import and mirror").
+ */
+const importBatchRows = 20_000;
 /** With --on-error skip, this many errors are printed; the rest only counted. */
 const printedErrors = 10;
 
@@ -255,10 +260,15 @@ async function importHistory(argv: string[]): Promise<void> {
     let committedThrough = 0;
     let firstError: string | null = null;
 
-    const commit = () => {
+    const commit = async () => {
       const result = store.readings.importReadings(batch, periods);
       counts.stored += result.stored;
       counts.skipped += result.skipped;
+      // Periods the import has moved past are closed into blocks now, as serve's
+      // minutely job would: the open part (held in memory too) stays about a period.
+      let newest = Number.NEGATIVE_INFINITY;
+      for (const row of batch) if (row[1] > newest) newest = row[1];
+      if (batch.length > 0) await store.readings.closePeriods(Math.min(newest, Date.now()));
       batch = [];
       committedThrough = lineNumber;
       // A batch leaves a few hundred thousand short-lived objects; collecting them now
@@ -306,12 +316,12 @@ async function importHistory(argv: string[]): Promise<void> {
           if (!(error instanceof RowError)) throw error;
           fail(recordLine, error.message);
         }
-        if (batch.length >= importBatchRows) commit();
+        if (batch.length >= importBatchRows) await commit();
       }
       progress.update(counts.read, size === null || size === 0 ? null : chunk.bytes / size);
     }
     if (open !== "") fail(openSince, "unterminated quoted field");
-    commit();
+    await commit();
     const errors = counts.errors > 0 ? `; ${counts.errors} rows with errors skipped (first: ${firstError})` : "";
     progress.done(
       `imported ${counts.read} rows: ${counts.stored} stored, ${counts.skipped} skipped as already stored or within an occupied storage period${errors}`,
