@@ -85,6 +85,8 @@ process.once("exit", () => {
 export interface PostgresOptions {
   /** shared_buffers (default 64MB: several test files may run servers at once). */
   sharedBuffers?: string;
+  /** Keep fsync, full page writes and synchronous commit on, as in service (benchmarks); tests turn them off. */
+  durable?: boolean;
 }
 
 export async function startPostgres(options: PostgresOptions = {}): Promise<PrivatePostgres> {
@@ -120,12 +122,9 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Priv
       root,
       "-c",
       "listen_addresses=127.0.0.1",
-      "-c",
-      "fsync=off",
-      "-c",
-      "synchronous_commit=off",
-      "-c",
-      "full_page_writes=off",
+      ...(options.durable === true
+        ? []
+        : ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"]),
       "-c",
       `shared_buffers=${options.sharedBuffers ?? "64MB"}`,
       "-c",

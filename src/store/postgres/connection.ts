@@ -24,7 +24,13 @@ const migrationLockKey = 0x66_68_6d_67; // "fhmg"
  * bookkeeping table is `fieldhub_migrations`).
  */
 export async function openPostgres(url: string, options: PostgresOptions = {}): Promise<Sql> {
-  const sql = new Bun.SQL(url, { max: options.max ?? 4, onnotice: () => {} } as Bun.SQL.Options);
+  const sql = new Bun.SQL(url, {
+    max: options.max ?? 4,
+    // The store's statements are few and prepared once per connection; a custom plan
+    // for every execution cost more than running a page (docs/benchmarks.md,
+    // "Readings on PostgreSQL"), and partitions are pruned at run time either way.
+    connection: { plan_cache_mode: "force_generic_plan", application_name: "fieldhub" },
+  });
   try {
     await applyMigrations(sql);
   } catch (error) {

@@ -18,7 +18,7 @@ import type { Async } from "./async.ts";
 import { periodOf, periodSeconds } from "./blocks.ts";
 import { type CompactionOptions, compactBefore } from "./compaction.ts";
 import type { Sql } from "./connection.ts";
-import { page } from "./page.ts";
+import { DecodedBlocks, page } from "./page.ts";
 import { deleteOldestOf, pruneBefore, registersBefore } from "./retention.ts";
 
 type Implemented =
@@ -42,6 +42,7 @@ const deadlockDetected = "40P01";
 
 export class PgReadingStore implements Async<Pick<ReadingStore, Implemented>> {
   private readonly readingsPerBlock: number;
+  private readonly decoded = new DecodedBlocks();
 
   constructor(
     private readonly sql: Sql,
@@ -51,7 +52,9 @@ export class PgReadingStore implements Async<Pick<ReadingStore, Implemented>> {
   }
 
   page(query: Parameters<ReadingStore["page"]>[0]) {
-    return query.registerIds.length === 0 ? Promise.resolve({ rows: [], hasMore: false }) : page(this.sql, query);
+    return query.registerIds.length === 0
+      ? Promise.resolve({ rows: [], hasMore: false })
+      : page(this.sql, this.decoded, query);
   }
 
   /**
