@@ -8,7 +8,7 @@
  * A second held both in a block and in the tail (a resend not yet compacted) is
  * the block's: it was stored first.
  */
-import { type DecodedBlock, decodeBlock } from "../history/block.ts";
+import { type DecodedBlock, decodeBlock, lowerBound } from "../history/block.ts";
 import {
   boundSeconds,
   type ReadingRow,
@@ -126,6 +126,67 @@ async function fetch(
   return { blocks, tail };
 }
 
+/** Part of a decoded block inside a register's bounds: indices [from, to) in ascending time. */
+type Slice = { block: DecodedBlock; from: number; to: number };
+
+/**
+ * Walks one register's readings in page order over its block slices and its tail
+ * rows; a second held by both is the block's (stored first).
+ */
+class RegisterCursor {
+  seconds = 0;
+  raw: number | null = null;
+  private slice = 0;
+  private at: number;
+  private tailAt = 0;
+
+  constructor(
+    readonly registerId: number,
+    private readonly slices: Slice[],
+    private readonly tailSeconds: number[],
+    private readonly tailRaws: (number | null)[],
+    private readonly ascending: boolean,
+  ) {
+    const first = slices[0];
+    this.at = first === undefined ? 0 : ascending ? first.from : first.to - 1;
+  }
+
+  private blockHead(): number | null {
+    const slice = this.slices[this.slice];
+    return slice === undefined ? null : (slice.block.ts[this.at] as number);
+  }
+
+  private nextInBlocks(): void {
+    const slice = this.slices[this.slice] as Slice;
+    this.at += this.ascending ? 1 : -1;
+    if (this.at >= slice.from && this.at < slice.to) return;
+    this.slice++;
+    const next = this.slices[this.slice];
+    if (next !== undefined) this.at = this.ascending ? next.from : next.to - 1;
+  }
+
+  /** Moves to the next reading; false when there is none. */
+  advance(): boolean {
+    const fromBlock = this.blockHead();
+    const fromTail = this.tailSeconds[this.tailAt];
+    if (fromBlock === null && fromTail === undefined) return false;
+    const tailFirst =
+      fromBlock === null || (fromTail !== undefined && (this.ascending ? fromTail < fromBlock : fromTail > fromBlock));
+    if (tailFirst) {
+      this.seconds = fromTail as number;
+      this.raw = this.tailRaws[this.tailAt] ?? null;
+      this.tailAt++;
+      return true;
+    }
+    const slice = this.slices[this.slice] as Slice;
+    this.seconds = fromBlock;
+    this.raw = slice.block.nulls?.[this.at] === 1 ? null : (slice.block.values[this.at] as number);
+    if (fromTail === fromBlock) this.tailAt++;
+    this.nextInBlocks();
+    return true;
+  }
+}
+
 /** Up to `limit` readings of the registers within their bounds, merged in (ts, register id) order. */
 export async function readPage(
   sql: Sql,
@@ -140,11 +201,11 @@ export async function readPage(
     .map((b) => ({ ...b, from: Math.floor(b.low / periodSeconds) * periodSeconds }));
   if (bounds.length === 0 || limit <= 0) return [];
   const perRegister = 2 + Math.ceil(limit / 240);
-  const fromBlocks = new Map<number, Reading[]>();
-  const fromTail = new Map<number, Reading[]>();
+  const slices = new Map<number, { list: Slice[]; count: number }>();
+  const tails = new Map<number, { seconds: number[]; raws: (number | null)[] }>();
   for (const b of bounds) {
-    fromBlocks.set(b.registerId, []);
-    fromTail.set(b.registerId, []);
+    slices.set(b.registerId, { list: [], count: 0 });
+    tails.set(b.registerId, { seconds: [], raws: [] });
   }
   let pending = bounds;
   let first = true;
@@ -152,11 +213,9 @@ export async function readPage(
     const { blocks, tail } = await fetch(sql, pending, order, perRegister, first ? limit : null);
     if (first) {
       for (const row of tail) {
-        (fromTail.get(row.register_id) as Reading[]).push({
-          registerId: row.register_id,
-          ts: msOf(row.s),
-          rawValue: row.raw,
-        });
+        const held = tails.get(row.register_id) as { seconds: number[]; raws: (number | null)[] };
+        held.seconds.push(row.s);
+        held.raws.push(row.raw);
       }
     }
     first = false;
@@ -169,97 +228,55 @@ export async function readPage(
     const more: typeof pending = [];
     for (const b of pending) {
       const list = fetched.get(b.registerId) ?? [];
-      const rows = fromBlocks.get(b.registerId) as Reading[];
+      const held = slices.get(b.registerId) as { list: Slice[]; count: number };
       for (const hit of list) {
-        if (rows.length >= limit) break;
+        if (held.count >= limit) break;
         const block = decoded.of(hit);
-        const step = ascending ? 1 : -1;
-        for (let at = ascending ? 0 : block.count - 1; at >= 0 && at < block.count && rows.length < limit; at += step) {
-          const seconds = block.ts[at] as number;
-          if (seconds < b.low || seconds >= b.high) continue;
-          rows.push({
-            registerId: b.registerId,
-            ts: msOf(seconds),
-            rawValue: block.nulls?.[at] === 1 ? null : (block.values[at] as number),
-          });
-        }
+        const from = lowerBound(block.ts, block.count, b.low);
+        const to = lowerBound(block.ts, block.count, b.high);
+        if (to <= from) continue;
+        held.list.push({ block, from, to });
+        held.count += to - from;
       }
       const last = list[list.length - 1];
-      if (rows.length < limit && list.length === perRegister && last !== undefined) {
+      if (held.count < limit && list.length === perRegister && last !== undefined) {
         // Its blocks ran out before the page did: the next ones, past the last fetched.
         more.push(ascending ? { ...b, from: last.start_s + 1 } : { ...b, high: last.start_s });
       }
     }
     pending = more;
   }
-  const before = (a: Reading, b: Reading) =>
-    ascending ? a.ts - b.ts || a.registerId - b.registerId : b.ts - a.ts || b.registerId - a.registerId;
-  const lists: Reading[][] = [];
+  const heap: RegisterCursor[] = [];
   for (const b of bounds) {
-    const one = dedupe(
-      fromBlocks.get(b.registerId) as Reading[],
-      fromTail.get(b.registerId) as Reading[],
-      before,
-      limit,
-    );
-    if (one.length > 0) lists.push(one);
+    const tail = tails.get(b.registerId) as { seconds: number[]; raws: (number | null)[] };
+    const list = (slices.get(b.registerId) as { list: Slice[] }).list;
+    const cursor = new RegisterCursor(b.registerId, list, tail.seconds, tail.raws, ascending);
+    if (cursor.advance()) heap.push(cursor);
   }
-  return mergeLists(lists, before, limit);
-}
-
-/** One register's rows from blocks and tail in page order, a second held by both taken from the block (stored first). */
-function dedupe(blockRows: Reading[], tailRows: Reading[], before: (a: Reading, b: Reading) => number, limit: number) {
-  if (tailRows.length === 0) return blockRows;
-  if (blockRows.length === 0) return tailRows;
-  const rows: Reading[] = [];
-  let i = 0;
-  let j = 0;
-  while (rows.length < limit && (i < blockRows.length || j < tailRows.length)) {
-    const x = blockRows[i];
-    const y = tailRows[j];
-    if (y === undefined || (x !== undefined && before(x, y) < 0)) {
-      rows.push(x as Reading);
-      i++;
-    } else if (x === undefined || before(y, x) < 0) {
-      rows.push(y);
-      j++;
-    } else {
-      rows.push(x);
-      i++;
-      j++;
-    }
-  }
-  return rows;
-}
-
-/** The first `limit` rows of lists each in page order, merged through a heap of their heads. */
-function mergeLists(lists: Reading[][], before: (a: Reading, b: Reading) => number, limit: number): Reading[] {
-  if (lists.length === 1) return (lists[0] as Reading[]).slice(0, limit);
-  const heads = lists.map(() => 0);
-  const head = (list: number) => (lists[list] as Reading[])[heads[list] as number] as Reading;
-  const heap = lists.map((_, index) => index);
-  const less = (a: number, b: number) => before(head(a), head(b)) < 0;
+  const before = (a: RegisterCursor, b: RegisterCursor) =>
+    ascending
+      ? a.seconds < b.seconds || (a.seconds === b.seconds && a.registerId < b.registerId)
+      : a.seconds > b.seconds || (a.seconds === b.seconds && a.registerId > b.registerId);
   const siftDown = (start: number) => {
     let at = start;
     for (;;) {
       const left = 2 * at + 1;
       const right = left + 1;
       let best = at;
-      if (left < heap.length && less(heap[left] as number, heap[best] as number)) best = left;
-      if (right < heap.length && less(heap[right] as number, heap[best] as number)) best = right;
+      if (left < heap.length && before(heap[left] as RegisterCursor, heap[best] as RegisterCursor)) best = left;
+      if (right < heap.length && before(heap[right] as RegisterCursor, heap[best] as RegisterCursor)) best = right;
       if (best === at) return;
-      [heap[at], heap[best]] = [heap[best] as number, heap[at] as number];
+      [heap[at], heap[best]] = [heap[best] as RegisterCursor, heap[at] as RegisterCursor];
       at = best;
     }
   };
   for (let index = (heap.length >>> 1) - 1; index >= 0; index--) siftDown(index);
   const rows: Reading[] = [];
   while (rows.length < limit && heap.length > 0) {
-    const top = heap[0] as number;
-    rows.push(head(top));
-    heads[top] = (heads[top] as number) + 1;
-    if ((heads[top] as number) >= (lists[top] as Reading[]).length) {
-      const last = heap.pop() as number;
+    const top = heap[0] as RegisterCursor;
+    rows.push({ registerId: top.registerId, ts: msOf(top.seconds), rawValue: top.raw });
+    if (!top.advance()) {
+      const last = heap.pop() as RegisterCursor;
       if (heap.length === 0) break;
       heap[0] = last;
     }

@@ -91,9 +91,9 @@ const everything = (registerIds: number[]): ReadingsPageQuery => ({
 let pg: PrivatePostgres | null = null;
 const stores: PostgresStore[] = [];
 let databases = 0;
-async function freshStore(url?: string): Promise<PostgresStore> {
+async function freshStore(url?: string, readingsPerBlock?: number): Promise<PostgresStore> {
   const target = url ?? (await (pg as PrivatePostgres).database(`readings_${++databases}`));
-  const store = await openPostgresStore(target);
+  const store = await openPostgresStore(target, { readings: { readingsPerBlock } });
   stores.push(store);
   return store;
 }
@@ -107,116 +107,119 @@ afterAll(async () => {
 });
 
 describe.skipIf(!postgresAvailable)(`PostgreSQL readings (${postgresMissingReason})`, () => {
-  describe("pages over compacted blocks and the tail", () => {
-    let store: PostgresStore;
-    const model = new Model();
-    const random = seededRandom(17);
+  // Day-long blocks, and blocks of 7 readings: a page then needs more blocks of a
+  // register than its first read fetched (page.ts reads on).
+  for (const readingsPerBlock of [undefined, 7])
+    describe(`pages over compacted blocks and the tail (blocks of at most ${readingsPerBlock ?? "1440"} readings)`, () => {
+      let store: PostgresStore;
+      const model = new Model();
+      const random = seededRandom(17);
 
-    test("a batch and its resend store each (register, second) once; compaction moves ended days into blocks", async () => {
-      store = await freshStore();
-      const batch = plant(random, 8, day0, 2 * 24 * 60 + 300, 1); // two days and five hours
-      for (let at = 0; at < batch.length; at += 10_000) await store.readings.record(batch.slice(at, at + 10_000));
-      model.record(batch);
-      await store.readings.record(batch.slice(0, 5000)); // resent
-      expect(await store.readings.page(everything([1, 2, 3, 4, 5, 6, 7, 8]))).toEqual(
-        model.page(everything([1, 2, 3, 4, 5, 6, 7, 8])),
-      );
-      // Days 0 and 1 ended; day 2 stays in the tail.
-      expect(await store.readings.closePeriods(day0 + 2 * day + 5 * hour)).toBe(2);
-      expect(await store.readings.closePeriods(day0 + 2 * day + 5 * hour)).toBe(0);
-      expect(await store.readings.page(everything([1, 2, 3, 4, 5, 6, 7, 8]))).toEqual(
-        model.page(everything([1, 2, 3, 4, 5, 6, 7, 8])),
-      );
-    });
+      test("a batch and its resend store each (register, second) once; compaction moves ended days into blocks", async () => {
+        store = await freshStore(undefined, readingsPerBlock);
+        const batch = plant(random, 8, day0, 2 * 24 * 60 + 300, 1); // two days and five hours
+        for (let at = 0; at < batch.length; at += 10_000) await store.readings.record(batch.slice(at, at + 10_000));
+        model.record(batch);
+        await store.readings.record(batch.slice(0, 5000)); // resent
+        expect(await store.readings.page(everything([1, 2, 3, 4, 5, 6, 7, 8]))).toEqual(
+          model.page(everything([1, 2, 3, 4, 5, 6, 7, 8])),
+        );
+        // Days 0 and 1 ended; day 2 stays in the tail.
+        expect(await store.readings.closePeriods(day0 + 2 * day + 5 * hour)).toBe(2);
+        expect(await store.readings.closePeriods(day0 + 2 * day + 5 * hour)).toBe(0);
+        expect(await store.readings.page(everything([1, 2, 3, 4, 5, 6, 7, 8]))).toEqual(
+          model.page(everything([1, 2, 3, 4, 5, 6, 7, 8])),
+        );
+      });
 
-    test("random windows, orders, limits and cursors match the model", async () => {
-      for (let round = 0; round < 200; round++) {
-        const registers = [1, 2, 3, 4, 5, 6, 7, 8].filter(() => random() < 0.4);
-        if (registers.length === 0) registers.push(1 + Math.floor(random() * 8));
-        const since = day0 - hour + Math.floor(random() * 55 * hour);
-        const until = since + Math.floor(random() * 30 * hour);
-        const order = random() < 0.5 ? "asc" : "desc";
-        const limit = 1 + Math.floor(random() * (random() < 0.2 ? 3000 : 300));
-        const start = model.page({ registerIds: registers, since, until, order, limit: 1_000_000, after: null });
-        const pick = start.rows[Math.floor(random() * start.rows.length)];
-        const after = pick === undefined || random() < 0.3 ? null : { ts: pick.ts, registerId: pick.registerId };
-        const query: ReadingsPageQuery = { registerIds: registers, since, until, order, limit, after };
-        expect(await store.readings.page(query)).toEqual(model.page(query));
-      }
-    });
+      test("random windows, orders, limits and cursors match the model", async () => {
+        for (let round = 0; round < 200; round++) {
+          const registers = [1, 2, 3, 4, 5, 6, 7, 8].filter(() => random() < 0.4);
+          if (registers.length === 0) registers.push(1 + Math.floor(random() * 8));
+          const since = day0 - hour + Math.floor(random() * 55 * hour);
+          const until = since + Math.floor(random() * 30 * hour);
+          const order = random() < 0.5 ? "asc" : "desc";
+          const limit = 1 + Math.floor(random() * (random() < 0.2 ? 3000 : 300));
+          const start = model.page({ registerIds: registers, since, until, order, limit: 1_000_000, after: null });
+          const pick = start.rows[Math.floor(random() * start.rows.length)];
+          const after = pick === undefined || random() < 0.3 ? null : { ts: pick.ts, registerId: pick.registerId };
+          const query: ReadingsPageQuery = { registerIds: registers, since, until, order, limit, after };
+          expect(await store.readings.page(query)).toEqual(model.page(query));
+        }
+      });
 
-    test("since is inclusive and until exclusive to the millisecond, in blocks and in the tail", async () => {
-      for (const from of [day0 + hour, day0 + 2 * day + hour]) {
-        const [row] = model.page({
-          registerIds: [3],
-          since: from,
-          until: from + hour,
+      test("since is inclusive and until exclusive to the millisecond, in blocks and in the tail", async () => {
+        for (const from of [day0 + hour, day0 + 2 * day + hour]) {
+          const [row] = model.page({
+            registerIds: [3],
+            since: from,
+            until: from + hour,
+            order: "asc",
+            limit: 1,
+            after: null,
+          }).rows;
+          if (row === undefined) throw new Error("no reading");
+          const at = async (since: number, until: number) =>
+            (
+              await store.readings.page({ registerIds: [3], since, until, order: "asc", limit: 1, after: null })
+            ).rows.map((r) => r.ts);
+          expect(await at(row.ts, row.ts + 1)).toEqual([row.ts]);
+          expect(await at(row.ts + 1, row.ts + 60_000)).not.toContain(row.ts);
+          expect(await at(row.ts - 1, row.ts)).toEqual([]);
+        }
+      });
+
+      test("late readings and resends of compacted days: the first value stays, before and after the next compaction", async () => {
+        const late = [
+          { registerId: 5, ts: day0 + 90 * 60_000 + 30_500, rawValue: 12.25 },
+          { registerId: 6, ts: day0 + day + 7 * hour + 1_000, rawValue: null },
+        ];
+        // A resend of a compacted reading with another value: the stored one wins.
+        const [stored] = model.page({
+          registerIds: [2],
+          since: day0 + hour,
+          until: day0 + 2 * hour,
           order: "asc",
           limit: 1,
           after: null,
         }).rows;
-        if (row === undefined) throw new Error("no reading");
-        const at = async (since: number, until: number) =>
-          (await store.readings.page({ registerIds: [3], since, until, order: "asc", limit: 1, after: null })).rows.map(
-            (r) => r.ts,
+        const resend = [{ registerId: 2, ts: (stored as ReadingRow).ts, rawValue: -1 }];
+        await store.readings.record([...late, ...resend]);
+        await store.readings.record(late);
+        model.record([...late, ...resend]);
+        const query: ReadingsPageQuery = { ...everything([2, 5, 6]), since: day0, until: day0 + 2 * day };
+        expect(await store.readings.page(query)).toEqual(model.page(query));
+        expect(await store.readings.closePeriods(day0 + 2 * day + 5 * hour)).toBe(2);
+        expect(await store.readings.page(query)).toEqual(model.page(query));
+      });
+
+      test("newest reading per register and newest within a window", async () => {
+        const newest = await store.readings.newestTimes();
+        expect([...newest.keys()].sort()).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+        for (const [registerId, ts] of newest) {
+          expect(ts).toBe(
+            (model.page({ ...everything([registerId]), order: "desc", limit: 1 }).rows[0] as ReadingRow).ts,
           );
-        expect(await at(row.ts, row.ts + 1)).toEqual([row.ts]);
-        expect(await at(row.ts + 1, row.ts + 60_000)).not.toContain(row.ts);
-        expect(await at(row.ts - 1, row.ts)).toEqual([]);
-      }
-    });
+        }
+        const window = { since: day0 + 3 * hour, until: day0 + 5 * hour };
+        const expected = model.page({ ...everything([4]), ...window, order: "desc", limit: 1 }).rows[0] as ReadingRow;
+        expect(await store.readings.newestBetween(4, window.since, window.until)).toBe(expected.ts);
+        expect(await store.readings.newestBetween(99, window.since, window.until)).toBeNull();
+      });
 
-    test("late readings and resends of compacted days: the first value stays, before and after the next compaction", async () => {
-      const late = [
-        { registerId: 5, ts: day0 + 90 * 60_000 + 30_500, rawValue: 12.25 },
-        { registerId: 6, ts: day0 + day + 7 * hour + 1_000, rawValue: null },
-      ];
-      // A resend of a compacted reading with another value: the stored one wins.
-      const [stored] = model.page({
-        registerIds: [2],
-        since: day0 + hour,
-        until: day0 + 2 * hour,
-        order: "asc",
-        limit: 1,
-        after: null,
-      }).rows;
-      const resend = [{ registerId: 2, ts: (stored as ReadingRow).ts, rawValue: -1 }];
-      await store.readings.record([...late, ...resend]);
-      await store.readings.record(late);
-      model.record([...late, ...resend]);
-      const query: ReadingsPageQuery = { ...everything([2, 5, 6]), since: day0, until: day0 + 2 * day };
-      expect(await store.readings.page(query)).toEqual(model.page(query));
-      expect(await store.readings.closePeriods(day0 + 2 * day + 5 * hour)).toBe(2);
-      expect(await store.readings.page(query)).toEqual(model.page(query));
+      test("a scan returns the window in time order, page by page", async () => {
+        const pages: ReadingRow[][] = [];
+        for await (const rows of store.readings.scan({
+          registerIds: [1, 7],
+          since: day0,
+          until: day0 + 3 * day,
+          pageSize: 777,
+        }))
+          pages.push(rows);
+        expect(pages.flat()).toEqual(model.page({ ...everything([1, 7]), since: day0, until: day0 + 3 * day }).rows);
+        expect(pages.length).toBeGreaterThan(1);
+      });
     });
-
-    test("newest reading per register and newest within a window", async () => {
-      const newest = await store.readings.newestTimes();
-      expect([...newest.keys()].sort()).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
-      for (const [registerId, ts] of newest) {
-        expect(ts).toBe(
-          (model.page({ ...everything([registerId]), order: "desc", limit: 1 }).rows[0] as ReadingRow).ts,
-        );
-      }
-      const window = { since: day0 + 3 * hour, until: day0 + 5 * hour };
-      const expected = model.page({ ...everything([4]), ...window, order: "desc", limit: 1 }).rows[0] as ReadingRow;
-      expect(await store.readings.newestBetween(4, window.since, window.until)).toBe(expected.ts);
-      expect(await store.readings.newestBetween(99, window.since, window.until)).toBeNull();
-    });
-
-    test("a scan returns the window in time order, page by page", async () => {
-      const pages: ReadingRow[][] = [];
-      for await (const rows of store.readings.scan({
-        registerIds: [1, 7],
-        since: day0,
-        until: day0 + 3 * day,
-        pageSize: 777,
-      }))
-        pages.push(rows);
-      expect(pages.flat()).toEqual(model.page({ ...everything([1, 7]), since: day0, until: day0 + 3 * day }).rows);
-      expect(pages.length).toBeGreaterThan(1);
-    });
-  });
 
   describe("retention", () => {
     test("drops whole month partitions and cuts the edge exactly, in blocks and in the tail", async () => {
