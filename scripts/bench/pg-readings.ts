@@ -135,6 +135,10 @@ async function fieldhubIngest(keep: boolean) {
   const began = performance.now();
   for (let from = 0; from < readingCount; from += batchSize) await store.readings.record(batchAt(from));
   const recordSeconds = (performance.now() - began) / 1000;
+  const probe = new Bun.SQL(url, { max: 1 });
+  const [size] = (await probe`SELECT pg_total_relation_size('history_tail')::int8 AS bytes`) as { bytes: string }[];
+  await probe.close();
+  tailBytes.push(Number(size?.bytes) / readingCount);
   const compactBegan = performance.now();
   await store.readings.closePeriods(start + (days + 1) * 86_400_000);
   const compactSeconds = (performance.now() - compactBegan) / 1000;
@@ -157,6 +161,8 @@ const rates = {
   catchUp: [] as number[],
 };
 let kept: Awaited<ReturnType<typeof fieldhubIngest>> | null = null;
+/** The tail's size per reading while the readings are in it (before compaction). */
+const tailBytes: number[] = [];
 for (let round = 0; round < repeat; round++) {
   const copy = await bareCopy();
   const insert = await bareInsert();
@@ -252,7 +258,8 @@ for (const kind of ["register", "device"] as const) {
     .get();
   const sqliteBytes = (pages?.bytes ?? 0) / readingCount;
   out(
-    `(c) bytes per reading: PostgreSQL ${pgBytes.toFixed(3)} (history_blocks partitions ${fmt(blocks)} B incl. key index, history_tail ${fmt(tail)} B; ${fmt(Number(row?.block_rows))} blocks, encoded data ${(Number(row?.data) / readingCount).toFixed(3)} B/reading), SQLite history tables ${sqliteBytes.toFixed(3)}; ratio ${(pgBytes / sqliteBytes).toFixed(2)}x`,
+    `(c) bytes per reading after compaction, VACUUM and CHECKPOINT: PostgreSQL history_blocks ${(blocks / readingCount).toFixed(3)} (partitions with their key index, ${fmt(blocks)} B; ${fmt(Number(row?.block_rows))} blocks, encoded data ${(Number(row?.data) / readingCount).toFixed(3)} B/reading), SQLite history tables ${sqliteBytes.toFixed(3)}, ratio ${(blocks / readingCount / sqliteBytes).toFixed(2)}x; ` +
+      `with the emptied tail's allocation (${fmt(tail)} B, reused by the next period) ${pgBytes.toFixed(3)}. While in the tail, before compaction: ${range(tailBytes, 1)} B/reading`,
   );
 }
 
