@@ -13,6 +13,7 @@
  *       VACUUM and CHECKPOINT, against SQLite's history tables (dbstat) after VACUUM.
  *
  *   node_modules/.bin/bun scripts/bench/pg-readings.ts [--days 1] [--registers 2000] [--repeat 3]
+ *     [--pages 300] [--batch 10000] [--readings-per-block 480]
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -35,6 +36,7 @@ const { values: options } = parseArgs({
     repeat: { type: "string", default: "3" },
     batch: { type: "string", default: "10000" },
     pages: { type: "string", default: "300" },
+    "readings-per-block": { type: "string", default: "480" },
   },
 });
 const days = Number(options.days);
@@ -42,6 +44,7 @@ const registerCount = Number(options.registers);
 const repeat = Number(options.repeat);
 const batchSize = Number(options.batch);
 const pageCount = Number(options.pages);
+const readingsPerBlock = Number(options["readings-per-block"]);
 const start = Date.UTC(2026, 0, 10);
 const minutes = days * 1440;
 const readingCount = minutes * registerCount;
@@ -76,7 +79,7 @@ const raws = new Float64Array(readingCount);
   }
 }
 out(
-  `${fmt(readingCount)} readings: ${fmt(registerCount)} registers x ${fmt(minutes)} minutes (${days} day${days === 1 ? "" : "s"}), batches of ${fmt(batchSize)}`,
+  `${fmt(readingCount)} readings: ${fmt(registerCount)} registers x ${fmt(minutes)} minutes (${days} day${days === 1 ? "" : "s"}), batches of ${fmt(batchSize)}; PostgreSQL blocks of at most ${fmt(readingsPerBlock)} readings`,
 );
 
 function batchAt(from: number): NewReading[] {
@@ -131,7 +134,7 @@ async function bareInsert(): Promise<number> {
 
 async function fieldhubIngest(keep: boolean) {
   const url = await pg.database(`fieldhub_${++databaseIndex}`);
-  const store = await openPostgresStore(url);
+  const store = await openPostgresStore(url, { readings: { readingsPerBlock } });
   const began = performance.now();
   for (let from = 0; from < readingCount; from += batchSize) await store.readings.record(batchAt(from));
   const recordSeconds = (performance.now() - began) / 1000;

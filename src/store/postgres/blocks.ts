@@ -27,6 +27,14 @@ export interface BlockRow {
 
 export const periodOf = (seconds: number) => Math.floor(seconds / periodSeconds);
 
+/**
+ * At most this many readings a block by default: eight hours of minutes. Measured in
+ * docs/benchmarks.md ("Readings on PostgreSQL"): day-long blocks are smallest (0.87
+ * B/reading) but a page over a device's 20 registers decodes a whole day of each;
+ * 480 costs 0.12 B/reading more and brings that page within 2x of SQLite's.
+ */
+export const defaultReadingsPerBlock = 480;
+
 /** Appends readings [from, to) of one register and period to `out` as rows of at most `readingsPerBlock` readings and `maxBlockBytes` bytes. */
 export function encodeRows(
   registerId: number,

@@ -8,7 +8,15 @@
  * wins over a tail row for the same second: it was stored first.
  */
 import { RegisterTail } from "../history/tail.ts";
-import { addBlock, type BlockRow, decodeRow, encodeRows, periodOf, periodSeconds } from "./blocks.ts";
+import {
+  addBlock,
+  type BlockRow,
+  decodeRow,
+  defaultReadingsPerBlock,
+  encodeRows,
+  periodOf,
+  periodSeconds,
+} from "./blocks.ts";
 import type { Sql } from "./connection.ts";
 import { tryLockHistory } from "./locks.ts";
 import { ensurePartitions } from "./partitions.ts";
@@ -16,7 +24,7 @@ import { ensurePartitions } from "./partitions.ts";
 export interface CompactionOptions {
   /** Registers merged per transaction (default 200). */
   registersPerTransaction?: number;
-  /** At most this many readings a block (default 1440, a day of minutes). */
+  /** At most this many readings a block (default `defaultReadingsPerBlock`, blocks.ts). */
   readingsPerBlock?: number;
 }
 
@@ -31,7 +39,7 @@ export async function compactBefore(
   options: CompactionOptions = {},
 ): Promise<number | null> {
   const perTransaction = options.registersPerTransaction ?? 200;
-  const readingsPerBlock = options.readingsPerBlock ?? 1440;
+  const readingsPerBlock = options.readingsPerBlock ?? defaultReadingsPerBlock;
   const registerIds = (
     (await sql`SELECT DISTINCT register_id AS id FROM history_tail WHERE ts_s < ${endSeconds} ORDER BY 1`) as {
       id: number;

@@ -126,8 +126,34 @@ async function fetch(
   return { blocks, tail };
 }
 
-/** Part of a decoded block inside a register's bounds: indices [from, to) in ascending time. */
-type Slice = { block: DecodedBlock; from: number; to: number };
+/** A block of a register, decoded only when a page reaches it: its readings inside [low, high) are [from, to). */
+class Slice {
+  private value: { block: DecodedBlock; from: number; to: number } | null = null;
+
+  constructor(
+    private readonly hit: BlockHit,
+    private readonly decoded: DecodedBlocks,
+    private readonly low: number,
+    private readonly high: number,
+  ) {}
+
+  /** Readings inside the bounds, known without decoding when the block lies wholly inside them. */
+  get knownCount(): number | null {
+    return this.hit.start_s >= this.low && this.hit.last_s < this.high ? this.hit.count : null;
+  }
+
+  get(): { block: DecodedBlock; from: number; to: number } {
+    if (this.value === null) {
+      const block = this.decoded.of(this.hit);
+      this.value = {
+        block,
+        from: lowerBound(block.ts, block.count, this.low),
+        to: lowerBound(block.ts, block.count, this.high),
+      };
+    }
+    return this.value;
+  }
+}
 
 /**
  * Walks one register's readings in page order over its block slices and its tail
@@ -136,8 +162,8 @@ type Slice = { block: DecodedBlock; from: number; to: number };
 class RegisterCursor {
   seconds = 0;
   raw: number | null = null;
-  private slice = 0;
-  private at: number;
+  private slice = -1;
+  private at = 0;
   private tailAt = 0;
 
   constructor(
@@ -147,22 +173,29 @@ class RegisterCursor {
     private readonly tailRaws: (number | null)[],
     private readonly ascending: boolean,
   ) {
-    const first = slices[0];
-    this.at = first === undefined ? 0 : ascending ? first.from : first.to - 1;
+    this.enterNextSlice();
+  }
+
+  /** Moves to the next slice with readings inside the bounds (decoding it), or past the last. */
+  private enterNextSlice(): void {
+    for (this.slice++; this.slice < this.slices.length; this.slice++) {
+      const { from, to } = (this.slices[this.slice] as Slice).get();
+      if (to > from) {
+        this.at = this.ascending ? from : to - 1;
+        return;
+      }
+    }
   }
 
   private blockHead(): number | null {
     const slice = this.slices[this.slice];
-    return slice === undefined ? null : (slice.block.ts[this.at] as number);
+    return slice === undefined ? null : (slice.get().block.ts[this.at] as number);
   }
 
   private nextInBlocks(): void {
-    const slice = this.slices[this.slice] as Slice;
+    const { from, to } = (this.slices[this.slice] as Slice).get();
     this.at += this.ascending ? 1 : -1;
-    if (this.at >= slice.from && this.at < slice.to) return;
-    this.slice++;
-    const next = this.slices[this.slice];
-    if (next !== undefined) this.at = this.ascending ? next.from : next.to - 1;
+    if (this.at < from || this.at >= to) this.enterNextSlice();
   }
 
   /** Moves to the next reading; false when there is none. */
@@ -178,9 +211,9 @@ class RegisterCursor {
       this.tailAt++;
       return true;
     }
-    const slice = this.slices[this.slice] as Slice;
+    const { block } = (this.slices[this.slice] as Slice).get();
     this.seconds = fromBlock;
-    this.raw = slice.block.nulls?.[this.at] === 1 ? null : (slice.block.values[this.at] as number);
+    this.raw = block.nulls?.[this.at] === 1 ? null : (block.values[this.at] as number);
     if (fromTail === fromBlock) this.tailAt++;
     this.nextInBlocks();
     return true;
@@ -231,11 +264,12 @@ export async function readPage(
       const held = slices.get(b.registerId) as { list: Slice[]; count: number };
       for (const hit of list) {
         if (held.count >= limit) break;
-        const block = decoded.of(hit);
-        const from = lowerBound(block.ts, block.count, b.low);
-        const to = lowerBound(block.ts, block.count, b.high);
+        // Only a block at the window's edge is decoded to count what it holds inside.
+        const slice = new Slice(hit, decoded, b.low, b.high);
+        const known = slice.knownCount;
+        const { from, to } = known === null ? slice.get() : { from: 0, to: known };
         if (to <= from) continue;
-        held.list.push({ block, from, to });
+        held.list.push(slice);
         held.count += to - from;
       }
       const last = list[list.length - 1];

@@ -15,7 +15,7 @@ import {
   storedSeconds,
 } from "../readings.ts";
 import type { Async } from "./async.ts";
-import { periodOf, periodSeconds } from "./blocks.ts";
+import { defaultReadingsPerBlock, periodOf, periodSeconds } from "./blocks.ts";
 import { type CompactionOptions, compactBefore } from "./compaction.ts";
 import type { Sql } from "./connection.ts";
 import { DecodedBlocks, page } from "./page.ts";
@@ -48,7 +48,7 @@ export class PgReadingStore implements Async<Pick<ReadingStore, Implemented>> {
     private readonly sql: Sql,
     private readonly options: PgReadingStoreOptions = {},
   ) {
-    this.readingsPerBlock = options.readingsPerBlock ?? 1440;
+    this.readingsPerBlock = options.readingsPerBlock ?? defaultReadingsPerBlock;
   }
 
   page(query: Parameters<ReadingStore["page"]>[0]) {

@@ -107,10 +107,10 @@ afterAll(async () => {
 });
 
 describe.skipIf(!postgresAvailable)(`PostgreSQL readings (${postgresMissingReason})`, () => {
-  // Day-long blocks, and blocks of 7 readings: a page then needs more blocks of a
+  // Day-long blocks (1440 minutes), the default, and blocks of 7 readings: a page then needs more blocks of a
   // register than its first read fetched (page.ts reads on).
-  for (const readingsPerBlock of [undefined, 7])
-    describe(`pages over compacted blocks and the tail (blocks of at most ${readingsPerBlock ?? "1440"} readings)`, () => {
+  for (const readingsPerBlock of [1440, undefined, 7])
+    describe(`pages over compacted blocks and the tail (blocks of at most ${readingsPerBlock ?? "480 (default)"} readings)`, () => {
       let store: PostgresStore;
       const model = new Model();
       const random = seededRandom(17);
