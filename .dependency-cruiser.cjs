@@ -28,6 +28,12 @@ const mayImport = {
 /** Store modules only the store itself (and tests) may import. */
 const storeInternals = ["src/store/sqlite-internals.ts"];
 
+/**
+ * The PostgreSQL store is not wired into the appliance yet (docs/fleet.md, "Plan"):
+ * only src/store/, tests and benchmarks import it until `fieldhub serve` opens it.
+ */
+const notWiredYet = ["src/store/postgres/"];
+
 const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 const folderPath = (folder) => (folder === "main" ? "^src/main\\.ts$" : `^src/${folder}/`);
 
@@ -57,6 +63,13 @@ module.exports = {
       severity: "error",
       from: { pathNot: "^(src/store/|test/|scripts/bench/)" },
       to: { path: `^(${storeInternals.map(escape).join("|")})$` },
+    },
+    {
+      name: "postgres-store-not-wired-yet",
+      comment: "src/store/postgres/ is imported only by src/store/, test/ and scripts/bench/ until serve opens it (docs/fleet.md).",
+      severity: "error",
+      from: { pathNot: "^(src/store/|test/|scripts/bench/)" },
+      to: { path: `^(${notWiredYet.map(escape).join("|")})` },
     },
     {
       name: "src-does-not-import-tests-or-scripts",

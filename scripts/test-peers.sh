@@ -4,7 +4,8 @@
 # page's browser tests, driven by playwright-core), for the fault suite
 # (test/faults/) libfaketime (steps a running server's clock) and the sqlite3 CLI
 # (holds the store's write lock from another process), Debian's InfluxDB 1.x server
-# and client (files InfluxDB writes, imported by `fieldhub history import`), and
+# and client (files InfluxDB writes, imported by `fieldhub history import`), Debian's
+# PostgreSQL server (a private one per test file, test/harness/postgres.ts), and
 # qemu-user with the arm64 cross libc (runs the arm64 executable). Installs them with apt-get when they are missing
 # and this is a Debian machine where we are root (CI is); otherwise says what
 # to install. Runs before `npm test`.
@@ -18,6 +19,7 @@ command -v sqlite3 >/dev/null 2>&1 || missing+=(sqlite3)
 [ -n "${FIELDHUB_CHROMIUM:-}" ] || [ -x /usr/bin/chromium ] || missing+=(chromium)
 command -v influxd >/dev/null 2>&1 || missing+=(influxdb)
 command -v influx >/dev/null 2>&1 || missing+=(influxdb-client)
+compgen -G "/usr/lib/postgresql/*/bin/postgres" >/dev/null || missing+=(postgresql)
 # The arm64 executable runs under qemu-user with Debian's cross libc (test/build/arm64.test.ts).
 if [ "$(uname -m)" = "x86_64" ]; then
   command -v qemu-aarch64-static >/dev/null 2>&1 || missing+=(qemu-user-static)

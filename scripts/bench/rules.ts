@@ -146,10 +146,10 @@ rmSync(dataDir, { recursive: true, force: true });
 const best = (list: number[]) => Math.min(...list);
 const ratio = best(many) / best(few);
 process.stdout.write(
-  [
+  `${[
     `${readingCount.toLocaleString("en")} readings of 10 registers, evaluated in batches of 100, best of ${rounds} rounds each`,
     `  10 rules:      ${best(few).toFixed(1)} ns per reading (rounds: ${few.map((value) => value.toFixed(1)).join(", ")})`,
     `  ${manyRules.toLocaleString("en")} rules: ${best(many).toFixed(1)} ns per reading (rounds: ${many.map((value) => value.toFixed(1)).join(", ")})`,
     `  ratio: ${ratio.toFixed(2)}x (target <= 1.2x) ${ratio <= 1.2 ? "OK" : "MISSED"}`,
-  ].join("\n") + "\n",
+  ].join("\n")}\n`,
 );

@@ -137,10 +137,10 @@ await receiver.exited;
 
 const ratio = ours.rate / bare.rate;
 process.stdout.write(
-  [
+  `${[
     `${messages} messages, ${endpointCount} endpoints, ${concurrency} attempts at a time, receiver in its own process`,
     `  bare loop of signed POSTs: ${bare.rate.toFixed(0)} deliveries/s; latency per POST median ${percentile(bare.latencies, 0.5).toFixed(1)} ms, p99 ${percentile(bare.latencies, 0.99).toFixed(1)} ms`,
     `  fieldhub (store -> dispatcher -> receiver): ${ours.rate.toFixed(0)} deliveries/s (target >= 500: ${ours.rate >= 500 ? "OK" : "MISSED"}); ratio to bare ${ratio.toFixed(2)}x`,
     `  event recorded -> delivery recorded: median ${percentile(ours.latencies, 0.5)} ms, p99 ${percentile(ours.latencies, 0.99)} ms (a burst: later events wait behind earlier ones)`,
-  ].join("\n") + "\n",
+  ].join("\n")}\n`,
 );

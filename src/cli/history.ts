@@ -192,8 +192,13 @@ async function exportHistory(argv: string[]): Promise<void> {
   }
 }
 
-/** Readings per transaction: large enough that a batch appends many rows to each register's last page (far fewer pages written per reading), small enough not to hold a running server's writes long. */
-const importBatchRows = 100_000;
+/**
+ * Readings per transaction. New readings append to the history tail (its last pages),
+ * so a batch's size no longer decides the pages written; a small batch keeps the
+ * garbage between the full collections after each commit, and so the peak memory, low
+ * (docs/benchmarks.md, "History export, import and mirror").
+ */
+const importBatchRows = 20_000;
 /** With --on-error skip, this many errors are printed; the rest only counted. */
 const printedErrors = 10;
 
@@ -259,6 +264,11 @@ async function importHistory(argv: string[]): Promise<void> {
       const result = await store.readings.importReadings(batch, periods);
       counts.stored += result.stored;
       counts.skipped += result.skipped;
+      // Periods the import has moved past are closed into blocks now, as serve's
+      // minutely job would: the open part (held in memory too) stays about a period.
+      let newest = Number.NEGATIVE_INFINITY;
+      for (const row of batch) if (row[1] > newest) newest = row[1];
+      if (batch.length > 0) await store.readings.closePeriods(Math.min(newest, Date.now()));
       batch = [];
       committedThrough = lineNumber;
       // A batch leaves a few hundred thousand short-lived objects; collecting them now

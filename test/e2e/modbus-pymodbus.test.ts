@@ -180,6 +180,8 @@ beforeAll(async () => {
   await bridgedPeer.ready;
   const config = `
 organizations: [{ key: plant, name: Plant }]
+# History commits every second (default 10 s), so /metrics shows batches within the test.
+storage: { commit_interval_s: 1 }
 gateways:
   - serial: PEER-TCP
     name: Modbus TCP peer

@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Cleanup } from "./harness/cleanup.ts";
 import { faketimeSkipReason, hasFaketime, steppableClock } from "./harness/clock.ts";
-import { hasPymodbus, peerRegistersYaml, startModbusPeer } from "./harness/modbus-peer.ts";
+import { hasPymodbus, peerSiteYaml, startModbusPeer } from "./harness/modbus-peer.ts";
 import { createKey, eventually, metricValue, runCliIn, startServe } from "./harness/serve.ts";
 
 const cleanup = new Cleanup();
@@ -21,25 +21,12 @@ afterAll(() => cleanup.run());
 if (!hasFaketime) console.warn(`skipping the clock-step fault tests: ${faketimeSkipReason}`);
 
 function siteYaml(port: number, retentionDays = 365) {
-  return `
-retention: { readings_days: ${retentionDays} }
-organizations: [{ key: site, name: Site }]
-gateways:
-  - serial: CLOCK
-    name: Clock
-    heartbeat_s: 5
-    storage_interval_s: 60
-    bus: { type: tcp }
-    devices:
-      - name: Meter
-        slave_id: 1
-        host: 127.0.0.1
-        port: ${port}
-        poll_interval_ms: 200
-        timeout_ms: 300
-        registers:
-${peerRegistersYaml}
-`;
+  return peerSiteYaml({
+    serial: "CLOCK",
+    port,
+    storageIntervalS: 60,
+    before: `retention: { readings_days: ${retentionDays} }`,
+  });
 }
 
 /** Stored history of the first register, oldest first, from an hour ago to two days ahead (Unix ms). */

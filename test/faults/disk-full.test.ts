@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Cleanup } from "./harness/cleanup.ts";
-import { hasPymodbus, peerRegistersYaml, startModbusPeer } from "./harness/modbus-peer.ts";
+import { hasPymodbus, peerSiteYaml, startModbusPeer } from "./harness/modbus-peer.ts";
 import { createKey, eventually, startServe } from "./harness/serve.ts";
 import { isRoot, mountSmallFs, smallFsSkipReason } from "./harness/small-fs.ts";
 
@@ -31,24 +31,7 @@ test.skipIf(!isRoot || !hasPymodbus)(
     cleanup.add(() => fs.unmount());
     const peer = await startModbusPeer();
     cleanup.add(() => peer.kill());
-    const yaml = `
-organizations: [{ key: site, name: Site }]
-gateways:
-  - serial: DISK
-    name: Disk
-    heartbeat_s: 5
-    storage_interval_s: 60
-    bus: { type: tcp }
-    devices:
-      - name: Meter
-        slave_id: 1
-        host: 127.0.0.1
-        port: ${peer.port}
-        poll_interval_ms: 200
-        timeout_ms: 300
-        registers:
-${peerRegistersYaml}
-`;
+    const yaml = peerSiteYaml({ serial: "DISK", port: peer.port, storageIntervalS: 60 });
     const dataDir = join(fs.dir, "data");
     const server = await startServe({ workDir, dataDir, yaml });
     cleanup.add(() => server.stop());

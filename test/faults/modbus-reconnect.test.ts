@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Cleanup } from "./harness/cleanup.ts";
-import { hasPymodbus, peerRegistersYaml, startModbusPeer } from "./harness/modbus-peer.ts";
+import { hasPymodbus, peerSiteYaml, startModbusPeer } from "./harness/modbus-peer.ts";
 import { createKey, eventually, startServe } from "./harness/serve.ts";
 
 const cleanup = new Cleanup();
@@ -25,23 +25,7 @@ test.skipIf(!hasPymodbus)(
     cleanup.add(() => peer.kill());
     const server = await startServe({
       workDir,
-      yaml: `
-organizations: [{ key: site, name: Site }]
-gateways:
-  - serial: PEER
-    name: Peer
-    heartbeat_s: 5
-    bus: { type: tcp, reconnect_max_s: 2 }
-    devices:
-      - name: Meter
-        slave_id: 1
-        host: 127.0.0.1
-        port: ${peer.port}
-        poll_interval_ms: 200
-        timeout_ms: 300
-        registers:
-${peerRegistersYaml}
-`,
+      yaml: peerSiteYaml({ serial: "PEER", port: peer.port, bus: "reconnect_max_s: 2" }),
     });
     cleanup.add(() => server.stop());
     const { key } = await createKey(server.dataDir, "site");

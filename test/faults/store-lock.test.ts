@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCli } from "../harness/cli.ts";
 import { Cleanup } from "./harness/cleanup.ts";
-import { hasPymodbus, peerRegistersYaml, startModbusPeer } from "./harness/modbus-peer.ts";
+import { hasPymodbus, peerSiteYaml, startModbusPeer } from "./harness/modbus-peer.ts";
 import { createKey, eventually, startServe } from "./harness/serve.ts";
 import { holdWriteLock, sqlite3 } from "./harness/store-lock.ts";
 import { startRecordingReceiver } from "./harness/webhook-receivers.ts";
@@ -31,24 +31,7 @@ test.skipIf(!hasPymodbus || !existsSync(sqlite3))(
     cleanup.add(() => receiver.stop());
     const server = await startServe({
       workDir,
-      yaml: `
-organizations: [{ key: site, name: Site }]
-gateways:
-  - serial: LOCK
-    name: Lock
-    heartbeat_s: 5
-    storage_interval_s: 60
-    bus: { type: tcp }
-    devices:
-      - name: Meter
-        slave_id: 1
-        host: 127.0.0.1
-        port: ${peer.port}
-        poll_interval_ms: 200
-        timeout_ms: 300
-        registers:
-${peerRegistersYaml}
-`,
+      yaml: peerSiteYaml({ serial: "LOCK", port: peer.port, storageIntervalS: 60 }),
     });
     cleanup.add(() => server.stop());
     const { key } = await createKey(server.dataDir, "site");

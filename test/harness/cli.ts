@@ -44,9 +44,8 @@ export async function runCli(args: string[], timeoutMs = 15_000): Promise<CliRes
 
 export type RunningCli = ReturnType<typeof startCli>;
 
-/** A long-running CLI process (serve, demo) whose output is collected as it arrives. */
-export function startCli(args: string[]) {
-  const proc = spawnCli(args);
+/** Collects a child's stdout and stderr as they arrive; each getter returns all so far. */
+export function collectOutput(proc: { stdout: ReadableStream<Uint8Array>; stderr: ReadableStream<Uint8Array> }) {
   let stdout = "";
   let stderr = "";
   const pump = async (stream: ReadableStream<Uint8Array>, add: (text: string) => void) => {
@@ -59,21 +58,28 @@ export function startCli(args: string[]) {
   void pump(proc.stderr, (text) => {
     stderr += text;
   });
+  return { stdout: () => stdout, stderr: () => stderr };
+}
+
+/** A long-running CLI process (serve, demo) whose output is collected as it arrives. */
+export function startCli(args: string[]) {
+  const proc = spawnCli(args);
+  const { stdout, stderr } = collectOutput(proc);
   return {
     proc,
-    stdout: () => stdout,
-    stderr: () => stderr,
+    stdout,
+    stderr,
     /** Waits until `find` returns something for the output so far. */
     async waitFor<T>(find: (stdout: string) => T | null, timeoutMs = 15_000): Promise<T> {
       const deadline = Date.now() + timeoutMs;
       while (Date.now() < deadline) {
-        const found = find(stdout);
+        const found = find(stdout());
         if (found !== null) return found;
         if (proc.exitCode !== null) break;
         await Bun.sleep(25);
       }
       throw new Error(
-        `process did not print what was awaited (exit ${proc.exitCode}).\nstdout:\n${stdout}\nstderr:\n${stderr}`,
+        `process did not print what was awaited (exit ${proc.exitCode}).\nstdout:\n${stdout()}\nstderr:\n${stderr()}`,
       );
     },
     /** SIGTERM, then SIGKILL after `timeoutMs`; the exit code, or null when it had to be killed. */

@@ -1,5 +1,5 @@
 /**
- * Upgrade from the one-row-per-reading table. Migration 0008
+ * Upgrade from the one-row-per-reading table. Migration 0011
  * renames `readings` to `readings_legacy`; on open, this moves its rows into the
  * block history register by register, in key order, each register in one
  * transaction that also deletes its rows (a range delete on the key). A crash

@@ -10,11 +10,37 @@ const python = "/usr/bin/python3";
 const fixture = join(import.meta.dir, "..", "..", "fixtures", "pymodbus_server.py");
 export const hasPymodbus = existsSync(python);
 
-/** Holding registers 0..3 hold 100..103 (int16) on unit 1. */
-export const peerRegistersYaml = [
-  "          - { name: r0, address: 0, function_code: 3, data_type: int16 }",
-  "          - { name: r1, address: 1, function_code: 3, data_type: int16 }",
-].join("\n");
+/**
+ * A config with one organisation `site` and one TCP gateway polling this peer's unit 1
+ * every 200 ms (registers r0 and r1: int16 100 and 101). `before` goes above the
+ * organisations (e.g. a retention section); `bus` adds to the bus settings.
+ */
+export function peerSiteYaml(options: {
+  serial: string;
+  port: number;
+  storageIntervalS?: number;
+  bus?: string;
+  before?: string;
+}): string {
+  return `${options.before ?? ""}
+organizations: [{ key: site, name: Site }]
+gateways:
+  - serial: ${options.serial}
+    name: ${options.serial}
+    heartbeat_s: 5
+${options.storageIntervalS === undefined ? "" : `    storage_interval_s: ${options.storageIntervalS}\n`}    bus: { type: tcp${options.bus === undefined ? "" : `, ${options.bus}`} }
+    devices:
+      - name: Meter
+        slave_id: 1
+        host: 127.0.0.1
+        port: ${options.port}
+        poll_interval_ms: 200
+        timeout_ms: 300
+        registers:
+          - { name: r0, address: 0, function_code: 3, data_type: int16 }
+          - { name: r1, address: 1, function_code: 3, data_type: int16 }
+`;
+}
 
 function spec(port: number) {
   return {

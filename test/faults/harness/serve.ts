@@ -5,7 +5,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { repoRoot, runCli, servedUrl } from "../../harness/cli.ts";
+import { collectOutput, repoRoot, runCli, servedUrl } from "../../harness/cli.ts";
 
 export interface ServeOptions {
   /** The config file's text (serve only). */
@@ -40,28 +40,17 @@ export function spawnServe(options: ServeOptions) {
     stdout: "pipe",
     stderr: "pipe",
   });
-  let stdout = "";
-  let stderr = "";
-  const pump = async (stream: ReadableStream<Uint8Array>, add: (text: string) => void) => {
-    const decoder = new TextDecoder();
-    for await (const chunk of stream) add(decoder.decode(chunk, { stream: true }));
-  };
-  void pump(proc.stdout, (text) => {
-    stdout += text;
-  });
-  void pump(proc.stderr, (text) => {
-    stderr += text;
-  });
-  const output = () => `stdout:\n${stdout.slice(-4000)}\nstderr:\n${stderr.slice(-4000)}`;
+  const { stdout, stderr } = collectOutput(proc);
+  const output = () => `stdout:\n${stdout().slice(-4000)}\nstderr:\n${stderr().slice(-4000)}`;
   return {
     proc,
     dataDir,
-    stdout: () => stdout,
-    stderr: () => stderr,
+    stdout,
+    stderr,
     output,
     /** The parsed JSON log lines so far. */
     logLines(): Record<string, unknown>[] {
-      return stdout
+      return stdout()
         .split("\n")
         .filter((line) => line.startsWith("{"))
         .flatMap((line) => {
@@ -76,7 +65,7 @@ export function spawnServe(options: ServeOptions) {
     async waitForUrl(timeoutMs = 20_000): Promise<string> {
       const deadline = Date.now() + timeoutMs;
       while (Date.now() < deadline) {
-        const url = command === "demo" ? demoUrl(stdout) : servedUrl(stdout);
+        const url = command === "demo" ? demoUrl(stdout()) : servedUrl(stdout());
         if (url !== null) return url;
         if (proc.exitCode !== null) break;
         await Bun.sleep(25);

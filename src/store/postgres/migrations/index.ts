@@ -1,0 +1,15 @@
+/**
+ * PostgreSQL migrations embedded in the executable, as the SQLite ones are
+ * (../../migrations/index.ts): each new migration from
+ * `npx drizzle-kit generate --config drizzle.pg.config.ts` is added to
+ * `postgresMigrationSql`; a test checks every journal entry has its SQL here.
+ */
+
+import readings from "./0000_readings.sql" with { type: "text" };
+import journal from "./meta/_journal.json" with { type: "json" };
+
+export const postgresMigrationSql: Record<string, string> = {
+  "0000_readings": readings,
+};
+
+export const postgresMigrationJournal: { entries: { tag: string; when: number }[] } = journal;

@@ -1,0 +1,165 @@
+/**
+ * The readings store on PostgreSQL (docs/fleet.md): history in month-partitioned
+ * blocks plus a tail of plain rows that compaction merges into them. It implements
+ * ReadingStore (asynchronous, as every store interface) for the operations a central
+ * needs of history; left for the step that puts the other domains on PostgreSQL:
+ * `setLatest` and `persistLatest` (latest values are register columns, which
+ * arrive with the inventory) and `importReadings` (history import into a central).
+ */
+import {
+  boundSeconds,
+  type NewReading,
+  type ReadingStore,
+  type ReadingsKeyset,
+  readingEpochMs,
+  storedSeconds,
+} from "../readings.ts";
+import { defaultReadingsPerBlock, periodOf, periodSeconds } from "./blocks.ts";
+import { type CompactionOptions, compactBefore } from "./compaction.ts";
+import type { Sql } from "./connection.ts";
+import { DecodedBlocks, page } from "./page.ts";
+import { deleteOldestOf, pruneBefore, registersBefore } from "./retention.ts";
+
+type Implemented =
+  | "page"
+  | "record"
+  | "recordPolled"
+  | "scan"
+  | "newestTimes"
+  | "newestBetween"
+  | "registersWithReadingsBefore"
+  | "deleteOldest"
+  | "closePeriods";
+
+export interface PgReadingStoreOptions extends CompactionOptions {
+  /** Tail rows of a period are compacted this long after it ended (late readings still arrive; default 10 minutes, as on SQLite). */
+  graceMs?: number;
+}
+
+/** SQLSTATE of a deadlock: a transaction PostgreSQL chose to abort, safe to run again. */
+const deadlockDetected = "40P01";
+
+export class PgReadingStore implements Pick<ReadingStore, Implemented> {
+  private readonly readingsPerBlock: number;
+  private readonly decoded = new DecodedBlocks();
+
+  constructor(
+    private readonly sql: Sql,
+    private readonly options: PgReadingStoreOptions = {},
+  ) {
+    this.readingsPerBlock = options.readingsPerBlock ?? defaultReadingsPerBlock;
+  }
+
+  page(query: Parameters<ReadingStore["page"]>[0]) {
+    return query.registerIds.length === 0
+      ? Promise.resolve({ rows: [], hasMore: false })
+      : page(this.sql, this.decoded, query);
+  }
+
+  /**
+   * Stores a batch in one statement. Idempotent: the tail's key keeps the first
+   * reading of a (register, second), and a second already in a block keeps the
+   * block's (page.ts, compaction.ts). Rows go in key order, so two processes
+   * inserting overlapping batches lock keys in the same order and do not deadlock.
+   */
+  async record(batch: NewReading[]): Promise<void> {
+    if (batch.length === 0) return;
+    const order = batch.map((_, index) => index);
+    const seconds = batch.map((reading) => storedSeconds(reading.ts));
+    order.sort(
+      (a, b) =>
+        (batch[a] as NewReading).registerId - (batch[b] as NewReading).registerId ||
+        (seconds[a] as number) - (seconds[b] as number),
+    );
+    const registerIds = order.map((index) => (batch[index] as NewReading).registerId);
+    const times = order.map((index) => seconds[index] as number);
+    const raws = order.map((index) => (batch[index] as NewReading).rawValue ?? null);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.sql`
+          INSERT INTO history_tail (register_id, ts_s, raw_value)
+          SELECT * FROM unnest(${registerIds}::int[], ${times}::int[], ${raws}::float8[])
+          ON CONFLICT DO NOTHING`;
+        return;
+      } catch (error) {
+        if (attempt >= 3 || (error as { errno?: string }).errno !== deadlockDetected) throw error;
+      }
+    }
+  }
+
+  recordPolled(readings: Parameters<ReadingStore["recordPolled"]>[0]): Promise<void> {
+    return this.record(readings.map(([registerId, ts, rawValue]) => ({ registerId, ts, rawValue })));
+  }
+
+  async *scan(query: Parameters<ReadingStore["scan"]>[0]) {
+    if (query.registerIds.length === 0) return;
+    const pageSize = query.pageSize ?? 50_000;
+    let after: ReadingsKeyset | null = null;
+    for (;;) {
+      const { rows, hasMore } = await this.page({ ...query, order: "asc", limit: pageSize, after });
+      if (rows.length > 0) yield rows;
+      const last = rows[rows.length - 1];
+      if (!hasMore || last === undefined) return;
+      after = { ts: last.ts, registerId: last.registerId };
+    }
+  }
+
+  /** Each register's newest stored reading: its last block (a skip scan over the key) or a newer tail row. */
+  async newestTimes(): Promise<Map<number, number>> {
+    const rows = (await this.sql`
+      WITH RECURSIVE ids AS (
+        (SELECT register_id AS id FROM history_blocks ORDER BY register_id LIMIT 1)
+        UNION ALL
+        SELECT (SELECT register_id FROM history_blocks WHERE register_id > ids.id ORDER BY register_id LIMIT 1)
+          FROM ids WHERE ids.id IS NOT NULL)
+      SELECT id, (SELECT last_s FROM history_blocks WHERE register_id = ids.id ORDER BY start_s DESC LIMIT 1) AS s
+        FROM ids WHERE id IS NOT NULL
+      UNION ALL
+      SELECT register_id, max(ts_s) FROM history_tail GROUP BY register_id`) as { id: number; s: number }[];
+    const times = new Map<number, number>();
+    for (const { id, s } of rows) {
+      const ms = s * 1000 + readingEpochMs;
+      if ((times.get(id) ?? Number.NEGATIVE_INFINITY) < ms) times.set(id, ms);
+    }
+    return times;
+  }
+
+  async newestBetween(registerId: number, fromMs: number, toMs: number): Promise<number | null> {
+    const query = {
+      registerIds: [registerId],
+      since: fromMs,
+      until: toMs,
+      order: "desc" as const,
+      limit: 1,
+      after: null,
+    };
+    return (await this.page(query)).rows[0]?.ts ?? null;
+  }
+
+  registersWithReadingsBefore(cutoffMs: number): Promise<number[]> {
+    return registersBefore(this.sql, boundSeconds(cutoffMs));
+  }
+
+  deleteOldest(registerId: number, cutoffMs: number, maxRows: number) {
+    return deleteOldestOf(this.sql, registerId, boundSeconds(cutoffMs), maxRows, this.readingsPerBlock);
+  }
+
+  /**
+   * Deletes every reading before `cutoffMs`: whole month partitions dropped, the
+   * edge cut exactly. What retention calls on PostgreSQL (registersWithReadingsBefore
+   * and deleteOldest remain for the per-register batches of the shared retention job).
+   */
+  prune(cutoffMs: number): Promise<number> {
+    return pruneBefore(this.sql, boundSeconds(cutoffMs), this.readingsPerBlock);
+  }
+
+  /**
+   * Compaction: merges the tail rows of the periods that ended at least the grace
+   * before `nowMs` into blocks. Returns the periods compacted (0 when another
+   * process is compacting: it takes them).
+   */
+  async closePeriods(nowMs: number): Promise<number> {
+    const end = periodOf(storedSeconds(nowMs - (this.options.graceMs ?? 600_000))) * periodSeconds;
+    return (await compactBefore(this.sql, end, this.options)) ?? 0;
+  }
+}
