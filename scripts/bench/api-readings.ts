@@ -64,9 +64,9 @@ if (!config.ok) throw new Error(JSON.stringify(config.problems));
 
 const fresh = !existsSync(join(dataDir, storeFileName)) || !existsSync(join(dataDir, "bare.db"));
 const store = openStore(dataDir);
-store.inventory.sync(config.config.inventory, end);
+await store.inventory.sync(config.config.inventory, end);
 const gatewayUuid = stableUuid("gateway", "BENCH-1");
-store.gateways.setStatus(gatewayUuid, { status: "online", lastSeen: end });
+await store.gateways.setStatus(gatewayUuid, { status: "online", lastSeen: end });
 const bare = new Database(join(dataDir, "bare.db"), { create: true, strict: true });
 bare.exec("PRAGMA journal_mode = WAL");
 if (fresh) {
@@ -90,7 +90,7 @@ if (fresh) {
       for (let step = from; step < Math.min(perRegister, from + 1440); step++) {
         batch.push({ registerId: id, ts: start + step * intervalMs, rawValue: (step * 7) % 1000 });
       }
-      store.readings.record(batch);
+      await store.readings.record(batch);
     }
   }
   process.stderr.write(
@@ -98,7 +98,7 @@ if (fresh) {
   );
 }
 const rowCount = bare.query<{ n: number }, []>("SELECT count(*) AS n FROM readings").get()?.n ?? 0;
-const { app, key, base } = startBenchApi(store);
+const { app, key, base } = await startBenchApi(store);
 
 // --- 1. readings page ------------------------------------------------------
 type RegisterMeta = {
@@ -240,9 +240,11 @@ const bareServer = Bun.serve({
   hostname: "127.0.0.1",
   port: 0,
   reusePort: false,
-  fetch: () =>
+  fetch: async () =>
     new Response(
-      JSON.stringify({ data: registers.list(gatewayId).map((register) => presentRegister(register, noDeviceHealth)) }),
+      JSON.stringify({
+        data: (await registers.list(gatewayId)).map((register) => presentRegister(register, noDeviceHealth)),
+      }),
       {
         headers: { "content-type": "application/json" },
       },
@@ -263,7 +265,7 @@ const bareRate = await loadTest(`http://127.0.0.1:${bareServer.port}/`, false);
 const apiRate = await loadTest(`${base}/v1/devices/${gatewayUuid}/registers`, true);
 bareServer.stop(true);
 await app.stop(true);
-store.close();
+await store.close();
 bare.close();
 
 const pageRatio = median(pages.http) / median(pages.bare);

@@ -7,18 +7,20 @@ import { systemClock } from "../../src/lib/clock.ts";
 import { silentLogger } from "../../src/lib/logger.ts";
 import type { Store } from "../../src/store/index.ts";
 
-export function startBenchApi(store: Store) {
-  const key = store.keys.create(
-    {
-      orgKey: "bench",
-      name: "bench",
-      scopes: ["devices:read", "registers:read"],
-      expiresAt: null,
-      rateLimitPerMinute: 1_000_000_000,
-    },
-    Date.now(),
+export async function startBenchApi(store: Store) {
+  const key = (
+    await store.keys.create(
+      {
+        orgKey: "bench",
+        name: "bench",
+        scopes: ["devices:read", "registers:read"],
+        expiresAt: null,
+        rateLimitPerMinute: 1_000_000_000,
+      },
+      Date.now(),
+    )
   ).key;
-  const app = createHttpApp({
+  const app = await createHttpApp({
     store,
     clock: systemClock,
     logger: silentLogger(),

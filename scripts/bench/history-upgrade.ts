@@ -45,14 +45,14 @@ const journal = JSON.parse(readFileSync(join(migrationsDir, "meta", "_journal.js
 const upgrade = journal.entries.find((entry) => entry.tag.endsWith("_history_upgrade"));
 if (upgrade === undefined) throw new Error("journal lacks the history upgrade migration");
 
-function buildLegacy(): void {
+async function buildLegacy(): Promise<void> {
   const marker = join(legacyDir, "built.json");
   if (existsSync(marker)) return;
   progress(`building ${readings.toLocaleString("en")} readings in the row layout in ${legacyDir} (once)`);
   const began = performance.now();
   rmSync(legacyDir, { recursive: true, force: true });
   const store = openStore(legacyDir);
-  store.inventory.sync(plantInventory(registerCount), end);
+  await store.inventory.sync(plantInventory(registerCount), end);
   const db = sqliteOf(store);
   db.exec("PRAGMA cache_size = -262144");
   db.exec(`CREATE TABLE readings (register_id integer NOT NULL, ts_s integer NOT NULL, raw_value numeric,
@@ -84,7 +84,7 @@ function buildLegacy(): void {
   db.run("DELETE FROM __drizzle_migrations WHERE created_at >= ?1", [upgrade?.when ?? 0]);
   db.run("DELETE FROM history_state");
   db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-  store.close();
+  await store.close();
   writeFileSync(marker, JSON.stringify({ readings }));
   progress(`built in ${((performance.now() - began) / 1000).toFixed(1)} s`);
 }
@@ -95,7 +95,7 @@ function copyLegacy(): void {
   copyFileSync(join(legacyDir, storeFileName), join(workDir, storeFileName));
 }
 
-function timedOpen(): { ms: number; held: number; bytes: number; liveBytes: number } {
+async function timedOpen(): Promise<{ ms: number; held: number; bytes: number; liveBytes: number }> {
   const began = performance.now();
   const store = openStore(workDir);
   const ms = performance.now() - began;
@@ -110,20 +110,20 @@ function timedOpen(): { ms: number; held: number; bytes: number; liveBytes: numb
   const page = (name: string) => db.query<Record<string, number>, []>(`PRAGMA ${name}`).get()?.[name] ?? 0;
   const pageSize = page("page_size");
   const liveBytes = (page("page_count") - page("freelist_count")) * pageSize;
-  store.close();
+  await store.close();
   return { ms, held, bytes: statSync(join(workDir, storeFileName)).size, liveBytes };
 }
 
-buildLegacy();
+await buildLegacy();
 const legacyBytes = statSync(join(legacyDir, storeFileName)).size;
 const load = () => readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
 const runs: { convert: number; reopen: number }[] = [];
 let last = { ms: 0, held: 0, bytes: 0, liveBytes: 0 };
 for (let run = 0; run < repeat; run++) {
   copyLegacy();
-  last = timedOpen();
+  last = await timedOpen();
   if (last.held !== readings) throw new Error(`converted ${last.held} of ${readings} readings`);
-  const reopen = timedOpen();
+  const reopen = await timedOpen();
   runs.push({ convert: last.ms, reopen: reopen.ms });
   progress(
     `run ${run + 1}: convert ${(last.ms / 1000).toFixed(1)} s, reopen ${reopen.ms.toFixed(0)} ms (load ${load()})`,

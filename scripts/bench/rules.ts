@@ -84,7 +84,7 @@ const registerIds =
 
 const dataDir = mkdtempSync(join(tmpdir(), "fieldhub-bench-rules-"));
 const store = openStore(dataDir);
-store.inventory.sync(inventory, Date.now());
+await store.inventory.sync(inventory, Date.now());
 
 function rulesFor(count: number): RuleConfig[] {
   return registerIds.slice(0, count).map((registerId, index) => ({
@@ -111,8 +111,8 @@ const readings: PolledValue[] = Array.from({ length: readingCount }, (_, index) 
   raw: (index * 7) % 5000,
 }));
 
-function nsPerReading(ruleCount: number): number {
-  const engine = createRulesEngine({
+async function nsPerReading(ruleCount: number): Promise<number> {
+  const engine = await createRulesEngine({
     store,
     clock: systemClock,
     logger: silentLogger(),
@@ -127,9 +127,9 @@ function nsPerReading(ruleCount: number): number {
   });
   if (engine.ruleCount() !== ruleCount) throw new Error(`indexed ${engine.ruleCount()} rules, expected ${ruleCount}`);
   const batch = 100;
-  for (let from = 0; from < 100_000; from += batch) engine.evaluate(readings.slice(from, from + batch)); // warm up
+  for (let from = 0; from < 100_000; from += batch) await engine.evaluate(readings.slice(from, from + batch)); // warm up
   const began = performance.now();
-  for (let from = 0; from < readings.length; from += batch) engine.evaluate(readings.slice(from, from + batch));
+  for (let from = 0; from < readings.length; from += batch) await engine.evaluate(readings.slice(from, from + batch));
   return ((performance.now() - began) * 1e6) / readings.length;
 }
 
@@ -137,10 +137,10 @@ const rounds = 5;
 const few: number[] = [];
 const many: number[] = [];
 for (let round = 0; round < rounds; round++) {
-  few.push(nsPerReading(10));
-  many.push(nsPerReading(manyRules));
+  few.push(await nsPerReading(10));
+  many.push(await nsPerReading(manyRules));
 }
-store.close();
+await store.close();
 rmSync(dataDir, { recursive: true, force: true });
 
 const best = (list: number[]) => Math.min(...list);

@@ -138,7 +138,7 @@ async function loadFieldhub(periodSeconds: number): Promise<{ fieldhub: Fieldhub
   }
   const emptyStore = openStore(join(work, `empty-${periodSeconds}`));
   const empty = storeAllocated(emptyStore);
-  emptyStore.close();
+  await emptyStore.close();
   const bytes = storeAllocated(store) - empty;
   const tables = sqliteOf(store)
     .query<{ name: string; bytes: number; payload: number }, []>(
@@ -458,7 +458,7 @@ async function windowWalk(): Promise<{ week: number; year: number; pagesWeek: nu
     pagesWeek = week.pages;
     pagesYear = year.pages;
   }
-  store.close();
+  await store.close();
   return { week: median(weeks), year: median(years), pagesWeek, pagesYear };
 }
 
@@ -477,7 +477,7 @@ try {
   let fieldhubBytes = 0;
   for (const period of periods) {
     const loaded = await loadFieldhub(period);
-    if (fieldhub !== null) fieldhub.store.close();
+    if (fieldhub !== null) await fieldhub.store.close();
     fieldhub = loaded.fieldhub;
     fieldhubBytes = loaded.bytes;
   }
@@ -566,7 +566,7 @@ try {
     );
   }
   server.stop(true);
-  fieldhub.store.close();
+  await fieldhub.store.close();
 
   out("3. one register walked by cursor (1000-row pages, ascending), 366-day window against 7-day");
   const walk = await windowWalk();

@@ -43,7 +43,7 @@ import {
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { createIngest } from "../../src/ingest/ingest.ts";
+import { createIngest, type Ingest } from "../../src/ingest/ingest.ts";
 import { systemClock } from "../../src/lib/clock.ts";
 import { silentLogger } from "../../src/lib/logger.ts";
 import type { PolledValue } from "../../src/lib/polled-value.ts";
@@ -122,10 +122,10 @@ function registerRefs(store: Store): RegisterRef[] {
   return refs;
 }
 
-function freshStore(dir: string): Store {
+async function freshStore(dir: string): Promise<Store> {
   for (const suffix of ["", "-wal", "-shm"]) rmSync(join(dir, storeFileName + suffix), { force: true });
   const store = openStore(dir);
-  store.inventory.sync(inventory, end);
+  await store.inventory.sync(inventory, end);
   return store;
 }
 
@@ -168,9 +168,9 @@ async function ingestBenchmark(): Promise<void> {
   const ts = new Float64Array(deviceCount);
   const values = new Float64Array(registerCount);
   // Register ids of a fresh store are the same every time (synced in config order).
-  const probe = freshStore(join(scratch, "probe"));
+  const probe = await freshStore(join(scratch, "probe"));
   const refs = registerRefs(probe);
-  probe.close();
+  await probe.close();
   const batches: PolledValue[][] = [];
   const bareIds = new Int32Array(readings);
   const bareTs = new Float64Array(readings);
@@ -196,20 +196,25 @@ async function ingestBenchmark(): Promise<void> {
   const storageIntervals = new Map(refs.map((ref) => [ref.uuid, intervalMs]));
 
   /** A fresh store with ingest on it, as `serve` creates it. */
-  function freshIngest() {
-    const store = freshStore(join(scratch, "ingest"));
+  async function freshIngest() {
+    const store = await freshStore(join(scratch, "ingest"));
     return {
       store,
-      ingest: createIngest({ store, clock: systemClock, logger: silentLogger(), storageIntervalMs: storageIntervals }),
+      ingest: await createIngest({
+        store,
+        clock: systemClock,
+        logger: silentLogger(),
+        storageIntervalMs: storageIntervals,
+      }),
     };
   }
 
   /** Stops ingest and checks that every reading was committed and is in the store. */
-  function stopAndCheck(store: Store, ingest: ReturnType<typeof createIngest>, what: string): void {
-    ingest.stop();
+  async function stopAndCheck(store: Store, ingest: Ingest, what: string): Promise<void> {
+    await ingest.stop();
     const stats = ingest.stats();
     const stored = countReadings(store);
-    store.close();
+    await store.close();
     if (stats.committed !== readings || stored !== readings || stats.dropped > 0) {
       throw new Error(
         `${what} stored ${stored} (committed ${stats.committed}, dropped ${stats.dropped}) of ${readings}`,
@@ -217,18 +222,18 @@ async function ingestBenchmark(): Promise<void> {
     }
   }
 
-  function runIngest(flushRounds: number): number {
-    const { store, ingest } = freshIngest();
+  async function runIngest(flushRounds: number): Promise<number> {
+    const { store, ingest } = await freshIngest();
     const began = performance.now();
     for (let minute = 0; minute < ingestMinutes; minute++) {
       for (let device = 0; device < deviceCount; device++) {
         ingest.accept(batches[minute * deviceCount + device] as PolledValue[]);
       }
-      if ((minute + 1) % flushRounds === 0) ingest.flush();
+      if ((minute + 1) % flushRounds === 0) await ingest.flush();
     }
-    ingest.flush();
+    await ingest.flush();
     const seconds = (performance.now() - began) / 1000;
-    stopAndCheck(store, ingest, "ingest");
+    await stopAndCheck(store, ingest, "ingest");
     return readings / seconds;
   }
 
@@ -239,7 +244,7 @@ async function ingestBenchmark(): Promise<void> {
    * the oldest waiting reading, sampled every 10 ms.
    */
   async function runSustained(offeredPerSecond: number) {
-    const { store, ingest } = freshIngest();
+    const { store, ingest } = await freshIngest();
     const tickMs = 10;
     const batchesPerTick = Math.max(1, Math.round((offeredPerSecond * tickMs) / 1000 / registersPerDevice));
     let maxLagMs = 0;
@@ -260,7 +265,7 @@ async function ingestBenchmark(): Promise<void> {
       longestTransactionMs = Math.max(longestTransactionMs, ingest.stats().lastBatchMs);
     }
     const seconds = (performance.now() - began) / 1000;
-    stopAndCheck(store, ingest, "sustained ingest");
+    await stopAndCheck(store, ingest, "sustained ingest");
     return {
       offered: readings / offeredSeconds,
       committed: readings / seconds,
@@ -271,8 +276,8 @@ async function ingestBenchmark(): Promise<void> {
     };
   }
 
-  function runBare(flushRounds: number): number {
-    const store = freshStore(join(scratch, "bare"));
+  async function runBare(flushRounds: number): Promise<number> {
+    const store = await freshStore(join(scratch, "bare"));
     // The baseline is the row layout fieldhub had before the block history (migration 0006's table).
     sqliteOf(store).exec(`CREATE TABLE readings (register_id integer NOT NULL, ts_s integer NOT NULL, raw_value real,
       PRIMARY KEY (register_id, ts_s)) WITHOUT ROWID`);
@@ -291,7 +296,7 @@ async function ingestBenchmark(): Promise<void> {
     const seconds = (performance.now() - began) / 1000;
     const stored = countReadings(store);
     if (stored !== readings) throw new Error(`bare stored ${stored} of ${readings}`);
-    store.close();
+    await store.close();
     return readings / seconds;
   }
 
@@ -303,8 +308,8 @@ async function ingestBenchmark(): Promise<void> {
     const bareRuns: number[] = [];
     const ingestRuns: number[] = [];
     for (let run = 0; run < repeat; run++) {
-      bareRuns.push(runBare(flushRounds));
-      ingestRuns.push(runIngest(flushRounds));
+      bareRuns.push(await runBare(flushRounds));
+      ingestRuns.push(await runIngest(flushRounds));
     }
     const bare = Math.max(...bareRuns);
     const ingest = Math.max(...ingestRuns);
@@ -340,12 +345,12 @@ async function ingestBenchmark(): Promise<void> {
 
 // --- the big store ----------------------------------------------------------------------
 /** Builds (once) the store of registerCount x perRegister readings, written in time order. */
-function ensureBigStore(): void {
+async function ensureBigStore(): Promise<void> {
   const marker = join(storeDir, "built.json");
   if (existsSync(marker)) return;
   progress(`building ${fmt(registerCount * perRegister)} readings in ${storeDir} (once; reused by later runs)`);
   const began = performance.now();
-  const store = freshStore(storeDir);
+  const store = await freshStore(storeDir);
   // Only speeds the build up: the B-tree comes out the same whatever the cache and transaction size.
   sqliteOf(store).exec("PRAGMA cache_size = -262144");
   const refs = registerRefs(store);
@@ -374,20 +379,20 @@ function ensureBigStore(): void {
     `UPDATE registers SET latest_raw_value = (SELECT raw_value FROM readings WHERE register_id = registers.id ORDER BY ts_s DESC LIMIT 1), latest_ts = (SELECT max(ts_s) * 1000 + ${readingEpochMs} FROM readings WHERE register_id = registers.id)`,
   );
   sqliteOf(store).exec("PRAGMA wal_checkpoint(TRUNCATE)");
-  store.close();
+  await store.close();
   const seconds = (performance.now() - began) / 1000;
   writeFileSync(marker, JSON.stringify({ readings: registerCount * perRegister, seconds }));
   progress(`built in ${seconds.toFixed(1)} s`);
 }
 
 // --- 2. bytes per reading -------------------------------------------------------------
-function sizeBenchmark(): void {
+async function sizeBenchmark(): Promise<void> {
   const store = openStore(storeDir);
   const rows = countReadings(store);
   const full = storeBytes(store);
-  const empty = freshStore(join(scratch, "empty"));
+  const empty = await freshStore(join(scratch, "empty"));
   const emptyBytes = storeBytes(empty).bytes;
-  empty.close();
+  await empty.close();
   const perReading = (full.bytes - emptyBytes) / rows;
   out(
     `2. bytes per stored reading: ${fmt(rows)} readings (${registerCount} registers x ${fmt(perRegister)} one-minute readings, written in time order)`,
@@ -469,7 +474,7 @@ function sizeBenchmark(): void {
   out(
     `     one row per register and hour, delta/XOR varints, deflated when smaller (lossless, round trip checked): ${sample.blocks.toFixed(2)} B/reading`,
   );
-  store.close();
+  await store.close();
 }
 
 // Hourly blocks: [count][first ts - hour][ts deltas - 60 s, zigzag varints][kind][values].
@@ -699,7 +704,7 @@ async function pruneBenchmark(): Promise<void> {
   Bun.spawnSync(["sync"]);
   const store = openStore(workDir);
   const rows = countReadings(store);
-  const { app, key, base } = startBenchApi(store);
+  const { app, key, base } = await startBenchApi(store);
 
   const registers = sqliteOf(store)
     .query<{ uuid: string; gateway: string }, []>(
@@ -810,7 +815,7 @@ async function pruneBenchmark(): Promise<void> {
   });
   const remaining = countReadings(store);
   await app.stop(true);
-  store.close();
+  await store.close();
   rmSync(workDir, { recursive: true, force: true });
 
   const expected = pruneMinutes * registerCount;
@@ -858,8 +863,8 @@ out(`machine load average at start: ${load()}`);
 mkdirSync(scratch, { recursive: true });
 try {
   if (parts.has("ingest")) await ingestBenchmark();
-  if (parts.has("size") || parts.has("prune")) ensureBigStore();
-  if (parts.has("size")) sizeBenchmark();
+  if (parts.has("size") || parts.has("prune")) await ensureBigStore();
+  if (parts.has("size")) await sizeBenchmark();
   if (parts.has("prune")) await pruneBenchmark();
 } finally {
   rmSync(scratch, { recursive: true, force: true });

@@ -79,11 +79,11 @@ async function fieldhub(): Promise<{ rate: number; latencies: number[] }> {
   const store = openStore(dataDir);
   const config = parseConfig("organizations: [{ key: bench, name: Bench }]");
   if (!config.ok) throw new Error("config");
-  store.inventory.sync(config.config.inventory, Date.now());
+  await store.inventory.sync(config.config.inventory, Date.now());
   const service = endpointService(store, Date.now);
   for (let index = 0; index < endpointCount; index++)
-    service.create({ orgKey: "bench", url: `${url}?endpoint=${index}` });
-  const org = store.organizations.findByKey("bench");
+    await service.create({ orgKey: "bench", url: `${url}?endpoint=${index}` });
+  const org = await store.organizations.findByKey("bench");
   if (org === null) throw new Error("org");
   const events = store.events;
   const dispatcher = startDispatcher({
@@ -97,11 +97,17 @@ async function fieldhub(): Promise<{ rate: number; latencies: number[] }> {
   const perEvent = Math.ceil(messages / endpointCount);
   const began = performance.now();
   for (let from = 0; from < perEvent; from += 100) {
+    const recorded: Promise<unknown>[] = [];
+    // One SQLite transaction around many store operations: each runs at its call (the SQLite store is
+    // synchronous inside), so all of them commit together; their promises are awaited after.
     sqliteOf(store).transaction(() => {
       for (let index = from; index < Math.min(perEvent, from + 100); index++) {
-        events.record({ orgId: org.id, type: "device.online", occurredAt: Date.now(), data: { n: index } });
+        recorded.push(
+          events.record({ orgId: org.id, type: "device.online", occurredAt: Date.now(), data: { n: index } }),
+        );
       }
     })();
+    await Promise.all(recorded);
     dispatcher.wake();
     await Bun.sleep(0);
   }
@@ -119,7 +125,7 @@ async function fieldhub(): Promise<{ rate: number; latencies: number[] }> {
     )
     .all()
     .map((row) => row.ms);
-  store.close();
+  await store.close();
   rmSync(dataDir, { recursive: true, force: true });
   return { rate: total / seconds, latencies };
 }

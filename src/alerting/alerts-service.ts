@@ -15,8 +15,8 @@ import type { Store } from "../store/index.ts";
 export function alertService(store: Store, now: () => number, onEvent?: () => void) {
   const { alerts } = store;
 
-  function find(id: string): AlertRecord {
-    const alert = alerts.find(id.toLowerCase());
+  async function find(id: string): Promise<AlertRecord> {
+    const alert = await alerts.find(id.toLowerCase());
     if (alert === null) throw new CodedError("not_found", `no alert ${id}`);
     return alert;
   }
@@ -51,26 +51,28 @@ export function alertService(store: Store, now: () => number, onEvent?: () => vo
     new CodedError("conflict", `alert ${alert.uuid} changed meanwhile; try again`);
 
   return {
-    acknowledge(id: string, note: string | null): AlertRecord {
-      const alert = find(id);
+    async acknowledge(id: string, note: string | null): Promise<AlertRecord> {
+      const alert = await find(id);
       if (alert.status === "resolved")
         throw new CodedError("conflict", `alert ${alert.uuid} is resolved; it cannot be acknowledged`);
       if (alert.status === "acknowledged")
         throw new CodedError("conflict", `alert ${alert.uuid} is already acknowledged`);
       const at = now();
       const change = { id: alert.id, from: alert.status, at, note };
-      if (!alerts.acknowledge(change, statusEvent(alert, "acknowledged", at, note))) throw changedMeanwhile(alert);
+      if (!(await alerts.acknowledge(change, statusEvent(alert, "acknowledged", at, note)))) {
+        throw changedMeanwhile(alert);
+      }
       onEvent?.();
-      return find(id);
+      return await find(id);
     },
-    resolve(id: string, note: string | null): AlertRecord {
-      const alert = find(id);
+    async resolve(id: string, note: string | null): Promise<AlertRecord> {
+      const alert = await find(id);
       if (alert.status === "resolved") throw new CodedError("conflict", `alert ${alert.uuid} is already resolved`);
       const at = now();
       const change = { id: alert.id, from: alert.status, at, note };
-      if (!alerts.resolve(change, statusEvent(alert, "resolved", at, note))) throw changedMeanwhile(alert);
+      if (!(await alerts.resolve(change, statusEvent(alert, "resolved", at, note)))) throw changedMeanwhile(alert);
       onEvent?.();
-      return find(id);
+      return await find(id);
     },
   };
 }

@@ -31,7 +31,7 @@ type Target = {
   state: RuleState;
 };
 
-export function createRulesEngine(options: {
+export async function createRulesEngine(options: {
   store: Store;
   clock: Clock;
   logger: Logger;
@@ -44,10 +44,10 @@ export function createRulesEngine(options: {
   const { store, clock, logger } = options;
   const { alerts } = store;
 
-  const registerInfo = new Map(store.registers.contexts().map((row) => [row.uuid, row]));
-  const gatewayInfo = new Map(store.gateways.all().map((row) => [row.uuid, row]));
+  const registerInfo = new Map((await store.registers.contexts()).map((row) => [row.uuid, row]));
+  const gatewayInfo = new Map((await store.gateways.all()).map((row) => [row.uuid, row]));
   const gatewayUuidById = new Map([...gatewayInfo.values()].map((gateway) => [gateway.id, gateway.uuid]));
-  const openAtStart = alerts.allOpen();
+  const openAtStart = await alerts.allOpen();
 
   // Rules by register: a reading costs only its own register's rules.
   const byRegister = new Map<string, Target[]>();
@@ -81,7 +81,7 @@ export function createRulesEngine(options: {
     automationsByRule.set(automation.trigger.ruleId, list);
   }
 
-  const orgIdByKey = new Map(store.organizations.list().map((org) => [org.key, org.id]));
+  const orgIdByKey = new Map((await store.organizations.list()).map((org) => [org.key, org.id]));
   /** The events of the automations on this rule that belong to the organisation where it fired. */
   function automationEvents(ruleId: string, at: number, orgId: number): NewEvent[] {
     return (automationsByRule.get(ruleId) ?? [])
@@ -101,7 +101,7 @@ export function createRulesEngine(options: {
     };
   }
 
-  function breach(target: Target, value: number, at: number): void {
+  function breach(target: Target, value: number, at: number): Promise<unknown> {
     const { rule } = target;
     const message = fillMessage(rule.message, {
       value,
@@ -141,10 +141,10 @@ export function createRulesEngine(options: {
         modbus_device_id: rule.modbusDeviceId,
       },
     };
-    alerts.trigger(trigger, event, automationEvents(rule.id, at, orgId));
+    return alerts.trigger(trigger, event, automationEvents(rule.id, at, orgId));
   }
 
-  function clear(target: Target, value: number, at: number): void {
+  function clear(target: Target, value: number, at: number): Promise<unknown> {
     const { rule } = target;
     const event: NewEvent = {
       orgId: target.gateway.orgId,
@@ -160,14 +160,14 @@ export function createRulesEngine(options: {
         source: "rule",
       },
     };
-    alerts.markReturned({ ruleId: rule.id, gatewayId: target.gateway.id, at, value }, event);
+    return alerts.markReturned({ ruleId: rule.id, gatewayId: target.gateway.id, at, value }, event);
   }
 
   let writeError: string | null = null;
   /** Runs a store write; false (logged once per condition) when the store refused it. */
-  function written(write: () => void): boolean {
+  async function written(write: () => Promise<unknown>): Promise<boolean> {
     try {
-      write();
+      await write();
       writeError = null;
       return true;
     } catch (error) {
@@ -178,8 +178,31 @@ export function createRulesEngine(options: {
     }
   }
 
+  // Evaluations and detector changes run one after another: each decides on the
+  // rule state the one before left, and writes before the next one looks at it.
+  let turn: Promise<void> = Promise.resolve();
+  function inTurn(work: () => Promise<void>): Promise<void> {
+    turn = turn.then(work).catch((error: unknown) => {
+      logger.error({ err: error }, "rule evaluation failed");
+    });
+    return turn;
+  }
+  /** A write in turn whose error reaches the caller (the turn itself goes on). */
+  function inTurnOrThrow(write: () => Promise<unknown>): Promise<void> {
+    let failure: { error: unknown } | null = null;
+    return inTurn(async () => {
+      try {
+        await write();
+      } catch (error) {
+        failure = { error };
+      }
+    }).then(() => {
+      if (failure !== null) throw failure.error;
+    });
+  }
+
   /** Evaluates every reading against the rules on its register. */
-  function evaluate(readings: readonly PolledValue[]): void {
+  async function evaluateNow(readings: readonly PolledValue[]): Promise<void> {
     let recorded = false;
     for (const reading of readings) {
       const targets = byRegister.get(reading.registerId);
@@ -199,12 +222,12 @@ export function createRulesEngine(options: {
           if (readAt - state.pendingSince < rule.forMs) continue;
           // Breaching only once the alert is written: a full disk or a held lock
           // leaves the rule pending, and the next reading tries again.
-          if (!written(() => breach(target, value, reading.ts))) continue;
+          if (!(await written(() => breach(target, value, reading.ts)))) continue;
           state.breaching = true;
           state.pendingSince = null;
           recorded = true;
         } else if (isCleared(rule.condition, value, rule.threshold, rule.hysteresis)) {
-          if (!written(() => clear(target, value, reading.ts))) continue;
+          if (!(await written(() => clear(target, value, reading.ts)))) continue;
           state.breaching = false;
           recorded = true;
         }
@@ -214,7 +237,10 @@ export function createRulesEngine(options: {
   }
 
   const detector = options.offlineDetector;
-  function detectorOpened(gateway: { id: number; uuid: string; orgId: number; name: string }, at: number): void {
+  function detectorOpened(
+    gateway: { id: number; uuid: string; orgId: number; name: string },
+    at: number,
+  ): Promise<unknown> {
     const message = offlineMessage(gateway.name);
     const trigger = {
       ruleId: detector.id,
@@ -242,9 +268,9 @@ export function createRulesEngine(options: {
         modbus_device_id: null,
       },
     };
-    alerts.trigger(trigger, event, automationEvents(detector.id, at, gateway.orgId));
+    return alerts.trigger(trigger, event, automationEvents(detector.id, at, gateway.orgId));
   }
-  function detectorReturned(gateway: { id: number; uuid: string; orgId: number }, at: number): void {
+  function detectorReturned(gateway: { id: number; uuid: string; orgId: number }, at: number): Promise<unknown> {
     const event: NewEvent = {
       orgId: gateway.orgId,
       type: "alert.returned",
@@ -258,32 +284,36 @@ export function createRulesEngine(options: {
         source: "detector",
       },
     };
-    alerts.markReturned({ ruleId: detector.id, gatewayId: gateway.id, at, value: null }, event);
+    return alerts.markReturned({ ruleId: detector.id, gatewayId: gateway.id, at, value: null }, event);
   }
 
   return {
-    evaluate,
-    /** The offline detector: a gateway went offline (spec section 3: alert source `detector`). */
-    gatewayOffline(gatewayUuid: string, at: number): void {
+    /** Settles once the readings are evaluated and any alert change written (a refused write is logged). */
+    evaluate: (readings: readonly PolledValue[]): Promise<void> => inTurn(() => evaluateNow(readings)),
+    /**
+     * The offline detector: a gateway went offline (spec section 3: alert source `detector`).
+     * Rejects when the store refused the alert.
+     */
+    async gatewayOffline(gatewayUuid: string, at: number): Promise<void> {
       const gateway = gatewayInfo.get(gatewayUuid);
       if (!detector.enabled || gateway === undefined) return;
-      detectorOpened(gateway, at);
+      await inTurnOrThrow(() => detectorOpened(gateway, at));
       options.onEvent?.();
     },
-    /** The gateway reports again: its offline alert returns. */
-    gatewayOnline(gatewayUuid: string, at: number): void {
+    /** The gateway reports again: its offline alert returns. Rejects when the store refused the change. */
+    async gatewayOnline(gatewayUuid: string, at: number): Promise<void> {
       const gateway = gatewayInfo.get(gatewayUuid);
       if (!detector.enabled || gateway === undefined) return;
-      detectorReturned(gateway, at);
+      await inTurnOrThrow(() => detectorReturned(gateway, at));
       options.onEvent?.();
     },
     /** Runs a scheduled automation now. */
-    runScheduled(automation: AutomationConfig, orgId: number): void {
-      store.events.record(automationEvent(automation, clock.now(), orgId));
+    async runScheduled(automation: AutomationConfig, orgId: number): Promise<void> {
+      await store.events.record(automationEvent(automation, clock.now(), orgId));
       options.onEvent?.();
     },
     /** How many rules were indexed (enabled and on a known register). */
     ruleCount: () => [...byRegister.values()].reduce((sum, list) => sum + list.length, 0),
   };
 }
-export type RulesEngine = ReturnType<typeof createRulesEngine>;
+export type RulesEngine = Awaited<ReturnType<typeof createRulesEngine>>;

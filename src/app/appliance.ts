@@ -48,13 +48,13 @@ export async function startAppliance(options: ApplianceOptions): Promise<Applian
   const metrics = options.metrics ?? createMetricsRegistry();
   let setupToken: string | null = null;
   try {
-    setupToken = store.admin.issueSetupToken(clock.now());
+    setupToken = await store.admin.issueSetupToken(clock.now());
   } catch (error) {
     // A full disk or a held lock: serve reads anyway; a restart issues the token.
     logger.warn({ err: error }, "no setup token this start: the store takes no writes");
   }
-  const inventorySync = startInventorySync(store, clock, logger, config);
-  const parts = startParts({
+  const inventorySync = await startInventorySync(store, clock, logger, config);
+  const parts = await startParts({
     config,
     store,
     clock,
@@ -63,7 +63,7 @@ export async function startAppliance(options: ApplianceOptions): Promise<Applian
     openLink: options.openLink,
     flushIntervalMs: options.flushIntervalMs,
   });
-  const app = createHttpApp({
+  const app = await createHttpApp({
     store,
     clock,
     logger,
@@ -105,13 +105,15 @@ const inventorySyncRetryMs = 2_000;
  * takes no writes (full disk, another process's lock), keeps trying on a timer
  * while the appliance serves what the store already holds.
  */
-function startInventorySync(store: Store, clock: Clock, logger: Logger, config: FieldhubConfig) {
+async function startInventorySync(store: Store, clock: Clock, logger: Logger, config: FieldhubConfig) {
   let timer: ReturnType<typeof setTimeout> | null = null;
   let failure: string | null = null;
-  const attempt = (): void => {
+  let stopped = false;
+  // Never rejects: a refused sync is logged and tried again on the timer.
+  const attempt = async (): Promise<void> => {
     timer = null;
     try {
-      store.inventory.sync(withHostFacts(config.inventory, hostAddresses(), version), clock.now());
+      await store.inventory.sync(withHostFacts(config.inventory, hostAddresses(), version), clock.now());
       if (failure !== null) logger.info("inventory synced with the config");
       return;
     } catch (error) {
@@ -120,11 +122,12 @@ function startInventorySync(store: Store, clock: Clock, logger: Logger, config: 
         logger.error({ err: error }, "inventory sync failed; serving the stored inventory and retrying");
       failure = message;
     }
-    timer = setTimeout(attempt, inventorySyncRetryMs);
+    if (!stopped) timer = setTimeout(() => void attempt(), inventorySyncRetryMs);
   };
-  attempt();
+  await attempt();
   return {
     stop(): void {
+      stopped = true;
       if (timer !== null) clearTimeout(timer);
     },
   };

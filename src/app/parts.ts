@@ -37,7 +37,7 @@ export interface PartsOptions {
   flushIntervalMs?: number;
 }
 
-export function startParts(options: PartsOptions) {
+export async function startParts(options: PartsOptions) {
   const { config, store, clock, logger, metrics } = options;
   const storageIntervalMs = new Map<string, number>();
   for (const gateway of config.polling) {
@@ -45,7 +45,7 @@ export function startParts(options: PartsOptions) {
       for (const register of device.registers) storageIntervalMs.set(register.id, device.storageIntervalMs);
     }
   }
-  const ingest = createIngest({
+  const ingest = await createIngest({
     store,
     clock,
     logger: logger.child({ part: "ingest" }),
@@ -64,7 +64,7 @@ export function startParts(options: PartsOptions) {
   });
   /** Every part that records an event calls this, so the message goes out now, not at the next poll of the outbox. */
   const eventRecorded = () => dispatcher.wake();
-  const rules = createRulesEngine({
+  const rules = await createRulesEngine({
     store,
     clock,
     logger: logger.child({ part: "rules" }),
@@ -73,16 +73,19 @@ export function startParts(options: PartsOptions) {
     automations: config.automations,
     onEvent: eventRecorded,
   });
-  const status = createGatewayStatusTracker({
+  const status = await createGatewayStatusTracker({
     onEvent: eventRecorded,
     onChange: (gatewayId, next, at) => {
-      try {
-        if (next === "offline") rules.gatewayOffline(gatewayId, at);
-        if (next === "online") rules.gatewayOnline(gatewayId, at);
-      } catch (error) {
+      const detected =
+        next === "offline"
+          ? rules.gatewayOffline(gatewayId, at)
+          : next === "online"
+            ? rules.gatewayOnline(gatewayId, at)
+            : null;
+      detected?.catch((error: unknown) => {
         // The status change is written; only the offline detector's alert is lost to a full disk.
         logger.error({ err: error, gateway: gatewayId }, "offline detector write failed");
-      }
+      });
     },
     store,
     clock,
@@ -105,11 +108,15 @@ export function startParts(options: PartsOptions) {
     // Rules see every value read, not only the ones stored.
     readings: guarded("handling readings", (_gatewayId: string, values: Parameters<PollSink["readings"]>[1]) => {
       ingest.accept(values);
-      rules.evaluate(values);
+      // evaluate never rejects: a refused alert write is logged and tried with the next reading.
+      void rules.evaluate(values);
     }),
-    answered: guarded("gateway status", (gatewayId: string, at: number) => status.answered(gatewayId, at)),
-    unreachable: guarded("gateway status", (gatewayId: string, at: number, reason: string, fatal?: boolean) =>
-      status.unreachable(gatewayId, at, reason, fatal),
+    // The tracker catches its own write errors: its promises never reject.
+    answered: guarded("gateway status", (gatewayId: string, at: number) => void status.answered(gatewayId, at)),
+    unreachable: guarded(
+      "gateway status",
+      (gatewayId: string, at: number, reason: string, fatal?: boolean) =>
+        void status.unreachable(gatewayId, at, reason, fatal),
     ),
   };
   // Device health lives in memory, written by the pollers and read by the API (modbus/device-health.ts says why).
@@ -128,7 +135,7 @@ export function startParts(options: PartsOptions) {
     scheduleRetention(store, clock, logger.child({ part: "retention" }), config.retention.readingsDays),
     scheduleHistoryClose(store, clock, logger.child({ part: "history" })),
     scheduleDeliveryLogPruning(store, clock, logger.child({ part: "webhooks" }), config.webhooks.logRetentionDays),
-    scheduleAutomations(store, rules, config.automations, logger.child({ part: "automations" })),
+    await scheduleAutomations(store, rules, config.automations, logger.child({ part: "automations" })),
   ];
 
   registerModbusMetrics(metrics, pollers, new Map(polled.map((gateway) => [gateway.id, gateway.serial])));
@@ -161,8 +168,8 @@ export function startParts(options: PartsOptions) {
       await Promise.all(schedules.map((schedule) => schedule.stop()));
       // Pollers first, so nothing arrives after the last flush.
       await Promise.all(pollers.map((poller) => poller.stop()));
-      ingest.stop();
-      status.stop();
+      await ingest.stop();
+      await status.stop();
       // In-flight attempts finish and are recorded; what is left stays due in the store.
       await dispatcher.stop();
     },

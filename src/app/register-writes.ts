@@ -25,8 +25,8 @@ export function createRegisterWriter(options: RegisterWritesOptions): RegisterWr
 
   return async (request) => {
     const requestedAt = clock.now();
-    const gatewayId = store.gateways.locate(request.orgId, request.gatewayId);
-    const target = gatewayId === null ? null : store.writes.target(gatewayId, request.registerId);
+    const gatewayId = await store.gateways.locate(request.orgId, request.gatewayId);
+    const target = gatewayId === null ? null : await store.writes.target(gatewayId, request.registerId);
     if (gatewayId === null || target === null) throw new Error("write asked for a register the caller did not find");
     const poller = pollers.get(request.gatewayId.toLowerCase());
     const outcome: RegisterWriteOutcome =
@@ -40,7 +40,7 @@ export function createRegisterWriter(options: RegisterWritesOptions): RegisterWr
           }
         : await poller.writeRegister(target.uuid, request.value);
     const finishedAt = clock.now();
-    const auditId = store.writes.record(
+    const auditId = await store.writes.record(
       {
         orgId: request.orgId,
         registerId: target.id,
@@ -81,10 +81,15 @@ export function createRegisterWriter(options: RegisterWritesOptions): RegisterWr
     );
     if (outcome.result === "timeout" && poller !== undefined) {
       // Not sent again: read what the device holds now, between polls, and note it.
-      void poller.readRegisterNow(target.uuid).then((read) => {
-        const detail = `${outcome.detail}; read back afterwards: ${read === null ? "no answer" : read.value}`;
-        store.writes.settleReadBack(auditId, read?.value ?? null, detail);
-      });
+      void poller
+        .readRegisterNow(target.uuid)
+        .then((read) => {
+          const detail = `${outcome.detail}; read back afterwards: ${read === null ? "no answer" : read.value}`;
+          return store.writes.settleReadBack(auditId, read?.value ?? null, detail);
+        })
+        .catch((error: unknown) => {
+          logger.error({ err: error, register: target.uuid }, "read back after a timed-out write not recorded");
+        });
     }
     return { ...outcome, auditId };
   };

@@ -35,9 +35,9 @@ export function retentionCutoff(
   return { cutoff: base - retentionMs, heldBy };
 }
 
-function newestStoredReading(store: Store): number | null {
+async function newestStoredReading(store: Store): Promise<number | null> {
   let newest: number | null = null;
-  for (const ts of store.readings.newestTimes().values()) if (newest === null || ts > newest) newest = ts;
+  for (const ts of (await store.readings.newestTimes()).values()) if (newest === null || ts > newest) newest = ts;
   return newest;
 }
 
@@ -55,7 +55,7 @@ export function scheduleRetention(
     running = running.then(async () => {
       if (abort.signal.aborted) return;
       try {
-        const newest = newestStoredReading(store);
+        const newest = await newestStoredReading(store);
         const { cutoff, heldBy } = retentionCutoff(trusted, newest, retentionDays * 86_400_000);
         if (heldBy === "clock_step") {
           logger.warn(
@@ -79,9 +79,9 @@ export function scheduleRetention(
         // The write audit is kept like history.
         let auditDeleted = 0;
         for (
-          let batch = store.writes.deleteOlderThan(cutoff, 5000);
+          let batch = await store.writes.deleteOlderThan(cutoff, 5000);
           batch > 0;
-          batch = store.writes.deleteOlderThan(cutoff, 5000)
+          batch = await store.writes.deleteOlderThan(cutoff, 5000)
         ) {
           auditDeleted += batch;
           if (abort.signal.aborted) break;
@@ -142,9 +142,9 @@ export function scheduleDeliveryLogPruning(
   logRetentionDays: number,
 ): Schedule {
   const trusted = createTrustedWallClock(clock);
-  const nightly = new Cron("23 3 * * *", () => {
+  const nightly = new Cron("23 3 * * *", async () => {
     try {
-      const pruned = store.webhooks.pruneLog(trusted.now() - logRetentionDays * 86_400_000);
+      const pruned = await store.webhooks.pruneLog(trusted.now() - logRetentionDays * 86_400_000);
       logger.info({ ...pruned }, "webhook delivery log pruned");
     } catch (error) {
       // A full disk or a held lock: the next night prunes what is older then.
@@ -159,21 +159,26 @@ export function scheduleDeliveryLogPruning(
 }
 
 /** Runs each enabled automation with a schedule trigger at its cron times. */
-export function scheduleAutomations(
+export async function scheduleAutomations(
   store: Store,
   rules: RulesEngine,
   automations: readonly AutomationConfig[],
   logger: Logger,
-): Schedule {
-  const jobs = automations.flatMap((automation) => {
-    if (!automation.enabled || automation.trigger.kind !== "schedule") return [];
-    const org = store.organizations.findByKey(automation.orgKey);
-    if (org === null) return [];
+): Promise<Schedule> {
+  const jobs: Cron[] = [];
+  for (const automation of automations) {
+    if (!automation.enabled || automation.trigger.kind !== "schedule") continue;
+    const org = await store.organizations.findByKey(automation.orgKey);
+    if (org === null) continue;
     // A run the store refused is logged, never thrown from the timer.
     const onError = (error: unknown) =>
       logger.error({ err: error, automation: automation.name }, "scheduled automation failed");
-    return [new Cron(automation.trigger.cron, { catch: onError }, () => rules.runScheduled(automation, org.id))];
-  });
+    jobs.push(
+      new Cron(automation.trigger.cron, { catch: onError }, () =>
+        rules.runScheduled(automation, org.id).catch(onError),
+      ),
+    );
+  }
   return {
     async stop() {
       for (const job of jobs) job.stop();

@@ -37,7 +37,7 @@ export async function adminCommand(argv: string[], now: number): Promise<void> {
       await setPassword(rest, now);
       return;
     case "sign-out":
-      signOut(rest, now);
+      await signOut(rest, now);
       return;
     default:
       throw new UsageError(action === undefined ? "admin needs an action" : `unknown admin action "${action}"`);
@@ -73,30 +73,30 @@ async function setPassword(argv: string[], now: number): Promise<void> {
   try {
     const queries = store.admin;
     // The first account is the owner unless a role is named.
-    const effectiveRole = role ?? (queries.countUsers() === 0 ? "owner" : undefined);
-    const outcome = queries.setPassword(username, passwordHash, effectiveRole, now);
-    const user = queries.findUser(username);
+    const effectiveRole = role ?? ((await queries.countUsers()) === 0 ? "owner" : undefined);
+    const outcome = await queries.setPassword(username, passwordHash, effectiveRole, now);
+    const user = await queries.findUser(username);
     process.stdout.write(
       outcome === "created"
         ? `Created admin user ${username} (role ${user?.role}).\n`
         : `Set the password of ${username} (role ${user?.role}); their sessions were signed out.\n`,
     );
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
-function signOut(argv: string[], now: number): void {
+async function signOut(argv: string[], now: number): Promise<void> {
   const { values } = parseCommandArgs(argv, { data: { type: "string" }, user: { type: "string" } });
   const dataDir = requireDataDir(values.data);
   const username = requireOption(values.user, "--user");
   const store = openStore(dataDir);
   try {
     const queries = store.admin;
-    if (queries.findUser(username) === null) throw new CommandError(`no admin user ${username}`);
-    const count = queries.revokeUserSessions(username, now);
+    if ((await queries.findUser(username)) === null) throw new CommandError(`no admin user ${username}`);
+    const count = await queries.revokeUserSessions(username, now);
     process.stdout.write(`Signed ${username} out of ${count} session(s).\n`);
   } finally {
-    store.close();
+    await store.close();
   }
 }

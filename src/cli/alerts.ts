@@ -54,19 +54,19 @@ export async function alertsCommand(argv: string[]): Promise<void> {
   }
 }
 
-function withStore<T>(dataDir: string, work: (store: Store) => T): T {
+async function withStore<T>(dataDir: string, work: (store: Store) => Promise<T>): Promise<T> {
   const store = openStore(dataDir);
   try {
-    return work(store);
+    return await work(store);
   } catch (error) {
     if (error instanceof CodedError) throw new CommandError(error.message);
     throw error;
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
-function list(argv: string[]): void {
+async function list(argv: string[]): Promise<void> {
   const { values } = parseCommandArgs(argv, {
     data: { type: "string" },
     org: { type: "string" },
@@ -85,16 +85,16 @@ function list(argv: string[]): void {
   const limit = values.limit === undefined ? 50 : Number(values.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
     throw new UsageError("--limit: a whole number from 1 to 1000");
-  withStore(requireDataDir(values.data), (store) => {
+  await withStore(requireDataDir(values.data), async (store) => {
     const organizations =
-      values.org === undefined ? store.organizations.list() : [store.organizations.findByKey(values.org)];
+      values.org === undefined ? await store.organizations.list() : [await store.organizations.findByKey(values.org)];
     const queries = store.alerts;
-    const rows = organizations.flatMap((organization) => {
+    const rows = [];
+    for (const organization of organizations) {
       if (organization === null) throw new CommandError(`no organisation "${values.org}"`);
-      return queries
-        .list(organization.id, { status, severity, limit, offset: 0 })
-        .rows.map((row) => ({ organization: organization.key, ...row }));
-    });
+      const page = await queries.list(organization.id, { status, severity, limit, offset: 0 });
+      rows.push(...page.rows.map((row) => ({ organization: organization.key, ...row })));
+    }
     if (values.json === true) {
       process.stdout.write(
         `${JSON.stringify(
@@ -128,14 +128,14 @@ function list(argv: string[]): void {
   });
 }
 
-function change(action: "ack" | "resolve", argv: string[]): void {
+async function change(action: "ack" | "resolve", argv: string[]): Promise<void> {
   const { values, positionals } = parseCommandArgs(argv, { data: { type: "string" }, note: { type: "string" } }, true);
   const [id, ...extra] = positionals;
   if (id === undefined || extra.length > 0) throw new UsageError(`alerts ${action} takes one alert id`);
-  withStore(requireDataDir(values.data), (store) => {
+  await withStore(requireDataDir(values.data), async (store) => {
     const service = alertService(store, () => systemClock.now());
     const note = values.note ?? null;
-    const alert = action === "ack" ? service.acknowledge(id, note) : service.resolve(id, note);
+    const alert = action === "ack" ? await service.acknowledge(id, note) : await service.resolve(id, note);
     process.stdout.write(`alert ${alert.uuid} ${alert.status}\n`);
   });
 }

@@ -34,7 +34,7 @@ export async function runAppliance(
   try {
     started = await start(store);
   } catch (error) {
-    store.close();
+    await store.close();
     lock.release();
     if (error instanceof ListenError) throw new CommandError(error.message);
     throw error;
@@ -43,7 +43,7 @@ export async function runAppliance(
   stopOnSignals(async () => {
     await appliance.stop();
     await stopAlso?.();
-    store.close();
+    await store.close();
     lock.release();
   }, logger);
   return appliance;

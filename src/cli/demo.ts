@@ -62,7 +62,7 @@ export async function demoCommand(argv: string[]): Promise<void> {
     );
     const config = parseDemoConfig(ports);
     const now = clock.now();
-    stored = seedDemo(demoSeedStore(store, config, now), config.inventory, now, days);
+    stored = await seedDemo(await demoSeedStore(store, config, now), config.inventory, now, days);
     const started = await startAppliance({
       config,
       store,
@@ -103,16 +103,16 @@ function parseDemoConfig(ports: DemoPorts): FieldhubConfig {
 }
 
 /** The store's operations the demo seed needs, after syncing the demo inventory (the seed needs its rows). */
-function demoSeedStore(store: Store, config: FieldhubConfig, now: number): DemoSeedStore {
-  store.inventory.sync(withHostFacts(config.inventory, hostAddresses(), version), now);
-  const org = store.organizations.findByKey(demoOrganizationKey);
+async function demoSeedStore(store: Store, config: FieldhubConfig, now: number): Promise<DemoSeedStore> {
+  await store.inventory.sync(withHostFacts(config.inventory, hostAddresses(), version), now);
+  const org = await store.organizations.findByKey(demoOrganizationKey);
   if (org === null) throw new Error("demo organisation missing after sync");
   const { gateways, registers, readings } = store;
   return {
-    gatewaysBySerial() {
+    async gatewaysBySerial() {
       const ids = new Map<string, { id: number; uuid: string }>();
       for (const gateway of config.inventory.organizations[0]?.gateways ?? []) {
-        const row = gateways.find(org.id, gateway.id);
+        const row = await gateways.find(org.id, gateway.id);
         if (row !== null) ids.set(gateway.serial, { id: row.id, uuid: row.uuid });
       }
       return ids;
@@ -120,12 +120,12 @@ function demoSeedStore(store: Store, config: FieldhubConfig, now: number): DemoS
     setGatewayState: (uuid, state) => gateways.setStatus(uuid, state),
     registers: (gatewayId) => registers.list(gatewayId),
     recordReadings: (batch) => readings.record(batch),
-    addAlert(alert, gatewayId) {
+    async addAlert(alert, gatewayId) {
       const { id, gatewaySerial: _serial, ...fields } = alert;
-      store.alerts.seed({ ...fields, uuid: id, orgId: org.id, gatewayId });
+      await store.alerts.seed({ ...fields, uuid: id, orgId: org.id, gatewayId });
     },
-    addSandboxKey() {
-      store.keys.create(
+    async addSandboxKey() {
+      await store.keys.create(
         {
           orgKey: demoOrganizationKey,
           name: "Sandbox (demo)",

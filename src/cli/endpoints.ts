@@ -134,7 +134,7 @@ async function withService<T>(
     if (error instanceof CodedError) throw new CommandError(error.message);
     throw error;
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -174,10 +174,10 @@ async function createEndpoint(argv: string[]): Promise<void> {
   const dataDir = requireDataDir(values.data);
   const orgKey = requireOption(values.org, "--org");
   const url = requireOption(values.url, "--url");
-  await withService(dataDir, (service, store) => {
-    let created: ReturnType<EndpointService["create"]>;
+  await withService(dataDir, async (service, store) => {
+    let created: Awaited<ReturnType<EndpointService["create"]>>;
     try {
-      created = service.create({
+      created = await service.create({
         orgKey,
         url,
         description: values.description === undefined || values.description === "" ? null : values.description,
@@ -185,7 +185,7 @@ async function createEndpoint(argv: string[]): Promise<void> {
       });
     } catch (error) {
       if (error instanceof CodedError && error.code === "not_found") {
-        const known = store.organizations.list().map((org) => org.key);
+        const known = (await store.organizations.list()).map((org) => org.key);
         throw new CommandError(
           `no organisation "${orgKey}" in ${dataDir}; ${known.length > 0 ? `known: ${known.join(", ")}` : "start fieldhub serve with its config once first"}`,
         );
@@ -221,8 +221,8 @@ async function listEndpoints(argv: string[]): Promise<void> {
     org: { type: "string" },
     json: { type: "boolean" },
   });
-  await withService(requireDataDir(values.data), (service) => {
-    const endpoints = service.list(values.org);
+  await withService(requireDataDir(values.data), async (service) => {
+    const endpoints = await service.list(values.org);
     if (values.json === true) {
       writeJson(endpoints);
       return;
@@ -250,8 +250,8 @@ async function updateEndpoint(argv: string[]): Promise<void> {
   if (values.url === undefined && values.events === undefined && values.description === undefined) {
     throw new UsageError("endpoints update: give at least one of --url, --events, --description");
   }
-  await withService(dataDir, (service) => {
-    const view = service.update(id!, {
+  await withService(dataDir, async (service) => {
+    const view = await service.update(id!, {
       url: values.url,
       // An empty --events subscribes to every event type; an empty --description clears it.
       events: values.events === undefined ? undefined : parseEvents(values.events),
@@ -268,9 +268,9 @@ async function updateEndpoint(argv: string[]): Promise<void> {
 async function deleteEndpoint(argv: string[]): Promise<void> {
   const { values, positionals } = parseCommandArgs(argv, { data: { type: "string" } }, true);
   const [id] = positionalsOf(positionals, ["ID"], "delete");
-  await withService(requireDataDir(values.data), (service) => {
-    const view = service.get(id!);
-    service.delete(view.id);
+  await withService(requireDataDir(values.data), async (service) => {
+    const view = await service.get(id!);
+    await service.delete(view.id);
     process.stdout.write(`deleted endpoint ${view.id} (${view.url}); messages still to be sent to it are discarded\n`);
   });
 }
@@ -278,9 +278,9 @@ async function deleteEndpoint(argv: string[]): Promise<void> {
 async function showSecret(argv: string[]): Promise<void> {
   const { values, positionals } = parseCommandArgs(argv, { data: { type: "string" }, json: { type: "boolean" } }, true);
   const [id] = positionalsOf(positionals, ["ID"], "secret");
-  await withService(requireDataDir(values.data), (service) => {
-    const view = service.get(id!);
-    const secret = service.secret(view.id);
+  await withService(requireDataDir(values.data), async (service) => {
+    const view = await service.get(id!);
+    const secret = await service.secret(view.id);
     if (values.json === true) {
       writeJson({
         id: view.id,
@@ -318,9 +318,9 @@ async function rotateSecret(argv: string[]): Promise<void> {
   const [id] = positionalsOf(positionals, ["ID"], "rotate-secret");
   const dataDir = requireDataDir(values.data);
   const graceMs = parseDuration(values.grace ?? "24h", "--grace");
-  await withService(dataDir, (service) => {
-    const view = service.get(id!);
-    const rotated = service.rotateSecret(view.id, graceMs);
+  await withService(dataDir, async (service) => {
+    const view = await service.get(id!);
+    const rotated = await service.rotateSecret(view.id, graceMs);
     if (values.json === true) {
       writeJson({ id: view.id, secret: rotated.secret, previous_valid_until: rotated.previousValidUntil });
       return;
@@ -341,9 +341,9 @@ async function enableEndpoint(argv: string[]): Promise<void> {
   );
   const [id] = positionalsOf(positionals, ["ID"], "enable");
   const discardHeld = values["discard-held"] === true;
-  await withService(requireDataDir(values.data), (service) => {
-    const before = service.get(id!);
-    const { held } = service.enable(before.id, { discardHeld });
+  await withService(requireDataDir(values.data), async (service) => {
+    const before = await service.get(id!);
+    const { held } = await service.enable(before.id, { discardHeld });
     if (before.status !== "paused") {
       process.stdout.write(`endpoint ${before.id} was not paused; it stays enabled\n`);
       return;
@@ -357,7 +357,7 @@ async function enableEndpoint(argv: string[]): Promise<void> {
   });
 }
 
-type DeliveryEntry = ReturnType<EndpointService["deliveries"]>[number];
+type DeliveryEntry = Awaited<ReturnType<EndpointService["deliveries"]>>[number];
 
 async function testEndpoint(argv: string[]): Promise<void> {
   const { values, positionals } = parseCommandArgs(argv, { data: { type: "string" }, wait: { type: "string" } }, true);
@@ -368,12 +368,12 @@ async function testEndpoint(argv: string[]): Promise<void> {
     throw new UsageError(`--wait: a number of seconds from 0 to 3600: ${values.wait}`);
   }
   await withService(dataDir, async (service) => {
-    const view = service.get(id!);
-    const messageId = service.sendTest(view.id);
+    const view = await service.get(id!);
+    const messageId = await service.sendTest(view.id);
     process.stdout.write(`queued test message ${messageId} for ${view.url}\n`);
-    const entryOf = (): DeliveryEntry | undefined =>
-      service.deliveries(view.id, 20).find((delivery) => delivery.message_id === messageId);
-    if (entryOf()?.status === "held") {
+    const entryOf = async (): Promise<DeliveryEntry | undefined> =>
+      (await service.deliveries(view.id, 20)).find((delivery) => delivery.message_id === messageId);
+    if ((await entryOf())?.status === "held") {
       throw new CommandError(
         `endpoint ${view.id} is paused (${view.pause_reason ?? "no reason recorded"}); the test message is held ` +
           `until \`fieldhub endpoints enable --data ${dataDir} ${view.id}\``,
@@ -381,10 +381,10 @@ async function testEndpoint(argv: string[]): Promise<void> {
     }
     if (waitSeconds === 0) return;
     const deadline = Date.now() + waitSeconds * 1000;
-    let entry = entryOf();
+    let entry = await entryOf();
     while ((entry === undefined || entry.attempt_log.length === 0) && Date.now() < deadline) {
       await Bun.sleep(100);
-      entry = entryOf();
+      entry = await entryOf();
     }
     const first = entry?.attempt_log[0];
     if (entry === undefined || first === undefined) {
@@ -404,7 +404,7 @@ async function testEndpoint(argv: string[]): Promise<void> {
         : entry.status === "failed"
           ? "no further attempts"
           : `its status is now ${entry.status}`;
-    const paused = service.get(view.id);
+    const paused = await service.get(view.id);
     const error = extraError(first.status_code, first.error);
     throw new CommandError(
       `the first attempt failed: ${outcome}${error === null ? "" : ` (${error})`}; ${after}` +
@@ -436,9 +436,9 @@ async function showDeliveries(argv: string[]): Promise<void> {
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
     throw new UsageError(`--limit: a whole number from 1 to 1000: ${values.limit}`);
   }
-  await withService(dataDir, (service) => {
-    const view = service.get(id!);
-    const deliveries = service.deliveries(view.id, limit);
+  await withService(dataDir, async (service) => {
+    const view = await service.get(id!);
+    const deliveries = await service.deliveries(view.id, limit);
     if (values.json === true) {
       writeJson(deliveries);
       return;
@@ -489,9 +489,9 @@ async function resendMessage(argv: string[]): Promise<void> {
   const { values, positionals } = parseCommandArgs(argv, { data: { type: "string" } }, true);
   const [id, messageId] = positionalsOf(positionals, ["ID", "MESSAGE_ID"], "resend");
   const dataDir = requireDataDir(values.data);
-  await withService(dataDir, (service) => {
-    const view = service.get(id!);
-    service.resend(view.id, messageId!);
+  await withService(dataDir, async (service) => {
+    const view = await service.get(id!);
+    await service.resend(view.id, messageId!);
     const note =
       view.status === "paused"
         ? `the endpoint is paused: the message is held until \`fieldhub endpoints enable --data ${dataDir} ${view.id}\``

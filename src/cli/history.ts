@@ -148,7 +148,7 @@ async function exportHistory(argv: string[]): Promise<void> {
   const store = openStore(dataDir);
   const output = openOutput(values.out);
   try {
-    const registers = pickRegisters(store.registers.catalog(), {
+    const registers = pickRegisters(await store.registers.catalog(), {
       org: values.org,
       gateways: values.gateway ?? [],
       registers: values.register ?? [],
@@ -160,7 +160,7 @@ async function exportHistory(argv: string[]): Promise<void> {
     let rows = 0;
     let omitted = 0;
     if (encoder.header !== "") output.writer.write(encoder.header);
-    for (const page of store.readings.scan({ registerIds: [...byId.keys()], since, until })) {
+    for await (const page of store.readings.scan({ registerIds: [...byId.keys()], since, until })) {
       let text = "";
       for (const row of page) {
         let encode = rowEncoders.get(row.registerId);
@@ -188,7 +188,7 @@ async function exportHistory(argv: string[]): Promise<void> {
     output.abandon();
     throw error;
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -202,14 +202,14 @@ const importBatchRows = 20_000;
 /** With --on-error skip, this many errors are printed; the rest only counted. */
 const printedErrors = 10;
 
-function syncConfig(store: Store, configPath: string): void {
+async function syncConfig(store: Store, configPath: string): Promise<void> {
   const loaded = loadConfigFile(configPath);
   if (!loaded.ok) {
     throw new CommandError(
       `${configPath} is not a valid config; nothing was imported:\n${formatProblems(loaded.problems)}`,
     );
   }
-  store.inventory.sync(withHostFacts(loaded.config.inventory, hostAddresses(), version), Date.now());
+  await store.inventory.sync(withHostFacts(loaded.config.inventory, hostAddresses(), version), Date.now());
 }
 
 async function importHistory(argv: string[]): Promise<void> {
@@ -246,8 +246,8 @@ async function importHistory(argv: string[]): Promise<void> {
 
   const store = openStore(dataDir);
   try {
-    if (values.config !== undefined) syncConfig(store, values.config);
-    const catalog = store.registers.catalog();
+    if (values.config !== undefined) await syncConfig(store, values.config);
+    const catalog = await store.registers.catalog();
     const lookup = registerLookup(catalog);
     const periods = new Map(
       catalog.map((register) => [register.id, effectiveStorageInterval(register.storageIntervalMs)]),
@@ -261,7 +261,7 @@ async function importHistory(argv: string[]): Promise<void> {
     let firstError: string | null = null;
 
     const commit = async () => {
-      const result = store.readings.importReadings(batch, periods);
+      const result = await store.readings.importReadings(batch, periods);
       counts.stored += result.stored;
       counts.skipped += result.skipped;
       // Periods the import has moved past are closed into blocks now, as serve's
@@ -327,6 +327,6 @@ async function importHistory(argv: string[]): Promise<void> {
       `imported ${counts.read} rows: ${counts.stored} stored, ${counts.skipped} skipped as already stored or within an occupied storage period${errors}`,
     );
   } finally {
-    store.close();
+    await store.close();
   }
 }

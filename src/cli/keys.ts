@@ -45,24 +45,24 @@ export const keysHelp: readonly CommandHelp[] = [
   },
 ];
 
-export function keysCommand(argv: string[], now: number): void {
+export async function keysCommand(argv: string[], now: number): Promise<void> {
   const [action, ...rest] = argv;
   switch (action) {
     case "create":
-      createKey(rest, now);
+      await createKey(rest, now);
       return;
     case "list":
-      listKeys(rest);
+      await listKeys(rest);
       return;
     case "revoke":
-      revokeKey(rest, now);
+      await revokeKey(rest, now);
       return;
     default:
       throw new UsageError(action === undefined ? "keys needs an action" : `unknown keys action "${action}"`);
   }
 }
 
-function createKey(argv: string[], now: number): void {
+async function createKey(argv: string[], now: number): Promise<void> {
   const { values } = parseCommandArgs(argv, {
     data: { type: "string" },
     org: { type: "string" },
@@ -91,7 +91,7 @@ function createKey(argv: string[], now: number): void {
   }
   const store = openStore(dataDir);
   try {
-    const created = store.keys.create({ orgKey, name, scopes, expiresAt, rateLimitPerMinute }, now);
+    const created = await store.keys.create({ orgKey, name, scopes, expiresAt, rateLimitPerMinute }, now);
     if (values.json === true) {
       process.stdout.write(
         `${JSON.stringify({ ...presentCreatedApiKey(created), rate_limit_per_minute: created.rateLimitPerMinute })}\n`,
@@ -104,14 +104,14 @@ function createKey(argv: string[], now: number): void {
     }
   } catch (error) {
     if (error instanceof UnknownOrganizationError) {
-      const known = store.organizations.list().map((org) => org.key);
+      const known = (await store.organizations.list()).map((org) => org.key);
       throw new CommandError(
         `no organisation "${orgKey}" in ${dataDir}; ${known.length > 0 ? `known: ${known.join(", ")}` : "start fieldhub serve with its config once first"}`,
       );
     }
     throw error;
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -127,7 +127,7 @@ function parseScopes(text: string): ApiScope[] {
   return [...new Set(scopes)] as ApiScope[];
 }
 
-function listKeys(argv: string[]): void {
+async function listKeys(argv: string[]): Promise<void> {
   const { values } = parseCommandArgs(argv, {
     data: { type: "string" },
     org: { type: "string" },
@@ -135,7 +135,7 @@ function listKeys(argv: string[]): void {
   });
   const store = openStore(requireDataDir(values.data));
   try {
-    const keys = store.keys.list(values.org);
+    const keys = await store.keys.list(values.org);
     if (values.json === true) {
       const rows = keys.map(presentApiKey);
       process.stdout.write(`${JSON.stringify(rows)}\n`);
@@ -155,20 +155,20 @@ function listKeys(argv: string[]): void {
     );
     process.stdout.write(lines.length > 0 ? `${lines.join("\n")}\n` : "no keys\n");
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
-function revokeKey(argv: string[], now: number): void {
+async function revokeKey(argv: string[], now: number): Promise<void> {
   const { values, positionals } = parseCommandArgs(argv, { data: { type: "string" } }, true);
   const target = positionals[0];
   if (target === undefined || positionals.length > 1) throw new UsageError("revoke takes one key id or prefix");
   const store = openStore(requireDataDir(values.data));
   try {
-    const revoked = store.keys.revoke(target, now);
+    const revoked = await store.keys.revoke(target, now);
     if (revoked === 0) throw new CommandError(`no active key with id or prefix "${target}"`);
     process.stdout.write(`revoked ${revoked} key${revoked === 1 ? "" : "s"}\n`);
   } finally {
-    store.close();
+    await store.close();
   }
 }

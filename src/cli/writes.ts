@@ -18,7 +18,7 @@ export const writesHelp: readonly CommandHelp[] = [
   },
 ];
 
-export function writesCommand(argv: string[]): void {
+export async function writesCommand(argv: string[]): Promise<void> {
   const [action, ...rest] = argv;
   if (action !== "list") {
     throw new UsageError(action === undefined ? "writes needs an action" : `unknown writes action "${action}"`);
@@ -37,11 +37,11 @@ export function writesCommand(argv: string[]): void {
   try {
     let orgId: number | undefined;
     if (values.org !== undefined) {
-      const organization = store.organizations.findByKey(values.org);
+      const organization = await store.organizations.findByKey(values.org);
       if (organization === null) throw new CommandError(`no organisation "${values.org}"`);
       orgId = organization.id;
     }
-    const rows = store.writes.list({ orgId, limit });
+    const rows = await store.writes.list({ orgId, limit });
     if (values.json === true) {
       process.stdout.write(`${JSON.stringify(rows.map(presentWrite))}\n`);
       return;
@@ -61,7 +61,7 @@ export function writesCommand(argv: string[]): void {
     );
     process.stdout.write(lines.length > 0 ? `${lines.join("\n")}\n` : "no writes\n");
   } finally {
-    store.close();
+    await store.close();
   }
 }
 

@@ -21,28 +21,37 @@ const heatPumpSilentFor = 3 * hour;
 /** What seeding needs of the store, with the demo inventory already synced. */
 export interface DemoSeedStore {
   /** Store ids of the demo organisation's gateways, by serial. */
-  gatewaysBySerial(): Map<string, { id: number; uuid: string }>;
-  setGatewayState(uuid: string, state: { status: "online" | "offline"; lastSeen: number; claimedAt: number }): void;
+  gatewaysBySerial(): Promise<Map<string, { id: number; uuid: string }>>;
+  setGatewayState(
+    uuid: string,
+    state: { status: "online" | "offline"; lastSeen: number; claimedAt: number },
+  ): Promise<void>;
   /** A gateway's registers, with the time of each one's newest stored reading. */
-  registers(gatewayId: number): (DemoRegister & { id: number; uuid: string; latestTs: number | null })[];
-  recordReadings(batch: { registerId: number; ts: number; rawValue: number | null }[]): void;
+  registers(gatewayId: number): Promise<(DemoRegister & { id: number; uuid: string; latestTs: number | null })[]>;
+  recordReadings(batch: { registerId: number; ts: number; rawValue: number | null }[]): Promise<void>;
   /** Adds the alert unless one with its id exists. */
-  addAlert(alert: DemoAlert, gatewayId: number | null): void;
+  addAlert(alert: DemoAlert, gatewayId: number | null): Promise<void>;
   /** Adds the fixed sandbox key unless it exists. */
-  addSandboxKey(): void;
+  addSandboxKey(): Promise<void>;
 }
 
 /** Safe on every start (only what is missing is added); returns how many readings were backfilled. */
-export function seedDemo(target: DemoSeedStore, inventory: Inventory, now: number, days: number): number {
-  const gatewayIds = target.gatewaysBySerial();
+export async function seedDemo(
+  target: DemoSeedStore,
+  inventory: Inventory,
+  now: number,
+  days: number,
+): Promise<number> {
+  const gatewayIds = await target.gatewaysBySerial();
   const claimedAt = now - days * 24 * hour;
   for (const serial of [demoGatewaySerials.greenhouse, demoGatewaySerials.energy]) {
     const gateway = gatewayIds.get(serial);
-    if (gateway !== undefined) target.setGatewayState(gateway.uuid, { status: "online", lastSeen: now, claimedAt });
+    if (gateway !== undefined)
+      await target.setGatewayState(gateway.uuid, { status: "online", lastSeen: now, claimedAt });
   }
   const heatPump = gatewayIds.get(demoGatewaySerials.heatPump);
   if (heatPump !== undefined) {
-    target.setGatewayState(heatPump.uuid, { status: "offline", lastSeen: now - heatPumpSilentFor, claimedAt });
+    await target.setGatewayState(heatPump.uuid, { status: "offline", lastSeen: now - heatPumpSilentFor, claimedAt });
   }
 
   const units = registersOf(inventory);
@@ -50,7 +59,7 @@ export function seedDemo(target: DemoSeedStore, inventory: Inventory, now: numbe
   for (const [serial, gateway] of gatewayIds) {
     const until = serial === demoGatewaySerials.heatPump ? now - heatPumpSilentFor : now;
     const batch: { registerId: number; ts: number; rawValue: number | null }[] = [];
-    for (const register of target.registers(gateway.id)) {
+    for (const register of await target.registers(gateway.id)) {
       if (register.dataType === "string") continue;
       const meta = { ...register, unit: units.get(register.uuid)?.unit ?? register.unit };
       // Backfill and live storage agree: backfilled values sit
@@ -69,11 +78,11 @@ export function seedDemo(target: DemoSeedStore, inventory: Inventory, now: numbe
         batch.push({ registerId: register.id, ts, rawValue: demoRawValue(meta, ts) });
       }
     }
-    target.recordReadings(batch);
+    await target.recordReadings(batch);
     added += batch.length;
   }
 
-  for (const alert of demoAlerts(now)) target.addAlert(alert, gatewayIds.get(alert.gatewaySerial)?.id ?? null);
-  target.addSandboxKey();
+  for (const alert of demoAlerts(now)) await target.addAlert(alert, gatewayIds.get(alert.gatewaySerial)?.id ?? null);
+  await target.addSandboxKey();
   return added;
 }

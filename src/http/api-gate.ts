@@ -22,11 +22,11 @@ export interface RequestState {
 }
 
 export interface GateDeps {
-  lookupKey(key: string): KeyForRequest | null;
+  lookupKey(key: string): Promise<KeyForRequest | null>;
   limiter: FixedWindowRateLimiter;
   now(): number;
   /** Notes a request that a valid key passed with (GET /admin/api/keys shows `last_used_at`). */
-  recordKeyUse?(keyId: string, now: number): void;
+  recordKeyUse?(keyId: string, now: number): Promise<void>;
   /** Requests per minute of a key that sets no limit of its own (spec section 8: 100). */
   defaultLimitPerMinute: number;
 }
@@ -50,7 +50,12 @@ export function newRequestState(startedAt: number): RequestState {
  * Authenticates and counts the request; throws a CodedError for the problem
  * response. The rate-limit headers are on `state.headers` whatever the outcome.
  */
-export function passApiGate(deps: GateDeps, state: RequestState, request: Request, clientAddress: string): void {
+export async function passApiGate(
+  deps: GateDeps,
+  state: RequestState,
+  request: Request,
+  clientAddress: string,
+): Promise<void> {
   // Requests without a usable key are counted per client address (spec section 8).
   // An address that has used up that allowance this minute is refused before its
   // key is even looked up: otherwise the 401 would be decided first and guessing
@@ -62,7 +67,7 @@ export function passApiGate(deps: GateDeps, state: RequestState, request: Reques
     throw rateLimited(decision);
   }
   const authorization = request.headers.get("authorization");
-  const principal = authorization === null ? null : deps.lookupKey(bearerPattern.exec(authorization)?.[1] ?? "");
+  const principal = authorization === null ? null : await deps.lookupKey(bearerPattern.exec(authorization)?.[1] ?? "");
   const failure = authFailure(authorization, principal, deps.now());
 
   const decision =
@@ -75,7 +80,8 @@ export function passApiGate(deps: GateDeps, state: RequestState, request: Reques
   Object.assign(state.headers, rateLimitHeaders(decision));
 
   if (failure !== null) throw failure;
-  if (principal !== null) deps.recordKeyUse?.(principal.id, deps.now());
+  // A use the store does not take now is noted with a later request (KeyStore.recordUse).
+  if (principal !== null) deps.recordKeyUse?.(principal.id, deps.now()).catch(ignoreUnrecordedUse);
   if (!decision.allowed) throw rateLimited(decision);
   state.principal = principal;
   // The register write is routed: its controller decides write_not_enabled per organisation.
@@ -95,6 +101,8 @@ export function passApiGate(deps: GateDeps, state: RequestState, request: Reques
 export function anonymousRateHeaders(deps: GateDeps, clientAddress: string): Record<string, string> {
   return rateLimitHeaders(deps.limiter.peek(`anon:${clientAddress}`, deps.defaultLimitPerMinute));
 }
+
+function ignoreUnrecordedUse(): void {}
 
 function rateLimited(decision: RateDecision): CodedError {
   return new CodedError(

@@ -55,7 +55,7 @@ export interface HttpAppDeps {
   writeRegister?: RegisterWriter;
 }
 
-export function createHttpApp(deps: HttpAppDeps) {
+export async function createHttpApp(deps: HttpAppDeps) {
   const { store, clock, logger } = deps;
   const metrics = deps.metrics ?? createMetricsRegistry();
   const requestsByRoute = new Counter({
@@ -103,7 +103,7 @@ export function createHttpApp(deps: HttpAppDeps) {
     registers: store.registers,
     readings: store.readings,
     deviceHealth: deps.deviceHealth ?? noDeviceHealth,
-    cursorSecret: store.secrets.getOrCreate("readings-cursor"),
+    cursorSecret: await store.secrets.getOrCreate("readings-cursor"),
     stateOf,
     writeRegister: deps.writeRegister,
   };
@@ -145,7 +145,7 @@ export function createHttpApp(deps: HttpAppDeps) {
   // development: false, also when run from source: Bun would otherwise serve the
   // admin page through its hot-reload dev server (unminified, with a reload socket).
   return new Elysia({ normalize: false, serve: { routes: adminPageRoutes, development: false } })
-    .onRequest(({ request, server, set }) => {
+    .onRequest(async ({ request, server, set }) => {
       const state = stateOf(request);
       const api = isApiPath(request.url);
       if (api) {
@@ -156,7 +156,7 @@ export function createHttpApp(deps: HttpAppDeps) {
           return preflight;
         }
         try {
-          passApiGate(gateDeps, state, request, clientAddressOf(server, request));
+          await passApiGate(gateDeps, state, request, clientAddressOf(server, request));
         } catch (error) {
           if (!(error instanceof CodedError)) throw error;
           // Elysia runs no later hook for a response from onRequest: count and log it here.
@@ -264,4 +264,4 @@ function isApiPath(url: string): boolean {
   const path = pathOf(url);
   return (path.length === 3 || path[3] === "/") && path.slice(0, 3).toLowerCase() === "/v1";
 }
-export type HttpApp = ReturnType<typeof createHttpApp>;
+export type HttpApp = Awaited<ReturnType<typeof createHttpApp>>;

@@ -16,13 +16,13 @@ const storeCheckEveryMs = 3_000;
 export function opsRoutes(store: Store, registry: MetricsRegistry, checks: readonly HealthCheck[] = []) {
   let storeState = "writable";
   let checkedAt = Number.NEGATIVE_INFINITY;
-  const checkStore = (): string => {
+  const checkStore = async (): Promise<string> => {
     // Monotonic: a clock step neither skips nor repeats the check.
     if (performance.now() - checkedAt < storeCheckEveryMs) return storeState;
     checkedAt = performance.now();
     try {
       // A real write: a full disk, a held lock, a read-only mount or a broken file shows here.
-      store.checkWritable();
+      await store.checkWritable();
       storeState = "writable";
     } catch (error) {
       storeState = error instanceof Error ? error.message : String(error);
@@ -30,8 +30,8 @@ export function opsRoutes(store: Store, registry: MetricsRegistry, checks: reado
     return storeState;
   };
   return new Elysia()
-    .get("/healthz", () => {
-      const storeState = checkStore();
+    .get("/healthz", async () => {
+      const storeState = await checkStore();
       const problems = checks.flatMap((check) => {
         const result = check();
         return result.ok ? [] : [result.problem];

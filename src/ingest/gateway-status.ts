@@ -44,7 +44,7 @@ type GatewayState = {
   lastSeenWritten: number | null;
 };
 
-export function createGatewayStatusTracker(options: {
+export async function createGatewayStatusTracker(options: {
   store: Store;
   clock: Clock;
   logger: Logger;
@@ -63,7 +63,7 @@ export function createGatewayStatusTracker(options: {
   const startedMonotonic = clock.monotonic();
   const states = new Map<string, GatewayState>();
   for (const gateway of options.gateways) {
-    const row = store.gateways.statusOf(gateway.id);
+    const row = await store.gateways.statusOf(gateway.id);
     if (row === null) continue;
     states.set(gateway.id, {
       ...row,
@@ -76,7 +76,7 @@ export function createGatewayStatusTracker(options: {
     });
   }
 
-  function transition(state: GatewayState, next: GatewayStatus, at: number): void {
+  function transition(state: GatewayState, next: GatewayStatus, at: number): Promise<void> {
     const event =
       next === "online" || next === "offline"
         ? {
@@ -93,7 +93,18 @@ export function createGatewayStatusTracker(options: {
           }
         : null;
     // last_seen goes with every change: between changes it is written only once a minute.
-    store.gateways.changeStatus(state.id, next, state.lastSeen, event);
+    return store.gateways.changeStatus(state.id, next, state.lastSeen, event);
+  }
+
+  // The tracker's writes run one after another, each deciding on the state the one
+  // before left: two answers in a row write one change, not two.
+  let writes: Promise<void> = Promise.resolve();
+  const nothingToWrite = Promise.resolve();
+  function serially(write: () => Promise<void>): Promise<void> {
+    writes = writes.then(write).catch((error: unknown) => {
+      logger.error({ err: error }, "gateway status update failed");
+    });
+    return writes;
   }
 
   // One log line per condition, not one per second while the disk is full.
@@ -104,11 +115,16 @@ export function createGatewayStatusTracker(options: {
     writeError = message;
   }
 
-  function change(state: GatewayState, next: GatewayStatus, at: number, reason?: string): void {
+  function change(state: GatewayState, next: GatewayStatus, at: number, reason?: string): Promise<void> {
+    if (state.status === next) return nothingToWrite;
+    return serially(() => changeNow(state, next, at, reason));
+  }
+
+  async function changeNow(state: GatewayState, next: GatewayStatus, at: number, reason?: string): Promise<void> {
     if (state.status === next) return;
     const previous = state.status;
     try {
-      transition(state, next, at);
+      await transition(state, next, at);
     } catch (error) {
       // Not written, so not reported: the state in memory, onChange and the
       // webhook wait for a write that succeeds. The next poll (online) or check
@@ -124,27 +140,28 @@ export function createGatewayStatusTracker(options: {
     logger.info({ gateway: state.serial, status: next, previous_status: previous, reason }, "gateway status changed");
   }
 
-  function answered(gatewayId: string, at: number): void {
+  /** Settles once the change it caused, if any, is written (or refused). */
+  function answered(gatewayId: string, at: number): Promise<void> {
     const state = states.get(gatewayId);
-    if (state === undefined) return;
+    if (state === undefined) return nothingToWrite;
     // The newest answer wins, not the largest timestamp: after a step back, the
     // largest one lies in a future that may never come.
     state.lastSeen = at;
     state.heardAt = clock.monotonic();
-    change(state, "online", at);
+    return change(state, "online", at);
   }
 
-  function unreachable(gatewayId: string, at: number, reason: string, fatal = false): void {
+  function unreachable(gatewayId: string, at: number, reason: string, fatal = false): Promise<void> {
     const state = states.get(gatewayId);
-    if (state === undefined) return;
-    change(state, fatal ? "error" : "offline", at, reason);
+    if (state === undefined) return nothingToWrite;
+    return change(state, fatal ? "error" : "offline", at, reason);
   }
 
   const lastSeenEveryMs = options.lastSeenEveryMs ?? 60_000;
   let lastSeenWrittenAt = clock.monotonic();
 
   /** Writes the online gateways' last_seen that changed since it was last written, in one commit. */
-  function writeLastSeen(): void {
+  async function writeLastSeen(): Promise<void> {
     const seen: { gatewayId: number; at: number }[] = [];
     for (const state of states.values()) {
       if (state.status === "online" && state.lastSeen !== null && state.lastSeenWritten !== state.lastSeen) {
@@ -153,7 +170,7 @@ export function createGatewayStatusTracker(options: {
     }
     if (seen.length > 0) {
       try {
-        store.gateways.writeLastSeenAll(seen);
+        await store.gateways.writeLastSeenAll(seen);
       } catch (error) {
         // A full disk or a held lock: the next check writes it.
         writeFailed(error, "last_seen write");
@@ -164,18 +181,20 @@ export function createGatewayStatusTracker(options: {
     lastSeenWrittenAt = clock.monotonic();
   }
 
-  /** Marks silent gateways offline and persists last_seen when due; runs on a timer. */
-  function check(): void {
+  /** Marks silent gateways offline and persists last_seen when due; runs on a timer. Settles once written. */
+  function check(): Promise<void> {
     const now = clock.monotonic();
-    if (now - lastSeenWrittenAt >= lastSeenEveryMs) writeLastSeen();
+    if (now - lastSeenWrittenAt >= lastSeenEveryMs) serially(writeLastSeen);
     for (const state of states.values()) {
       if ((state.status === "online" || state.status === "pending") && now - state.heardAt > state.heartbeatMs) {
         change(state, "offline", clock.now(), `silent for more than ${Math.round(state.heartbeatMs / 1000)} s`);
       }
     }
+    return writes;
   }
 
-  const timer = setInterval(check, options.checkEveryMs ?? 1000);
+  // check never rejects: every write it queues catches its own errors.
+  const timer = setInterval(() => void check(), options.checkEveryMs ?? 1000);
   return {
     answered,
     unreachable,
@@ -183,11 +202,11 @@ export function createGatewayStatusTracker(options: {
     statusOf(gatewayId: string): GatewayStatus | null {
       return states.get(gatewayId)?.status ?? null;
     },
-    stop(): void {
+    async stop(): Promise<void> {
       clearInterval(timer);
-      check();
-      writeLastSeen();
+      await check();
+      await serially(writeLastSeen);
     },
   };
 }
-export type GatewayStatusTracker = ReturnType<typeof createGatewayStatusTracker>;
+export type GatewayStatusTracker = Awaited<ReturnType<typeof createGatewayStatusTracker>>;

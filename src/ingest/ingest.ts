@@ -50,7 +50,7 @@ export interface IngestStats {
   writeError: string | null;
 }
 
-export function createIngest(options: IngestOptions) {
+export async function createIngest(options: IngestOptions) {
   const { store, clock, logger } = options;
   const defaultInterval = options.defaultStorageIntervalMs;
   const maxQueued = options.maxQueued ?? 1_000_000;
@@ -58,10 +58,10 @@ export function createIngest(options: IngestOptions) {
   let queue: ReadingTuple[] = [];
   // History near a candidate: the store's, and what waits in the queue (asked only
   // when the clock is behind stored history, after a step back).
-  const density = createDensityGate((registerId, fromMs, toMs) => {
+  const density = createDensityGate(async (registerId, fromMs, toMs) => {
     let newest: number | null;
     try {
-      newest = store.readings.newestBetween(registerId, fromMs, toMs);
+      newest = await store.readings.newestBetween(registerId, fromMs, toMs);
     } catch (error) {
       // The store cannot say: the value is skipped (asked again within the interval), and
       // the poller, which hands values over here, never sees the error.
@@ -75,8 +75,8 @@ export function createIngest(options: IngestOptions) {
   });
   // Starting from each register's newest stored reading: backfilled history and
   // the history of earlier runs count, whatever the clock says now.
-  const newest = store.readings.newestTimes();
-  for (const row of store.registers.allIds()) {
+  const newest = await store.readings.newestTimes();
+  for (const row of await store.registers.allIds()) {
     const intervalMs = effectiveStorageInterval(options.storageIntervalMs.get(row.uuid) ?? defaultInterval);
     registers.set(row.uuid, row.id);
     density.track(row.id, intervalMs, newest.get(row.id));
@@ -96,19 +96,46 @@ export function createIngest(options: IngestOptions) {
   };
   const warnedUnknown = new Set<string>();
   /** Each string register's text as stored, and the changed ones waiting for the next write. */
-  const storedTexts = store.registers.latestTexts();
+  const storedTexts = await store.registers.latestTexts();
   let texts = new Map<number, string>();
+  /** Batches wait here while one waits for the store's answer on density: they are taken in the order read. */
+  let admitting: Promise<void> | null = null;
 
+  /**
+   * Takes a poll's values. Synchronous unless the density rule must ask the store
+   * (after a clock step back): then this batch and the ones after it are taken
+   * once the answer is in, in order.
+   */
   function accept(batch: readonly PolledValue[]): void {
-    if (queue.length + batch.length > maxQueued) {
+    if (admitting === null) {
+      const waiting = acceptSome(batch, 0);
+      if (waiting === undefined) return;
+      admitting = waiting;
+    } else {
+      const earlier = admitting;
+      admitting = earlier.then(() => acceptSome(batch, 0));
+    }
+    const tail = admitting.catch((error: unknown) => {
+      logger.error({ err: error }, "ingest could not take a batch of readings");
+    });
+    admitting = tail;
+    void tail.then(() => {
+      if (admitting === tail) admitting = null;
+    });
+  }
+
+  /** Takes the batch from `start`; a promise when the density rule waits for the store, continuing after it. */
+  function acceptSome(batch: readonly PolledValue[], start: number): Promise<void> | undefined {
+    if (start === 0 && queue.length + batch.length > maxQueued) {
       stats.dropped += batch.length;
       logger.error({ dropped: batch.length, queued: queue.length }, "ingest queue full: batch of readings dropped");
-      return;
+      return undefined;
     }
     const now = clock.now();
     const monotonicNow = clock.monotonic();
     const fresh: LatestValue[] = [];
-    for (const reading of batch) {
+    for (let index = start; index < batch.length; index++) {
+      const reading = batch[index] as PolledValue;
       const registerId = registers.get(reading.registerId);
       if (registerId === undefined) {
         stats.unknownRegisters++;
@@ -126,14 +153,33 @@ export function createIngest(options: IngestOptions) {
         continue;
       }
       const readAt = reading.monotonic ?? monotonicNow - (now - reading.ts);
-      if (density.admit(registerId, reading.ts, readAt)) {
-        if (queue.length === 0) oldestQueuedAt = monotonicNow;
-        queue.push([registerId, reading.ts, reading.raw]);
+      const admitted = density.admit(registerId, reading.ts, readAt);
+      if (admitted === true) enqueue(registerId, reading, monotonicNow);
+      else if (admitted !== false) {
+        takeLatest(fresh);
+        return admitted.then((stored) => {
+          if (stored) enqueue(registerId, reading, monotonicNow);
+          return acceptSome(batch, index + 1);
+        });
       }
     }
+    takeLatest(fresh);
+    return undefined;
+  }
+
+  function enqueue(registerId: number, reading: PolledValue, monotonicNow: number): void {
+    if (queue.length === 0) oldestQueuedAt = monotonicNow;
+    queue.push([registerId, reading.ts, reading.raw]);
+  }
+
+  function takeLatest(fresh: LatestValue[]): void {
     stats.queued = queue.length;
     // Latest values are served from the store's memory at once; only history waits for the commit.
-    if (fresh.length > 0) store.readings.setLatest(fresh);
+    if (fresh.length > 0) {
+      store.readings.setLatest(fresh).catch((error: unknown) => {
+        logger.error({ err: error }, "latest values not taken");
+      });
+    }
   }
 
   const maxRowsPerTransaction = options.maxRowsPerTransaction ?? 100_000;
@@ -142,8 +188,17 @@ export function createIngest(options: IngestOptions) {
    * Writes the oldest waiting readings, at most maxRowsPerTransaction, and the
    * latest values, in one transaction. Returns how many readings it stored, or
    * null when the write failed (everything then stays waiting, in order).
+   * One at a time (the timer, flush and stop may ask together), so that a
+   * failed batch goes back in front of everything taken after it.
    */
-  function writeTransaction(): number | null {
+  let writing: Promise<unknown> = Promise.resolve();
+  function writeTransaction(): Promise<number | null> {
+    const turn = writing.then(writeNow);
+    writing = turn;
+    return turn;
+  }
+
+  async function writeNow(): Promise<number | null> {
     if (queue.length === 0 && texts.size === 0) return 0;
     const rows = queue.length <= maxRowsPerTransaction ? queue : queue.slice(0, maxRowsPerTransaction);
     const rest = rows === queue ? [] : queue.slice(maxRowsPerTransaction);
@@ -152,9 +207,9 @@ export function createIngest(options: IngestOptions) {
     texts = new Map();
     const began = performance.now();
     try {
-      store.readings.recordPolled(rows);
+      await store.readings.recordPolled(rows);
       if (changedTexts.size > 0) {
-        store.registers.recordTexts([...changedTexts].map(([registerId, text]) => ({ registerId, text })));
+        await store.registers.recordTexts([...changedTexts].map(([registerId, text]) => ({ registerId, text })));
         for (const [registerId, text] of changedTexts) storedTexts.set(registerId, text);
       }
     } catch (error) {
@@ -179,10 +234,12 @@ export function createIngest(options: IngestOptions) {
   }
 
   /** Writes everything waiting now, transaction after transaction; returns how many readings it stored. */
-  function flush(): number {
+  async function flush(): Promise<number> {
+    // Batches waiting for a density answer are taken first: flush writes all that was accepted.
+    while (admitting !== null) await admitting;
     let stored = 0;
     do {
-      const written = writeTransaction();
+      const written = await writeTransaction();
       if (written === null) break;
       stored += written;
     } while (queue.length > 0);
@@ -194,17 +251,17 @@ export function createIngest(options: IngestOptions) {
   // pollers and API requests are never held for more than one transaction.
   let draining = false;
   let stopped = false;
-  const drain = () => {
-    if (writeTransaction() !== null && queue.length > 0 && !stopped) {
-      draining = true;
-      setImmediate(drain);
-    } else {
-      draining = false;
+  const drain = async () => {
+    draining = true;
+    // writeNow catches every store error: the loop never rejects.
+    while ((await writeTransaction()) !== null && queue.length > 0 && !stopped) {
+      await new Promise((resolve) => setImmediate(resolve));
     }
+    draining = false;
   };
   const flushIntervalMs = options.flushIntervalMs ?? 1000;
   const timer = setInterval(() => {
-    if (!draining) drain();
+    if (!draining) void drain();
   }, flushIntervalMs);
 
   return {
@@ -214,11 +271,11 @@ export function createIngest(options: IngestOptions) {
       return { ...stats, lagMs: queue.length === 0 ? 0 : clock.monotonic() - oldestQueuedAt };
     },
     /** Stops the timer and writes what is left. */
-    stop(): void {
+    async stop(): Promise<void> {
       stopped = true;
       clearInterval(timer);
-      flush();
+      await flush();
     },
   };
 }
-export type Ingest = ReturnType<typeof createIngest>;
+export type Ingest = Awaited<ReturnType<typeof createIngest>>;

@@ -18,7 +18,7 @@
  */
 
 /** The newest stored (or queued) reading time of a register in [fromMs, toMs), or null. */
-export type NewestStoredBetween = (registerId: number, fromMs: number, toMs: number) => number | null;
+export type NewestStoredBetween = (registerId: number, fromMs: number, toMs: number) => Promise<number | null>;
 
 /** The jitter allowed below the interval: 5 s, or a tenth of a shorter interval. */
 export function densityToleranceMs(intervalMs: number): number {
@@ -57,8 +57,12 @@ export function createDensityGate(newestStoredBetween: NewestStoredBetween) {
     });
   }
 
-  /** Whether the value read at wall `ts` and monotonic `monotonic` is stored; if so, it counts as stored from now. */
-  function admit(registerId: number, ts: number, monotonic: number): boolean {
+  /**
+   * Whether the value read at wall `ts` and monotonic `monotonic` is stored; if so, it counts as stored from now.
+   * A promise only when the store must be asked (the clock is behind stored history): the caller
+   * admits nothing else until it settles, since the answer moves the register's state.
+   */
+  function admit(registerId: number, ts: number, monotonic: number): boolean | Promise<boolean> {
     const state = registers.get(registerId);
     if (state === undefined) return false;
     if (state.lastMonotonic !== null && monotonic - state.lastMonotonic < state.minGapMs) return false;
@@ -67,7 +71,12 @@ export function createDensityGate(newestStoredBetween: NewestStoredBetween) {
     const clearOfHistory =
       state.newestWall === null ||
       (wall - state.newestWall >= state.minGapMs && periodOf(state, wall) > periodOf(state, state.newestWall));
-    if (!clearOfHistory && !clearInStore(registerId, state, wall)) return false;
+    if (clearOfHistory) return admitted(state, wall, monotonic);
+    if (wall >= state.blockedFrom && wall < state.blockedUntil) return false;
+    return clearInStore(registerId, state, wall).then((clear) => clear && admitted(state, wall, monotonic));
+  }
+
+  function admitted(state: RegisterDensity, wall: number, monotonic: number): true {
     state.lastWall = wall;
     state.lastMonotonic = monotonic;
     state.newestWall = state.newestWall === null ? wall : Math.max(state.newestWall, wall);
@@ -78,12 +87,11 @@ export function createDensityGate(newestStoredBetween: NewestStoredBetween) {
    * The clock is behind (or close to) stored history: asks the store whether a
    * stored value lies in the candidate's period or within the gap of it.
    */
-  function clearInStore(registerId: number, state: RegisterDensity, wall: number): boolean {
-    if (wall >= state.blockedFrom && wall < state.blockedUntil) return false;
+  async function clearInStore(registerId: number, state: RegisterDensity, wall: number): Promise<boolean> {
     const periodStart = periodOf(state, wall) * state.intervalMs;
     const from = Math.min(periodStart, wall - state.minGapMs + 1000);
     const until = Math.max(periodStart + state.intervalMs, wall + state.minGapMs);
-    const blocker = newestStoredBetween(registerId, from, until);
+    const blocker = await newestStoredBetween(registerId, from, until);
     if (blocker === null) return true;
     // The newest blocking reading keeps blocking later values (the wall clock
     // moving on) until they are past its period and gap: no look-up until then.

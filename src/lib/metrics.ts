@@ -11,6 +11,9 @@ export function createMetricsRegistry(): MetricsRegistry {
 }
 
 type Labels = Record<string, string>;
+type Figures = { labels: Labels; value: number }[];
+/** A figure read from the store comes as a promise (the store is asynchronous). */
+type ReadFigures = () => Figures | Promise<Figures>;
 
 /**
  * A metric whose values are read, when /metrics is scraped, from figures kept
@@ -23,23 +26,25 @@ function readAtScrape(
   name: string,
   help: string,
   labelNames: readonly string[],
-  read: () => { labels: Labels; value: number }[],
+  read: ReadFigures,
 ): void {
   const options = { name, help, labelNames, registers: [registry] };
   if (kind === "counter") {
     new Counter({
       ...options,
-      collect() {
+      async collect() {
+        const figures = await read();
         this.reset();
-        for (const { labels, value } of read()) this.inc(labels, value);
+        for (const { labels, value } of figures) this.inc(labels, value);
       },
     });
   } else {
     new Gauge({
       ...options,
-      collect() {
+      async collect() {
+        const figures = await read();
         this.reset();
-        for (const { labels, value } of read()) this.set(labels, value);
+        for (const { labels, value } of figures) this.set(labels, value);
       },
     });
   }
@@ -51,5 +56,5 @@ export const gaugedFrom = (
   name: string,
   help: string,
   labelNames: readonly string[],
-  read: () => { labels: Labels; value: number }[],
+  read: ReadFigures,
 ) => readAtScrape("gauge", registry, name, help, labelNames, read);

@@ -7,6 +7,7 @@
 import { and, count, eq, gt, isNull } from "drizzle-orm";
 import { randomToken, sameSecret, sha256Hex } from "../lib/crypto.ts";
 import type { SqliteConnection } from "./connection.ts";
+import type { Synchronous } from "./resolved-operations.ts";
 import { type AdminRole, adminRoles, adminSessions, adminUsers, storeMeta } from "./schema.ts";
 
 export { type AdminRole, adminRoles };
@@ -39,36 +40,41 @@ export interface AdminSession {
 }
 
 export interface AdminStore {
-  countUsers(): number;
-  listUsers(): (AdminUser & { createdAt: number })[];
-  findUser(username: string): (AdminUser & { passwordHash: string }) | null;
+  countUsers(): Promise<number>;
+  listUsers(): Promise<(AdminUser & { createdAt: number })[]>;
+  findUser(username: string): Promise<(AdminUser & { passwordHash: string }) | null>;
   /** Creates the user, or sets the password (and role, when given) of an existing one, ending its sessions. */
-  setPassword(username: string, passwordHash: string, role: AdminRole | undefined, now: number): "created" | "updated";
+  setPassword(
+    username: string,
+    passwordHash: string,
+    role: AdminRole | undefined,
+    now: number,
+  ): Promise<"created" | "updated">;
   /** Opens a session; the token goes into the cookie, only its hash into the store. */
-  createSession(userId: number, now: number): { token: string; csrfToken: string; expiresAt: number };
+  createSession(userId: number, now: number): Promise<{ token: string; csrfToken: string; expiresAt: number }>;
   /** The live session of a cookie token: null when unknown, revoked or expired. */
-  findSession(token: string, now: number): AdminSession | null;
-  revokeSession(id: number, now: number): void;
+  findSession(token: string, now: number): Promise<AdminSession | null>;
+  revokeSession(id: number, now: number): Promise<void>;
   /** Signs a user out everywhere; returns how many sessions were open. */
-  revokeUserSessions(username: string, now: number): number;
+  revokeUserSessions(username: string, now: number): Promise<number>;
   /**
    * First start: while no admin user exists, returns a fresh one-time setup token
    * (its hash replaces any earlier one in the store) for the console banner; null
    * once an admin exists. It expires after `setupTokenLifetimeMs` or at the next
    * start, whichever comes first. `POST /admin/api/setup` spends it.
    */
-  issueSetupToken(now?: number): string | null;
+  issueSetupToken(now?: number): Promise<string | null>;
   /** Whether `token` is the outstanding, unexpired setup token: one SHA-256, no password hash. */
-  setupTokenMatches(token: string, now: number): boolean;
+  setupTokenMatches(token: string, now: number): Promise<boolean>;
   /**
    * Creates the first owner if `token` is the outstanding setup token and no admin
    * exists yet; the token is spent either way it succeeds. Returns the owner, or
    * null when the token is wrong or setup is already done.
    */
-  completeSetup(token: string, username: string, passwordHash: string, now: number): AdminUser | null;
+  completeSetup(token: string, username: string, passwordHash: string, now: number): Promise<AdminUser | null>;
 }
 
-export function sqliteAdminStore({ sqlite, db }: SqliteConnection): AdminStore {
+export function sqliteAdminStore({ sqlite, db }: SqliteConnection): Synchronous<AdminStore> {
   const userColumns = { id: adminUsers.id, username: adminUsers.username, role: adminUsers.role };
 
   const users = {

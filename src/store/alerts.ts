@@ -7,6 +7,7 @@
 import { and, count, desc, eq, ne, or, sql } from "drizzle-orm";
 import type { SqliteConnection } from "./connection.ts";
 import type { EventRecorder, NewEvent } from "./events.ts";
+import type { Synchronous } from "./resolved-operations.ts";
 import { type AlertSeverity, type AlertStatus, alerts, gateways } from "./schema.ts";
 
 export interface AlertFilter {
@@ -98,20 +99,20 @@ export interface AlertTrigger {
 export type AlertEventDraft = NewEvent;
 
 export interface AlertStore {
-  list(orgId: number, filter: AlertFilter): { rows: AlertRow[]; total: number };
+  list(orgId: number, filter: AlertFilter): Promise<{ rows: AlertRow[]; total: number }>;
   /** Alerts not yet resolved (introspection's stats.open_alerts). */
-  countOpen(orgId: number): number;
+  countOpen(orgId: number): Promise<number>;
   /** Stores an alert as given; one whose id exists is left alone. */
-  seed(alert: SeededAlert): void;
+  seed(alert: SeededAlert): Promise<void>;
   /** Open alerts of rules (the rules engine's state at start). */
-  allOpen(): OpenAlert[];
-  find(uuid: string): AlertRecord | null;
+  allOpen(): Promise<OpenAlert[]>;
+  find(uuid: string): Promise<AlertRecord | null>;
   /**
    * Opens an alert for the trigger, or re-triggers the one still open for its rule
    * and gateway; records `event` (with the alert's id) and `followUps` (the
    * automations it runs), all in one transaction. Returns the alert's id.
    */
-  trigger(trigger: AlertTrigger, event: AlertEventDraft, followUps: readonly NewEvent[]): string;
+  trigger(trigger: AlertTrigger, event: AlertEventDraft, followUps: readonly NewEvent[]): Promise<string>;
   /**
    * Marks the alert open for the rule and gateway as returned (condition no
    * longer met) and records `event` with its id, in one transaction. Returns the
@@ -120,14 +121,20 @@ export interface AlertStore {
   markReturned(
     target: { ruleId: string; gatewayId: number; at: number; value: number | null },
     event: AlertEventDraft,
-  ): string | null;
+  ): Promise<string | null>;
   /**
    * Acknowledges the alert if its status is still `from`, recording `event` with
    * it, in one transaction; false (nothing written) when its status changed.
    */
-  acknowledge(change: { id: number; from: AlertStatus; at: number; note: string | null }, event: NewEvent): boolean;
+  acknowledge(
+    change: { id: number; from: AlertStatus; at: number; note: string | null },
+    event: NewEvent,
+  ): Promise<boolean>;
   /** Resolves the alert if its status is still `from`, with `event`, in one transaction; false when it changed. */
-  resolve(change: { id: number; from: AlertStatus; at: number; note: string | null }, event: NewEvent): boolean;
+  resolve(
+    change: { id: number; from: AlertStatus; at: number; note: string | null },
+    event: NewEvent,
+  ): Promise<boolean>;
 }
 
 const status = sql.placeholder("status");
@@ -141,7 +148,10 @@ const filtered = and(
   or(sql`${gatewayId} IS NULL`, eq(alerts.gatewayId, gatewayId)),
 );
 
-export function sqliteAlertStore({ sqlite, db }: SqliteConnection, recordEvent: EventRecorder): AlertStore {
+export function sqliteAlertStore(
+  { sqlite, db }: SqliteConnection,
+  recordEvent: EventRecorder,
+): Synchronous<AlertStore> {
   const list = db
     .select({
       uuid: alerts.uuid,

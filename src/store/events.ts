@@ -1,6 +1,7 @@
 /** The webhook outbox (spec section 6): events, each fanned out to the endpoints that subscribed. */
 import { newMessageId } from "../lib/crypto.ts";
 import type { SqliteConnection } from "./connection.ts";
+import type { Synchronous } from "./resolved-operations.ts";
 
 /** The event types of spec section 6, which endpoints subscribe to. */
 export const eventTypes = [
@@ -38,9 +39,9 @@ export interface EventStore {
    * transaction. The test message is not fanned out: it is delivered to the one
    * endpoint asked (WebhookStore.queueMessage).
    */
-  record(event: NewEvent, now?: number): { messageId: string; eventId: number };
+  record(event: NewEvent, now?: number): Promise<{ messageId: string; eventId: number }>;
   /** Events of an organisation after a given row id, oldest first (for tests and the dispatcher). */
-  listAfter(orgId: number, afterId?: number): RecordedEvent[];
+  listAfter(orgId: number, afterId?: number): Promise<RecordedEvent[]>;
 }
 
 export type EventRecorder = (event: NewEvent, now?: number) => { messageId: string; eventId: number };
@@ -72,7 +73,7 @@ export function sqliteEventRecorder({ sqlite }: SqliteConnection): EventRecorder
   };
 }
 
-export function sqliteEventStore(connection: SqliteConnection, recordEvent: EventRecorder): EventStore {
+export function sqliteEventStore(connection: SqliteConnection, recordEvent: EventRecorder): Synchronous<EventStore> {
   const since = connection.sqlite.prepare<
     { messageId: string; type: EventType; occurredAt: number; data: string },
     [number, number]

@@ -7,6 +7,7 @@ import { and, asc, count, desc, eq, isNull, or, sql } from "drizzle-orm";
 import type { ModbusProtocol } from "../lib/inventory.ts";
 import type { SqliteConnection } from "./connection.ts";
 import type { EventRecorder, NewEvent } from "./events.ts";
+import type { Synchronous } from "./resolved-operations.ts";
 import { customers, deviceTemplates, type GatewayStatus, gateways, modbusDevices } from "./schema.ts";
 
 const gatewayColumns = {
@@ -77,33 +78,38 @@ export interface GatewayStore {
   list(
     orgId: number,
     filter: { status?: GatewayStatus; limit: number; offset: number },
-  ): { rows: GatewayRow[]; total: number };
-  count(orgId: number): number;
+  ): Promise<{ rows: GatewayRow[]; total: number }>;
+  count(orgId: number): Promise<number>;
   /** The gateway with its customer; UUIDs match in any letter case (stored lower case). */
-  find(orgId: number, uuid: string): GatewayRow | null;
+  find(orgId: number, uuid: string): Promise<GatewayRow | null>;
   /** Only the internal id, for routes that need no more of the gateway. */
-  locate(orgId: number, uuid: string): number | null;
-  modbusDevices(gatewayId: number): ModbusDeviceRow[];
-  findModbusDeviceId(gatewayId: number, uuid: string): number | null;
+  locate(orgId: number, uuid: string): Promise<number | null>;
+  modbusDevices(gatewayId: number): Promise<ModbusDeviceRow[]>;
+  findModbusDeviceId(gatewayId: number, uuid: string): Promise<number | null>;
   /** Every gateway, retired ones too: internal id, public id, organisation and name. */
-  all(): { id: number; uuid: string; orgId: number; name: string }[];
+  all(): Promise<{ id: number; uuid: string; orgId: number; name: string }[]>;
   /** Sets a gateway's reported state as given (the demo and tests; the tracker uses changeStatus). */
   setStatus(
     gatewayUuid: string,
     state: { status: GatewayStatus; lastSeen: number | null; claimedAt?: number | null },
-  ): void;
+  ): Promise<void>;
   /** A gateway's status and last-seen time as stored, by public id. */
-  statusOf(gatewayUuid: string): GatewayStatusRow | null;
+  statusOf(gatewayUuid: string): Promise<GatewayStatusRow | null>;
   /**
    * Writes a new status (and `lastSeen`, when given) and records `event` if any,
    * in one transaction (spec section 6: device.online / device.offline).
    */
-  changeStatus(gatewayId: number, status: GatewayStatus, lastSeen: number | null, event: NewEvent | null): void;
+  changeStatus(
+    gatewayId: number,
+    status: GatewayStatus,
+    lastSeen: number | null,
+    event: NewEvent | null,
+  ): Promise<void>;
   /**
    * Sets last_seen of several gateways to the wall time of each one's latest answer
    * (earlier than before after a clock step back), in one transaction (one commit).
    */
-  writeLastSeenAll(seen: readonly { gatewayId: number; at: number }[]): void;
+  writeLastSeenAll(seen: readonly { gatewayId: number; at: number }[]): Promise<void>;
 }
 
 const orgId = sql.placeholder("orgId");
@@ -115,7 +121,10 @@ const gatewaysOfOrg = and(
   or(sql`${statusFilter} IS NULL`, eq(gateways.status, statusFilter)),
 );
 
-export function sqliteGatewayStore({ sqlite, db }: SqliteConnection, recordEvent: EventRecorder): GatewayStore {
+export function sqliteGatewayStore(
+  { sqlite, db }: SqliteConnection,
+  recordEvent: EventRecorder,
+): Synchronous<GatewayStore> {
   const list = db
     .select(gatewayColumns)
     .from(gateways)

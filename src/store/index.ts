@@ -17,6 +17,7 @@ import { LatestValues } from "./latest-values.ts";
 import { type OrganizationStore, sqliteOrganizationStore } from "./organizations.ts";
 import type { ReadingStore } from "./readings.ts";
 import { type RegisterStore, sqliteRegisterStore } from "./registers.ts";
+import { resolvedOperations } from "./resolved-operations.ts";
 import { type SecretStore, sqliteSecretStore } from "./secrets.ts";
 import { rememberConnection } from "./sqlite-internals.ts";
 import { sqliteWebhookStore, type WebhookStore } from "./webhooks.ts";
@@ -41,8 +42,8 @@ export interface Store {
   /** Where the store lives (a file path, or `:memory:`). */
   readonly path: string;
   /** Makes one small real write; throws when the store takes none (full disk, read-only mount, broken file). */
-  checkWritable(): void;
-  close(): void;
+  checkWritable(): Promise<void>;
+  close(): Promise<void>;
 }
 
 export const storeFileName = "fieldhub.db";
@@ -92,24 +93,24 @@ export function openStoreFile(path: string, options: StoreOptions = {}): Store {
   const readings = blockReadingStore(connection, latest);
   const store: Store = {
     readings,
-    registers: sqliteRegisterStore(connection, latest),
-    gateways: sqliteGatewayStore(connection, recordEvent),
-    alerts: sqliteAlertStore(connection, recordEvent),
-    events: sqliteEventStore(connection, recordEvent),
-    webhooks: sqliteWebhookStore(connection, recordEvent),
-    keys: sqliteKeyStore(connection),
-    admin: sqliteAdminStore(connection),
-    organizations: sqliteOrganizationStore(connection),
-    inventory: sqliteInventoryStore(connection),
-    secrets: sqliteSecretStore(connection),
-    writes: sqliteWriteStore(connection, recordEvent),
+    registers: resolvedOperations(sqliteRegisterStore(connection, latest)),
+    gateways: resolvedOperations(sqliteGatewayStore(connection, recordEvent)),
+    alerts: resolvedOperations(sqliteAlertStore(connection, recordEvent)),
+    events: resolvedOperations(sqliteEventStore(connection, recordEvent)),
+    webhooks: resolvedOperations(sqliteWebhookStore(connection, recordEvent)),
+    keys: resolvedOperations(sqliteKeyStore(connection)),
+    admin: resolvedOperations(sqliteAdminStore(connection)),
+    organizations: resolvedOperations(sqliteOrganizationStore(connection)),
+    inventory: resolvedOperations(sqliteInventoryStore(connection)),
+    secrets: resolvedOperations(sqliteSecretStore(connection)),
+    writes: resolvedOperations(sqliteWriteStore(connection, recordEvent)),
     path,
-    checkWritable: () => {
+    checkWritable: async () => {
       touch.run(new Date().toISOString());
     },
-    close: () => {
+    close: async () => {
       // A clean close keeps the latest values read (not written every flush).
-      readings.persistLatest();
+      await readings.persistLatest();
       connection.sqlite.close();
     },
   };

@@ -7,6 +7,7 @@
 import { and, eq, isNull, notInArray, sql } from "drizzle-orm";
 import type { Inventory, InventoryModbusDevice } from "../lib/inventory.ts";
 import type { Db, SqliteConnection } from "./connection.ts";
+import type { Synchronous } from "./resolved-operations.ts";
 import type { GatewayStatus } from "./schema.ts";
 import {
   apiKeys,
@@ -24,10 +25,10 @@ const firstStatus: GatewayStatus = "pending";
 
 export interface InventoryStore {
   /** Makes the store's inventory match `inventory`, in one transaction; rows that left it are retired. */
-  sync(inventory: Inventory, now: number): void;
+  sync(inventory: Inventory, now: number): Promise<void>;
 }
 
-export function sqliteInventoryStore({ db }: SqliteConnection): InventoryStore {
+export function sqliteInventoryStore({ db }: SqliteConnection): Synchronous<InventoryStore> {
   return { sync: (inventory, now) => syncInventory(db, inventory, now) };
 }
 

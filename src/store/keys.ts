@@ -9,6 +9,7 @@ import { sandboxRateLimitPerMinute, writeScope } from "../lib/api-keys.ts";
 import { generateApiKey, hashApiKey } from "../lib/crypto.ts";
 import { randomUuid } from "../lib/ids.ts";
 import type { SqliteConnection } from "./connection.ts";
+import type { Synchronous } from "./resolved-operations.ts";
 import { type ApiKeyKind, apiKeys, organizations } from "./schema.ts";
 
 const keyPrefixLength = 11;
@@ -76,27 +77,27 @@ function splitScopes(scopes: string): string[] {
 
 export interface KeyStore {
   /** Stores a new key (generated unless given) for an organisation; throws UnknownOrganizationError. */
-  create(input: NewApiKey, now: number): CreatedApiKey;
+  create(input: NewApiKey, now: number): Promise<CreatedApiKey>;
   /** Keys newest first, of one organisation or all. */
-  list(orgKey?: string): ApiKeyListing[];
+  list(orgKey?: string): Promise<ApiKeyListing[]>;
   /** Revokes by key id or by prefix; returns how many keys were revoked now. */
-  revoke(idOrPrefix: string, now: number): number;
+  revoke(idOrPrefix: string, now: number): Promise<number>;
   /**
    * The per-request lookup of a key as presented, read from the store every time
    * so a key created or revoked from the CLI (another process) counts on the very
    * next request.
    */
-  lookup(key: string): KeyForRequest | null;
+  lookup(key: string): Promise<KeyForRequest | null>;
   /**
    * Records that a key was used. The API path must not write on every request, so
    * the store is told at most once a minute per key: `last_used_at` is exact to the
    * minute. A store busy with another process's write is skipped (the next minute
    * writes it).
    */
-  recordUse(keyId: string, now: number): void;
+  recordUse(keyId: string, now: number): Promise<void>;
 }
 
-export function sqliteKeyStore({ sqlite, db }: SqliteConnection): KeyStore {
+export function sqliteKeyStore({ sqlite, db }: SqliteConnection): Synchronous<KeyStore> {
   // Built per call: a drizzle builder's where() changes the builder itself.
   const listing = () =>
     db

@@ -1,6 +1,7 @@
 /** Organisations: the tenants every other row belongs to (spec section 5). */
 import { and, eq, isNull } from "drizzle-orm";
 import type { SqliteConnection } from "./connection.ts";
+import type { Synchronous } from "./resolved-operations.ts";
 import { organizations } from "./schema.ts";
 
 export interface Organization {
@@ -11,14 +12,14 @@ export interface Organization {
 
 export interface OrganizationStore {
   /** The organisations in the config (removed ones are not listed). */
-  list(): Organization[];
+  list(): Promise<Organization[]>;
   /** By the handle config and CLI use (`--org`), or null (also for a removed one). */
-  findByKey(key: string): Organization | null;
+  findByKey(key: string): Promise<Organization | null>;
   /** Whether register writes are enabled for the organisation (spec section 5.8). */
-  writesEnabled(orgId: number): boolean;
+  writesEnabled(orgId: number): Promise<boolean>;
 }
 
-export function sqliteOrganizationStore({ db, sqlite }: SqliteConnection): OrganizationStore {
+export function sqliteOrganizationStore({ db, sqlite }: SqliteConnection): Synchronous<OrganizationStore> {
   const writesEnabled = sqlite.prepare<{ enabled: number }, [number]>(
     "SELECT writes_enabled AS enabled FROM organizations WHERE id = ?1",
   );

@@ -69,31 +69,31 @@ export type ImportCounts = { stored: number; skipped: number };
 /** Reading history, in (register id, ts in Unix ms, raw value); how it is laid out is the engine's affair. */
 export interface ReadingStore {
   /** One keyset page of history over one or more registers (spec section 4, rules 1 to 3). */
-  page(query: ReadingsPageQuery): ReadingsPage;
+  page(query: ReadingsPageQuery): Promise<ReadingsPage>;
   /**
    * Stores readings and moves each register's latest value forward, in one
    * transaction. A second reading for a (register, time) already stored is
    * ignored, and so is its value for the latest: history and latest agree.
    */
-  record(batch: NewReading[]): void;
+  record(batch: NewReading[]): Promise<void>;
   /**
    * Ingest's write, one transaction: stores `readings` (a register's second
    * already stored keeps its first value).
    */
-  recordPolled(readings: readonly ReadingTuple[]): void;
+  recordPolled(readings: readonly ReadingTuple[]): Promise<void>;
   /**
    * Takes each latest value given, in the order given: the value read last wins,
    * even when a clock step back made its time earlier than the stored latest's.
    * Held in memory and served at once; written to disk rarely (`persistLatest`).
    */
-  setLatest(latest: readonly LatestValue[]): void;
+  setLatest(latest: readonly LatestValue[]): Promise<void>;
   /**
    * The window's readings in time order (ts, then register id), as pages of at
    * most `pageSize` rows, read by keyset so memory stays that of one page however
    * long the window. Rows committed while the scan runs may or may not appear;
    * none appears twice.
    */
-  scan(query: ReadingsScan): Iterable<ReadingRow[]>;
+  scan(query: ReadingsScan): AsyncIterable<ReadingRow[]>;
   /**
    * History import, one transaction: a reading is stored only when its register
    * has no stored reading yet in the same storage period (`storagePeriodOf` in
@@ -103,19 +103,19 @@ export interface ReadingStore {
    * the density rule (spec section 8) holds across import and ingest. Each
    * register's latest value moves to its newest stored reading when that is newer.
    */
-  importReadings(batch: readonly ReadingTuple[], storageIntervalMs: ReadonlyMap<number, number>): ImportCounts;
+  importReadings(batch: readonly ReadingTuple[], storageIntervalMs: ReadonlyMap<number, number>): Promise<ImportCounts>;
   /** Each register's newest stored reading time (Unix ms); registers without readings are absent. */
-  newestTimes(): Map<number, number>;
+  newestTimes(): Promise<Map<number, number>>;
   /** The newest stored reading time (Unix ms) of one register in [fromMs, toMs), or null. */
-  newestBetween(registerId: number, fromMs: number, toMs: number): number | null;
+  newestBetween(registerId: number, fromMs: number, toMs: number): Promise<number | null>;
   /** Registers that have readings older than `cutoffMs`. */
-  registersWithReadingsBefore(cutoffMs: number): number[];
+  registersWithReadingsBefore(cutoffMs: number): Promise<number[]>;
   /**
    * Deletes one batch of a register's oldest readings older than `cutoffMs`:
    * about `maxRows` (whole seconds), in its own short transaction; `done` once
    * none older is left.
    */
-  deleteOldest(registerId: number, cutoffMs: number, maxRows: number): { deleted: number; done: boolean };
+  deleteOldest(registerId: number, cutoffMs: number, maxRows: number): Promise<{ deleted: number; done: boolean }>;
   /**
    * Encodes the periods that ended (plus a grace for late polls) into compressed
    * blocks, then persists the latest values; the app calls it from a timer.
@@ -123,7 +123,7 @@ export interface ReadingStore {
    */
   closePeriods(nowMs: number): Promise<number>;
   /** Writes the latest values changed since the last call to disk (also done at a close and when the store closes). */
-  persistLatest(): void;
+  persistLatest(): Promise<void>;
 }
 
 /**

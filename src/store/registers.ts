@@ -1,6 +1,7 @@
 /** Registers with their latest values; GET /devices/{id}/registers polls this. */
 import type { SqliteConnection } from "./connection.ts";
 import type { LatestValues } from "./latest-values.ts";
+import type { Synchronous } from "./resolved-operations.ts";
 
 export type RegisterRow = {
   id: number;
@@ -71,30 +72,30 @@ export type CatalogRegister = {
 
 export interface RegisterStore {
   /** A gateway's active registers with their latest values, in config order; optionally one Modbus device's. */
-  list(gatewayId: number, modbusDeviceId?: number): RegisterRow[];
+  list(gatewayId: number, modbusDeviceId?: number): Promise<RegisterRow[]>;
   /** Every register the gateway ever had (retired ones too: their history is still history). */
-  idsOfGateway(gatewayId: number): { id: number; uuid: string }[];
+  idsOfGateway(gatewayId: number): Promise<{ id: number; uuid: string }[]>;
   /** Every register in the store, retired ones too: internal id by public id. */
-  allIds(): { id: number; uuid: string }[];
+  allIds(): Promise<{ id: number; uuid: string }[]>;
   /** The gateway's registers (retired ones too) as reading history shows them. */
-  historyRegisters(gatewayId: number): HistoryRegister[];
+  historyRegisters(gatewayId: number): Promise<HistoryRegister[]>;
   /** One of them by public id (stored lower case), or null. */
-  historyRegister(gatewayId: number, uuid: string): HistoryRegister | null;
+  historyRegister(gatewayId: number, uuid: string): Promise<HistoryRegister | null>;
   /** Every register with its device, gateway and organisation. */
-  contexts(): RegisterContext[];
+  contexts(): Promise<RegisterContext[]>;
   /** The stored text of every register that has one: internal id -> text. */
-  latestTexts(): Map<number, string>;
+  latestTexts(): Promise<Map<number, string>>;
   /** New texts of `string` registers (internal id), one transaction; ingest writes only changed ones. */
-  recordTexts(texts: readonly { registerId: number; text: string }[]): void;
+  recordTexts(texts: readonly { registerId: number; text: string }[]): Promise<void>;
   /** Every register (retired ones too) with gateway serial, device name and storage period. */
-  catalog(): CatalogRegister[];
+  catalog(): Promise<CatalogRegister[]>;
 }
 
 /**
  * Prepared once per store: the registers endpoint is the one clients poll, so it
  * runs one cached statement and no query builder.
  */
-export function sqliteRegisterStore({ sqlite }: SqliteConnection, latest: LatestValues): RegisterStore {
+export function sqliteRegisterStore({ sqlite }: SqliteConnection, latest: LatestValues): Synchronous<RegisterStore> {
   const all = sqlite.prepare<RegisterRow, [number]>(registerSelect + registerOrder);
   const ofDevice = sqlite.prepare<RegisterRow, [number, number]>(
     `${registerSelect} AND r.modbus_device_id = ?2${registerOrder}`,

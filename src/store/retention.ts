@@ -23,13 +23,13 @@ export async function pruneReadings(
   const batchRows = options.batchRows ?? 5000;
   const pauseMs = options.pauseMs ?? 2;
   const began = performance.now();
-  const registers = readings.registersWithReadingsBefore(cutoffMs);
+  const registers = await readings.registersWithReadingsBefore(cutoffMs);
   const result: PruneResult = { deleted: 0, batches: 0, registers: registers.length, ms: 0 };
   for (const id of registers) {
     // Stopping between batches leaves nothing half done: each batch is its own transaction.
     if (options.signal?.aborted) break;
     for (;;) {
-      const batch = readings.deleteOldest(id, cutoffMs, batchRows);
+      const batch = await readings.deleteOldest(id, cutoffMs, batchRows);
       result.deleted += batch.deleted;
       result.batches++;
       await Bun.sleep(pauseMs);

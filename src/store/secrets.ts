@@ -2,14 +2,15 @@
 import { randomBytes } from "node:crypto";
 import { eq } from "drizzle-orm";
 import type { SqliteConnection } from "./connection.ts";
+import type { Synchronous } from "./resolved-operations.ts";
 import { storeMeta } from "./schema.ts";
 
 export interface SecretStore {
   /** Returns the named secret, creating a random one on first use (kept across restarts). */
-  getOrCreate(name: string): Buffer;
+  getOrCreate(name: string): Promise<Buffer>;
 }
 
-export function sqliteSecretStore({ db }: SqliteConnection): SecretStore {
+export function sqliteSecretStore({ db }: SqliteConnection): Synchronous<SecretStore> {
   const read = (key: string) =>
     db.select({ value: storeMeta.value }).from(storeMeta).where(eq(storeMeta.key, key)).get();
   return {

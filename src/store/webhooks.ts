@@ -1,6 +1,7 @@
 /** Webhook endpoints, their messages (deliveries) and the attempts log. */
 import type { SqliteConnection } from "./connection.ts";
 import type { EventRecorder, NewEvent } from "./events.ts";
+import type { Synchronous } from "./resolved-operations.ts";
 import type { DeliveryStatus, EndpointStatus } from "./schema.ts";
 
 export interface EndpointRow {
@@ -72,46 +73,46 @@ export interface NewEndpoint {
 }
 
 export interface WebhookStore {
-  createEndpoint(values: NewEndpoint): void;
-  endpoint(uuid: string): EndpointRow | null;
+  createEndpoint(values: NewEndpoint): Promise<void>;
+  endpoint(uuid: string): Promise<EndpointRow | null>;
   /** Also a deleted endpoint, whose delivery log stays readable. */
-  endpointEvenDeleted(uuid: string): EndpointRow | null;
-  endpointById(id: number): EndpointRow | null;
+  endpointEvenDeleted(uuid: string): Promise<EndpointRow | null>;
+  endpointById(id: number): Promise<EndpointRow | null>;
   /** Endpoints not deleted, oldest first. */
-  endpoints(): EndpointRow[];
-  updateEndpoint(id: number, fields: { url?: string; description?: string | null; eventTypes?: string }): void;
+  endpoints(): Promise<EndpointRow[]>;
+  updateEndpoint(id: number, fields: { url?: string; description?: string | null; eventTypes?: string }): Promise<void>;
   /** Deleting keeps the row (its log stays readable) and discards what was still to be sent. */
-  deleteEndpoint(id: number, now: number): void;
-  rotateSecret(id: number, secret: string, previous: string, previousUntil: number): void;
+  deleteEndpoint(id: number, now: number): Promise<void>;
+  rotateSecret(id: number, secret: string, previous: string, previousUntil: number): Promise<void>;
   /** Enables a paused endpoint; its held messages are sent from now on, or discarded. Returns how many. */
-  enable(id: number, now: number, discardHeld: boolean): number;
+  enable(id: number, now: number, discardHeld: boolean): Promise<number>;
   /** A message whose endpoint is paused (held) or gone (discarded) when its turn came. */
-  setAside(deliveryId: number, status: "held" | "discarded", now: number): void;
+  setAside(deliveryId: number, status: "held" | "discarded", now: number): Promise<void>;
   /** Queues an event already recorded for one endpoint (a resend). */
-  enqueue(endpointId: number, eventId: number, now: number): number;
+  enqueue(endpointId: number, eventId: number, now: number): Promise<number>;
   /** Records an event for one endpoint only, with its message, in one transaction (the test message). */
-  queueMessage(endpointId: number, event: NewEvent): { messageId: string; eventId: number };
-  eventIdOfMessage(orgId: number, messageId: string): number | null;
+  queueMessage(endpointId: number, event: NewEvent): Promise<{ messageId: string; eventId: number }>;
+  eventIdOfMessage(orgId: number, messageId: string): Promise<number | null>;
   /** Messages due for an attempt at `now`, soonest first. */
-  due(now: number, limit: number): DueDelivery[];
+  due(now: number, limit: number): Promise<DueDelivery[]>;
   /** Endpoints with a message due at `now`, the one whose oldest due message is soonest first. */
-  dueEndpoints(now: number): number[];
+  dueEndpoints(now: number): Promise<number[]>;
   /** One endpoint's messages due at `now`, soonest first (the dispatcher serves endpoints in turn: docs/webhooks.md). */
-  dueFor(endpointId: number, now: number, limit: number): DueDelivery[];
+  dueFor(endpointId: number, now: number, limit: number): Promise<DueDelivery[]>;
   /** When the next pending message is due, or null when none is. */
-  nextDueAt(): number | null;
-  recordAttempt(deliveryId: number, attempt: AttemptRow): void;
+  nextDueAt(): Promise<number | null>;
+  recordAttempt(deliveryId: number, attempt: AttemptRow): Promise<void>;
   /** One attempt's outcome, its log line and the endpoint's failure count (pausing it), in one transaction. */
-  settle(delivery: DueDelivery, attempt: AttemptRow, outcome: AttemptOutcome): { paused: boolean };
+  settle(delivery: DueDelivery, attempt: AttemptRow, outcome: AttemptOutcome): Promise<{ paused: boolean }>;
   /** An endpoint's messages, newest first, with their last attempt's result. */
-  deliveries(endpointId: number, limit: number): DeliveryListing[];
-  attempts(deliveryId: number): AttemptRow[];
+  deliveries(endpointId: number, limit: number): Promise<DeliveryListing[]>;
+  attempts(deliveryId: number): Promise<AttemptRow[]>;
   /**
    * The delivery log's own retention: attempts and messages completed before
    * `cutoff`, then events older than it that no message refers to any more.
    */
-  pruneLog(cutoff: number): { attempts: number; deliveries: number; events: number };
-  pendingCount(): number;
+  pruneLog(cutoff: number): Promise<{ attempts: number; deliveries: number; events: number }>;
+  pendingCount(): Promise<number>;
 }
 
 const endpointColumns = `e.id AS id, e.uuid AS uuid, e.org_id AS orgId,
@@ -121,7 +122,10 @@ const endpointColumns = `e.id AS id, e.uuid AS uuid, e.org_id AS orgId,
   e.previous_secret AS previousSecret, e.previous_secret_until AS previousSecretUntil,
   e.failed_messages_in_row AS failedMessagesInRow, e.created_at AS createdAt`;
 
-export function sqliteWebhookStore({ sqlite }: SqliteConnection, recordEvent: EventRecorder): WebhookStore {
+export function sqliteWebhookStore(
+  { sqlite }: SqliteConnection,
+  recordEvent: EventRecorder,
+): Synchronous<WebhookStore> {
   const insertEndpoint = sqlite.prepare<never, [string, number, string, string | null, string, string, number]>(
     `INSERT INTO webhook_endpoints (uuid, org_id, url, description, event_types, secret, created_at)
      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)`,

@@ -6,6 +6,7 @@ import { randomUuid } from "../lib/ids.ts";
 import type { RegisterWriteResult as WriteResult } from "../lib/register-write.ts";
 import type { SqliteConnection } from "./connection.ts";
 import type { EventRecorder, NewEvent } from "./events.ts";
+import type { Synchronous } from "./resolved-operations.ts";
 
 /** A register as a write needs it: its bounds, scaling and where it is. */
 export type WriteTarget = {
@@ -51,18 +52,18 @@ export type WriteRecord = {
 
 export interface WriteStore {
   /** The active register of the gateway with that public id (stored lower case), or null. */
-  target(gatewayId: number, registerUuid: string): WriteTarget | null;
+  target(gatewayId: number, registerUuid: string): Promise<WriteTarget | null>;
   /** Stores an attempt and, when given, its event (fanned out to subscribers), one transaction. Returns the attempt's id. */
-  record(attempt: WriteAttempt, event: (id: string) => NewEvent): string;
+  record(attempt: WriteAttempt, event: (id: string) => NewEvent): Promise<string>;
   /** A later read-back of an attempt whose outcome was unknown (a timeout). */
-  settleReadBack(id: string, readBack: number | null, detail: string): void;
+  settleReadBack(id: string, readBack: number | null, detail: string): Promise<void>;
   /** Newest first; one organisation's or all. */
-  list(filter: { orgId?: number; limit: number }): WriteRecord[];
+  list(filter: { orgId?: number; limit: number }): Promise<WriteRecord[]>;
   /** Deletes attempts requested before `cutoff`, at most `maxRows`; returns how many. */
-  deleteOlderThan(cutoff: number, maxRows: number): number;
+  deleteOlderThan(cutoff: number, maxRows: number): Promise<number>;
 }
 
-export function sqliteWriteStore({ sqlite }: SqliteConnection, recordEvent: EventRecorder): WriteStore {
+export function sqliteWriteStore({ sqlite }: SqliteConnection, recordEvent: EventRecorder): Synchronous<WriteStore> {
   const target = sqlite.prepare<WriteTarget, [number, string]>(
     `SELECT r.id AS id, r.uuid AS uuid, r.name AS name, d.uuid AS modbusDeviceUuid, r.data_type AS dataType,
             r.scale_factor AS scaleFactor, r.is_writable AS isWritable, r.write_min AS writeMin, r.write_max AS writeMax

@@ -70,7 +70,12 @@ export function startDispatcher(options: DispatcherOptions) {
   const inFlightPerEndpoint = new Map<number, number>();
   const running = new Set<Promise<void>>();
   /** Outcomes the store refused (full disk, held lock): kept in flight and written again. */
-  const unwritten = new Map<number, { endpointId: number; write: () => void }>();
+  const unwritten = new Map<number, { endpointId: number; write: () => Promise<void> }>();
+  /**
+   * Messages released while `fill` waits for the store: its read of the due ones
+   * may predate their outcome, so they are not taken again from that read.
+   */
+  let releasedDuringFill: Set<number> | null = null;
   let lastWriteTry = 0;
   let writeError: string | null = null;
   let stopped = false;
@@ -87,14 +92,15 @@ export function startDispatcher(options: DispatcherOptions) {
   }
 
   function release(deliveryId: number, endpointId: number): void {
+    releasedDuringFill?.add(deliveryId);
     inFlight.delete(deliveryId);
     inFlightPerEndpoint.set(endpointId, (inFlightPerEndpoint.get(endpointId) ?? 1) - 1);
   }
 
   /** Writes an outcome now, or keeps it (and the message's slot) for the next try. */
-  function writeOutcome(deliveryId: number, endpointId: number, write: () => void): void {
+  async function writeOutcome(deliveryId: number, endpointId: number, write: () => Promise<void>): Promise<void> {
     try {
-      write();
+      await write();
       writeError = null;
       release(deliveryId, endpointId);
     } catch (error) {
@@ -104,12 +110,12 @@ export function startDispatcher(options: DispatcherOptions) {
   }
 
   /** Outcomes the store refused, tried again at most once a second. */
-  function retryUnwritten(): void {
+  async function retryUnwritten(): Promise<void> {
     if (unwritten.size === 0 || performance.now() - lastWriteTry < 1000) return;
     lastWriteTry = performance.now();
     for (const [deliveryId, { endpointId, write }] of unwritten) {
       try {
-        write();
+        await write();
       } catch (error) {
         writeFailed(error, "webhook outcome write");
         return;
@@ -124,8 +130,8 @@ export function startDispatcher(options: DispatcherOptions) {
     while (!stopped) {
       let started = false;
       try {
-        retryUnwritten();
-        started = fill();
+        await retryUnwritten();
+        started = await fill();
       } catch (error) {
         // A store read that failed: the next turn tries again.
         writeFailed(error, "webhook queue read");
@@ -152,16 +158,23 @@ export function startDispatcher(options: DispatcherOptions) {
    * slots: a receiver that never answers fills its own slots only, and a backlog
    * queued to it never stands before another endpoint's messages.
    */
-  function fill(): boolean {
+  async function fill(): Promise<boolean> {
     if (inFlight.size >= concurrency) return false;
     const now = clock.now();
     const queues: DueDelivery[][] = [];
-    for (const endpointId of queries.dueEndpoints(now)) {
-      const load = inFlightPerEndpoint.get(endpointId) ?? 0;
-      if (load >= perEndpoint) continue;
-      // Its messages in flight are still due in the store: ask for as many more as it has slots.
-      const waiting = queries.dueFor(endpointId, now, perEndpoint).filter((delivery) => !inFlight.has(delivery.id));
-      if (waiting.length > 0) queues.push(waiting.slice(0, perEndpoint - load));
+    const released = new Set<number>();
+    releasedDuringFill = released;
+    try {
+      for (const endpointId of await queries.dueEndpoints(now)) {
+        const load = inFlightPerEndpoint.get(endpointId) ?? 0;
+        if (load >= perEndpoint) continue;
+        // Its messages in flight are still due in the store: ask for as many more as it has slots.
+        const due = await queries.dueFor(endpointId, now, perEndpoint);
+        const waiting = due.filter((delivery) => !inFlight.has(delivery.id) && !released.has(delivery.id));
+        if (waiting.length > 0) queues.push(waiting.slice(0, perEndpoint - load));
+      }
+    } finally {
+      releasedDuringFill = null;
     }
     let startedAny = false;
     for (let round = 0; round < perEndpoint && inFlight.size < concurrency; round++) {
@@ -195,12 +208,12 @@ export function startDispatcher(options: DispatcherOptions) {
   }
 
   async function attemptDelivery(delivery: DueDelivery): Promise<void> {
-    const endpoint = queries.endpointById(delivery.endpointId);
-    const deleted = endpoint !== null && queries.endpoint(endpoint.uuid) === null;
+    const endpoint = await queries.endpointById(delivery.endpointId);
+    const deleted = endpoint !== null && (await queries.endpoint(endpoint.uuid)) === null;
     if (endpoint === null || deleted || endpoint.status !== "enabled") {
       // Paused since the message was queued: held; deleted: discarded. Never picked up again.
       const status = endpoint !== null && !deleted ? "held" : "discarded";
-      writeOutcome(delivery.id, delivery.endpointId, () => queries.setAside(delivery.id, status, clock.now()));
+      await writeOutcome(delivery.id, delivery.endpointId, () => queries.setAside(delivery.id, status, clock.now()));
       return;
     }
     const result = await send(endpoint, delivery);
@@ -224,8 +237,8 @@ export function startDispatcher(options: DispatcherOptions) {
       }
       if (outcome.kind !== "retry") stats.failedMessages++;
     }
-    writeOutcome(delivery.id, delivery.endpointId, () => {
-      const { paused } = queries.settle(delivery, result.attempt, outcome);
+    await writeOutcome(delivery.id, delivery.endpointId, async () => {
+      const { paused } = await queries.settle(delivery, result.attempt, outcome);
       if (paused) {
         logger.warn(
           { endpoint: endpoint.uuid, url: urlForLog(endpoint.url) },
@@ -303,7 +316,7 @@ export function startDispatcher(options: DispatcherOptions) {
       await loopDone;
       await Promise.all([...running]);
       lastWriteTry = 0;
-      retryUnwritten();
+      await retryUnwritten();
     },
   };
 }

@@ -77,19 +77,19 @@ export function checkEventTypes(types: readonly string[]): string {
 export function endpointService(store: Store, now: () => number) {
   const queries = store.webhooks;
 
-  function find(id: string): EndpointRow {
-    const row = queries.endpoint(id.toLowerCase());
+  async function find(id: string): Promise<EndpointRow> {
+    const row = await queries.endpoint(id.toLowerCase());
     if (row === null) throw new CodedError("not_found", `no webhook endpoint ${id}`);
     return row;
   }
 
   return {
-    create(input: { orgKey: string; url: string; description?: string | null; events?: readonly string[] }) {
-      const org = store.organizations.findByKey(input.orgKey);
+    async create(input: { orgKey: string; url: string; description?: string | null; events?: readonly string[] }) {
+      const org = await store.organizations.findByKey(input.orgKey);
       if (org === null) throw new CodedError("not_found", `no organisation "${input.orgKey}"`);
       const uuid = randomUuid();
       const secret = generateSigningSecret();
-      queries.createEndpoint({
+      await queries.createEndpoint({
         uuid,
         orgId: org.id,
         url: checkEndpointUrl(input.url),
@@ -98,20 +98,19 @@ export function endpointService(store: Store, now: () => number) {
         secret,
         now: now(),
       });
-      return { endpoint: presentEndpoint(find(uuid), now()), secret };
+      return { endpoint: presentEndpoint(await find(uuid), now()), secret };
     },
-    list(orgKey?: string): EndpointView[] {
-      return queries
-        .endpoints()
+    async list(orgKey?: string): Promise<EndpointView[]> {
+      return (await queries.endpoints())
         .filter((row) => orgKey === undefined || row.orgKey === orgKey)
         .map((row) => presentEndpoint(row, now()));
     },
-    get(id: string): EndpointView {
-      return presentEndpoint(find(id), now());
+    async get(id: string): Promise<EndpointView> {
+      return presentEndpoint(await find(id), now());
     },
     /** The signing secret, for an admin who asks (never logged). */
-    secret(id: string): { secret: string; previous: string | null; previousUntil: string | null } {
-      const row = find(id);
+    async secret(id: string): Promise<{ secret: string; previous: string | null; previousUntil: string | null }> {
+      const row = await find(id);
       const rotating = row.previousSecret !== null && (row.previousSecretUntil ?? 0) > now();
       return {
         secret: row.secret,
@@ -119,43 +118,43 @@ export function endpointService(store: Store, now: () => number) {
         previousUntil: rotating && row.previousSecretUntil !== null ? isoFromMs(row.previousSecretUntil) : null,
       };
     },
-    update(
+    async update(
       id: string,
       fields: { url?: string; description?: string | null; events?: readonly string[] },
-    ): EndpointView {
-      const row = find(id);
-      queries.updateEndpoint(row.id, {
+    ): Promise<EndpointView> {
+      const row = await find(id);
+      await queries.updateEndpoint(row.id, {
         url: fields.url === undefined ? undefined : checkEndpointUrl(fields.url),
         description: fields.description,
         eventTypes: fields.events === undefined ? undefined : checkEventTypes(fields.events),
       });
-      return presentEndpoint(find(id), now());
+      return presentEndpoint(await find(id), now());
     },
-    delete(id: string): void {
-      queries.deleteEndpoint(find(id).id, now());
+    async delete(id: string): Promise<void> {
+      await queries.deleteEndpoint((await find(id)).id, now());
     },
     /**
      * A new secret; the old one stays valid for `graceMs`, during which every
      * delivery carries both signatures (Standard Webhooks allows several).
      */
-    rotateSecret(id: string, graceMs: number): { secret: string; previousValidUntil: string } {
-      const row = find(id);
+    async rotateSecret(id: string, graceMs: number): Promise<{ secret: string; previousValidUntil: string }> {
+      const row = await find(id);
       const secret = generateSigningSecret();
       const until = now() + graceMs;
-      queries.rotateSecret(row.id, secret, row.secret, until);
+      await queries.rotateSecret(row.id, secret, row.secret, until);
       return { secret, previousValidUntil: isoFromMs(until) };
     },
     /** Enables a paused endpoint: held messages are delivered from now on, or discarded (how many: `held`). */
-    enable(id: string, options: { discardHeld: boolean }): EndpointView & { held: number } {
-      const row = find(id);
-      const held = queries.enable(row.id, now(), options.discardHeld);
-      return { ...presentEndpoint(find(id), now()), held };
+    async enable(id: string, options: { discardHeld: boolean }): Promise<EndpointView & { held: number }> {
+      const row = await find(id);
+      const held = await queries.enable(row.id, now(), options.discardHeld);
+      return { ...presentEndpoint(await find(id), now()), held };
     },
     /** Queues a test message (type `webhook.test`) to this endpoint only; returns its message id. */
-    sendTest(id: string): string {
-      const row = find(id);
+    async sendTest(id: string): Promise<string> {
+      const row = await find(id);
       const at = now();
-      return queries.queueMessage(row.id, {
+      const queued = await queries.queueMessage(row.id, {
         orgId: row.orgId,
         type: testEventType,
         occurredAt: at,
@@ -163,25 +162,28 @@ export function endpointService(store: Store, now: () => number) {
           endpoint_id: row.uuid,
           message: "Test message from fieldhub. A receiver that verifies this signature is set up right.",
         },
-      }).messageId;
+      });
+      return queued.messageId;
     },
     /** Sends a message again to an endpoint (same webhook-id, new attempts). */
-    resend(id: string, messageId: string): void {
-      const row = find(id);
-      const eventId = queries.eventIdOfMessage(row.orgId, messageId);
+    async resend(id: string, messageId: string): Promise<void> {
+      const row = await find(id);
+      const eventId = await queries.eventIdOfMessage(row.orgId, messageId);
       if (eventId === null)
         throw new CodedError("not_found", `no message ${messageId} in this endpoint's organisation`);
-      queries.enqueue(row.id, eventId, now());
+      await queries.enqueue(row.id, eventId, now());
     },
     /**
      * The delivery log, also of a deleted endpoint. `excerpts: false` leaves out
      * what receivers answered (up to 512 bytes of whatever a LAN service said):
      * viewers do not see it.
      */
-    deliveries(id: string, limit = 50, { excerpts = true }: { excerpts?: boolean } = {}) {
-      const row = queries.endpointEvenDeleted(id.toLowerCase());
+    async deliveries(id: string, limit = 50, { excerpts = true }: { excerpts?: boolean } = {}) {
+      const row = await queries.endpointEvenDeleted(id.toLowerCase());
       if (row === null) throw new CodedError("not_found", `no webhook endpoint ${id}`);
-      return queries.deliveries(row.id, limit).map((delivery) => ({
+      const deliveries = await queries.deliveries(row.id, limit);
+      const attemptLogs = await Promise.all(deliveries.map((delivery) => queries.attempts(delivery.id)));
+      return deliveries.map((delivery, index) => ({
         message_id: delivery.messageId,
         type: delivery.type,
         status: delivery.status,
@@ -191,7 +193,7 @@ export function endpointService(store: Store, now: () => number) {
         completed_at: delivery.completedAt === null ? null : isoFromMs(delivery.completedAt),
         last_status_code: delivery.lastStatusCode,
         last_error: delivery.lastError,
-        attempt_log: queries.attempts(delivery.id).map((attempt) => ({
+        attempt_log: (attemptLogs[index] ?? []).map((attempt) => ({
           at: isoFromMs(attempt.attemptedAt),
           status_code: attempt.statusCode,
           duration_ms: attempt.durationMs,

@@ -34,8 +34,8 @@ export function registerWebhookMetrics(registry: MetricsRegistry, dispatcher: Di
     [],
     read((stats) => stats.failedMessages),
   );
-  gaugedFrom(registry, "fieldhub_webhook_queue_messages", "Messages due or waiting for a retry", [], () => [
-    { labels: {}, value: dispatcher.pending() },
+  gaugedFrom(registry, "fieldhub_webhook_queue_messages", "Messages due or waiting for a retry", [], async () => [
+    { labels: {}, value: await dispatcher.pending() },
   ]);
   gaugedFrom(
     registry,

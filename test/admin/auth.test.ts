@@ -33,7 +33,7 @@ afterAll(async () => {
 describe("setup", () => {
   test("needed until the owner is created with the one-time token, then spent", async () => {
     expect((await adminCall(site, "GET", "/setup")).body).toEqual({ needed: true });
-    const token = site.store.admin.issueSetupToken();
+    const token = await site.store.admin.issueSetupToken();
     expect(token).not.toBeNull();
 
     const wrong = await adminCall(site, "POST", "/setup", {
@@ -59,14 +59,14 @@ describe("setup", () => {
     });
     expect(again.status).toBe(409);
     expect(again.body.code).toBe("conflict");
-    expect(site.store.admin.issueSetupToken()).toBeNull();
+    expect(await site.store.admin.issueSetupToken()).toBeNull();
   });
 
-  test("the password is stored only as a hash", () => {
+  test("the password is stored only as a hash", async () => {
     sqliteOf(site.store).exec("PRAGMA wal_checkpoint(TRUNCATE)");
     const bytes = readFileSync(join(site.dataDir, "fieldhub.db"));
     expect(bytes.includes(Buffer.from(ownerPassword))).toBe(false);
-    const stored = site.store.admin.findUser("owner");
+    const stored = await site.store.admin.findUser("owner");
     expect(stored?.passwordHash.startsWith("$argon2id$")).toBe(true);
   });
 });
@@ -241,10 +241,10 @@ describe("roles", () => {
     const id = created.body.endpoint.id as string;
     expect((await adminCall(site, "POST", `/endpoints/${id}/test`, { client: admin })).status).toBe(200);
     // One attempt answered by the receiver, recorded as the dispatcher records it.
-    const internalId = site.store.webhooks.endpoint(id)?.id;
-    const due = site.store.webhooks
-      .due(site.clock.now() + 1, 100)
-      .filter((delivery) => delivery.endpointId === internalId);
+    const internalId = (await site.store.webhooks.endpoint(id))?.id;
+    const due = (await site.store.webhooks.due(site.clock.now() + 1, 100)).filter(
+      (delivery) => delivery.endpointId === internalId,
+    );
     expect(due.length).toBe(1);
     const attempt = {
       attemptedAt: site.clock.now(),
@@ -253,7 +253,7 @@ describe("roles", () => {
       error: "HTTP 500",
       responseExcerpt: "internal: db password hunter2",
     };
-    site.store.webhooks.settle(due[0]!, attempt, { kind: "retry", at: site.clock.now() + 60_000 });
+    await site.store.webhooks.settle(due[0]!, attempt, { kind: "retry", at: site.clock.now() + 60_000 });
 
     const responsesSeenBy = async (client: AdminClient) => {
       const log = await adminCall(site, "GET", `/endpoints/${id}/deliveries`, { client });

@@ -39,7 +39,7 @@ export async function adminCall(
 }
 
 export async function addAdmin(site: TestSite, username: string, password: string, role: AdminRole): Promise<void> {
-  site.store.admin.setPassword(username, await hashPassword(password), role, site.clock.now());
+  await site.store.admin.setPassword(username, await hashPassword(password), role, site.clock.now());
 }
 
 /** Signs in; the login limit is per minute, so the clock moves on a minute first. */

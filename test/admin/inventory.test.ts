@@ -53,8 +53,8 @@ describe("GET /admin/api/gateways", () => {
 describe("GET /admin/api/gateways/:id", () => {
   test("devices with their registers' latest values, as fresh as the last reading", async () => {
     const air = site.registerId("ACME-1/Climate computer/air_temperature");
-    site.record([{ registerId: air, ts: site.clock.now() - minute, rawValue: 215 }]);
-    site.record([{ registerId: air, ts: site.clock.now(), rawValue: 217 }]);
+    await site.record([{ registerId: air, ts: site.clock.now() - minute, rawValue: 215 }]);
+    await site.record([{ registerId: air, ts: site.clock.now(), rawValue: 217 }]);
     const response = await adminCall(site, "GET", `/gateways/${ids.acmeGateway1}`, { client: owner });
     expect(response.status).toBe(200);
     expect(response.headers.get("cache-control")).toBe("no-store");
@@ -83,7 +83,7 @@ describe("GET /admin/api/gateways/:id/history", () => {
   test("a register's stored values in the last hours, oldest first, as seconds and engineering values", async () => {
     const humidity = site.registerId("ACME-1/Climate computer/humidity");
     const now = site.clock.now();
-    site.record([
+    await site.record([
       { registerId: humidity, ts: now - 3 * 3_600_000, rawValue: 700 },
       { registerId: humidity, ts: now - 50 * minute, rawValue: 712 },
       { registerId: humidity, ts: now - 10 * minute, rawValue: null },

@@ -17,7 +17,7 @@ beforeAll(async () => {
   site = await startTestSite();
   await addAdmin(site, "ops", "ops password 1", "admin");
   owner = await login(site, "ops", "ops password 1");
-  site.addAlert({
+  await site.addAlert({
     org: "acme",
     gatewaySerial: "ACME-1",
     uuid: alertId,
@@ -29,7 +29,7 @@ beforeAll(async () => {
     createdAt: site.clock.now() - 60_000,
     lastTriggeredAt: site.clock.now() - 60_000,
   });
-  site.addAlert({
+  await site.addAlert({
     org: "acme",
     gatewaySerial: "ACME-2",
     uuid: warningAlertId,
@@ -188,7 +188,7 @@ describe("fieldhub admin set-password", () => {
   test("creates the first user as owner from stdin; refuses short passwords and bad roles", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "fieldhub-admin-cli-"));
     // The CLI works on an existing store only (as `fieldhub serve` leaves it).
-    openStore(dataDir).close();
+    await openStore(dataDir).close();
     try {
       const short = await run(["--data", dataDir, "--user", "anna"], "short\n");
       expect(short.code).toBe(1);
@@ -205,12 +205,12 @@ describe("fieldhub admin set-password", () => {
       const store = openStore(dataDir);
       try {
         const users = store.admin;
-        const anna = users.findUser("anna");
+        const anna = await users.findUser("anna");
         expect(anna?.role).toBe("owner");
         expect(await Bun.password.verify("long enough password", anna?.passwordHash ?? "")).toBe(true);
-        expect(users.findUser("ben")?.role).toBe("viewer");
+        expect((await users.findUser("ben"))?.role).toBe("viewer");
       } finally {
-        store.close();
+        await store.close();
       }
     } finally {
       rmSync(dataDir, { recursive: true, force: true });

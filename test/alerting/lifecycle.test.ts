@@ -60,9 +60,9 @@ function engine(rules: RuleConfig[] = [rule()], automations: AutomationConfig[] 
 }
 
 /** Feeds one value (engineering units) of the air temperature register at the clock's time + `afterMs`. */
-function feed(rules: ReturnType<typeof engine>, value: number, afterMs = 1_000) {
+async function feed(rules: Awaited<ReturnType<typeof engine>>, value: number, afterMs = 1_000) {
   site.clock.advance(afterMs);
-  rules.evaluate([{ registerId: site.registerUuid(air), ts: site.clock.now(), raw: Math.round(value * 10) }]);
+  await rules.evaluate([{ registerId: site.registerUuid(air), ts: site.clock.now(), raw: Math.round(value * 10) }]);
 }
 
 type AlertBody = {
@@ -86,17 +86,17 @@ type AlertBody = {
 async function alerts(query = ""): Promise<AlertBody[]> {
   return (await call<{ data: AlertBody[] }>(site.baseUrl, `/v1/alerts${query}`, { key: site.keys.acme })).body.data;
 }
-function eventsOfType(...types: string[]) {
-  return site.store.events.listAfter(1).filter((event) => types.includes(event.type));
+async function eventsOfType(...types: string[]) {
+  return (await site.store.events.listAfter(1)).filter((event) => types.includes(event.type));
 }
 const at = () => new Date(site.clock.now()).toISOString();
 
 describe("rule lifecycle", () => {
   test("(no alert) -> breach: an active alert opens, alert.triggered with the spec's fields", async () => {
-    const rules = engine();
-    feed(rules, 25);
+    const rules = await engine();
+    await feed(rules, 25);
     expect(await alerts()).toEqual([]);
-    feed(rules, 31.5);
+    await feed(rules, 31.5);
     const [alert] = await alerts();
     expect(alert).toMatchObject({
       device_id: ids.acmeGateway1,
@@ -112,7 +112,7 @@ describe("rule lifecycle", () => {
       resolved_at: null,
       entry_count: 1,
     });
-    expect(eventsOfType("alert.triggered").map((event) => event.data)).toEqual([
+    expect((await eventsOfType("alert.triggered")).map((event) => event.data)).toEqual([
       {
         alert_id: alert?.id,
         rule_id: rule().id,
@@ -131,19 +131,19 @@ describe("rule lifecycle", () => {
   });
 
   test("a breach that goes on is one alert, not one per reading", async () => {
-    const rules = engine();
-    for (const value of [31, 32, 33, 34]) feed(rules, value);
+    const rules = await engine();
+    for (const value of [31, 32, 33, 34]) await feed(rules, value);
     expect((await alerts()).map((alert) => alert.entry_count)).toEqual([1]);
-    expect(eventsOfType("alert.triggered")).toHaveLength(1);
+    expect(await eventsOfType("alert.triggered")).toHaveLength(1);
   });
 
   test("active -> value back within limit: returned, returned_at, alert.returned; the alert stays open", async () => {
-    const rules = engine();
-    feed(rules, 31);
-    feed(rules, 29);
+    const rules = await engine();
+    await feed(rules, 31);
+    await feed(rules, 29);
     const [alert] = await alerts();
     expect(alert).toMatchObject({ status: "returned", returned_at: at(), resolved_at: null });
-    expect(eventsOfType("alert.returned").map((event) => event.data)).toEqual([
+    expect((await eventsOfType("alert.returned")).map((event) => event.data)).toEqual([
       {
         alert_id: alert?.id,
         rule_id: rule().id,
@@ -158,11 +158,11 @@ describe("rule lifecycle", () => {
   });
 
   test("returned -> breach again: active, entry_count 2, last_triggered_at moves, alert.triggered again", async () => {
-    const rules = engine();
-    feed(rules, 31);
+    const rules = await engine();
+    await feed(rules, 31);
     const created = at();
-    feed(rules, 29);
-    feed(rules, 35, 60_000);
+    await feed(rules, 29);
+    await feed(rules, 35, 60_000);
     const [alert] = await alerts();
     expect(alert).toMatchObject({
       status: "active",
@@ -171,18 +171,18 @@ describe("rule lifecycle", () => {
       last_triggered_at: at(),
       value: 35,
     });
-    expect(eventsOfType("alert.triggered")).toHaveLength(2);
+    expect(await eventsOfType("alert.triggered")).toHaveLength(2);
   });
 
   test("active -> acknowledge: acknowledged, ack_at, ack_note, alert.acknowledged", async () => {
-    const rules = engine();
-    feed(rules, 31);
+    const rules = await engine();
+    await feed(rules, 31);
     const [open] = await alerts();
     site.clock.advance(5_000);
-    alertService(site.store, () => site.clock.now()).acknowledge(open?.id ?? "", "Vent opened");
+    await alertService(site.store, () => site.clock.now()).acknowledge(open?.id ?? "", "Vent opened");
     const [alert] = await alerts();
     expect(alert).toMatchObject({ status: "acknowledged", ack_at: at(), ack_note: "Vent opened" });
-    expect(eventsOfType("alert.acknowledged").map((event) => event.data)).toEqual([
+    expect((await eventsOfType("alert.acknowledged")).map((event) => event.data)).toEqual([
       {
         alert_id: open?.id,
         device_id: ids.acmeGateway1,
@@ -199,57 +199,57 @@ describe("rule lifecycle", () => {
   });
 
   test("returned -> acknowledge: acknowledged", async () => {
-    const rules = engine();
-    feed(rules, 31);
-    feed(rules, 28);
+    const rules = await engine();
+    await feed(rules, 31);
+    await feed(rules, 28);
     const [open] = await alerts();
-    alertService(site.store, () => site.clock.now()).acknowledge(open?.id ?? "", null);
+    await alertService(site.store, () => site.clock.now()).acknowledge(open?.id ?? "", null);
     expect((await alerts())[0]?.status).toBe("acknowledged");
   });
 
   test("acknowledged -> value back within limit: returned (the acknowledgement stays recorded)", async () => {
-    const rules = engine();
-    feed(rules, 31);
+    const rules = await engine();
+    await feed(rules, 31);
     const [open] = await alerts();
-    alertService(site.store, () => site.clock.now()).acknowledge(open?.id ?? "", "on it");
-    feed(rules, 29);
+    await alertService(site.store, () => site.clock.now()).acknowledge(open?.id ?? "", "on it");
+    await feed(rules, 29);
     expect((await alerts())[0]).toMatchObject({ status: "returned", ack_note: "on it" });
-    expect(eventsOfType("alert.returned")).toHaveLength(1);
+    expect(await eventsOfType("alert.returned")).toHaveLength(1);
   });
 
   test("acknowledged (returned since) -> breach again: active, counted", async () => {
-    const rules = engine();
-    feed(rules, 31);
+    const rules = await engine();
+    await feed(rules, 31);
     const [open] = await alerts();
-    alertService(site.store, () => site.clock.now()).acknowledge(open?.id ?? "", null);
-    feed(rules, 29);
-    feed(rules, 32);
+    await alertService(site.store, () => site.clock.now()).acknowledge(open?.id ?? "", null);
+    await feed(rules, 29);
+    await feed(rules, 32);
     expect((await alerts())[0]).toMatchObject({ status: "active", entry_count: 2 });
   });
 
   for (const [from, prepare] of [
-    ["active", (_rules: ReturnType<typeof engine>) => {}],
-    ["returned", (rules: ReturnType<typeof engine>) => feed(rules, 29)],
+    ["active", (_rules: Awaited<ReturnType<typeof engine>>) => {}],
+    ["returned", (rules: Awaited<ReturnType<typeof engine>>) => feed(rules, 29)],
     [
       "acknowledged",
-      (_rules: ReturnType<typeof engine>, id: string) =>
-        alertService(site.store, () => site.clock.now()).acknowledge(id, null),
+      async (_rules: Awaited<ReturnType<typeof engine>>, id: string) =>
+        await alertService(site.store, () => site.clock.now()).acknowledge(id, null),
     ],
   ] as const) {
     test(`${from} -> resolve: resolved, resolved_at, resolve_note, alert.resolved`, async () => {
-      const rules = engine();
-      feed(rules, 31);
+      const rules = await engine();
+      await feed(rules, 31);
       const [open] = await alerts();
-      prepare(rules, open?.id ?? "");
+      await prepare(rules, open?.id ?? "");
       expect((await alerts())[0]?.status).toBe(from);
       site.clock.advance(1_000);
-      alertService(site.store, () => site.clock.now()).resolve(open?.id ?? "", "Fixed the valve");
+      await alertService(site.store, () => site.clock.now()).resolve(open?.id ?? "", "Fixed the valve");
       expect((await alerts())[0]).toMatchObject({
         status: "resolved",
         resolved_at: at(),
         resolve_note: "Fixed the valve",
       });
-      const [resolved] = eventsOfType("alert.resolved");
+      const [resolved] = await eventsOfType("alert.resolved");
       expect(resolved?.data).toMatchObject({
         alert_id: open?.id,
         status: "resolved",
@@ -260,33 +260,33 @@ describe("rule lifecycle", () => {
   }
 
   test("invalid transitions are refused with conflict and change nothing", async () => {
-    const rules = engine();
-    feed(rules, 31);
+    const rules = await engine();
+    await feed(rules, 31);
     const [open] = await alerts();
     const service = alertService(site.store, () => site.clock.now());
-    service.acknowledge(open?.id ?? "", null);
-    expect(() => service.acknowledge(open?.id ?? "", null)).toThrow(
+    await service.acknowledge(open?.id ?? "", null);
+    expect(async () => await service.acknowledge(open?.id ?? "", null)).toThrow(
       new CodedError("conflict", `alert ${open?.id} is already acknowledged`),
     );
-    service.resolve(open?.id ?? "", null);
+    await service.resolve(open?.id ?? "", null);
     const before = await alerts();
-    const eventCount = site.store.events.listAfter(1).length;
-    expect(() => service.resolve(open?.id ?? "", null)).toThrow(/already resolved/);
-    expect(() => service.acknowledge(open?.id ?? "", null)).toThrow(/is resolved/);
-    expect(() => service.resolve("00000000-0000-0000-0000-000000000000", null)).toThrow(/no alert/);
+    const eventCount = (await site.store.events.listAfter(1)).length;
+    expect(async () => await service.resolve(open?.id ?? "", null)).toThrow(/already resolved/);
+    expect(async () => await service.acknowledge(open?.id ?? "", null)).toThrow(/is resolved/);
+    expect(async () => await service.resolve("00000000-0000-0000-0000-000000000000", null)).toThrow(/no alert/);
     expect(await alerts()).toEqual(before);
-    expect(site.store.events.listAfter(1)).toHaveLength(eventCount);
+    expect(await site.store.events.listAfter(1)).toHaveLength(eventCount);
   });
 
   test("resolved -> a later breach opens a new alert (after the value has come back once)", async () => {
-    const rules = engine();
-    feed(rules, 31);
+    const rules = await engine();
+    await feed(rules, 31);
     const [first] = await alerts();
-    alertService(site.store, () => site.clock.now()).resolve(first?.id ?? "", null);
-    feed(rules, 33); // still breaching: the resolved occurrence, not a new one
+    await alertService(site.store, () => site.clock.now()).resolve(first?.id ?? "", null);
+    await feed(rules, 33); // still breaching: the resolved occurrence, not a new one
     expect(await alerts("?status=active")).toEqual([]);
-    feed(rules, 29);
-    feed(rules, 34);
+    await feed(rules, 29);
+    await feed(rules, 34);
     const active = await alerts("?status=active");
     expect(active).toHaveLength(1);
     expect(active[0]?.id).not.toBe(first?.id);
@@ -296,31 +296,31 @@ describe("rule lifecycle", () => {
 
 describe("rule options", () => {
   test("hysteresis: returned only once the value is past the band", async () => {
-    const rules = engine([rule({ hysteresis: 2 })]);
-    feed(rules, 31);
-    feed(rules, 29); // within 30 - 2
+    const rules = await engine([rule({ hysteresis: 2 })]);
+    await feed(rules, 31);
+    await feed(rules, 29); // within 30 - 2
     expect((await alerts())[0]?.status).toBe("active");
-    feed(rules, 28); // 30 - 2: back
+    await feed(rules, 28); // 30 - 2: back
     expect((await alerts())[0]?.status).toBe("returned");
   });
 
   test("duration: the condition must hold for for_s before an alert opens", async () => {
-    const rules = engine([rule({ forMs: 60_000 })]);
-    feed(rules, 31, 0);
-    feed(rules, 32, 30_000);
+    const rules = await engine([rule({ forMs: 60_000 })]);
+    await feed(rules, 31, 0);
+    await feed(rules, 32, 30_000);
     expect(await alerts()).toEqual([]);
-    feed(rules, 29, 10_000); // interrupted: the clock starts again
-    feed(rules, 31, 10_000);
-    feed(rules, 31, 50_000);
+    await feed(rules, 29, 10_000); // interrupted: the clock starts again
+    await feed(rules, 31, 10_000);
+    await feed(rules, 31, 50_000);
     expect(await alerts()).toEqual([]);
-    feed(rules, 31, 10_000);
+    await feed(rules, 31, 10_000);
     expect((await alerts())[0]?.status).toBe("active");
   });
 
   test("duration across clock steps: for_s is measured on the poller's monotonic clock", async () => {
-    const rules = engine([rule({ forMs: 60_000 })]);
-    const polled = (value: number) =>
-      rules.evaluate([
+    const rules = await engine([rule({ forMs: 60_000 })]);
+    const polled = async (value: number) =>
+      await rules.evaluate([
         {
           registerId: site.registerUuid(air),
           ts: site.clock.now(),
@@ -328,16 +328,16 @@ describe("rule options", () => {
           raw: Math.round(value * 10),
         },
       ]);
-    polled(31);
+    await polled(31);
     // A day ahead: the condition has not held a minute yet.
     site.clock.step(86_400_000);
     site.clock.advance(1_000);
-    polled(31);
+    await polled(31);
     expect(await alerts()).toEqual([]);
     // Back to the right time: a minute after it began, the alert opens.
     site.clock.step(-86_400_000);
     site.clock.advance(59_000);
-    polled(31);
+    await polled(31);
     expect((await alerts())[0]?.status).toBe("active");
   });
 
@@ -352,25 +352,25 @@ describe("rule options", () => {
     ] as const;
     for (const [condition, threshold, [quiet, breach]] of cases) {
       const id = stableUuid("rule", condition);
-      const rules = engine([rule({ id, name: condition, condition, threshold })]);
-      feed(rules, quiet);
-      expect(eventsOfType("alert.triggered").filter((event) => event.data.rule_id === id)).toHaveLength(0);
-      feed(rules, breach);
-      expect(eventsOfType("alert.triggered").filter((event) => event.data.rule_id === id)).toHaveLength(1);
+      const rules = await engine([rule({ id, name: condition, condition, threshold })]);
+      await feed(rules, quiet);
+      expect((await eventsOfType("alert.triggered")).filter((event) => event.data.rule_id === id)).toHaveLength(0);
+      await feed(rules, breach);
+      expect((await eventsOfType("alert.triggered")).filter((event) => event.data.rule_id === id)).toHaveLength(1);
     }
   });
 
   test("a disabled rule never fires", async () => {
-    const rules = engine([rule({ enabled: false })]);
-    feed(rules, 99);
+    const rules = await engine([rule({ enabled: false })]);
+    await feed(rules, 99);
     expect(await alerts()).toEqual([]);
   });
 });
 
 describe("offline detector", () => {
   test("offline opens a detector alert without value or threshold; online returns it", async () => {
-    const rules = engine([]);
-    rules.gatewayOffline(ids.acmeGateway2, site.clock.now());
+    const rules = await engine([]);
+    await rules.gatewayOffline(ids.acmeGateway2, site.clock.now());
     const [alert] = await alerts(`?device_id=${ids.acmeGateway2}`);
     expect(alert).toMatchObject({
       rule_id: detector.id,
@@ -379,7 +379,7 @@ describe("offline detector", () => {
       value: null,
       message: "Gateway Greenhouse 2 is offline",
     });
-    const [triggered] = eventsOfType("alert.triggered");
+    const [triggered] = await eventsOfType("alert.triggered");
     expect(triggered?.data).toEqual({
       alert_id: alert?.id,
       rule_id: detector.id,
@@ -393,9 +393,9 @@ describe("offline detector", () => {
       modbus_device_id: null,
     });
     site.clock.advance(60_000);
-    rules.gatewayOnline(ids.acmeGateway2, site.clock.now());
+    await rules.gatewayOnline(ids.acmeGateway2, site.clock.now());
     expect((await alerts(`?device_id=${ids.acmeGateway2}`))[0]?.status).toBe("returned");
-    expect(eventsOfType("alert.returned")[0]?.data).toMatchObject({
+    expect(await (await eventsOfType("alert.returned"))[0]?.data).toMatchObject({
       rule_id: detector.id,
       condition: "offline",
       source: "detector",
@@ -413,11 +413,11 @@ describe("automations", () => {
       trigger: { kind: "rule", ruleId: rule().id },
       actions: [{ type: "webhook" }],
     };
-    const rules = engine([rule()], [automation]);
-    feed(rules, 31);
-    feed(rules, 29);
-    feed(rules, 32);
-    expect(eventsOfType("automation.triggered").map((event) => event.data)).toEqual([
+    const rules = await engine([rule()], [automation]);
+    await feed(rules, 31);
+    await feed(rules, 29);
+    await feed(rules, 32);
+    expect((await eventsOfType("automation.triggered")).map((event) => event.data)).toEqual([
       { rule_id: automation.id, rule_name: "Notify", actions: [{ type: "webhook" }] },
       { rule_id: automation.id, rule_name: "Notify", actions: [{ type: "webhook" }] },
     ]);
@@ -433,10 +433,10 @@ test("a scheduled automation records automation.triggered when its time comes", 
     trigger: { kind: "schedule", cron: "0 7 * * *" },
     actions: [{ type: "webhook" }],
   };
-  const rules = engine([], [automation]);
+  const rules = await engine([], [automation]);
   const org = sqliteOf(site.store).query<{ id: number }, []>("SELECT id FROM organizations WHERE key = 'acme'").get();
-  rules.runScheduled(automation, org?.id ?? 0);
-  expect(eventsOfType("automation.triggered").map((event) => event.data)).toEqual([
+  await rules.runScheduled(automation, org?.id ?? 0);
+  expect((await eventsOfType("automation.triggered")).map((event) => event.data)).toEqual([
     { rule_id: automation.id, rule_name: "Morning report", actions: [{ type: "webhook" }] },
   ]);
 });

@@ -10,7 +10,7 @@ const alertId = "6f1d3c1e-0a4b-4c7e-9d2f-1b2c3d4e5f60";
 beforeAll(async () => {
   site = await startTestSite();
   const at = site.clock.now() - 60_000;
-  site.addAlert({
+  await site.addAlert({
     org: "acme",
     gatewaySerial: "ACME-1",
     uuid: alertId,
@@ -59,7 +59,7 @@ test("ack and resolve change the alert (seen through the API) and record their e
     ack_note: "Vent checked",
     resolve_note: "Valve replaced",
   });
-  const events = site.store.events.listAfter(1).filter((event) => event.data.alert_id === alertId);
+  const events = (await site.store.events.listAfter(1)).filter((event) => event.data.alert_id === alertId);
   expect(events.map((event) => [event.type, event.data.note])).toEqual([
     ["alert.acknowledged", "Vent checked"],
     ["alert.resolved", "Valve replaced"],

@@ -211,9 +211,9 @@ describe("interrupted and concurrent imports", () => {
     // Kill it once its first batch is committed, through the store's own interface.
     const store = openStore(data);
     try {
-      while (store.readings.newestTimes().size === 0 && running.proc.exitCode === null) await Bun.sleep(5);
+      while ((await store.readings.newestTimes()).size === 0 && running.proc.exitCode === null) await Bun.sleep(5);
     } finally {
-      store.close();
+      await store.close();
     }
     running.proc.kill("SIGKILL");
     await running.proc.exited;

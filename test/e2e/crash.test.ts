@@ -39,8 +39,8 @@ async function burstAndKill(afterCommits: number, extraDelayMs: number): Promise
   const dataDir = mkdtempSync(join(tmpdir(), "fieldhub-crash-"));
   dirs.push(dataDir);
   const store = openStore(dataDir);
-  store.inventory.sync(config.config.inventory, Date.now());
-  store.close();
+  await store.inventory.sync(config.config.inventory, Date.now());
+  await store.close();
   const registerIds = config.config.polling[0]?.devices[0]?.registers.map((register) => register.id) ?? [];
 
   const child = Bun.spawn(
@@ -87,7 +87,7 @@ async function burstAndKill(afterCommits: number, extraDelayMs: number): Promise
   expect(stored % 1000).toBe(0);
   // And the store opens normally again (migrations are a no-op, writes go on).
   const reopened = openStore(dataDir);
-  reopened.close();
+  await reopened.close();
 }
 
 test("kill -9 during a write burst: nothing reported committed is lost, integrity ok", async () => {

@@ -374,7 +374,7 @@ describe("after a stop", () => {
         .get(row?.id ?? -1, row?.id ?? -1);
       expect(count?.n).toBe(0);
     } finally {
-      store.close();
+      await store.close();
     }
   });
 });

@@ -24,7 +24,7 @@ afterAll(async () => {
 const air = "ACME-1/Climate computer/air_temperature";
 
 test("a full store: reads go on, /healthz says so, nothing is lost, writing resumes when space returns", async () => {
-  const ingest = createIngest({
+  const ingest = await createIngest({
     store: site.store,
     clock: site.clock,
     logger: silentLogger(),
@@ -32,7 +32,7 @@ test("a full store: reads go on, /healthz says so, nothing is lost, writing resu
     flushIntervalMs: 3_600_000,
   });
   // The server as serve wires it: /healthz also asks whether ingest can write.
-  const app = createHttpApp({
+  const app = await createHttpApp({
     store: site.store,
     clock: site.clock,
     logger: silentLogger(),
@@ -60,7 +60,7 @@ test("a full store: reads go on, /healthz says so, nothing is lost, writing resu
   const pages = sqliteOf(site.store).query<{ page_count: number }, []>("PRAGMA page_count").get()?.page_count ?? 0;
   sqliteOf(site.store).exec(`PRAGMA max_page_count = ${pages}`);
   ingest.accept(batch(0, 3000));
-  expect(ingest.flush()).toBe(0); // the write failed...
+  expect(await ingest.flush()).toBe(0); // the write failed...
   expect(ingest.stats()).toMatchObject({ committed: 0, queued: 3000, dropped: 0 }); // ...and nothing was let go
 
   const health = await fetch(`${opsUrl}/healthz`);
@@ -74,16 +74,18 @@ test("a full store: reads go on, /healthz says so, nothing is lost, writing resu
   // More readings arrive while full; then space returns.
   ingest.accept(batch(3000, 1000));
   sqliteOf(site.store).exec("PRAGMA max_page_count = 1073741823");
-  expect(ingest.flush()).toBe(4000);
+  expect(await ingest.flush()).toBe(4000);
   expect((await fetch(`${opsUrl}/healthz`)).status).toBe(200);
-  const stored = site.store.readings.page({
-    registerIds: [site.registerId(air)],
-    since: 0,
-    until: 2 ** 50,
-    order: "asc",
-    limit: 10_000,
-    after: null,
-  }).rows.length;
+  const stored = (
+    await site.store.readings.page({
+      registerIds: [site.registerId(air)],
+      since: 0,
+      until: 2 ** 50,
+      order: "asc",
+      limit: 10_000,
+      after: null,
+    })
+  ).rows.length;
   expect(stored).toBe(4000);
   const latest = await call<{ data: { id: string; latest_raw_value: number }[] }>(
     site.baseUrl,
@@ -93,6 +95,6 @@ test("a full store: reads go on, /healthz says so, nothing is lost, writing resu
     },
   );
   expect(latest.body.data.find((register) => register.id === site.registerUuid(air))?.latest_raw_value).toBe(3999);
-  ingest.stop();
+  await ingest.stop();
   await app.stop(true);
 });

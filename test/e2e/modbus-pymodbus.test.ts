@@ -336,7 +336,7 @@ describe("a peer that dies and comes back", () => {
         ...(JSON.parse(event.data) as { device_id: string; previous_status: string }),
       }))
       .filter((event) => event.device_id === gatewayId);
-    store.close();
+    await store.close();
     expect(
       events.filter((event) => event.type.startsWith("device.")).map((event) => [event.type, event.previous_status]),
     ).toEqual([

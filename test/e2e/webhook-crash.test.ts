@@ -54,20 +54,28 @@ test("kill -9 during a burst of 1000 messages: after a restart every message is 
   });
   try {
     const store = openStore(dataDir);
-    store.inventory.sync(config.config.inventory, Date.now());
-    secret = endpointService(store, Date.now).create({
-      orgKey: "burst",
-      url: `http://127.0.0.1:${server.port}/`,
-    }).secret;
-    const org = store.organizations.findByKey("burst");
+    await store.inventory.sync(config.config.inventory, Date.now());
+    secret = (
+      await endpointService(store, Date.now).create({
+        orgKey: "burst",
+        url: `http://127.0.0.1:${server.port}/`,
+      })
+    ).secret;
+    const org = await store.organizations.findByKey("burst");
     if (org === null) throw new Error("org");
     const events = store.events;
+    const recorded: Promise<unknown>[] = [];
+    // One SQLite transaction around many store operations: each runs at its call (the SQLite store is
+    // synchronous inside), so all of them commit together; their promises are awaited after.
     sqliteOf(store).transaction(() => {
       for (let index = 0; index < 1000; index++) {
-        events.record({ orgId: org.id, type: "device.online", occurredAt: Date.now(), data: { n: index } });
+        recorded.push(
+          events.record({ orgId: org.id, type: "device.online", occurredAt: Date.now(), data: { n: index } }),
+        );
       }
     })();
-    store.close();
+    await Promise.all(recorded);
+    await store.close();
 
     const first = startDispatching();
     const deadline = Date.now() + 20_000;

@@ -110,13 +110,15 @@ export interface TestSite {
   /** Internal register ids by "serial/device/register" name, for writing readings. */
   registerId(path: string): number;
   registerUuid(path: string): string;
-  record(readings: NewReading[]): void;
-  addAlert(alert: Omit<SeededAlert, "orgId" | "gatewayId"> & { org: string; gatewaySerial: string | null }): void;
+  record(readings: NewReading[]): Promise<void>;
+  addAlert(
+    alert: Omit<SeededAlert, "orgId" | "gatewayId"> & { org: string; gatewaySerial: string | null },
+  ): Promise<void>;
   createKey(
     org: string,
     scopes: ApiScope[],
     options?: { expiresAt?: number; rateLimitPerMinute?: number; sandbox?: boolean },
-  ): string;
+  ): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -126,21 +128,21 @@ export async function startTestSite(options: { defaultLimitPerMinute?: number } 
   const dataDir = mkdtempSync(join(tmpdir(), "fieldhub-test-"));
   const store = openStore(dataDir);
   const clock = new ManualClock(startTime);
-  store.inventory.sync(parsed.config.inventory, clock.now());
+  await store.inventory.sync(parsed.config.inventory, clock.now());
 
-  const acme = store.organizations.findByKey("acme");
-  const globex = store.organizations.findByKey("globex");
+  const acme = await store.organizations.findByKey("acme");
+  const globex = await store.organizations.findByKey("globex");
   if (acme === null || globex === null) throw new Error("organisations missing");
   // Statuses and last-seen times chosen so "most recently seen first" has one answer.
-  store.gateways.setStatus(ids.acmeGateway1, {
+  await store.gateways.setStatus(ids.acmeGateway1, {
     status: "online",
     lastSeen: startTime - 60_000,
     claimedAt: startTime - 86_400_000,
   });
-  store.gateways.setStatus(ids.acmeGateway2, { status: "offline", lastSeen: startTime - 3_600_000 });
-  store.gateways.setStatus(ids.acmeGateway3, { status: "pending", lastSeen: null });
-  store.gateways.setStatus(ids.acmeGateway4, { status: "error", lastSeen: startTime - 30_000 });
-  store.gateways.setStatus(ids.globexGateway, { status: "online", lastSeen: startTime });
+  await store.gateways.setStatus(ids.acmeGateway2, { status: "offline", lastSeen: startTime - 3_600_000 });
+  await store.gateways.setStatus(ids.acmeGateway3, { status: "pending", lastSeen: null });
+  await store.gateways.setStatus(ids.acmeGateway4, { status: "error", lastSeen: startTime - 30_000 });
+  await store.gateways.setStatus(ids.globexGateway, { status: "online", lastSeen: startTime });
 
   const registerRows = sqliteOf(store)
     .query<{ id: number; uuid: string; path: string }, []>(
@@ -155,29 +157,31 @@ export async function startTestSite(options: { defaultLimitPerMinute?: number } 
     return row;
   };
 
-  const createKey: TestSite["createKey"] = (org, scopes, keyOptions = {}) =>
-    store.keys.create(
-      {
-        orgKey: org,
-        name: `${org} ${scopes.join(" ") || "no scopes"}`,
-        scopes,
-        expiresAt: keyOptions.expiresAt ?? null,
-        rateLimitPerMinute: keyOptions.rateLimitPerMinute,
-        kind: keyOptions.sandbox === true ? "sandbox" : "standard",
-      },
-      clock.now(),
+  const createKey: TestSite["createKey"] = async (org, scopes, keyOptions = {}) =>
+    (
+      await store.keys.create(
+        {
+          orgKey: org,
+          name: `${org} ${scopes.join(" ") || "no scopes"}`,
+          scopes,
+          expiresAt: keyOptions.expiresAt ?? null,
+          rateLimitPerMinute: keyOptions.rateLimitPerMinute,
+          kind: keyOptions.sandbox === true ? "sandbox" : "standard",
+        },
+        clock.now(),
+      )
     ).key;
   const all: ApiScope[] = ["devices:read", "registers:read", "alerts:read"];
   const keys = {
-    acme: createKey("acme", all),
-    acmeDevicesOnly: createKey("acme", ["devices:read"]),
-    acmeRegistersOnly: createKey("acme", ["registers:read"]),
-    acmeAlertsOnly: createKey("acme", ["alerts:read"]),
-    acmeNoScopes: createKey("acme", []),
-    globex: createKey("globex", all),
+    acme: await createKey("acme", all),
+    acmeDevicesOnly: await createKey("acme", ["devices:read"]),
+    acmeRegistersOnly: await createKey("acme", ["registers:read"]),
+    acmeAlertsOnly: await createKey("acme", ["alerts:read"]),
+    acmeNoScopes: await createKey("acme", []),
+    globex: await createKey("globex", all),
   };
 
-  const app = createHttpApp({
+  const app = await createHttpApp({
     store,
     clock,
     logger: silentLogger(),
@@ -199,16 +203,17 @@ export async function startTestSite(options: { defaultLimitPerMinute?: number } 
     registerId: (path) => lookup(path).id,
     registerUuid: (path) => lookup(path).uuid,
     record: (batch) => readings.record(batch),
-    addAlert: ({ org, gatewaySerial, ...alert }) => {
+    addAlert: async ({ org, gatewaySerial, ...alert }) => {
       const orgId = orgIds[org];
       if (orgId === undefined) throw new Error(`unknown org ${org}`);
-      const gateway = gatewaySerial === null ? null : store.gateways.find(orgId, stableUuid("gateway", gatewaySerial));
-      store.alerts.seed({ ...alert, orgId, gatewayId: gateway?.id ?? null });
+      const gateway =
+        gatewaySerial === null ? null : await store.gateways.find(orgId, stableUuid("gateway", gatewaySerial));
+      await store.alerts.seed({ ...alert, orgId, gatewayId: gateway?.id ?? null });
     },
     createKey,
     stop: async () => {
       await app.stop(true);
-      store.close();
+      await store.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -236,7 +236,7 @@ beforeAll(async () => {
   // Inserted in an order that is neither the triggered nor the created order.
   for (const index of [3, 0, 6, 5, 1, 8, 4, 2, 7]) {
     const { org, gatewaySerial, ...alert } = fixtures[index]!;
-    site.addAlert({ org, gatewaySerial, ...alert });
+    await site.addAlert({ org, gatewaySerial, ...alert });
   }
 });
 afterAll(async () => {
@@ -270,7 +270,7 @@ describe("GET /v1/alerts: fields and order", () => {
     try {
       for (const fixture of fixtures.filter((f) => f.org === "acme")) {
         const { org, gatewaySerial, ...alert } = fixture;
-        other.addAlert({ org, gatewaySerial, ...alert });
+        await other.addAlert({ org, gatewaySerial, ...alert });
       }
       // A2 fires again now: same alert, later last_triggered_at, higher entry_count.
       sqliteOf(other.store)
@@ -454,7 +454,7 @@ describe("paging", () => {
     const other = await startTestSite();
     try {
       for (let i = 0; i < 120; i++) {
-        other.addAlert({
+        await other.addAlert({
           org: "acme",
           gatewaySerial: i % 2 === 0 ? "ACME-1" : "ACME-2",
           uuid: `c3000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
@@ -554,7 +554,7 @@ describe("organisations", () => {
         (await call<{ data: { stats: { open_alerts: number } } }>(other.baseUrl, "/v1/introspect", { key })).body.data
           .stats.open_alerts;
       expect(await introspect(other.keys.acme)).toBe(0);
-      other.addAlert({
+      await other.addAlert({
         org: "acme",
         gatewaySerial: "ACME-1",
         uuid: "d4000000-0000-4000-8000-000000000001",

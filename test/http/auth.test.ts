@@ -81,14 +81,14 @@ describe("missing and unknown keys", () => {
 
 describe("revocation and expiry", () => {
   test("a revoked key is refused on the very next request", async () => {
-    const key = site.createKey("acme", ["devices:read"]);
+    const key = await site.createKey("acme", ["devices:read"]);
     expect((await call(site.baseUrl, "/v1/devices", { key })).status).toBe(200);
-    expect(site.store.keys.revoke(key.slice(0, 11), site.clock.now())).toBe(1);
+    expect(await site.store.keys.revoke(key.slice(0, 11), site.clock.now())).toBe(1);
     expectProblem(await call(site.baseUrl, "/v1/devices", { key }), 401, "api_key_revoked");
   });
 
   test("a key past its expires_at is 401 api_key_expired", async () => {
-    const key = site.createKey("acme", ["devices:read"], { expiresAt: site.clock.now() + 60_000 });
+    const key = await site.createKey("acme", ["devices:read"], { expiresAt: site.clock.now() + 60_000 });
     expect((await call(site.baseUrl, "/v1/devices", { key })).status).toBe(200);
     site.clock.advance(60_000);
     expectProblem(await call(site.baseUrl, "/v1/devices", { key }), 401, "api_key_expired");
@@ -118,11 +118,11 @@ describe("scopes", () => {
   test("each operation: no key is 401, every scope but its own is 403 naming it, its scope alone gets through", async () => {
     for (const { operationId, path, method, scope } of operations()) {
       const others = apiScopes.filter((held) => held !== scope);
-      const denied = await call(site.baseUrl, path, { method, key: site.createKey("acme", others) });
+      const denied = await call(site.baseUrl, path, { method, key: await site.createKey("acme", others) });
       expectProblem(denied, 403, "insufficient_scope");
       expect((denied.body as { detail: string }).detail).toContain(scope);
       expectProblem(await call(site.baseUrl, path, { method }), 401, "missing_api_key");
-      const allowed = await call(site.baseUrl, path, { method, key: site.createKey("acme", [scope]) });
+      const allowed = await call(site.baseUrl, path, { method, key: await site.createKey("acme", [scope]) });
       // Named in the value so a failure says which operation.
       expect(`${operationId}: ${allowed.status}`).not.toMatch(/: 40[13]$/);
     }
@@ -161,7 +161,7 @@ describe("read-only API", () => {
   });
 
   test("a register write for an organisation without writes_enabled is 403 write_not_enabled, with every scope", async () => {
-    const key = site.createKey("globex", [...apiScopes]);
+    const key = await site.createKey("globex", [...apiScopes]);
     const path = `/v1/devices/${ids.globexGateway}/registers/${ids.globexGateway}`;
     const response = await call(site.baseUrl, path, { key, method: "PUT" });
     expectProblem(response, 403, "write_not_enabled");
@@ -169,7 +169,7 @@ describe("read-only API", () => {
   });
 
   test("a sandbox key never holds registers:write, even when created with it", async () => {
-    const key = site.createKey("acme", [...apiScopes], { sandbox: true });
+    const key = await site.createKey("acme", [...apiScopes], { sandbox: true });
     const introspection = await call(site.baseUrl, "/v1/introspect", { key });
     expect((introspection.body as { data: { key: { scopes: string[] } } }).data.key.scopes).not.toContain(
       "registers:write",

@@ -18,7 +18,7 @@ beforeAll(async () => {
     rows.push({ registerId: site.registerId(air), ts: now - minute * 60_000, rawValue: minute });
     rows.push({ registerId: site.registerId(humidity), ts: now - minute * 60_000, rawValue: 1000 + minute });
   }
-  site.record(rows);
+  await site.record(rows);
 });
 afterAll(async () => {
   await site.stop();
@@ -74,7 +74,7 @@ test("after a step, a new request's default window follows the new time", async 
 });
 
 test("rate-limit headers stay in range when the clock steps back and forward", async () => {
-  const key = site.createKey("acme", ["devices:read"], { rateLimitPerMinute: 5 });
+  const key = await site.createKey("acme", ["devices:read"], { rateLimitPerMinute: 5 });
   for (const step of [0, -90_000, 45_000, 3_600_000, -7_200_000]) {
     site.clock.advance(step);
     for (let index = 0; index < 7; index++) {

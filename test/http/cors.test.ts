@@ -175,11 +175,11 @@ describe("other origins and other paths", () => {
 
 describe('cors_origins: ["*"]', () => {
   let store: Store;
-  let app: ReturnType<typeof createHttpApp>;
+  let app: Awaited<ReturnType<typeof createHttpApp>>;
   let url: string;
-  beforeAll(() => {
+  beforeAll(async () => {
     store = openStoreFile(":memory:");
-    app = createHttpApp({
+    app = await createHttpApp({
       store,
       clock: new ManualClock(Date.UTC(2026, 0, 1)),
       logger: silentLogger(),
@@ -192,7 +192,7 @@ describe('cors_origins: ["*"]', () => {
   });
   afterAll(async () => {
     await app.stop(true);
-    store.close();
+    await store.close();
   });
 
   test("any origin: preflight 204 and `*` on answers, without Vary", async () => {

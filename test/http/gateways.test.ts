@@ -94,8 +94,8 @@ describe("GET /v1/devices", () => {
     // Another site, so the shared one keeps its fixed order.
     const other = await startTestSite();
     try {
-      other.store.gateways.setStatus(ids.acmeGateway2, { status: "online", lastSeen: other.clock.now() - 1_000 });
-      other.store.gateways.setStatus(ids.acmeGateway3, { status: "online", lastSeen: other.clock.now() - 2_000 });
+      await other.store.gateways.setStatus(ids.acmeGateway2, { status: "online", lastSeen: other.clock.now() - 1_000 });
+      await other.store.gateways.setStatus(ids.acmeGateway3, { status: "online", lastSeen: other.clock.now() - 2_000 });
       const response = await call<GatewayList>(other.baseUrl, "/v1/devices", { key: other.keys.acme });
       expect(response.body.data.map((gateway) => gateway.serial)).toEqual(["ACME-2", "ACME-3", "ACME-4", "ACME-1"]);
     } finally {

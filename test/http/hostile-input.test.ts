@@ -11,7 +11,7 @@ import { ids, startTestSite, type TestSite } from "../harness/site.ts";
 let site: TestSite;
 beforeAll(async () => {
   site = await startTestSite();
-  site.record([
+  await site.record([
     {
       registerId: site.registerId("ACME-1/Climate computer/air_temperature"),
       ts: site.clock.now() - 60_000,

@@ -24,7 +24,7 @@ beforeAll(async () => {
       },
     }),
   );
-  const app = createHttpApp({
+  const app = await createHttpApp({
     store: site.store,
     clock: new ManualClock(site.clock.now()),
     logger,

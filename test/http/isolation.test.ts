@@ -40,20 +40,20 @@ beforeAll(async () => {
   site = await startTestSite();
   const now = site.clock.now();
   // Readings in both organisations within the default 24 h window.
-  site.record(
+  await site.record(
     acmeRegisterPaths.flatMap((path, index) => [
       { registerId: site.registerId(path), ts: now - 600_000, rawValue: 100 + index },
       { registerId: site.registerId(path), ts: now - 300_000, rawValue: 200 + index },
     ]),
   );
-  site.record([
+  await site.record([
     { registerId: site.registerId(globexRegisterPath), ts: now - 600_000, rawValue: 230 },
     { registerId: site.registerId(globexRegisterPath), ts: now - 300_000, rawValue: 231 },
     // The globex reading is the newest of all, so a leak would lead a desc page.
     { registerId: site.registerId(globexRegisterPath), ts: now - 1_000, rawValue: 232 },
   ]);
   // Alerts in both organisations with every status and severity between them.
-  const alert = (
+  const alert = async (
     uuid: string,
     org: string,
     gatewaySerial: string | null,
@@ -61,7 +61,7 @@ beforeAll(async () => {
     status: "active" | "returned" | "acknowledged" | "resolved",
     minutesAgo: number,
   ) =>
-    site.addAlert({
+    await site.addAlert({
       org,
       gatewaySerial,
       uuid,
@@ -71,11 +71,11 @@ beforeAll(async () => {
       createdAt: startTime - minutesAgo * 60_000,
       lastTriggeredAt: startTime - minutesAgo * 60_000,
     });
-  alert(alertIds.acme[0]!, "acme", "ACME-1", "critical", "active", 30);
-  alert(alertIds.acme[1]!, "acme", "ACME-2", "warning", "acknowledged", 20);
-  alert(alertIds.acme[2]!, "acme", null, "info", "resolved", 10);
-  alert(alertIds.globex[0]!, "globex", "GLOBEX-1", "critical", "active", 1);
-  alert(alertIds.globex[1]!, "globex", "GLOBEX-1", "info", "returned", 2);
+  await alert(alertIds.acme[0]!, "acme", "ACME-1", "critical", "active", 30);
+  await alert(alertIds.acme[1]!, "acme", "ACME-2", "warning", "acknowledged", 20);
+  await alert(alertIds.acme[2]!, "acme", null, "info", "resolved", 10);
+  await alert(alertIds.globex[0]!, "globex", "GLOBEX-1", "critical", "active", 1);
+  await alert(alertIds.globex[1]!, "globex", "GLOBEX-1", "info", "returned", 2);
 });
 afterAll(async () => {
   await site.stop();
@@ -367,9 +367,9 @@ describe("GET /v1/alerts", () => {
 
 describe("keys with fewer scopes", () => {
   test("a single-scope key of one organisation sees only that organisation too", async () => {
-    const globexDevices = site.createKey("globex", ["devices:read"]);
-    const globexRegisters = site.createKey("globex", ["registers:read"]);
-    const globexAlerts = site.createKey("globex", ["alerts:read"]);
+    const globexDevices = await site.createKey("globex", ["devices:read"]);
+    const globexRegisters = await site.createKey("globex", ["registers:read"]);
+    const globexAlerts = await site.createKey("globex", ["alerts:read"]);
     const devices = await call(site.baseUrl, "/v1/devices", { key: globexDevices });
     expect((devices.body as { data: { serial: string }[] }).data.map((g) => g.serial)).toEqual(["GLOBEX-1"]);
     expectProblem(

@@ -17,7 +17,9 @@ afterAll(async () => {
 
 test("20 keys x 130 concurrent requests with a limit of 100: exactly 100 answered per key, 30 refused, none lost", async () => {
   // A fixed clock: the whole burst falls in one window.
-  const keys = Array.from({ length: 20 }, () => site.createKey("acme", ["devices:read"], { rateLimitPerMinute: 100 }));
+  const keys = await Promise.all(
+    Array.from({ length: 20 }, () => site.createKey("acme", ["devices:read"], { rateLimitPerMinute: 100 })),
+  );
   const requests = keys.flatMap((key) => Array.from({ length: 130 }, () => key));
   const latencies: number[] = [];
   const answers = await Promise.all(
@@ -69,7 +71,7 @@ test("20 keys x 130 concurrent requests with a limit of 100: exactly 100 answere
 }, 30_000);
 
 test("an unknown key and a wrong key with a real key's prefix are refused in the same time", async () => {
-  const real = site.createKey("acme", ["devices:read"], { rateLimitPerMinute: 100_000 });
+  const real = await site.createKey("acme", ["devices:read"], { rateLimitPerMinute: 100_000 });
   const unknown = `fh_${"0".repeat(40)}`;
   const samePrefix = `${real.slice(0, 11)}${"f".repeat(real.length - 11)}`;
   const time = async (key: string) => {

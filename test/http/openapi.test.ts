@@ -222,7 +222,9 @@ describe("the errors the API really answers are the ones documented", () => {
   });
 
   test("429 past the key's limit", async () => {
-    const key = site.createKey("acme", ["devices:read", "registers:read", "alerts:read"], { rateLimitPerMinute: 1 });
+    const key = await site.createKey("acme", ["devices:read", "registers:read", "alerts:read"], {
+      rateLimitPerMinute: 1,
+    });
     expect((await call(site.baseUrl, "/v1/introspect", { key })).status).toBe(200);
     for (const path of Object.values(paths())) {
       const response = await call(site.baseUrl, path, { key });

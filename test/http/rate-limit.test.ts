@@ -91,7 +91,7 @@ function rawGet(
 describe("rate-limit headers on every response", () => {
   test("200, 400, 401, 403, 404 and 429 all carry X-RateLimit-Limit, -Remaining and -Reset", async () => {
     freshMinute();
-    const key = site.createKey("acme", ["devices:read"], { rateLimitPerMinute: 9 });
+    const key = await site.createKey("acme", ["devices:read"], { rateLimitPerMinute: 9 });
     const responses: [number, ApiResponse][] = [
       [200, await devices(key)],
       [400, await call(site.baseUrl, "/v1/devices?limit=0", { key })],
@@ -138,7 +138,7 @@ describe("rate-limit headers on every response", () => {
 describe("a key with rateLimitPerMinute 5", () => {
   test("requests 1..5 succeed with Remaining 4..0, the 6th is 429 rate_limited with Retry-After to the next minute", async () => {
     freshMinute(20);
-    const key = site.createKey("acme", ["devices:read"], { rateLimitPerMinute: 5 });
+    const key = await site.createKey("acme", ["devices:read"], { rateLimitPerMinute: 5 });
     for (let i = 1; i <= 5; i++) {
       const response = await devices(key);
       expect(response.status).toBe(200);
@@ -154,7 +154,7 @@ describe("a key with rateLimitPerMinute 5", () => {
 
   test("Retry-After is rounded up to whole seconds, never telling the client to come back too early", async () => {
     freshMinute(50.4);
-    const key = site.createKey("acme", ["devices:read"], { rateLimitPerMinute: 1 });
+    const key = await site.createKey("acme", ["devices:read"], { rateLimitPerMinute: 1 });
     const first = await devices(key);
     expect(rateHeaders(first)).toEqual({ limit: "1", remaining: "0", reset: "10", retryAfter: null });
     expectRateLimited(await devices(key), 1, 10);
@@ -162,9 +162,9 @@ describe("a key with rateLimitPerMinute 5", () => {
 
   test("keys are counted independently", async () => {
     freshMinute();
-    const first = site.createKey("acme", ["devices:read"], { rateLimitPerMinute: 5 });
-    const second = site.createKey("acme", ["devices:read"], { rateLimitPerMinute: 5 });
-    const third = site.createKey("globex", ["devices:read"], { rateLimitPerMinute: 5 });
+    const first = await site.createKey("acme", ["devices:read"], { rateLimitPerMinute: 5 });
+    const second = await site.createKey("acme", ["devices:read"], { rateLimitPerMinute: 5 });
+    const third = await site.createKey("globex", ["devices:read"], { rateLimitPerMinute: 5 });
     for (let i = 0; i < 5; i++) expect((await devices(first)).status).toBe(200);
     expectRateLimited(await devices(first), 5, 60);
     for (const key of [second, third]) {
@@ -180,7 +180,7 @@ describe("a key with rateLimitPerMinute 5", () => {
 
   test("the window resets at the start of the next minute, not 60 s after the first request", async () => {
     const firstAt = freshMinute(50); // hh:mm:50
-    const key = site.createKey("acme", ["devices:read"], { rateLimitPerMinute: 5 });
+    const key = await site.createKey("acme", ["devices:read"], { rateLimitPerMinute: 5 });
     for (let i = 1; i <= 5; i++) {
       const response = await devices(key);
       expect(response.status).toBe(200);
@@ -215,7 +215,7 @@ describe("a key with rateLimitPerMinute 5", () => {
 
   test("a quiet minute in between changes nothing: each minute starts from the full limit", async () => {
     const start = freshMinute(30);
-    const key = site.createKey("acme", ["devices:read"], { rateLimitPerMinute: 2 });
+    const key = await site.createKey("acme", ["devices:read"], { rateLimitPerMinute: 2 });
     expect(rateHeaders(await devices(key)).remaining).toBe("1");
     site.clock.set(start + 3 * minute);
     expect(rateHeaders(await devices(key)).remaining).toBe("1");
@@ -246,7 +246,7 @@ describe("the server default", () => {
       expect(fresh.status).toBe(200);
       expect(rateHeaders(fresh)).toEqual({ limit: "100", remaining: "99", reset: "45", retryAfter: null });
       // A key's own limit wins over the default, also when it is higher.
-      const generous = other.createKey("acme", ["devices:read"], { rateLimitPerMinute: 250 });
+      const generous = await other.createKey("acme", ["devices:read"], { rateLimitPerMinute: 250 });
       expect(rateHeaders(await devices(generous, other.baseUrl))).toEqual({
         limit: "250",
         remaining: "249",
@@ -267,7 +267,7 @@ describe("the server default", () => {
 describe("the sandbox key: 60 per minute per visitor", () => {
   test("from 127.0.0.1 it gets 60 then 429, while 127.0.0.2 still gets through with its own 60", async () => {
     freshMinute(5);
-    const key = site.createKey("acme", ["devices:read"], { sandbox: true });
+    const key = await site.createKey("acme", ["devices:read"], { sandbox: true });
     for (let i = 1; i <= 60; i++) {
       const response = await devices(key);
       expect(response.status).toBe(200);
@@ -298,7 +298,7 @@ describe("the sandbox key: 60 per minute per visitor", () => {
 
   test("the raw client really changes the source address (control: a standard key is per key, not per address)", async () => {
     freshMinute();
-    const key = site.createKey("acme", ["devices:read"], { rateLimitPerMinute: 3 });
+    const key = await site.createKey("acme", ["devices:read"], { rateLimitPerMinute: 3 });
     for (let i = 0; i < 3; i++) expect((await devices(key)).status).toBe(200);
     expectRateLimited(await devices(key), 3, 60);
     // A standard key is counted per key: another address does not get a new allowance.
@@ -309,7 +309,7 @@ describe("the sandbox key: 60 per minute per visitor", () => {
 
   test("the sandbox key resets at the minute boundary for every visitor", async () => {
     const start = freshMinute(58);
-    const key = site.createKey("acme", ["devices:read"], { sandbox: true, rateLimitPerMinute: 2 });
+    const key = await site.createKey("acme", ["devices:read"], { sandbox: true, rateLimitPerMinute: 2 });
     for (let i = 0; i < 2; i++) expect((await devices(key)).status).toBe(200);
     expectRateLimited(await devices(key), 2, 2);
     site.clock.set(start + 2_000);

@@ -95,8 +95,8 @@ function expectInvalid(response: ApiResponse, parameter: string): void {
 /** One stored reading as the test wrote it. */
 type Seed = { path: string; ts: number; raw: number | null };
 
-function record(site: TestSite, seeds: Seed[]): void {
-  site.record(seeds.map((seed) => ({ registerId: site.registerId(seed.path), ts: seed.ts, rawValue: seed.raw })));
+async function record(site: TestSite, seeds: Seed[]): Promise<void> {
+  await site.record(seeds.map((seed) => ({ registerId: site.registerId(seed.path), ts: seed.ts, rawValue: seed.raw })));
 }
 
 /** The identity of a row, compact enough that a failing comparison is readable. */
@@ -163,7 +163,7 @@ async function walk(
   site: TestSite,
   gateway: string,
   params: Params,
-  options: { afterPage?: (pageNumber: number) => void; maxPages?: number } = {},
+  options: { afterPage?: (pageNumber: number) => void | Promise<void>; maxPages?: number } = {},
 ): Promise<Walk> {
   const pages: ReadingList[] = [];
   const maxPages = options.maxPages ?? 200;
@@ -187,7 +187,7 @@ async function walk(
       break;
     }
     if (pages.length >= maxPages) throw new Error(`still has_more after ${maxPages} pages`);
-    options.afterPage?.(pages.length);
+    await options.afterPage?.(pages.length);
     cursor = page.meta.next_cursor!;
   }
   return { pages, rows: pages.flatMap((page) => page.data) };
@@ -237,7 +237,7 @@ async function expectCompleteWalks(
 describe("the time window", () => {
   test("default: until = now and since = until - 24 h; since inclusive, until exclusive", async () => {
     const site = await newSite();
-    record(site, [
+    await record(site, [
       { path: AIR, ts: now - day - second, raw: 1 }, // just before since: out
       { path: AIR, ts: now - day, raw: 2 }, // exactly since: in
       { path: AIR, ts: now - hour, raw: 3 },
@@ -272,7 +272,7 @@ describe("the time window", () => {
     const site = await newSite();
     const since = Date.UTC(2026, 2, 5, 6, 30, 0);
     const until = Date.UTC(2026, 2, 5, 8, 0, 0);
-    record(site, [
+    await record(site, [
       { path: HUMIDITY, ts: since - second, raw: 10 },
       { path: HUMIDITY, ts: since, raw: 11 },
       { path: HUMIDITY, ts: since + second, raw: 12 },
@@ -287,7 +287,7 @@ describe("the time window", () => {
 
   test("only since: until defaults to now", async () => {
     const site = await newSite();
-    record(site, [
+    await record(site, [
       { path: AIR, ts: now - 3 * day, raw: 1 },
       { path: AIR, ts: now - second, raw: 2 },
       { path: AIR, ts: now, raw: 3 },
@@ -301,7 +301,7 @@ describe("the time window", () => {
   test("only until: since defaults to until - 24 h", async () => {
     const site = await newSite();
     const until = now - 2 * day;
-    record(site, [
+    await record(site, [
       { path: AIR, ts: until - day - second, raw: 1 },
       { path: AIR, ts: until - day, raw: 2 },
       { path: AIR, ts: until - second, raw: 3 },
@@ -316,7 +316,7 @@ describe("the time window", () => {
   test("zone offsets are honoured (+02:00 and -05:00 name the same instants in UTC)", async () => {
     const site = await newSite();
     // 13:00+02:00 is 11:00Z; 05:00-05:00 is 10:00Z.
-    record(site, [
+    await record(site, [
       { path: AIR, ts: Date.UTC(2026, 2, 10, 9, 59, 59, 999), raw: 1 },
       { path: AIR, ts: Date.UTC(2026, 2, 10, 10, 0, 0), raw: 2 },
       { path: AIR, ts: Date.UTC(2026, 2, 10, 10, 59, 59, 999), raw: 3 },
@@ -333,7 +333,7 @@ describe("the time window", () => {
 
   test("an empty window: data [], has_more false, next_cursor null", async () => {
     const site = await newSite();
-    record(site, [{ path: AIR, ts: now - 2 * day, raw: 1 }]); // outside the default window
+    await record(site, [{ path: AIR, ts: now - 2 * day, raw: 1 }]); // outside the default window
     for (const params of [
       {},
       { order: "asc" },
@@ -362,7 +362,7 @@ describe("the time window", () => {
 describe("window rules (rule 1)", () => {
   test("without register_id: exactly 7 days is allowed, 7 days + 1 ms is 400", async () => {
     const site = await newSite();
-    record(site, [
+    await record(site, [
       { path: AIR, ts: now - 7 * day, raw: 1 },
       { path: POWER, ts: now - second, raw: 2 },
     ]);
@@ -389,7 +389,7 @@ describe("window rules (rule 1)", () => {
   test("with exactly one register_id: up to 366 days, 366 days + 1 ms is 400", async () => {
     const site = await newSite();
     const air = site.registerUuid(AIR);
-    record(site, [
+    await record(site, [
       { path: AIR, ts: now - 366 * day - second, raw: 1 },
       { path: AIR, ts: now - 366 * day, raw: 2 },
       { path: AIR, ts: now - 200 * day, raw: 3 },
@@ -414,7 +414,7 @@ describe("window rules (rule 1)", () => {
 
   test("a gateway with one register: 366 days need that register_id; without it the limit is 7 days", async () => {
     const site = await newSite();
-    record(site, [{ path: FLOW, ts: now - 100 * day, raw: 1 }]);
+    await record(site, [{ path: FLOW, ts: now - 100 * day, raw: 1 }]);
     // "Exactly one register_id is passed" (rule 1): having one register is not passing one.
     expectInvalid(await request(site, ids.acmeGateway2, { since: iso(now - 8 * day) }), "since");
     const page = await fetchPage(site, ids.acmeGateway2, {
@@ -472,7 +472,7 @@ describe("order", () => {
       { path: AIR, ts: now - hour, raw: 4 },
       { path: ENERGY, ts: now - second, raw: 5 },
     ];
-    record(site, seeds);
+    await record(site, seeds);
     const desc = await fetchPage(site, ids.acmeGateway1);
     expect(desc.meta.order).toBe("desc");
     expect(desc.data.map((row) => row.raw_value)).toEqual([5, 4, 3, 2, 1]);
@@ -496,7 +496,7 @@ describe("order", () => {
       });
       if (i % 3 === 0) seeds.push({ path: SETPOINT, ts: ts + second, raw: 1000 + i });
     }
-    record(site, seeds);
+    await record(site, seeds);
     const window = { since: now - day, until: now };
     for (const order of ["desc", "asc"] as const) {
       const whole = await fetchPage(site, ids.acmeGateway1, { order, limit: 1000 });
@@ -522,7 +522,7 @@ describe("limit", () => {
         seeds.push({ path, ts: now - 4 * hour + i * minute + k * 1000, raw: i * 10 + k });
       });
     }
-    record(site, seeds);
+    await record(site, seeds);
     const window = { since: now - day, until: now };
     const newest = expectedOrder(site, seeds, "desc", window, noTies);
     expect(newest.length).toBe(1050);
@@ -557,19 +557,19 @@ describe("limit", () => {
 
 describe("register_id and gateway", () => {
   /** One reading per register of every gateway, an hour apart, so each row is recognisable. */
-  function seedEveryRegister(site: TestSite): Seed[] {
+  async function seedEveryRegister(site: TestSite): Promise<Seed[]> {
     const seeds = [...ACME1_REGISTERS, FLOW, VOLTAGE].map((path, k) => ({
       path,
       ts: now - (k + 1) * hour,
       raw: k + 1,
     }));
-    record(site, seeds);
+    await record(site, seeds);
     return seeds;
   }
 
   test("absent: every register of this gateway and nothing of other gateways", async () => {
     const site = await newSite();
-    seedEveryRegister(site);
+    await seedEveryRegister(site);
     const page = await fetchPage(site, ids.acmeGateway1, { order: "asc" });
     // ACME-1's five registers (raw 1..5), oldest first; not ACME-2's (6) or Globex's (7).
     expect(page.data.map((row) => [row.name, row.raw_value])).toEqual([
@@ -585,8 +585,8 @@ describe("register_id and gateway", () => {
 
   test("one id: only that register", async () => {
     const site = await newSite();
-    seedEveryRegister(site);
-    record(site, [{ path: POWER, ts: now - 10 * minute, raw: 40 }]);
+    await seedEveryRegister(site);
+    await record(site, [{ path: POWER, ts: now - 10 * minute, raw: 40 }]);
     const page = await fetchPage(site, ids.acmeGateway1, { register_id: site.registerUuid(POWER) });
     expect(page.data.map((row) => [row.register_id, row.raw_value])).toEqual([
       [site.registerUuid(POWER), 40],
@@ -596,7 +596,7 @@ describe("register_id and gateway", () => {
 
   test("several ids, with spaces and duplicates: exactly those registers, each row once", async () => {
     const site = await newSite();
-    seedEveryRegister(site);
+    await seedEveryRegister(site);
     const air = site.registerUuid(AIR);
     const energy = site.registerUuid(ENERGY);
     const setpoint = site.registerUuid(SETPOINT);
@@ -640,7 +640,7 @@ describe("register_id and gateway", () => {
 
   test("a register of another gateway or another organisation is 404 not_found", async () => {
     const site = await newSite();
-    seedEveryRegister(site);
+    await seedEveryRegister(site);
     const air = site.registerUuid(AIR);
     for (const list of [
       site.registerUuid(FLOW), // same organisation, other gateway
@@ -656,7 +656,7 @@ describe("register_id and gateway", () => {
 
   test("a gateway of the other organisation is 404 not_found, both ways; a malformed gateway id is 400", async () => {
     const site = await newSite();
-    seedEveryRegister(site);
+    await seedEveryRegister(site);
     expectProblem(await request(site, ids.globexGateway), 404, "not_found");
     expectProblem(await request(site, ids.acmeGateway1, {}, site.keys.globex), 404, "not_found");
     expectProblem(await request(site, "00000000-0000-4000-8000-000000000000"), 404, "not_found");
@@ -691,7 +691,7 @@ describe("Reading fields", () => {
     expect(meter).toMatch(uuidPattern);
     expect(climate).not.toBe(meter);
 
-    record(site, [
+    await record(site, [
       { path: AIR, ts: now - 8 * minute, raw: 215 },
       { path: AIR, ts: now - 7 * minute, raw: 3 },
       { path: AIR, ts: now - 6 * minute, raw: -50 },
@@ -754,7 +754,7 @@ describe("cursor pagination walks every row once", () => {
       });
     }
     // Rows outside the default window on both sides must not leak in.
-    record(site, [...seeds, { path: AIR, ts: now - day - second, raw: -1 }, { path: POWER, ts: now, raw: -2 }]);
+    await record(site, [...seeds, { path: AIR, ts: now - day - second, raw: -1 }, { path: POWER, ts: now, raw: -2 }]);
     await expectCompleteWalks(site, ids.acmeGateway1, seeds, { limit: 97 }, { since: now - day, until: now });
   });
 
@@ -767,7 +767,7 @@ describe("cursor pagination walks every row once", () => {
         seeds.push({ path, ts: i % 2 === 0 ? base : base + k * second, raw: i * 10 + k });
       });
     }
-    record(site, seeds);
+    await record(site, seeds);
     const window = { since: now - day, until: now };
     await expectCompleteWalks(site, ids.acmeGateway1, seeds, {}, window);
     const subset = [AIR, POWER, ENERGY];
@@ -786,7 +786,7 @@ describe("cursor pagination walks every row once", () => {
     for (let i = 0; i < 700; i++) seeds.push({ path: HUMIDITY, ts: now - 20 * hour + i * minute, raw: i });
     // Other registers' rows at the same instants must not appear in a single-register walk.
     for (let i = 0; i < 700; i += 3) seeds.push({ path: AIR, ts: now - 20 * hour + i * minute, raw: 10_000 + i });
-    record(site, seeds);
+    await record(site, seeds);
     const humidity = seeds.filter((seed) => seed.path === HUMIDITY);
     await expectCompleteWalks(
       site,
@@ -801,7 +801,7 @@ describe("cursor pagination walks every row once", () => {
     const site = await newSite();
     const seeds: Seed[] = [];
     for (let i = 0; i < 250; i++) seeds.push({ path: FLOW, ts: now - 5 * hour + i * minute, raw: i });
-    record(site, seeds);
+    await record(site, seeds);
     await expectCompleteWalks(site, ids.acmeGateway2, seeds, { limit: 97 }, { since: now - day, until: now });
   });
 
@@ -821,7 +821,7 @@ describe("cursor pagination walks every row once", () => {
       { path: HUMIDITY, ts: since + 6 * day + 23 * hour + 59 * minute, raw: 10 },
       { path: ENERGY, ts: now - second, raw: 11 }, // the window's last stored second
     ];
-    record(site, [...seeds, { path: AIR, ts: since - second, raw: -1 }, { path: AIR, ts: now, raw: -2 }]);
+    await record(site, [...seeds, { path: AIR, ts: since - second, raw: -1 }, { path: AIR, ts: now, raw: -2 }]);
     for (const limit of [1, 2, 3, 4, 10]) {
       await expectCompleteWalks(site, ids.acmeGateway1, seeds, { since: iso(since), limit }, { since, until: now });
     }
@@ -833,7 +833,7 @@ describe("cursor pagination walks every row once", () => {
     const seeds: Seed[] = [];
     for (let i = 0; i < 13; i++) seeds.push({ path: ENERGY, ts: since + i * 28 * day + i * hour, raw: i });
     seeds.push({ path: ENERGY, ts: now - second, raw: 99 });
-    record(site, seeds);
+    await record(site, seeds);
     for (const limit of [1, 2, 5]) {
       await expectCompleteWalks(
         site,
@@ -860,7 +860,7 @@ describe("cursor pagination walks every row once", () => {
     for (let j = 0; j < 300; j++) seeds.push({ path: ENERGY, ts: start + 40 * minute + j * second, raw: 100_000 + j });
     for (let j = 0; j < 300; j++)
       seeds.push({ path: SETPOINT, ts: start + 50 * minute + j * second, raw: 200_000 + j });
-    record(site, seeds);
+    await record(site, seeds);
     const window = { since: now - day, until: now };
     await expectCompleteWalks(site, ids.acmeGateway1, seeds, { limit: 97 }, window);
     await expectCompleteWalks(site, ids.acmeGateway1, seeds, { limit: 1000 }, window);
@@ -882,7 +882,7 @@ describe("cursor pagination walks every row once", () => {
       seeds.push({ path: AIR, ts: now - 3 * hour + i * minute, raw: i });
       seeds.push({ path: POWER, ts: now - 3 * hour + i * minute, raw: 1000 + i });
     }
-    record(site, seeds);
+    await record(site, seeds);
     for (const order of ["desc", "asc"] as const) {
       const { pages } = await walk(site, ids.acmeGateway1, { order, limit: 97 });
       expect(pages.map((page) => [page.data.length, page.meta.has_more])).toEqual([
@@ -897,20 +897,20 @@ describe("cursor pagination walks every row once", () => {
 
 describe("cursor pagination while readings arrive", () => {
   /** 3 registers, one reading a minute each for the last 400 minutes before now. */
-  function seedRecent(site: TestSite): Seed[] {
+  async function seedRecent(site: TestSite): Promise<Seed[]> {
     const seeds: Seed[] = [];
     for (let i = 1; i <= 400; i++) {
       [AIR, HUMIDITY, POWER].forEach((path, k) => {
         seeds.push({ path, ts: now - i * minute + (i % 5 === 0 ? 0 : k * second), raw: i * 10 + k });
       });
     }
-    record(site, seeds);
+    await record(site, seeds);
     return seeds;
   }
 
   /** Readings a live gateway would write after the traversal started: at "now", just after it, later on. */
-  function arrive(site: TestSite, from: number, raw: number): void {
-    record(
+  async function arrive(site: TestSite, from: number, raw: number): Promise<void> {
+    await record(
       site,
       [AIR, HUMIDITY, POWER, ENERGY].flatMap((path, k) => [
         { path, ts: from, raw: raw + k },
@@ -923,18 +923,18 @@ describe("cursor pagination while readings arrive", () => {
   for (const order of ["desc", "asc"] as const) {
     test(`default until (${order}): rows written at and after "now" during the walk are not returned, none skipped or repeated`, async () => {
       const site = await newSite();
-      const seeds = seedRecent(site);
+      const seeds = await seedRecent(site);
       const { pages, rows } = await walk(
         site,
         ids.acmeGateway1,
         { order, limit: 97 },
         {
-          afterPage: (pageNumber) => {
+          afterPage: async (pageNumber) => {
             // After page 1: readings at exactly the pinned until (the old now) and later.
-            if (pageNumber === 1) arrive(site, now, 50_000);
+            if (pageNumber === 1) await arrive(site, now, 50_000);
             // Later: time moves on and more readings come in, at the new "now" too.
             site.clock.advance(2 * minute);
-            arrive(site, site.clock.now(), 60_000 + pageNumber * 100);
+            await arrive(site, site.clock.now(), 60_000 + pageNumber * 100);
           },
         },
       );
@@ -957,7 +957,7 @@ describe("cursor pagination while readings arrive", () => {
 
   test("explicit until in the future (asc): every row that existed is returned once, in order", async () => {
     const site = await newSite();
-    const seeds = seedRecent(site);
+    const seeds = await seedRecent(site);
     const since = now - 300 * minute;
     const arrived = new Set<number>();
     const { rows } = await walk(
@@ -965,11 +965,11 @@ describe("cursor pagination while readings arrive", () => {
       ids.acmeGateway1,
       { order: "asc", since: iso(since), until: iso(now + hour), limit: 97 },
       {
-        afterPage: (pageNumber) => {
+        afterPage: async (pageNumber) => {
           // Readings written inside the requested window while the walk is under way.
           site.clock.advance(minute);
           const raw = 90_000 + pageNumber * 100;
-          arrive(site, site.clock.now(), raw);
+          await arrive(site, site.clock.now(), raw);
           for (let k = 0; k < 24; k++) arrived.add(raw + k);
         },
       },
@@ -982,7 +982,7 @@ describe("cursor pagination while readings arrive", () => {
 
   test("explicit until in the past (asc, mirroring): rows written at and after until during the walk are not returned", async () => {
     const site = await newSite();
-    const seeds = seedRecent(site);
+    const seeds = await seedRecent(site);
     const until = now - 100 * minute;
     const since = now - 300 * minute;
     const { pages, rows } = await walk(
@@ -990,10 +990,10 @@ describe("cursor pagination while readings arrive", () => {
       ids.acmeGateway1,
       { order: "asc", since: iso(since), until: iso(until), limit: 97 },
       {
-        afterPage: (pageNumber) => {
-          if (pageNumber === 1) arrive(site, until, 70_000);
+        afterPage: async (pageNumber) => {
+          if (pageNumber === 1) await arrive(site, until, 70_000);
           site.clock.advance(minute);
-          arrive(site, site.clock.now(), 80_000 + pageNumber * 100);
+          await arrive(site, site.clock.now(), 80_000 + pageNumber * 100);
         },
       },
     );
@@ -1022,7 +1022,7 @@ describe("cursor misuse", () => {
         seeds.push({ path, ts: now - 3 * hour + i * minute, raw: i * 10 + k });
       });
     }
-    record(site, seeds);
+    await record(site, seeds);
     const params = {
       register_id: `${site.registerUuid(AIR)},${site.registerUuid(HUMIDITY)}`,
       since: iso(now - 5 * hour),
@@ -1102,7 +1102,7 @@ describe("cursor misuse", () => {
       seeds.push({ path: FLOW, ts: now - hour + i * minute, raw: 100 + i });
       seeds.push({ path: VOLTAGE, ts: now - hour + i * minute, raw: 200 + i });
     }
-    record(site, seeds);
+    await record(site, seeds);
     const page = await fetchPage(site, ids.acmeGateway1, { limit: 3 });
     const cursor = page.meta.next_cursor!;
     expect(cursor).toBeString();

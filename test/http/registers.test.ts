@@ -176,7 +176,7 @@ describe("GET /v1/devices/{id}/registers: fields", () => {
 describe("latest values", () => {
   test("latest_value = latest_raw_value x scale_factor, latest_ts the reading's time", async () => {
     const now = site.clock.now();
-    site.record([
+    await site.record([
       { registerId: site.registerId("ACME-1/Climate computer/air_temperature"), ts: now - 120_000, rawValue: 200 },
       { registerId: site.registerId("ACME-1/Climate computer/air_temperature"), ts: now - 60_000, rawValue: 215 },
       { registerId: site.registerId("ACME-1/Climate computer/humidity"), ts: now - 60_000, rawValue: 0 },
@@ -204,7 +204,7 @@ describe("latest values", () => {
     const now = site.clock.now();
     const air = site.registerId("ACME-1/Climate computer/air_temperature");
     // Written after the newer one, but older: must not become the latest.
-    site.record([{ registerId: air, ts: now - 600_000, rawValue: 100 }]);
+    await site.record([{ registerId: air, ts: now - 600_000, rawValue: 100 }]);
     let row = (await registersOf(ids.acmeGateway1)).body.data.find((r) => r.name === "air_temperature")!;
     expect(row).toEqual({
       ...acme1.air_temperature,
@@ -214,7 +214,7 @@ describe("latest values", () => {
     });
 
     // Out of order within one batch too.
-    site.record([
+    await site.record([
       { registerId: air, ts: now - 10_000, rawValue: -35 },
       { registerId: air, ts: now - 20_000, rawValue: 999 },
     ]);
@@ -228,7 +228,7 @@ describe("latest values", () => {
 
     // A newer reading moves it forward.
     site.clock.advance(60_000);
-    site.record([{ registerId: air, ts: site.clock.now(), rawValue: 3 }]);
+    await site.record([{ registerId: air, ts: site.clock.now(), rawValue: 3 }]);
     row = (await registersOf(ids.acmeGateway1)).body.data.find((r) => r.name === "air_temperature")!;
     // 3 x 0.1 reads 0.3, not 0.30000000000000004.
     expect(row).toEqual({
@@ -243,7 +243,7 @@ describe("latest values", () => {
     const before2 = (await registersOf(ids.acmeGateway2)).body;
     expect(before2).toEqual({ data: [flowTemperature] });
     const now = site.clock.now();
-    site.record([{ registerId: site.registerId("ACME-2/7/flow_temperature"), ts: now - 5_000, rawValue: 452 }]);
+    await site.record([{ registerId: site.registerId("ACME-2/7/flow_temperature"), ts: now - 5_000, rawValue: 452 }]);
     expect((await registersOf(ids.acmeGateway2)).body).toEqual({
       data: [{ ...flowTemperature, latest_value: 45.2, latest_raw_value: 452, latest_ts: iso(now - 5_000) }],
     });
@@ -256,8 +256,8 @@ describe("latest values", () => {
     const setpointPath = "ACME-1/Climate computer/setpoint";
     const setpointId = site.registerUuid(setpointPath);
     // The same register and timestamp reported twice with different values (a gateway resending).
-    site.record([{ registerId: site.registerId(setpointPath), ts: now - 1_000, rawValue: 180 }]);
-    site.record([{ registerId: site.registerId(setpointPath), ts: now - 1_000, rawValue: 999 }]);
+    await site.record([{ registerId: site.registerId(setpointPath), ts: now - 1_000, rawValue: 180 }]);
+    await site.record([{ registerId: site.registerId(setpointPath), ts: now - 1_000, rawValue: 999 }]);
 
     const history = await call<{ data: { raw_value: number | null; value: number | null; ts: string }[] }>(
       site.baseUrl,

@@ -59,7 +59,7 @@ async function latest(registerPath: string) {
 
 describe("stored density", () => {
   test("one stored value per register per period: the first read in it, with its own time", async () => {
-    const ingest = ingestFor({ [air]: 5 * minute });
+    const ingest = await ingestFor({ [air]: 5 * minute });
     const start = Math.floor((site.clock.now() - 60 * minute) / (5 * minute)) * 5 * minute;
     // A poll every 10 s for 12 minutes: periods start at +0, +5 and +10 minutes.
     const polled = Array.from({ length: 72 }, (_, index) => ({
@@ -68,7 +68,7 @@ describe("stored density", () => {
       raw: 200 + index,
     }));
     ingest.accept(polled);
-    expect(ingest.flush()).toBe(3);
+    expect(await ingest.flush()).toBe(3);
     // Stored history keeps whole seconds (store/readings.ts): 1.234 s past the poll's start is stored as 1 s.
     expect(await history(air)).toEqual([
       [new Date(start + 1_000).toISOString(), 200],
@@ -77,11 +77,11 @@ describe("stored density", () => {
     ]);
     // Latest follows every reading, not only the stored ones, to the millisecond.
     expect(await latest(air)).toEqual([new Date(start + 71 * 10_000 + 1_234).toISOString(), 271]);
-    ingest.stop();
+    await ingest.stop();
   });
 
   test("each register keeps its own period", async () => {
-    const ingest = ingestFor({ [air]: minute, [humidity]: 10 * minute });
+    const ingest = await ingestFor({ [air]: minute, [humidity]: 10 * minute });
     const start = Math.floor((site.clock.now() - 60 * minute) / (10 * minute)) * 10 * minute;
     for (let index = 0; index < 20; index++) {
       const ts = start + index * minute;
@@ -90,30 +90,30 @@ describe("stored density", () => {
         { registerId: site.registerUuid(humidity), ts, raw: 500 + index },
       ]);
     }
-    ingest.flush();
+    await ingest.flush();
     expect((await history(air)).length).toBe(20);
     expect((await history(humidity)).map(([, raw]) => raw)).toEqual([500, 510]);
-    ingest.stop();
+    await ingest.stop();
   });
 
   test("after a restart, a period already stored is not stored twice", async () => {
-    const first = ingestFor({ [air]: 5 * minute });
+    const first = await ingestFor({ [air]: 5 * minute });
     const start = Math.floor((site.clock.now() - 30 * minute) / (5 * minute)) * 5 * minute;
     first.accept([{ registerId: site.registerUuid(air), ts: start + 1000, raw: 1 }]);
-    first.stop();
-    const second = ingestFor({ [air]: 5 * minute });
+    await first.stop();
+    const second = await ingestFor({ [air]: 5 * minute });
     second.accept([
       { registerId: site.registerUuid(air), ts: start + 2000, raw: 2 },
       { registerId: site.registerUuid(air), ts: start + 5 * minute, raw: 3 },
     ]);
-    second.stop();
+    await second.stop();
     expect((await history(air)).map(([, raw]) => raw)).toEqual([1, 3]);
   });
 });
 
 describe("batching and back-pressure", () => {
   test("readings are stored only when the batch commits, and counted then", async () => {
-    const ingest = ingestFor({ [air]: minute });
+    const ingest = await ingestFor({ [air]: minute });
     const start = site.clock.now() - 30 * minute;
     ingest.accept(
       Array.from({ length: 10 }, (_, index) => ({
@@ -124,14 +124,14 @@ describe("batching and back-pressure", () => {
     );
     expect(ingest.stats()).toMatchObject({ accepted: 10, queued: 10, committed: 0 });
     expect(await history(air)).toEqual([]);
-    ingest.flush();
+    await ingest.flush();
     expect(ingest.stats()).toMatchObject({ queued: 0, committed: 10, batches: 1, dropped: 0 });
     expect((await history(air)).length).toBe(10);
-    ingest.stop();
+    await ingest.stop();
   });
 
   test("past its memory bound, a batch is dropped and counted, not silently lost", async () => {
-    const ingest = ingestFor({ [air]: minute }, { maxQueued: 5 });
+    const ingest = await ingestFor({ [air]: minute }, { maxQueued: 5 });
     const start = site.clock.now() - 30 * minute;
     const batch = (from: number, count: number) =>
       Array.from({ length: count }, (_, index) => ({
@@ -142,14 +142,14 @@ describe("batching and back-pressure", () => {
     ingest.accept(batch(0, 4));
     ingest.accept(batch(4, 3)); // 4 + 3 > 5: refused whole
     expect(ingest.stats()).toMatchObject({ queued: 4, dropped: 3 });
-    ingest.flush();
+    await ingest.flush();
     ingest.accept(batch(4, 3));
-    ingest.stop();
+    await ingest.stop();
     expect((await history(air)).map(([, raw]) => raw)).toEqual([0, 1, 2, 3, 4, 5, 6]);
   });
 
   test("a backlog is written by the timer in bounded transactions, with the event loop free between them", async () => {
-    const ingest = ingestFor({ [humidity]: 1000 }, { flushIntervalMs: 20, maxRowsPerTransaction: 100 });
+    const ingest = await ingestFor({ [humidity]: 1000 }, { flushIntervalMs: 20, maxRowsPerTransaction: 100 });
     const start = site.clock.now() - 2 * 3_600_000;
     ingest.accept(
       Array.from({ length: 1000 }, (_, index) => ({
@@ -173,11 +173,11 @@ describe("batching and back-pressure", () => {
     // Seen between transactions: every step of the drain, not only before and after.
     for (const step of [900, 800, 500, 100]) expect(queuedSeenByOtherWork).toContain(step);
     expect((await history(humidity)).length).toBe(1000);
-    ingest.stop();
+    await ingest.stop();
   });
 
   test("flush() writes the whole backlog at once, in bounded transactions", async () => {
-    const ingest = ingestFor({ [setpoint]: 1000 }, { maxRowsPerTransaction: 300 });
+    const ingest = await ingestFor({ [setpoint]: 1000 }, { maxRowsPerTransaction: 300 });
     const start = site.clock.now() - 2 * 3_600_000;
     ingest.accept(
       Array.from({ length: 1000 }, (_, index) => ({
@@ -186,16 +186,16 @@ describe("batching and back-pressure", () => {
         raw: index,
       })),
     );
-    expect(ingest.flush()).toBe(1000);
+    expect(await ingest.flush()).toBe(1000);
     expect(ingest.stats()).toMatchObject({ committed: 1000, queued: 0, batches: 4 });
-    ingest.stop();
+    await ingest.stop();
   });
 
-  test("readings for registers the store does not know are counted and skipped", () => {
-    const ingest = ingestFor({});
+  test("readings for registers the store does not know are counted and skipped", async () => {
+    const ingest = await ingestFor({});
     ingest.accept([{ registerId: "00000000-0000-0000-0000-000000000000", ts: site.clock.now(), raw: 1 }]);
     expect(ingest.stats()).toMatchObject({ accepted: 0, unknownRegisters: 1 });
-    ingest.stop();
+    await ingest.stop();
   });
 });
 
@@ -204,21 +204,21 @@ describe("text of string registers", () => {
     // Ingest goes by the value it is handed: a polled value with text is a string register's.
     const writes: { registerId: number; text: string }[][] = [];
     const recordTexts = site.store.registers.recordTexts;
-    site.store.registers.recordTexts = (texts) => {
+    site.store.registers.recordTexts = async (texts) => {
       writes.push([...texts]);
-      recordTexts(texts);
+      await recordTexts(texts);
     };
-    const ingest = ingestFor({ [setpoint]: minute });
+    const ingest = await ingestFor({ [setpoint]: minute });
     const start = site.clock.now() - 10 * minute;
     const read = (index: number, text: string) =>
       ingest.accept([{ registerId: site.registerUuid(setpoint), ts: start + index * minute, raw: null, text }]);
     for (let index = 0; index < 3; index++) {
       read(index, "SDM630");
-      expect(ingest.flush()).toBe(0);
+      expect(await ingest.flush()).toBe(0);
     }
     expect(writes.length).toBe(1);
     read(3, "SDM630-V2");
-    ingest.flush();
+    await ingest.flush();
     expect(writes.length).toBe(2);
 
     const response = await call<{ data: { id: string; latest_text: string | null; latest_ts: string | null }[] }>(
@@ -231,11 +231,11 @@ describe("text of string registers", () => {
     expect(await history(setpoint)).toEqual([]);
 
     // A new ingest (a restart) knows the stored text: the same text is not written again.
-    ingest.stop();
-    const again = ingestFor({ [setpoint]: minute });
+    await ingest.stop();
+    const again = await ingestFor({ [setpoint]: minute });
     again.accept([{ registerId: site.registerUuid(setpoint), ts: start + 4 * minute, raw: null, text: "SDM630-V2" }]);
-    again.flush();
+    await again.flush();
     expect(writes.length).toBe(2);
-    again.stop();
+    await again.stop();
   });
 });

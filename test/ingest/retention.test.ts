@@ -35,7 +35,7 @@ test("readings older than the cutoff are deleted, in batches, for every register
     batch.push({ registerId: site.registerId(air), ts, rawValue: index });
     batch.push({ registerId: site.registerId(flow), ts, rawValue: index });
   }
-  site.record(batch);
+  await site.record(batch);
 
   const result = await pruneReadings(site.store.readings, cutoff, { batchRows: 7, pauseMs: 0 });
   // Readings at now - 300 days and later stay (300 + 1 of them); 29 older per register go.
@@ -58,7 +58,7 @@ test("readings older than the cutoff are deleted, in batches, for every register
 
 test("an aborted prune stops between batches, leaving whole batches done", async () => {
   const now = site.clock.now();
-  site.record(
+  await site.record(
     Array.from({ length: 50 }, (_, index) => ({
       registerId: site.registerId(air),
       ts: now - (400 + index) * day,
@@ -77,6 +77,6 @@ test("an aborted prune stops between batches, leaving whole batches done", async
   expect(result.deleted % 10).toBe(0);
   expect(result.deleted).toBeLessThan(50);
   const window = { since: now - 450 * day, until: now - 399 * day, order: "asc" as const, limit: 1000, after: null };
-  const left = site.store.readings.page({ registerIds: [site.registerId(air)], ...window }).rows.length;
+  const left = (await site.store.readings.page({ registerIds: [site.registerId(air)], ...window })).rows.length;
   expect(left).toBe(50 - result.deleted);
 });

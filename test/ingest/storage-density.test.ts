@@ -35,7 +35,7 @@ function ingestEveryMinute() {
 }
 
 /** Polls `air` every `everyMs` for `forMs`, letting both clocks run; raw values count up from `from`. */
-function poll(ingest: ReturnType<typeof ingestEveryMinute>, forMs: number, everyMs = 1_000, from = 0) {
+async function poll(ingest: Awaited<ReturnType<typeof ingestEveryMinute>>, forMs: number, everyMs = 1_000, from = 0) {
   for (let elapsed = 0, index = from; elapsed < forMs; elapsed += everyMs, index++) {
     ingest.accept([
       { registerId: site.registerUuid(air), ts: site.clock.now(), monotonic: site.clock.monotonic(), raw: index },
@@ -94,26 +94,26 @@ test("ManualClock: a step moves the wall clock alone, time passing moves both", 
 
 test("on a steady clock: the first value of each minute, on the grid", async () => {
   alignToMinute();
-  const ingest = ingestEveryMinute();
-  poll(ingest, 5 * minute);
-  ingest.flush();
+  const ingest = await ingestEveryMinute();
+  await poll(ingest, 5 * minute);
+  await ingest.flush();
   const times = await stored();
   expect(times).toHaveLength(5);
   for (const ts of times) expect(ts % minute).toBe(0);
-  ingest.stop();
+  await ingest.stop();
 });
 
 test("after a step back, values near stored history are skipped until the clock has moved past it; latest follows", async () => {
   alignToMinute();
-  const ingest = ingestEveryMinute();
-  poll(ingest, 3 * minute);
-  ingest.flush();
+  const ingest = await ingestEveryMinute();
+  await poll(ingest, 3 * minute);
+  await ingest.flush();
   const before = await stored();
   expect(before).toHaveLength(3);
   // Back 2 minutes 30 s: the clock now reads inside stored history.
   site.clock.step(-150_000);
-  poll(ingest, 4 * minute, 1_000, 1_000);
-  ingest.flush();
+  await poll(ingest, 4 * minute, 1_000, 1_000);
+  await ingest.flush();
   const after = await stored();
   // History before the step is kept; nothing new lies near it.
   for (const ts of before) expect(after).toContain(ts);
@@ -125,45 +125,45 @@ test("after a step back, values near stored history are skipped until the clock 
   // Back an hour, clear of stored history: values are stored at once, a minute apart.
   site.clock.step(-3_600_000);
   const hourBack = site.clock.now();
-  poll(ingest, 3 * minute, 1_000, 2_000);
-  ingest.flush();
+  await poll(ingest, 3 * minute, 1_000, 2_000);
+  await ingest.flush();
   const latest = await stored();
   expect(latest.filter((ts) => ts >= hourBack && ts < hourBack + 3 * minute).length).toBeGreaterThanOrEqual(2);
   for (const gap of gapsOf(latest)) expect(gap).toBeGreaterThanOrEqual(minGapMs);
-  ingest.stop();
+  await ingest.stop();
 });
 
 test("a step forward and back within a minute stores nothing at the future time", async () => {
   alignToMinute();
-  const ingest = ingestEveryMinute();
-  poll(ingest, 90_000);
+  const ingest = await ingestEveryMinute();
+  await poll(ingest, 90_000);
   site.clock.step(86_400_000);
-  poll(ingest, 20_000);
+  await poll(ingest, 20_000);
   site.clock.step(-86_400_000);
-  poll(ingest, 3 * minute);
-  ingest.flush();
+  await poll(ingest, 3 * minute);
+  await ingest.flush();
   const times = await stored();
   for (const ts of times) expect(ts).toBeLessThanOrEqual(site.clock.now());
   for (const gap of gapsOf(times)) expect(gap).toBeGreaterThanOrEqual(minGapMs);
-  ingest.stop();
+  await ingest.stop();
 });
 
 test("a restart starts from stored history, even history stored while the clock was ahead", async () => {
   alignToMinute();
-  const first = ingestEveryMinute();
+  const first = await ingestEveryMinute();
   // Half a minute of polling with the clock a day ahead, then stopped.
   site.clock.step(86_400_000);
-  poll(first, 30_000);
-  first.stop();
+  await poll(first, 30_000);
+  await first.stop();
   // The clock set right, and a restart: the future reading does not block today's,
   // and the restart neither repeats a stored minute nor stores within the gap.
   site.clock.step(-86_400_000);
-  const second = ingestEveryMinute();
-  poll(second, 3 * minute);
-  second.stop();
-  const third = ingestEveryMinute();
-  poll(third, 2 * minute);
-  third.stop();
+  const second = await ingestEveryMinute();
+  await poll(second, 3 * minute);
+  await second.stop();
+  const third = await ingestEveryMinute();
+  await poll(third, 2 * minute);
+  await third.stop();
   const times = await stored();
   expect(times.filter((ts) => ts > site.clock.now())).toHaveLength(1);
   expect(times.filter((ts) => ts <= site.clock.now()).length).toBeGreaterThanOrEqual(4);
@@ -172,7 +172,7 @@ test("a restart starts from stored history, even history stored while the clock 
 
 test("a value early in its minute, within the gap of a late one before it, waits for the gap, within the minute", async () => {
   alignToMinute();
-  const ingest = ingestEveryMinute();
+  const ingest = await ingestEveryMinute();
   const minuteStart = site.clock.now() - 500;
   const monotonicStart = site.clock.monotonic();
   const readAt = (offset: number) => ({
@@ -185,9 +185,9 @@ test("a value early in its minute, within the gap of a late one before it, waits
   const offsets = [59_500];
   for (let offset = 60_500; offset <= 125_500; offset += 5_000) offsets.push(offset);
   ingest.accept(offsets.map(readAt));
-  ingest.flush();
+  await ingest.flush();
   // 60.5 s to 110.5 s lie within 55 s of it; 115.5 s is the first value of the
   // second minute clear of the gap; the third minute's early values are not.
   expect(await stored()).toEqual([minuteStart + 59_000, minuteStart + 115_000]);
-  ingest.stop();
+  await ingest.stop();
 });

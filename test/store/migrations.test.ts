@@ -88,7 +88,7 @@ describe("a fresh store", () => {
     dataDir = tempDir();
     const store = openStore(dataDir);
     sqlite = sqliteOf(store);
-    close = () => store.close();
+    close = async () => await store.close();
   });
   afterAll(() => close());
 
@@ -142,7 +142,7 @@ describe("a fresh store", () => {
 });
 
 describe("opening an existing store", () => {
-  test("is a no-op: same migration rows, same schema, data kept", () => {
+  test("is a no-op: same migration rows, same schema, data kept", async () => {
     const dataDir = tempDir();
     const schemaOf = (db: Database) =>
       db
@@ -161,7 +161,7 @@ describe("opening an existing store", () => {
     const firstRows = migrationRows(sqliteOf(first));
     const firstSchema = schemaOf(sqliteOf(first));
     sqliteOf(first).run("INSERT INTO store_meta (key, value) VALUES ('migration-test', 'kept')");
-    first.close();
+    await first.close();
 
     const second = openStore(dataDir);
     try {
@@ -173,20 +173,20 @@ describe("opening an existing store", () => {
           ?.value,
       ).toBe("kept");
     } finally {
-      second.close();
+      await second.close();
     }
 
     const third = openStore(dataDir);
     try {
       expect(migrationRows(sqliteOf(third))).toEqual(firstRows);
     } finally {
-      third.close();
+      await third.close();
     }
   });
 });
 
 describe("upgrading readings to seconds (migration 0006)", () => {
-  test("Unix-millisecond readings become seconds since 2020, rounded down; values and order kept", () => {
+  test("Unix-millisecond readings become seconds since 2020, rounded down; values and order kept", async () => {
     const dataDir = tempDir();
     const before = openStore(dataDir);
     // The store as it was before 0006: readings keyed by Unix milliseconds, and
@@ -221,19 +221,21 @@ describe("upgrading readings to seconds (migration 0006)", () => {
       ALTER TABLE organizations DROP COLUMN removed_at;
       DROP INDEX webhook_deliveries_endpoint_due;`);
     sqliteOf(before).exec("DROP TABLE history_generation");
-    before.close();
+    await before.close();
 
     // 0006 and every later migration run, then the block conversion (history/upgrade.ts) moves every row.
     const after = openStore(dataDir);
     try {
-      const stored = after.readings.page({
-        registerIds: [1, 2],
-        since: 0,
-        until: 2 ** 50,
-        order: "asc",
-        limit: 10,
-        after: null,
-      }).rows;
+      const stored = (
+        await after.readings.page({
+          registerIds: [1, 2],
+          since: 0,
+          until: 2 ** 50,
+          order: "asc",
+          limit: 10,
+          after: null,
+        })
+      ).rows;
       const epoch = Date.UTC(2020, 0, 1);
       expect(stored).toEqual([
         { registerId: 2, ts: epoch - 1000, rawValue: -3 },
@@ -251,7 +253,7 @@ describe("upgrading readings to seconds (migration 0006)", () => {
         limit: 10,
         after: null,
       });
-      expect(page.rows.map((row) => row.ts)).toEqual([
+      expect((await page).rows.map((row) => row.ts)).toEqual([
         Date.UTC(2026, 2, 10, 12, 0, 0),
         Date.UTC(2026, 2, 10, 12, 1, 0),
         Date.UTC(2026, 2, 10, 12, 2, 0),
@@ -260,7 +262,7 @@ describe("upgrading readings to seconds (migration 0006)", () => {
         sqliteOf(after).query<{ integrity_check: string }, []>("PRAGMA integrity_check").get()?.integrity_check,
       ).toBe("ok");
     } finally {
-      after.close();
+      await after.close();
     }
   });
 });

@@ -64,23 +64,23 @@ function start(options: Partial<Parameters<typeof startDispatcher>[0]> = {}) {
   return dispatcher;
 }
 
-function endpoint(url: string, events: string[] = []) {
-  return endpointService(site.store, () => Date.now()).create({ orgKey: "acme", url, events });
+async function endpoint(url: string, events: string[] = []) {
+  return await endpointService(site.store, () => Date.now()).create({ orgKey: "acme", url, events });
 }
 
 /** Records a device.online event for acme (which fans out to its endpoints). */
-function event(
+async function event(
   type: "device.online" | "device.offline" = "device.online",
   data: Record<string, unknown> = { device_id: "x" },
 ) {
-  const org = site.store.organizations.findByKey("acme");
+  const org = await site.store.organizations.findByKey("acme");
   if (org === null) throw new Error("no acme");
-  return site.store.events.record({ orgId: org.id, type, occurredAt: Date.now(), data }).messageId;
+  return (await site.store.events.record({ orgId: org.id, type, occurredAt: Date.now(), data })).messageId;
 }
 
-async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
+async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
+  while (!(await condition())) {
     if (Date.now() > deadline) throw new Error("not reached in time");
     await Bun.sleep(10);
   }
@@ -98,8 +98,8 @@ function verify(secret: string, delivery: Received) {
 describe("delivery", () => {
   test("a message arrives signed, in the spec's envelope and headers, and is logged delivered", async () => {
     const hook = receiver();
-    const { endpoint: created, secret } = endpoint(hook.url);
-    const messageId = event("device.online", {
+    const { endpoint: created, secret } = await endpoint(hook.url);
+    const messageId = await event("device.online", {
       device_id: "d1",
       serial: "S",
       status: "online",
@@ -123,8 +123,10 @@ describe("delivery", () => {
     expect(delivery.headers["content-type"]).toBe("application/json");
     expect(delivery.headers["webhook-signature"]).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
     expect(Math.abs(Number(delivery.headers["webhook-timestamp"]) - Date.now() / 1000)).toBeLessThan(5);
-    await until(() => endpointService(site.store, Date.now).deliveries(created.id)[0]?.status === "delivered");
-    const [logged] = endpointService(site.store, Date.now).deliveries(created.id);
+    await until(
+      async () => (await endpointService(site.store, Date.now).deliveries(created.id))[0]?.status === "delivered",
+    );
+    const [logged] = await endpointService(site.store, Date.now).deliveries(created.id);
     expect(logged).toMatchObject({ message_id: messageId, status: "delivered", attempts: 1, last_status_code: 204 });
   });
 
@@ -132,12 +134,12 @@ describe("delivery", () => {
     const online = receiver();
     const offline = receiver();
     const all = receiver();
-    endpoint(online.url, ["device.online"]);
-    endpoint(offline.url, ["device.offline"]);
-    endpoint(all.url);
+    await endpoint(online.url, ["device.online"]);
+    await endpoint(offline.url, ["device.offline"]);
+    await endpoint(all.url);
     const globexHook = receiver();
-    endpointService(site.store, Date.now).create({ orgKey: "globex", url: globexHook.url });
-    event("device.online");
+    await endpointService(site.store, Date.now).create({ orgKey: "globex", url: globexHook.url });
+    await event("device.online");
     start();
     await until(() => online.received.length === 1 && all.received.length === 1);
     await Bun.sleep(100);
@@ -149,8 +151,8 @@ describe("delivery", () => {
 describe("failures and retries", () => {
   test("non-2xx is retried on the schedule: six attempts, same webhook-id, each validly signed", async () => {
     const hook = receiver(() => new Response("boom", { status: 500 }));
-    const { endpoint: created, secret } = endpoint(hook.url);
-    const messageId = event();
+    const { endpoint: created, secret } = await endpoint(hook.url);
+    const messageId = await event();
     start({ retryDelaysMs: [100, 150, 200, 250, 300] });
     await until(() => hook.received.length === 6, 8_000);
     await Bun.sleep(500);
@@ -162,7 +164,7 @@ describe("failures and retries", () => {
     const gaps = hook.received.slice(1).map((delivery, index) => delivery.at - (hook.received[index] as Received).at);
     for (const [index, delay] of [100, 150, 200, 250, 300].entries())
       expect(gaps[index]).toBeGreaterThanOrEqual(delay - 5);
-    const [logged] = endpointService(site.store, Date.now).deliveries(created.id);
+    const [logged] = await endpointService(site.store, Date.now).deliveries(created.id);
     expect(logged).toMatchObject({ status: "failed", attempts: 6, last_status_code: 500 });
     expect(logged?.attempt_log).toHaveLength(6);
     expect(logged?.attempt_log[0]).toMatchObject({ status_code: 500, error: "HTTP 500", response: "boom" });
@@ -170,10 +172,12 @@ describe("failures and retries", () => {
 
   test("success on a later attempt ends the retries", async () => {
     const hook = receiver((index) => new Response(null, { status: index < 2 ? 503 : 200 }));
-    const { endpoint: created } = endpoint(hook.url);
-    event();
+    const { endpoint: created } = await endpoint(hook.url);
+    await event();
     start();
-    await until(() => endpointService(site.store, Date.now).deliveries(created.id)[0]?.status === "delivered");
+    await until(
+      async () => (await endpointService(site.store, Date.now).deliveries(created.id))[0]?.status === "delivered",
+    );
     await Bun.sleep(300);
     expect(hook.received).toHaveLength(3);
   });
@@ -181,12 +185,16 @@ describe("failures and retries", () => {
   test("a redirect is a failure and is not followed", async () => {
     const target = receiver();
     const hook = receiver(() => new Response(null, { status: 302, headers: { location: target.url } }));
-    const { endpoint: created } = endpoint(hook.url);
-    event();
+    const { endpoint: created } = await endpoint(hook.url);
+    await event();
     start({ retryDelaysMs: [50] });
-    await until(() => endpointService(site.store, Date.now).deliveries(created.id)[0]?.status === "failed");
+    await until(
+      async () => (await endpointService(site.store, Date.now).deliveries(created.id))[0]?.status === "failed",
+    );
     expect(target.received).toHaveLength(0);
-    expect(endpointService(site.store, Date.now).deliveries(created.id)[0]?.last_error).toContain("not followed");
+    expect((await endpointService(site.store, Date.now).deliveries(created.id))[0]?.last_error).toContain(
+      "not followed",
+    );
   });
 
   test("no answer within the timeout is a failure", async () => {
@@ -194,11 +202,13 @@ describe("failures and retries", () => {
       await Bun.sleep(700);
       return new Response(null, { status: 200 });
     });
-    const { endpoint: created } = endpoint(hook.url);
-    event();
+    const { endpoint: created } = await endpoint(hook.url);
+    await event();
     start({ timeoutMs: 300, retryDelaysMs: [50] });
-    await until(() => endpointService(site.store, Date.now).deliveries(created.id)[0]?.status === "failed");
-    const [logged] = endpointService(site.store, Date.now).deliveries(created.id);
+    await until(
+      async () => (await endpointService(site.store, Date.now).deliveries(created.id))[0]?.status === "failed",
+    );
+    const [logged] = await endpointService(site.store, Date.now).deliveries(created.id);
     expect(logged?.last_error).toBe("no answer within 0.3 s");
     expect(logged?.attempt_log.every((attempt) => attempt.status_code === null && attempt.duration_ms >= 290)).toBe(
       true,
@@ -206,11 +216,13 @@ describe("failures and retries", () => {
   });
 
   test("a refused connection is a failure", async () => {
-    const { endpoint: created } = endpoint("http://127.0.0.1:1/hook");
-    event();
+    const { endpoint: created } = await endpoint("http://127.0.0.1:1/hook");
+    await event();
     start({ retryDelaysMs: [50] });
-    await until(() => endpointService(site.store, Date.now).deliveries(created.id)[0]?.status === "failed");
-    expect(endpointService(site.store, Date.now).deliveries(created.id)[0]?.attempts).toBe(2);
+    await until(
+      async () => (await endpointService(site.store, Date.now).deliveries(created.id))[0]?.status === "failed",
+    );
+    expect((await endpointService(site.store, Date.now).deliveries(created.id))[0]?.attempts).toBe(2);
   });
 
   test("Retry-After on 429 postpones the next attempt, within the schedule's longest delay", async () => {
@@ -219,8 +231,8 @@ describe("failures and retries", () => {
         ? new Response(null, { status: 429, headers: { "retry-after": "1" } })
         : new Response(null, { status: 200 }),
     );
-    endpoint(hook.url);
-    event();
+    await endpoint(hook.url);
+    await event();
     start({ retryDelaysMs: [100, 5_000] });
     await until(() => hook.received.length === 2, 5_000);
     const [first, second] = hook.received as [Received, Received];
@@ -234,48 +246,52 @@ describe("pausing", () => {
     let healthy = false;
     const hook = receiver(() => new Response(null, { status: healthy ? 200 : 500 }));
     const service = endpointService(site.store, Date.now);
-    const { endpoint: created } = endpoint(hook.url);
-    for (let index = 0; index < 3; index++) event();
+    const { endpoint: created } = await endpoint(hook.url);
+    for (let index = 0; index < 3; index++) await event();
     start({ retryDelaysMs: [30], pauseAfterFailedMessages: 3 });
-    await until(() => service.get(created.id).status === "paused");
-    expect(service.get(created.id).pause_reason).toBe("3 messages in a row failed every attempt");
+    await until(async () => (await service.get(created.id)).status === "paused");
+    expect((await service.get(created.id)).pause_reason).toBe("3 messages in a row failed every attempt");
     const attemptsWhenPaused = hook.received.length;
-    const held = event();
+    const held = await event();
     await Bun.sleep(300);
     expect(hook.received).toHaveLength(attemptsWhenPaused);
-    expect(service.deliveries(created.id).find((delivery) => delivery.message_id === held)?.status).toBe("held");
+    expect((await service.deliveries(created.id)).find((delivery) => delivery.message_id === held)?.status).toBe(
+      "held",
+    );
     healthy = true;
-    service.enable(created.id, { discardHeld: false });
+    await service.enable(created.id, { discardHeld: false });
     dispatcher?.wake();
     await until(() => hook.received.some((delivery) => delivery.headers["webhook-id"] === held));
-    expect(service.get(created.id)).toMatchObject({ status: "enabled", failed_messages_in_row: 0 });
+    expect(await service.get(created.id)).toMatchObject({ status: "enabled", failed_messages_in_row: 0 });
   });
 
   test("with the spec's default the pause comes after the tenth failed message, not before", async () => {
     const hook = receiver(() => new Response(null, { status: 500 }));
     const service = endpointService(site.store, Date.now);
-    const { endpoint: created } = endpoint(hook.url);
-    for (let index = 0; index < 9; index++) event();
+    const { endpoint: created } = await endpoint(hook.url);
+    for (let index = 0; index < 9; index++) await event();
     start({ retryDelaysMs: [20] });
-    await until(() => service.deliveries(created.id).every((delivery) => delivery.status === "failed"));
-    expect(service.get(created.id)).toMatchObject({ status: "enabled", failed_messages_in_row: 9 });
-    event();
+    await until(async () => (await service.deliveries(created.id)).every((delivery) => delivery.status === "failed"));
+    expect(await service.get(created.id)).toMatchObject({ status: "enabled", failed_messages_in_row: 9 });
+    await event();
     dispatcher?.wake();
-    await until(() => service.get(created.id).status === "paused");
-    expect(service.get(created.id).pause_reason).toBe("10 messages in a row failed every attempt");
+    await until(async () => (await service.get(created.id)).status === "paused");
+    expect((await service.get(created.id)).pause_reason).toBe("10 messages in a row failed every attempt");
   });
 
   test("410 Gone pauses at once; enabling with discard drops what was held", async () => {
     const hook = receiver(() => new Response(null, { status: 410 }));
     const service = endpointService(site.store, Date.now);
-    const { endpoint: created } = endpoint(hook.url);
-    event();
+    const { endpoint: created } = await endpoint(hook.url);
+    await event();
     start();
-    await until(() => service.get(created.id).status === "paused");
+    await until(async () => (await service.get(created.id)).status === "paused");
     expect(hook.received).toHaveLength(1);
-    const held = event();
-    service.enable(created.id, { discardHeld: true });
-    expect(service.deliveries(created.id).find((delivery) => delivery.message_id === held)?.status).toBe("discarded");
+    const held = await event();
+    await service.enable(created.id, { discardHeld: true });
+    expect((await service.deliveries(created.id)).find((delivery) => delivery.message_id === held)?.status).toBe(
+      "discarded",
+    );
   });
 });
 
@@ -286,9 +302,9 @@ describe("concurrency", () => {
       return new Response(null, { status: 200 });
     });
     const fast = receiver();
-    endpoint(slow.url);
-    endpoint(fast.url);
-    for (let index = 0; index < 10; index++) event();
+    await endpoint(slow.url);
+    await endpoint(fast.url);
+    for (let index = 0; index < 10; index++) await event();
     const started = Date.now();
     start({ perEndpointConcurrency: 2 });
     await until(() => fast.received.length === 10, 5_000);
@@ -299,8 +315,8 @@ describe("concurrency", () => {
 describe("a store that takes no writes", () => {
   test("an outcome the store refuses is kept: the message is not sent again, and is logged once the lock is gone", async () => {
     const hook = receiver();
-    const { endpoint: created } = endpoint(hook.url);
-    event();
+    const { endpoint: created } = await endpoint(hook.url);
+    await event();
     // The serving process's setting: a write fails at once while another process holds the lock.
     const serving = openStore(site.dataDir, { busyTimeoutMs: 0 });
     const other = new Database(join(site.dataDir, storeFileName));
@@ -310,16 +326,19 @@ describe("a store that takes no writes", () => {
       await until(() => hook.received.length === 1);
       await Bun.sleep(1_500); // retries of the write, not of the message
       expect(hook.received).toHaveLength(1);
-      expect(endpointService(site.store, Date.now).deliveries(created.id)[0]?.status).toBe("pending");
+      expect((await endpointService(site.store, Date.now).deliveries(created.id))[0]?.status).toBe("pending");
       other.exec("ROLLBACK");
-      await until(() => endpointService(site.store, Date.now).deliveries(created.id)[0]?.status === "delivered", 3_000);
+      await until(
+        async () => (await endpointService(site.store, Date.now).deliveries(created.id))[0]?.status === "delivered",
+        3_000,
+      );
       expect(hook.received).toHaveLength(1);
     } finally {
       if (other.inTransaction) other.exec("ROLLBACK");
       other.close();
       await dispatcher?.stop();
       dispatcher = null;
-      serving.close();
+      await serving.close();
     }
   });
 });
@@ -328,9 +347,9 @@ describe("rotation", () => {
   test("during the grace period both the old and the new secret verify each delivery", async () => {
     const hook = receiver();
     const service = endpointService(site.store, Date.now);
-    const { endpoint: created, secret: oldSecret } = endpoint(hook.url);
-    const { secret: newSecret } = service.rotateSecret(created.id, 60_000);
-    event();
+    const { endpoint: created, secret: oldSecret } = await endpoint(hook.url);
+    const { secret: newSecret } = await service.rotateSecret(created.id, 60_000);
+    await event();
     start();
     await until(() => hook.received.length === 1);
     const [delivery] = hook.received as [Received];

@@ -24,12 +24,12 @@ export function adminAlertRoutes(context: AdminContext) {
   return new Elysia({ name: "admin-alerts" })
     .get(
       `${adminPrefix}/alerts`,
-      ({ query }) => {
+      async ({ query }) => {
         const limit = query.limit ?? 100;
         const organizations =
           query.organization === undefined
-            ? store.organizations.list()
-            : [store.organizations.findByKey(query.organization)].filter((org) => org !== null);
+            ? await store.organizations.list()
+            : [await store.organizations.findByKey(query.organization)].filter((org) => org !== null);
         if (organizations.length === 0) {
           throw new CodedError("not_found", `No organisation "${query.organization}".`);
         }
@@ -38,11 +38,11 @@ export function adminAlertRoutes(context: AdminContext) {
         for (const org of organizations) {
           let gatewayId: number | undefined;
           if (query.device_id !== undefined) {
-            const found = gateways.locate(org.id, query.device_id);
+            const found = await gateways.locate(org.id, query.device_id);
             if (found === null) continue;
             gatewayId = found;
           }
-          const page = alertsRead.list(org.id, {
+          const page = await alertsRead.list(org.id, {
             status: query.status,
             severity: query.severity,
             gatewayId,
@@ -67,12 +67,14 @@ export function adminAlertRoutes(context: AdminContext) {
     )
     .post(
       `${adminPrefix}/alerts/:id/acknowledge`,
-      ({ params, body }) => presentAlertStatusChange(alerts.acknowledge(checkUuid(params.id), body?.note ?? null)),
+      async ({ params, body }) =>
+        presentAlertStatusChange(await alerts.acknowledge(checkUuid(params.id), body?.note ?? null)),
       { params: t.Object({ id: t.String() }), body: Note },
     )
     .post(
       `${adminPrefix}/alerts/:id/resolve`,
-      ({ params, body }) => presentAlertStatusChange(alerts.resolve(checkUuid(params.id), body?.note ?? null)),
+      async ({ params, body }) =>
+        presentAlertStatusChange(await alerts.resolve(checkUuid(params.id), body?.note ?? null)),
       { params: t.Object({ id: t.String() }), body: Note },
     );
 }

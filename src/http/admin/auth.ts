@@ -28,7 +28,7 @@ export function adminAuthRoutes(context: AdminContext) {
   };
 
   return new Elysia({ name: "admin-auth" })
-    .get(`${adminPrefix}/setup`, () => ({ needed: admins.countUsers() === 0 }))
+    .get(`${adminPrefix}/setup`, async () => ({ needed: (await admins.countUsers()) === 0 }))
     .post(
       `${adminPrefix}/setup`,
       async ({ request, body, server }) => {
@@ -44,13 +44,15 @@ export function adminAuthRoutes(context: AdminContext) {
             { "retry-after": String(decision.resetSeconds) },
           );
         }
-        if (admins.countUsers() > 0) throw new CodedError("conflict", "Setup is done: an admin account exists.");
-        if (!admins.setupTokenMatches(body.token, now()))
+        if ((await admins.countUsers()) > 0)
+          throw new CodedError("conflict", "Setup is done: an admin account exists.");
+        if (!(await admins.setupTokenMatches(body.token, now())))
           throw new CodedError("forbidden", "The setup token is wrong, expired or was already used.");
         const passwordHash = await hashPassword(body.password);
-        const user = admins.completeSetup(body.token, body.username, passwordHash, now());
+        const user = await admins.completeSetup(body.token, body.username, passwordHash, now());
         if (user === null) {
-          if (admins.countUsers() > 0) throw new CodedError("conflict", "Setup is done: an admin account exists.");
+          if ((await admins.countUsers()) > 0)
+            throw new CodedError("conflict", "Setup is done: an admin account exists.");
           throw new CodedError("forbidden", "The setup token is wrong or was already used.");
         }
         return { user: { username: user.username, role: user.role } };
@@ -77,10 +79,10 @@ export function adminAuthRoutes(context: AdminContext) {
             { "retry-after": String(decision.resetSeconds) },
           );
         }
-        const user = admins.findUser(body.username);
+        const user = await admins.findUser(body.username);
         const ok = await Bun.password.verify(body.password, user?.passwordHash ?? (await dummy()));
         if (user === null || !ok) throw new CodedError("unauthorized", "Wrong username or password.");
-        const opened = admins.createSession(user.id, now());
+        const opened = await admins.createSession(user.id, now());
         set.headers["set-cookie"] = sessionCookieHeader(request, opened.token, Math.floor(sessionLifetimeMs / 1000));
         set.headers["cache-control"] = "no-store";
         return {
@@ -97,8 +99,8 @@ export function adminAuthRoutes(context: AdminContext) {
         }),
       },
     )
-    .post(`${adminPrefix}/logout`, ({ request, set }) => {
-      admins.revokeSession(sessionOf(request).id, now());
+    .post(`${adminPrefix}/logout`, async ({ request, set }) => {
+      await admins.revokeSession(sessionOf(request).id, now());
       set.headers["set-cookie"] = clearedCookieHeader(request);
       return { signed_out: true };
     })

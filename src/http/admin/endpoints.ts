@@ -12,13 +12,13 @@ export function adminEndpointRoutes(context: AdminContext) {
   const eventRecorded = () => context.onEvent?.();
 
   return new Elysia({ name: "admin-endpoints" })
-    .get(`${adminPrefix}/endpoints`, ({ query }) => ({ data: endpoints.list(query.organization) }), {
+    .get(`${adminPrefix}/endpoints`, async ({ query }) => ({ data: await endpoints.list(query.organization) }), {
       query: t.Object({ organization: t.Optional(t.String({ maxLength: 200 })) }),
     })
     .post(
       `${adminPrefix}/endpoints`,
-      ({ body, set }) => {
-        const created = endpoints.create({
+      async ({ body, set }) => {
+        const created = await endpoints.create({
           orgKey: body.organization,
           url: body.url,
           description: body.description ?? null,
@@ -37,28 +37,28 @@ export function adminEndpointRoutes(context: AdminContext) {
       },
     )
     .get(`${adminPrefix}/endpoints/:id`, ({ params }) => endpoints.get(params.id))
-    .get(`${adminPrefix}/endpoints/:id/secret`, ({ params, request, set }) => {
+    .get(`${adminPrefix}/endpoints/:id/secret`, async ({ params, request, set }) => {
       // Signing secrets are shown to owners and admins only; a viewer reads everything else.
       if (context.sessionOf(request).user.role === "viewer") {
         throw new CodedError("forbidden", "Signing secrets are shown to owners and admins only.");
       }
       set.headers["cache-control"] = "no-store";
-      const secret = endpoints.secret(params.id);
+      const secret = await endpoints.secret(params.id);
       return { secret: secret.secret, previous_secret: secret.previous, previous_valid_until: secret.previousUntil };
     })
     .post(
       `${adminPrefix}/endpoints/:id/rotate-secret`,
-      ({ params, body, set }) => {
+      async ({ params, body, set }) => {
         set.headers["cache-control"] = "no-store";
-        const rotated = endpoints.rotateSecret(params.id, (body?.grace_hours ?? 24) * 3_600_000);
+        const rotated = await endpoints.rotateSecret(params.id, (body?.grace_hours ?? 24) * 3_600_000);
         return { secret: rotated.secret, previous_valid_until: rotated.previousValidUntil };
       },
       { body: t.Optional(t.Object({ grace_hours: t.Optional(t.Integer({ minimum: 0, maximum: 24 * 30 })) })) },
     )
     .post(
       `${adminPrefix}/endpoints/:id/enable`,
-      ({ params, body }) => {
-        const enabled = endpoints.enable(params.id, { discardHeld: body?.discard_held ?? false });
+      async ({ params, body }) => {
+        const enabled = await endpoints.enable(params.id, { discardHeld: body?.discard_held ?? false });
         eventRecorded();
         return enabled;
       },
@@ -66,22 +66,22 @@ export function adminEndpointRoutes(context: AdminContext) {
     )
     .post(
       `${adminPrefix}/endpoints/:id/resend`,
-      ({ params, body }) => {
-        endpoints.resend(params.id, body.message_id);
+      async ({ params, body }) => {
+        await endpoints.resend(params.id, body.message_id);
         eventRecorded();
         return { message_id: body.message_id };
       },
       { body: t.Object({ message_id: t.String({ minLength: 1, maxLength: 100 }) }) },
     )
-    .post(`${adminPrefix}/endpoints/:id/test`, ({ params }) => {
-      const messageId = endpoints.sendTest(params.id);
+    .post(`${adminPrefix}/endpoints/:id/test`, async ({ params }) => {
+      const messageId = await endpoints.sendTest(params.id);
       eventRecorded();
       return { message_id: messageId };
     })
     .get(
       `${adminPrefix}/endpoints/:id/deliveries`,
-      ({ params, query, request }) => ({
-        data: endpoints.deliveries(params.id, query.limit ?? 50, {
+      async ({ params, query, request }) => ({
+        data: await endpoints.deliveries(params.id, query.limit ?? 50, {
           excerpts: context.sessionOf(request).user.role !== "viewer",
         }),
       }),

@@ -26,9 +26,9 @@ export function adminInventoryRoutes(store: Store, clock: Clock, deviceHealth: D
   const { gateways, registers, readings } = store;
 
   /** A gateway's UUID is unique across organisations; the box has few of them. */
-  function findGateway(uuid: string) {
-    for (const org of store.organizations.list()) {
-      const row = gateways.find(org.id, uuid);
+  async function findGateway(uuid: string) {
+    for (const org of await store.organizations.list()) {
+      const row = await gateways.find(org.id, uuid);
       if (row !== null) return { org, row };
     }
     throw new CodedError("not_found", `No gateway ${uuid}.`);
@@ -37,23 +37,27 @@ export function adminInventoryRoutes(store: Store, clock: Clock, deviceHealth: D
   return (
     new Elysia({ name: "admin-inventory" })
       // What the page's forms offer: organisations, key scopes, event types.
-      .get(`${prefix}/choices`, () => ({
-        organizations: store.organizations.list().map((org) => ({ key: org.key, name: org.name })),
+      .get(`${prefix}/choices`, async () => ({
+        organizations: (await store.organizations.list()).map((org) => ({ key: org.key, name: org.name })),
         scopes: apiScopes,
         event_types: eventTypes,
       }))
       .get(
         `${prefix}/gateways`,
-        ({ query }) => {
+        async ({ query }) => {
           const rows = [];
-          for (const org of store.organizations.list()) {
+          for (const org of await store.organizations.list()) {
             if (query.organization !== undefined && org.key !== query.organization) continue;
-            const page = gateways.list(org.id, { status: query.status, limit: gatewaysPerOrganization, offset: 0 });
+            const page = await gateways.list(org.id, {
+              status: query.status,
+              limit: gatewaysPerOrganization,
+              offset: 0,
+            });
             for (const row of page.rows) {
               rows.push({
                 organization: org.key,
                 ...presentGateway(row),
-                modbus_devices: gateways.modbusDevices(row.id).length,
+                modbus_devices: (await gateways.modbusDevices(row.id)).length,
               });
             }
           }
@@ -76,10 +80,10 @@ export function adminInventoryRoutes(store: Store, clock: Clock, deviceHealth: D
       // The gateway with its devices and their registers' latest values; the page polls this.
       .get(
         `${prefix}/gateways/:id`,
-        ({ params, set }) => {
-          const { org, row } = findGateway(params.id);
+        async ({ params, set }) => {
+          const { org, row } = await findGateway(params.id);
           const byDevice = new Map<string, ReturnType<typeof presentRegister>[]>();
-          for (const register of registers.list(row.id)) {
+          for (const register of await registers.list(row.id)) {
             // The bounds a write may set, for the page's set-value form.
             const presented = {
               ...presentRegister(register, deviceHealth),
@@ -93,9 +97,9 @@ export function adminInventoryRoutes(store: Store, clock: Clock, deviceHealth: D
           set.headers["cache-control"] = "no-store";
           return {
             organization: org.key,
-            writes_enabled: store.organizations.writesEnabled(org.id),
+            writes_enabled: await store.organizations.writesEnabled(org.id),
             gateway: presentGateway(row),
-            modbus_devices: gateways.modbusDevices(row.id).map((device) => ({
+            modbus_devices: (await gateways.modbusDevices(row.id)).map((device) => ({
               ...presentModbusDevice(device, deviceHealth),
               registers: byDevice.get(device.uuid) ?? [],
             })),
@@ -108,16 +112,16 @@ export function adminInventoryRoutes(store: Store, clock: Clock, deviceHealth: D
       // parallel arrays of Unix seconds and engineering values.
       .get(
         `${prefix}/gateways/:id/history`,
-        ({ params, query, set }) => {
-          const { row } = findGateway(params.id);
-          const register = registers
-            .list(row.id)
-            .find((candidate) => candidate.uuid === query.register_id.toLowerCase());
+        async ({ params, query, set }) => {
+          const { row } = await findGateway(params.id);
+          const register = (await registers.list(row.id)).find(
+            (candidate) => candidate.uuid === query.register_id.toLowerCase(),
+          );
           if (register === undefined)
             throw new CodedError("not_found", `Gateway ${params.id} has no register ${query.register_id}.`);
           const until = clock.now() + 1;
           const hours = query.hours ?? 24;
-          const page = readings.page({
+          const page = await readings.page({
             registerIds: [register.id],
             since: until - hours * 3_600_000,
             until,

@@ -12,8 +12,8 @@ export function adminKeyRoutes(context: AdminContext) {
   return new Elysia({ name: "admin-keys" })
     .get(
       `${adminPrefix}/keys`,
-      ({ query }) => ({
-        data: store.keys.list(query.organization).map((key) => ({
+      async ({ query }) => ({
+        data: (await store.keys.list(query.organization)).map((key) => ({
           ...presentApiKey(key),
           status: apiKeyStatus(key, now()),
         })),
@@ -22,7 +22,7 @@ export function adminKeyRoutes(context: AdminContext) {
     )
     .post(
       `${adminPrefix}/keys`,
-      ({ body, set }) => {
+      async ({ body, set }) => {
         let expiresAt: number | null = null;
         if (body.expires_at !== undefined && body.expires_at !== null) {
           expiresAt = parseRfc3339(body.expires_at);
@@ -30,7 +30,7 @@ export function adminKeyRoutes(context: AdminContext) {
           if (expiresAt <= now()) throw new CodedError("invalid_parameter", "expires_at: lies in the past.");
         }
         try {
-          const created = store.keys.create(
+          const created = await store.keys.create(
             { orgKey: body.organization, name: body.name, scopes: [...new Set(body.scopes)], expiresAt },
             now(),
           );
@@ -55,8 +55,8 @@ export function adminKeyRoutes(context: AdminContext) {
     )
     .post(
       `${adminPrefix}/keys/:id/revoke`,
-      ({ params }) => {
-        const revoked = store.keys.revoke(params.id, now());
+      async ({ params }) => {
+        const revoked = await store.keys.revoke(params.id, now());
         if (revoked === 0) throw new CodedError("not_found", `No unrevoked key ${params.id}.`);
         return { revoked };
       },

@@ -56,10 +56,10 @@ export function adminRoutes(deps: AdminDeps) {
       // On arrival, before any byte of the body is read: a request without a
       // session (or a change without its CSRF token) is refused whatever it
       // carries, so an unauthenticated body costs no memory.
-      .onRequest(({ request }) => {
+      .onRequest(async ({ request }) => {
         const path = pathOf(request.url);
         if (!path.startsWith(`${adminPrefix}/`) || publicRoutes.has(path)) return;
-        const session = requireSession(admins, cookieValue(request, sessionCookie), context.now());
+        const session = await requireSession(admins, cookieValue(request, sessionCookie), context.now());
         // Signing out changes nothing but the session: a viewer may.
         if (isChange(request.method)) checkChange(session, request, path === `${adminPrefix}/logout`);
         sessions.set(request, session);

@@ -33,9 +33,9 @@ export function clearedCookieHeader(request: Request): string {
 }
 
 /** The live session the `fieldhub_session` cookie names, or `unauthorized`. */
-export function requireSession(queries: AdminStore, token: string | null, now: number): AdminSession {
+export async function requireSession(queries: AdminStore, token: string | null, now: number): Promise<AdminSession> {
   if (token === null || token === "") throw new CodedError("unauthorized", "Sign in first: no admin session.");
-  const session = queries.findSession(token, now);
+  const session = await queries.findSession(token, now);
   if (session === null) {
     throw new CodedError("unauthorized", "The admin session ended (signed out, revoked or expired). Sign in again.");
   }

@@ -6,6 +6,7 @@
  */
 import { Elysia, t } from "elysia";
 import { CodedError } from "../../lib/errors.ts";
+import type { Organization } from "../../store/organizations.ts";
 import type { WriteRecord } from "../../store/writes.ts";
 import { type AdminContext, adminPrefix } from "./context.ts";
 
@@ -16,14 +17,14 @@ export function adminWriteRoutes(context: AdminContext) {
   return new Elysia({ name: "admin-writes" })
     .get(
       `${adminPrefix}/writes`,
-      ({ query }) => {
+      async ({ query }) => {
         let orgId: number | undefined;
         if (query.organization !== undefined) {
-          const organization = store.organizations.findByKey(query.organization);
+          const organization = await store.organizations.findByKey(query.organization);
           if (organization === null) throw new CodedError("not_found", `No organisation "${query.organization}".`);
           orgId = organization.id;
         }
-        return { data: store.writes.list({ orgId, limit: query.limit ?? 100 }).map(presentWrite) };
+        return { data: (await store.writes.list({ orgId, limit: query.limit ?? 100 })).map(presentWrite) };
       },
       {
         query: t.Object({
@@ -36,16 +37,19 @@ export function adminWriteRoutes(context: AdminContext) {
       `${adminPrefix}/gateways/:id/registers/:register_id`,
       async ({ request, params, body }) => {
         const session = context.sessionOf(request);
-        const found = store.organizations
-          .list()
-          .map((org) => ({ org, gatewayId: store.gateways.locate(org.id, params.id) }))
-          .find((candidate) => candidate.gatewayId !== null);
-        if (found === undefined || found.gatewayId === null)
-          throw new CodedError("not_found", `No gateway ${params.id}.`);
-        const target = store.writes.target(found.gatewayId, params.register_id);
+        let found: { org: Organization; gatewayId: number } | undefined;
+        for (const org of await store.organizations.list()) {
+          const gatewayId = await store.gateways.locate(org.id, params.id);
+          if (gatewayId !== null) {
+            found = { org, gatewayId };
+            break;
+          }
+        }
+        if (found === undefined) throw new CodedError("not_found", `No gateway ${params.id}.`);
+        const target = await store.writes.target(found.gatewayId, params.register_id);
         if (target === null)
           throw new CodedError("not_found", `Gateway ${params.id} has no register ${params.register_id}.`);
-        if (!store.organizations.writesEnabled(found.org.id)) {
+        if (!(await store.organizations.writesEnabled(found.org.id))) {
           throw new CodedError(
             "write_not_enabled",
             `Writing registers is not enabled for organisation "${found.org.key}" (writes_enabled in the config).`,

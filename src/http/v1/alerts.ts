@@ -18,17 +18,17 @@ const ListAlertsQuery = queryObject({
 export function alertRoutes(deps: V1Deps) {
   return new Elysia().get(
     "/v1/alerts",
-    ({ request, query }) => {
+    async ({ request, query }) => {
       const key = principalOf(deps, request);
       const limit = query.limit ?? 50;
       const offset = query.offset ?? 0;
       let gatewayId: number | undefined;
       if (query.device_id !== undefined) {
-        const found = deps.gateways.locate(key.orgId, query.device_id);
+        const found = await deps.gateways.locate(key.orgId, query.device_id);
         if (found === null) throw new CodedError("not_found", `No gateway ${query.device_id}.`);
         gatewayId = found;
       }
-      const { rows, total } = deps.alerts.list(key.orgId, {
+      const { rows, total } = await deps.alerts.list(key.orgId, {
         status: query.status,
         severity: query.severity,
         gatewayId,

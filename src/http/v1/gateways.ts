@@ -18,11 +18,11 @@ export function gatewayRoutes(deps: V1Deps) {
   return new Elysia()
     .get(
       "/v1/devices",
-      ({ request, query }) => {
+      async ({ request, query }) => {
         const key = principalOf(deps, request);
         const limit = query.limit ?? 50;
         const offset = query.offset ?? 0;
-        const { rows, total } = deps.gateways.list(key.orgId, { status: query.status, limit, offset });
+        const { rows, total } = await deps.gateways.list(key.orgId, { status: query.status, limit, offset });
         return deps.json(request, { data: rows.map(presentGateway), meta: offsetMeta(total, limit, offset) });
       },
       {
@@ -39,17 +39,17 @@ export function gatewayRoutes(deps: V1Deps) {
     )
     .get(
       "/v1/devices/:id",
-      ({ request, params }) => {
+      async ({ request, params }) => {
         const key = principalOf(deps, request);
-        const gateway = deps.gateways.find(key.orgId, params.id);
+        const gateway = await deps.gateways.find(key.orgId, params.id);
         if (gateway === null) throw new CodedError("not_found", `No gateway ${params.id}.`);
         return deps.json(request, {
           data: {
             ...presentGateway(gateway),
             claimed_at: isoOrNull(gateway.claimedAt),
-            modbus_devices: deps.gateways
-              .modbusDevices(gateway.id)
-              .map((device) => presentModbusDevice(device, deps.deviceHealth)),
+            modbus_devices: (await deps.gateways.modbusDevices(gateway.id)).map((device) =>
+              presentModbusDevice(device, deps.deviceHealth),
+            ),
           },
         });
       },

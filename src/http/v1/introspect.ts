@@ -8,9 +8,10 @@ import { Introspection } from "./models.ts";
 export function introspectRoutes(deps: V1Deps) {
   return new Elysia().get(
     "/v1/introspect",
-    ({ request }) => {
+    async ({ request }) => {
       const key = principalOf(deps, request);
-      const gateways = deps.gateways.count(key.orgId);
+      const gateways = await deps.gateways.count(key.orgId);
+      const openAlerts = await deps.alerts.countOpen(key.orgId);
       return deps.json(request, {
         data: {
           key: {
@@ -20,7 +21,7 @@ export function introspectRoutes(deps: V1Deps) {
             expires_at: isoOrNull(key.expiresAt),
           },
           organization: { name: key.orgName },
-          stats: { gateways, devices: gateways, open_alerts: deps.alerts.countOpen(key.orgId) },
+          stats: { gateways, devices: gateways, open_alerts: openAlerts },
         },
       });
     },

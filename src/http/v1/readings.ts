@@ -48,19 +48,21 @@ export function readingRoutes(deps: V1Deps) {
   const { registers: registerStore } = deps;
   return new Elysia().get(
     "/v1/devices/:id/readings",
-    ({ request, params, query }) => {
+    async ({ request, params, query }) => {
       const key = principalOf(deps, request);
-      const gatewayId = deps.gateways.locate(key.orgId, params.id);
+      const gatewayId = await deps.gateways.locate(key.orgId, params.id);
       if (gatewayId === null) throw new CodedError("not_found", `No gateway ${params.id}.`);
 
-      const registers =
-        query.register_id === undefined
-          ? registerStore.historyRegisters(gatewayId)
-          : parseRegisterIds(query.register_id).map((uuid) => {
-              const register = registerStore.historyRegister(gatewayId, uuid);
-              if (register === null) throw new CodedError("not_found", `Gateway ${params.id} has no register ${uuid}.`);
-              return register;
-            });
+      let registers: HistoryRegister[];
+      if (query.register_id === undefined) registers = await registerStore.historyRegisters(gatewayId);
+      else {
+        registers = [];
+        for (const uuid of parseRegisterIds(query.register_id)) {
+          const register = await registerStore.historyRegister(gatewayId, uuid);
+          if (register === null) throw new CodedError("not_found", `Gateway ${params.id} has no register ${uuid}.`);
+          registers.push(register);
+        }
+      }
       const byId = new Map(registers.map((register) => [register.id, readingEncoder(register)]));
       const registerIds = [...byId.keys()];
       const order = query.order ?? "desc";
@@ -101,7 +103,7 @@ export function readingRoutes(deps: V1Deps) {
         until = Math.max(since, Math.min(until, now));
       }
 
-      const page = deps.readings.page({ registerIds, since, until, order, limit, after });
+      const page = await deps.readings.page({ registerIds, since, until, order, limit, after });
       const last = page.rows.at(-1);
       const nextCursor =
         page.hasMore && last !== undefined

@@ -40,9 +40,9 @@ export function registerWriteRoutes(deps: V1Deps) {
     "/v1/devices/:id/registers/:register_id",
     async ({ request, params, body }) => {
       const key = principalOf(deps, request);
-      const gatewayId = deps.gateways.locate(key.orgId, params.id);
+      const gatewayId = await deps.gateways.locate(key.orgId, params.id);
       if (gatewayId === null) throw new CodedError("not_found", `No gateway ${params.id}.`);
-      const target = deps.store.writes.target(gatewayId, params.register_id);
+      const target = await deps.store.writes.target(gatewayId, params.register_id);
       if (target === null)
         throw new CodedError("not_found", `Gateway ${params.id} has no register ${params.register_id}.`);
       if (target.isWritable !== 1) {
@@ -74,7 +74,7 @@ export function registerWriteRoutes(deps: V1Deps) {
         case "written":
           break;
       }
-      const row = deps.registers.list(gatewayId).find((candidate) => candidate.uuid === target.uuid);
+      const row = (await deps.registers.list(gatewayId)).find((candidate) => candidate.uuid === target.uuid);
       if (row === undefined) throw new Error(`register ${target.uuid} left the store during a write`);
       // The read-back is newer than what ingest may have flushed yet.
       return deps.json(request, {
@@ -87,9 +87,9 @@ export function registerWriteRoutes(deps: V1Deps) {
     {
       params: WriteParams,
       body: WriteBody,
-      transform: ({ request }) => {
+      transform: async ({ request }) => {
         const key = deps.stateOf(request).principal;
-        if (key !== null && !deps.store.organizations.writesEnabled(key.orgId)) {
+        if (key !== null && !(await deps.store.organizations.writesEnabled(key.orgId))) {
           throw new CodedError("write_not_enabled", "Writing registers is not enabled for this organisation.");
         }
         const principal = requireScope(key, operationScopes.writeRegister);

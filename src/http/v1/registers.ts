@@ -16,22 +16,22 @@ const ListRegistersQuery = queryObject({
 export function registerRoutes(deps: V1Deps) {
   return new Elysia().get(
     "/v1/devices/:id/registers",
-    ({ request, params, query }) => {
+    async ({ request, params, query }) => {
       const key = principalOf(deps, request);
-      const gatewayId = deps.gateways.locate(key.orgId, params.id);
+      const gatewayId = await deps.gateways.locate(key.orgId, params.id);
       if (gatewayId === null) throw new CodedError("not_found", `No gateway ${params.id}.`);
       let modbusDeviceId: number | undefined;
       if (query.modbus_device_id !== undefined) {
-        const found = deps.gateways.findModbusDeviceId(gatewayId, query.modbus_device_id);
+        const found = await deps.gateways.findModbusDeviceId(gatewayId, query.modbus_device_id);
         if (found === null) {
           throw new CodedError("not_found", `Gateway ${params.id} has no Modbus device ${query.modbus_device_id}.`);
         }
         modbusDeviceId = found;
       }
       return deps.json(request, {
-        data: deps.registers
-          .list(gatewayId, modbusDeviceId)
-          .map((register) => presentRegister(register, deps.deviceHealth)),
+        data: (await deps.registers.list(gatewayId, modbusDeviceId)).map((register) =>
+          presentRegister(register, deps.deviceHealth),
+        ),
       });
     },
     {

@@ -14,6 +14,10 @@ import { convertLegacyReadings } from "./upgrade.ts";
 /** Latest values are written to disk at most this often besides a period close and a clean close. */
 const persistLatestEveryMs = 3_600_000;
 
+/**
+ * The engine answers synchronously: each operation is `async` only to fit the
+ * interface, and runs to its end (one transaction where it writes) at the call.
+ */
 export function blockReadingStore(
   connection: SqliteConnection,
   latest: LatestValues,
@@ -39,9 +43,9 @@ export function blockReadingStore(
   }
 
   return {
-    page: (query) => (query.registerIds.length === 0 ? { rows: [], hasMore: false } : history.page(query)),
+    page: async (query) => (query.registerIds.length === 0 ? { rows: [], hasMore: false } : history.page(query)),
 
-    record(batch) {
+    async record(batch) {
       const stored: NewReading[] = [];
       history.record(batch, stored);
       // Only readings that were stored move the latest value (a resend of a stored second does not).
@@ -50,7 +54,7 @@ export function blockReadingStore(
       }
     },
 
-    *scan(query) {
+    async *scan(query) {
       if (query.registerIds.length === 0) return;
       const pageSize = query.pageSize ?? 50_000;
       let after: ReadingsKeyset | null = null;
@@ -63,7 +67,7 @@ export function blockReadingStore(
       }
     },
 
-    importReadings(batch, storageIntervalMs) {
+    async importReadings(batch, storageIntervalMs) {
       // The periods a register already holds, read once per register over the span the batch touches.
       const occupiedPeriods = (registerId: number, intervalMs: number, periods: number[]) => {
         const occupied = new Set<number>();
@@ -97,17 +101,17 @@ export function blockReadingStore(
       return { stored: stored.length, skipped: batch.length - stored.length };
     },
 
-    recordPolled(readings) {
+    async recordPolled(readings) {
       if (readings.length > 0) {
         history.record(readings.map((row) => ({ registerId: row[0], ts: row[1], rawValue: row[2] })));
       }
     },
 
-    setLatest(values) {
+    async setLatest(values) {
       for (const value of values) latest.set(value);
     },
 
-    newestTimes() {
+    async newestTimes() {
       const times = new Map<number, number>();
       for (const row of history.latest(registerIds.all().map((register) => register.id))) {
         times.set(row.registerId, row.ts);
@@ -115,7 +119,7 @@ export function blockReadingStore(
       return times;
     },
 
-    newestBetween(registerId, fromMs, toMs) {
+    async newestBetween(registerId, fromMs, toMs) {
       const query = {
         registerIds: [registerId],
         since: fromMs,
@@ -127,9 +131,9 @@ export function blockReadingStore(
       return history.page(query).rows[0]?.ts ?? null;
     },
 
-    registersWithReadingsBefore: (cutoffMs) => history.registersWithReadingsBefore(cutoffMs),
+    registersWithReadingsBefore: async (cutoffMs) => history.registersWithReadingsBefore(cutoffMs),
 
-    deleteOldest: (registerId, cutoffMs, maxRows) => history.pruneRegister(registerId, cutoffMs, maxRows),
+    deleteOldest: async (registerId, cutoffMs, maxRows) => history.pruneRegister(registerId, cutoffMs, maxRows),
 
     async closePeriods(nowMs) {
       const closed = await history.closePeriods(nowMs);
@@ -137,6 +141,6 @@ export function blockReadingStore(
       return closed;
     },
 
-    persistLatest,
+    persistLatest: async () => persistLatest(),
   };
 }

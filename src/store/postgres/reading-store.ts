@@ -1,7 +1,7 @@
 /**
  * The readings store on PostgreSQL (docs/fleet.md): history in month-partitioned
  * blocks plus a tail of plain rows that compaction merges into them. It implements
- * the asynchronous form of ReadingStore (async.ts) for the operations a central
+ * ReadingStore (asynchronous, as every store interface) for the operations a central
  * needs of history; left for the step that puts the other domains on PostgreSQL:
  * `setLatest` and `persistLatest` (latest values are register columns, which
  * arrive with the inventory) and `importReadings` (history import into a central).
@@ -14,7 +14,6 @@ import {
   readingEpochMs,
   storedSeconds,
 } from "../readings.ts";
-import type { Async } from "./async.ts";
 import { defaultReadingsPerBlock, periodOf, periodSeconds } from "./blocks.ts";
 import { type CompactionOptions, compactBefore } from "./compaction.ts";
 import type { Sql } from "./connection.ts";
@@ -40,7 +39,7 @@ export interface PgReadingStoreOptions extends CompactionOptions {
 /** SQLSTATE of a deadlock: a transaction PostgreSQL chose to abort, safe to run again. */
 const deadlockDetected = "40P01";
 
-export class PgReadingStore implements Async<Pick<ReadingStore, Implemented>> {
+export class PgReadingStore implements Pick<ReadingStore, Implemented> {
   private readonly readingsPerBlock: number;
   private readonly decoded = new DecodedBlocks();
 

@@ -21,8 +21,8 @@ import { seededRandom } from "../../harness/seeded-random.ts";
 
 const dirs: string[] = [];
 const stores: Store[] = [];
-afterAll(() => {
-  for (const store of stores) store.close();
+afterAll(async () => {
+  for (const store of stores) await store.close();
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 function tempDir(): string {
@@ -334,7 +334,7 @@ describe("restarts", () => {
     history.record(batch);
     model.record(batch);
     await history.closePeriods(day0 + 2 * hour, 0);
-    store.close();
+    await store.close();
     const reopened = freshStore(dir);
     const again = openBlockHistory(sqliteOf(reopened), { periodSeconds: 60 }); // the store's period wins
     expect(again.periodSeconds).toBe(3600);
@@ -359,7 +359,7 @@ describe("restarts", () => {
     model.record(batch);
     const closing = history.closePeriods(day0 + 3 * hour, 0).catch(() => "gone");
     await new Promise((resolve) => setImmediate(resolve)); // one register's blocks committed
-    store.close();
+    await store.close();
     expect(await closing).toBe("gone");
     const reopened = freshStore(dir);
     const again = openBlockHistory(sqliteOf(reopened));

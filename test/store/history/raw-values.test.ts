@@ -30,23 +30,24 @@ const values = [
 const start = Date.UTC(2026, 0, 5, 12, 0, 0);
 const rows = values.map((rawValue, index) => ({ registerId: 1, ts: start + index * 60_000, rawValue }));
 
-function readBack(store: Store) {
-  return store.readings.page({ registerIds: [1], since: 0, until: 2 ** 50, order: "asc", limit: 100, after: null })
-    .rows;
+async function readBack(store: Store) {
+  return (
+    await store.readings.page({ registerIds: [1], since: 0, until: 2 ** 50, order: "asc", limit: 100, after: null })
+  ).rows;
 }
 
 test("every raw value survives the tail, a reopen and a period close", async () => {
   let store = openStore(dir);
-  store.readings.record(rows);
+  await store.readings.record(rows);
   // toEqual tells -0 from 0, and NaN equals NaN.
-  expect(readBack(store)).toEqual(rows);
-  store.close();
+  expect(await readBack(store)).toEqual(rows);
+  await store.close();
   store = openStore(dir);
-  expect(readBack(store)).toEqual(rows);
+  expect(await readBack(store)).toEqual(rows);
   expect(await store.readings.closePeriods(Date.UTC(2026, 0, 7))).toBe(1);
-  expect(readBack(store)).toEqual(rows);
-  store.close();
+  expect(await readBack(store)).toEqual(rows);
+  await store.close();
   store = openStore(dir);
-  expect(readBack(store)).toEqual(rows);
-  store.close();
+  expect(await readBack(store)).toEqual(rows);
+  await store.close();
 });

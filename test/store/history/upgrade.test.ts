@@ -35,7 +35,7 @@ const upgradeMigration = journal.entries.find((entry) => entry.tag.endsWith("_hi
  * A store as the release before the block history left it: every migration before the
  * history upgrade applied, history rows in `readings` (migration 0006's layout).
  */
-function legacyStore(dataDir: string, rows: ReadingRow[]): void {
+async function legacyStore(dataDir: string, rows: ReadingRow[]): Promise<void> {
   if (upgradeMigration === undefined) throw new Error("journal lacks the history upgrade migration");
   const store = openStore(dataDir);
   const db = sqliteOf(store);
@@ -52,7 +52,7 @@ function legacyStore(dataDir: string, rows: ReadingRow[]): void {
   db.exec("ALTER TABLE modbus_devices DROP COLUMN storage_interval_ms");
   db.exec("DROP TABLE history_generation");
   db.run("DELETE FROM history_state");
-  store.close();
+  await store.close();
 }
 
 const minute = 60_000;
@@ -81,12 +81,12 @@ function history(registers: number, days: number, seed: number): ReadingRow[] {
   return rows;
 }
 
-function everyReading(store: ReturnType<typeof openStore>, registerIds: number[]): ReadingRow[] {
+async function everyReading(store: ReturnType<typeof openStore>, registerIds: number[]): Promise<ReadingRow[]> {
   const rows: ReadingRow[] = [];
   for (const registerId of registerIds) {
     let after: { ts: number; registerId: number } | null = null;
     for (;;) {
-      const page = store.readings.page({
+      const page = await store.readings.page({
         registerIds: [registerId],
         since: 0,
         until: 2 ** 50,
@@ -103,10 +103,10 @@ function everyReading(store: ReturnType<typeof openStore>, registerIds: number[]
   return rows;
 }
 
-test("a store in the row layout is converted on open: every reading kept exactly, the old table gone", () => {
+test("a store in the row layout is converted on open: every reading kept exactly, the old table gone", async () => {
   const dataDir = tempDir();
   const rows = history(8, 4, 5);
-  legacyStore(dataDir, rows);
+  await legacyStore(dataDir, rows);
 
   const store = openStore(dataDir);
   try {
@@ -117,20 +117,20 @@ test("a store in the row layout is converted on open: every reading kept exactly
     // Ended days are in blocks, the current one in the tail.
     const blocks = db.query<{ n: number }, []>("SELECT coalesce(sum(count), 0) AS n FROM history_blocks").get()?.n;
     expect(blocks).toBeGreaterThan(8 * 3 * 1440 - 8 * 1440);
-    const converted = everyReading(store, [1, 2, 3, 4, 5, 6, 7, 8]);
+    const converted = await everyReading(store, [1, 2, 3, 4, 5, 6, 7, 8]);
     expect(converted.length).toBe(rows.length);
     // Values exact: integers, float32 bit for bit, float64, and null kept apart from 0.
     expect(converted).toEqual(rows);
     expect(db.query<{ integrity_check: string }, []>("PRAGMA integrity_check").get()?.integrity_check).toBe("ok");
   } finally {
-    store.close();
+    await store.close();
   }
   // A second open is a no-op.
   const again = openStore(dataDir);
   try {
-    expect(everyReading(again, [1, 2, 3, 4, 5, 6, 7, 8]).length).toBe(rows.length);
+    expect((await everyReading(again, [1, 2, 3, 4, 5, 6, 7, 8])).length).toBe(rows.length);
   } finally {
-    again.close();
+    await again.close();
   }
 });
 
@@ -138,7 +138,7 @@ test("a conversion killed midway (kill -9) carries on at the next open; nothing 
   const dataDir = tempDir();
   const registers = 300;
   const rows = history(registers, 3, 9);
-  legacyStore(dataDir, rows);
+  await legacyStore(dataDir, rows);
   const file = join(dataDir, storeFileName);
   const legacyLeft = () => {
     const db = new Database(file, { readonly: true });
@@ -173,13 +173,13 @@ test("a conversion killed midway (kill -9) carries on at the next open; nothing 
   const store = openStore(dataDir);
   try {
     const ids = Array.from({ length: registers }, (_, index) => index + 1);
-    const converted = everyReading(store, ids);
+    const converted = await everyReading(store, ids);
     expect(converted.length).toBe(rows.length);
     expect(converted).toEqual(rows);
     const db = sqliteOf(store);
     expect(db.query("SELECT 1 FROM sqlite_master WHERE name = 'readings_legacy'").get()).toBeNull();
     expect(db.query<{ integrity_check: string }, []>("PRAGMA integrity_check").get()?.integrity_check).toBe("ok");
   } finally {
-    store.close();
+    await store.close();
   }
 }, 60_000);
