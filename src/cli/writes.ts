@@ -1,6 +1,7 @@
 /** `fieldhub writes list`: the audit of register writes in a data directory (see docs/api.md, register writes). */
+
+import { presentWrite } from "../http/presenters/register-writes.ts";
 import { openStore } from "../store/index.ts";
-import type { WriteRecord } from "../store/writes.ts";
 import { CommandError, parseCommandArgs, requireDataDir, UsageError } from "./args.ts";
 import { type CommandHelp, dataOption, jsonOption, orgOption } from "./help.ts";
 
@@ -63,22 +64,4 @@ export async function writesCommand(argv: string[]): Promise<void> {
   } finally {
     await store.close();
   }
-}
-
-function presentWrite(row: WriteRecord) {
-  return {
-    id: row.id,
-    organization: row.organization,
-    gateway_serial: row.gatewaySerial,
-    register_id: row.registerId,
-    register_name: row.registerName,
-    actor: row.actor,
-    value_before: row.valueBefore,
-    value_asked: row.valueAsked,
-    result: row.result,
-    read_back: row.readBack,
-    detail: row.detail,
-    requested_at: new Date(row.requestedAt).toISOString(),
-    finished_at: new Date(row.finishedAt).toISOString(),
-  };
 }

@@ -7,7 +7,7 @@
 import { Elysia, t } from "elysia";
 import { CodedError } from "../../lib/errors.ts";
 import type { Organization } from "../../store/organizations.ts";
-import type { WriteRecord } from "../../store/writes.ts";
+import { presentWrite } from "../presenters/register-writes.ts";
 import { type AdminContext, adminPrefix } from "./context.ts";
 
 const gatewayTimeout = 504;
@@ -89,22 +89,4 @@ export function adminWriteRoutes(context: AdminContext) {
         body: t.Object({ value: t.Number() }),
       },
     );
-}
-
-function presentWrite(row: WriteRecord) {
-  return {
-    id: row.id,
-    organization: row.organization,
-    gateway_serial: row.gatewaySerial,
-    register_id: row.registerId,
-    register_name: row.registerName,
-    actor: row.actor,
-    value_before: row.valueBefore,
-    value_asked: row.valueAsked,
-    result: row.result,
-    read_back: row.readBack,
-    detail: row.detail,
-    requested_at: new Date(row.requestedAt).toISOString(),
-    finished_at: new Date(row.finishedAt).toISOString(),
-  };
 }
