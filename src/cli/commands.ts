@@ -9,6 +9,7 @@ import { alertsCommand, alertsHelp } from "./alerts.ts";
 import { CommandError, parseCommandArgs, UsageError } from "./args.ts";
 import { configCommand, configHelp } from "./config.ts";
 import { demoCommand, demoHelp } from "./demo.ts";
+import { edgesCommand, edgesHelp } from "./edges.ts";
 import { endpointsCommand, endpointsHelp } from "./endpoints.ts";
 import { asksForHelp, type CommandHelp, commandUsage, groupUsage } from "./help.ts";
 import { historyCommand, historyHelp } from "./history.ts";
@@ -55,6 +56,7 @@ export const commandGroups: readonly CommandGroup[] = [
   { name: "history", commands: historyHelp, run: ends(historyCommand) },
   { name: "mirror", commands: mirrorHelp, run: ends(mirrorCommand) },
   { name: "endpoints", commands: endpointsHelp, run: ends(endpointsCommand) },
+  { name: "edges", commands: edgesHelp, run: ends((argv) => edgesCommand(argv, Date.now())) },
   { name: "admin", commands: adminHelp, run: ends((argv) => adminCommand(argv, Date.now())) },
   { name: "webhooks", commands: webhooksHelp, run: keepsRunning(webhooksCommand) },
   { name: "config", commands: configHelp, run: ends(configCommand) },

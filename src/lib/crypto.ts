@@ -45,6 +45,11 @@ export function generateApiKey(): string {
   return `fh_${randomBytes(20).toString("hex")}`;
 }
 
+/** `fhe_<hex>`: a site's edge token (docs/fleet.md); 256 random bits, told from API keys by its prefix. */
+export function generateEdgeToken(): string {
+  return `fhe_${randomBytes(32).toString("hex")}`;
+}
+
 /** `msg_<hex>`: the id every delivery of an event carries (spec section 6, Envelope). */
 export function newMessageId(): string {
   return `msg_${randomHex(16)}`;

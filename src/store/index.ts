@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { type AdminStore, sqliteAdminStore } from "./admin.ts";
 import { type AlertStore, sqliteAlertStore } from "./alerts.ts";
 import { openConnection } from "./connection.ts";
+import { type EdgeStore, sqliteEdgeStore } from "./edges.ts";
 import { type EventStore, sqliteEventRecorder, sqliteEventStore } from "./events.ts";
 import { type GatewayStore, sqliteGatewayStore } from "./gateways.ts";
 import { blockReadingStore } from "./history/reading-store.ts";
@@ -33,6 +34,8 @@ export interface Store {
   readonly events: EventStore;
   readonly webhooks: WebhookStore;
   readonly keys: KeyStore;
+  /** Sites' edge tokens (docs/fleet.md). */
+  readonly edges: EdgeStore;
   readonly admin: AdminStore;
   readonly organizations: OrganizationStore;
   readonly inventory: InventoryStore;
@@ -99,6 +102,7 @@ export function openStoreFile(path: string, options: StoreOptions = {}): Store {
     events: resolvedOperations(sqliteEventStore(connection, recordEvent)),
     webhooks: resolvedOperations(sqliteWebhookStore(connection, recordEvent)),
     keys: resolvedOperations(sqliteKeyStore(connection)),
+    edges: resolvedOperations(sqliteEdgeStore(connection)),
     admin: resolvedOperations(sqliteAdminStore(connection)),
     organizations: resolvedOperations(sqliteOrganizationStore(connection)),
     inventory: resolvedOperations(sqliteInventoryStore(connection)),

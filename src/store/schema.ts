@@ -4,6 +4,7 @@
  * tables stay compact.
  */
 
+import { sql } from "drizzle-orm";
 import { blob, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { modbusProtocols } from "../lib/inventory.ts";
 import { registerWriteResults } from "../lib/register-write.ts";
@@ -200,6 +201,30 @@ export const apiKeys = sqliteTable("api_keys", {
   /** When a request last passed with this key, to the minute (written at most once a minute per key). */
   lastUsedAt: integer("last_used_at"),
 });
+
+/**
+ * Edge tokens (docs/fleet.md): what a site box presents to a central, one per
+ * site, bound to one organisation. Like API keys, only a SHA-256 of the token is
+ * kept, with a short prefix to tell tokens apart.
+ */
+export const edgeTokens = sqliteTable(
+  "edge_tokens",
+  {
+    id: integer("id").primaryKey(),
+    uuid: text("uuid").notNull().unique(),
+    orgId: integer("org_id")
+      .notNull()
+      .references(() => organizations.id),
+    /** The site's name, unique among the organisation's tokens that are not revoked. */
+    name: text("name").notNull(),
+    prefix: text("prefix").notNull(),
+    /** SHA-256 of the whole token, hex. */
+    hash: text("hash").notNull().unique(),
+    createdAt: integer("created_at").notNull(),
+    revokedAt: integer("revoked_at"),
+  },
+  (table) => [uniqueIndex("edge_tokens_live_name").on(table.orgId, table.name).where(sql`${table.revokedAt} IS NULL`)],
+);
 
 /** Small settings the store keeps for itself (for example the cursor signing secret). */
 export const storeMeta = sqliteTable("store_meta", {

@@ -19,6 +19,7 @@ import organizationRemoval from "./0010_organization_removal.sql" with { type: "
 import historyUpgrade from "./0011_history_upgrade.sql" with { type: "text" };
 import deviceStorageInterval from "./0012_device_storage_interval.sql" with { type: "text" };
 import historyGeneration from "./0013_history_generation.sql" with { type: "text" };
+import edgeTokens from "./0014_edge_tokens.sql" with { type: "text" };
 import journal from "./meta/_journal.json" with { type: "json" };
 
 export const migrationSql: Record<string, string> = {
@@ -36,6 +37,7 @@ export const migrationSql: Record<string, string> = {
   "0011_history_upgrade": historyUpgrade,
   "0012_device_storage_interval": deviceStorageInterval,
   "0013_history_generation": historyGeneration,
+  "0014_edge_tokens": edgeTokens,
 };
 
 export const migrationJournal: { entries: { tag: string; when: number; breakpoints: boolean }[] } = journal;

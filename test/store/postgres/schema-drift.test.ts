@@ -21,6 +21,7 @@ const notYetOnPostgres = [
   "api_keys",
   "customers",
   "device_templates",
+  "edge_tokens",
   "events",
   "gateways",
   "modbus_devices",

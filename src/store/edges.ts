@@ -1,0 +1,113 @@
+/**
+ * Edge tokens (docs/fleet.md, "Sites"): a site box presents one to a central to
+ * forward what it polls. A token is bound to one organisation and shown once when
+ * created; the store keeps only its SHA-256 (256 random bits, so a fast hash is
+ * enough) and a short prefix, like API keys.
+ */
+import { and, desc, eq, isNull, or } from "drizzle-orm";
+import { generateEdgeToken, sha256Hex } from "../lib/crypto.ts";
+import { randomUuid } from "../lib/ids.ts";
+import type { SqliteConnection } from "./connection.ts";
+import { UnknownOrganizationError } from "./keys.ts";
+import type { Synchronous } from "./resolved-operations.ts";
+import { edgeTokens, organizations } from "./schema.ts";
+
+/** `fhe_` and the first 8 hex digits: enough to tell a few thousand sites apart at a glance. */
+const tokenPrefixLength = 12;
+
+export interface CreatedEdgeToken {
+  id: string;
+  token: string;
+  prefix: string;
+  name: string;
+  orgKey: string;
+  createdAt: number;
+}
+
+export interface EdgeTokenListing {
+  id: string;
+  prefix: string;
+  name: string;
+  orgKey: string;
+  createdAt: number;
+  revokedAt: number | null;
+}
+
+/** Another token of the organisation that is not revoked already has this site name. */
+export class EdgeNameTakenError extends Error {
+  constructor(
+    readonly orgKey: string,
+    readonly siteName: string,
+  ) {
+    super(`organisation "${orgKey}" already has an edge token named "${siteName}"`);
+  }
+}
+
+export interface EdgeStore {
+  /** A new token for a site of an organisation; throws UnknownOrganizationError or EdgeNameTakenError. */
+  create(orgKey: string, name: string, now: number): Promise<CreatedEdgeToken>;
+  /** Tokens newest first, of one organisation or all; never the tokens themselves. */
+  list(orgKey?: string): Promise<EdgeTokenListing[]>;
+  /** Revokes by token id or prefix at once; returns how many tokens were revoked now. */
+  revoke(idOrPrefix: string, now: number): Promise<number>;
+}
+
+export function sqliteEdgeStore({ db }: SqliteConnection): Synchronous<EdgeStore> {
+  const listing = () =>
+    db
+      .select({
+        id: edgeTokens.uuid,
+        prefix: edgeTokens.prefix,
+        name: edgeTokens.name,
+        orgKey: organizations.key,
+        createdAt: edgeTokens.createdAt,
+        revokedAt: edgeTokens.revokedAt,
+      })
+      .from(edgeTokens)
+      .innerJoin(organizations, eq(organizations.id, edgeTokens.orgId))
+      .orderBy(desc(edgeTokens.createdAt), desc(edgeTokens.id));
+
+  return {
+    create(orgKey, name, now) {
+      // One transaction: the name check and the insert cannot be split by another process.
+      return db.transaction((tx) => {
+        const org = tx
+          .select({ id: organizations.id })
+          .from(organizations)
+          .where(and(eq(organizations.key, orgKey), isNull(organizations.removedAt)))
+          .get();
+        if (org === undefined) throw new UnknownOrganizationError(orgKey);
+        const taken = tx
+          .select({ id: edgeTokens.id })
+          .from(edgeTokens)
+          .where(and(eq(edgeTokens.orgId, org.id), eq(edgeTokens.name, name), isNull(edgeTokens.revokedAt)))
+          .get();
+        if (taken !== undefined) throw new EdgeNameTakenError(orgKey, name);
+        const token = generateEdgeToken();
+        const row = {
+          uuid: randomUuid(),
+          orgId: org.id,
+          name,
+          prefix: token.slice(0, tokenPrefixLength),
+          hash: sha256Hex(token),
+          createdAt: now,
+        };
+        tx.insert(edgeTokens).values(row).run();
+        return { id: row.uuid, token, prefix: row.prefix, name, orgKey, createdAt: now };
+      });
+    },
+    list(orgKey) {
+      return orgKey === undefined ? listing().all() : listing().where(eq(organizations.key, orgKey)).all();
+    },
+    revoke(idOrPrefix, now) {
+      return db
+        .update(edgeTokens)
+        .set({ revokedAt: now })
+        .where(
+          and(isNull(edgeTokens.revokedAt), or(eq(edgeTokens.uuid, idOrPrefix), eq(edgeTokens.prefix, idOrPrefix))),
+        )
+        .returning({ id: edgeTokens.id })
+        .all().length;
+    },
+  };
+}
