@@ -6,16 +6,15 @@
 import { commit, version } from "../lib/version.ts";
 import { adminCommand, adminHelp } from "./admin.ts";
 import { alertsCommand, alertsHelp } from "./alerts.ts";
+import { demoHelp, serveHelp } from "./appliance-help.ts";
 import { CommandError, parseCommandArgs, UsageError } from "./args.ts";
 import { configCommand, configHelp } from "./config.ts";
-import { demoCommand, demoHelp } from "./demo.ts";
 import { edgesCommand, edgesHelp } from "./edges.ts";
 import { endpointsCommand, endpointsHelp } from "./endpoints.ts";
 import { asksForHelp, type CommandHelp, commandUsage, groupUsage } from "./help.ts";
 import { historyCommand, historyHelp } from "./history.ts";
 import { keysCommand, keysHelp } from "./keys.ts";
 import { mirrorCommand, mirrorHelp } from "./mirror.ts";
-import { serveCommand, serveHelp } from "./serve.ts";
 import { webhooksCommand, webhooksHelp } from "./webhooks-listen.ts";
 import { writesCommand, writesHelp } from "./writes.ts";
 
@@ -48,8 +47,17 @@ const keepsRunning =
   };
 
 export const commandGroups: readonly CommandGroup[] = [
-  { name: "serve", commands: [serveHelp], run: keepsRunning(serveCommand) },
-  { name: "demo", commands: [demoHelp], run: keepsRunning(demoCommand) },
+  // Loaded when they run: the appliance's modules would slow every other command's start.
+  {
+    name: "serve",
+    commands: [serveHelp],
+    run: keepsRunning(async (argv) => (await import("./serve.ts")).serveCommand(argv)),
+  },
+  {
+    name: "demo",
+    commands: [demoHelp],
+    run: keepsRunning(async (argv) => (await import("./demo.ts")).demoCommand(argv)),
+  },
   { name: "keys", commands: keysHelp, run: ends((argv) => keysCommand(argv, Date.now())) },
   { name: "alerts", commands: alertsHelp, run: ends(alertsCommand) },
   { name: "writes", commands: writesHelp, run: ends(writesCommand) },

@@ -19,20 +19,6 @@ import { version } from "../lib/version.ts";
 import type { Store } from "../store/index.ts";
 import { runAppliance } from "./appliance-process.ts";
 import { CommandError, parseCommandArgs, parsePort } from "./args.ts";
-import type { CommandHelp } from "./help.ts";
-
-export const demoHelp: CommandHelp = {
-  command: "demo",
-  arguments: "[--port P] [--host H] [--data DIR] [--days N]",
-  summary: "Run a demo organisation with simulated equipment, backfilled history, alerts and the sandbox API key.",
-  options: [
-    { flag: "--port P", text: "port to listen on, 0 for any free port (default 8080)" },
-    { flag: "--host H", text: "address to listen on (default 127.0.0.1)" },
-    { flag: "--data DIR", text: "data directory for the demo's store (default: fieldhub-demo in the temp directory)" },
-    { flag: "--days N", text: "days of history to backfill, 1 to 400 (default 7)" },
-  ],
-  notes: "Set FIELDHUB_LOG_REQUESTS=1 to log every API request; refusals and errors are always logged.",
-};
 
 export async function demoCommand(argv: string[]): Promise<void> {
   const { values } = parseCommandArgs(argv, {

@@ -6,22 +6,6 @@ import { createLogger } from "../lib/logger.ts";
 import { createMetricsRegistry } from "../lib/metrics.ts";
 import { runAppliance } from "./appliance-process.ts";
 import { CommandError, parseCommandArgs, parsePort, requireOption } from "./args.ts";
-import type { CommandHelp } from "./help.ts";
-
-export const serveHelp: CommandHelp = {
-  command: "serve",
-  arguments: "--config FILE --data DIR [--host H] [--port P]",
-  summary:
-    "Run fieldhub: poll the configured devices, store readings, evaluate alerts, send webhooks, serve the API and admin page.",
-  options: [
-    { flag: "--config FILE", text: "the config file (YAML; check it first with `fieldhub config check FILE`)" },
-    { flag: "--data DIR", text: "data directory; its store (fieldhub.db) is created on the first start" },
-    { flag: "--host H", text: "address to listen on (default: the config's server.host, 0.0.0.0)" },
-    { flag: "--port P", text: "port to listen on, 0 for any free port (default: the config's server.port, 8080)" },
-  ],
-  notes:
-    "Set FIELDHUB_LOG_REQUESTS=1 (or api.log_requests: true) to log every API request; refusals and errors are always logged.",
-};
 
 export async function serveCommand(argv: string[]): Promise<void> {
   const { values } = parseCommandArgs(argv, {
