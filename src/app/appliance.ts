@@ -73,6 +73,7 @@ export async function startAppliance(options: ApplianceOptions): Promise<Applian
     corsOrigins: config.http.corsOrigins,
     logRequests: requestLogsWanted(config.http.logRequests),
     healthChecks: parts.healthChecks,
+    healthDetails: parts.healthDetails,
     deviceHealth: parts.deviceHealth,
     onEvent: parts.eventRecorded,
     writeRegister: parts.writeRegister,

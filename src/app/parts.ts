@@ -17,6 +17,8 @@ import type { LinkOpener } from "../modbus/link.ts";
 import { registerModbusMetrics } from "../modbus/metrics.ts";
 import { type PollSink, startGatewayPoller } from "../modbus/poller.ts";
 import type { Store } from "../store/index.ts";
+import { startUplink, type UplinkStatus } from "../uplink/link.ts";
+import { registerUplinkMetrics } from "../uplink/metrics.ts";
 import { startDispatcher } from "../webhooks/dispatcher.ts";
 import { registerWebhookMetrics } from "../webhooks/metrics.ts";
 import { createRegisterWriter } from "./register-writes.ts";
@@ -143,6 +145,11 @@ export async function startParts(options: PartsOptions) {
   registerIngestMetrics(metrics, ingest);
   registerWebhookMetrics(metrics, dispatcher);
 
+  // A site with an uplink checks its link to the central (docs/fleet.md); a box on its own has none.
+  const uplink =
+    config.uplink === null ? null : startUplink({ ...config.uplink, clock, logger: logger.child({ part: "uplink" }) });
+  if (uplink !== null) registerUplinkMetrics(metrics, uplink);
+
   const writeRegister = createRegisterWriter({
     store,
     clock,
@@ -155,7 +162,10 @@ export async function startParts(options: PartsOptions) {
     eventRecorded,
     deviceHealth: health.reader,
     writeRegister,
-    /** For /healthz: ingest must be able to write. */
+    /**
+     * For /healthz: ingest must be able to write; an uplink must not be refused (an
+     * unreachable central is an outage the site rides out, not a fault of the site).
+     */
     healthChecks: [
       () => {
         const error = ingest.stats().writeError;
@@ -163,7 +173,15 @@ export async function startParts(options: PartsOptions) {
           ? { ok: true as const }
           : { ok: false as const, problem: `ingest cannot write: ${error}` };
       },
+      () => {
+        const link = uplink?.status();
+        return link?.state === "refused"
+          ? { ok: false as const, problem: `uplink refused by the central: ${link.reason}` }
+          : { ok: true as const };
+      },
     ],
+    /** /healthz shows a site's link to its central (docs/fleet.md): state, reason, last contact. */
+    healthDetails: (): Record<string, unknown> => (uplink === null ? {} : { uplink: presentUplink(uplink.status()) }),
     async stop(): Promise<void> {
       await Promise.all(schedules.map((schedule) => schedule.stop()));
       // Pollers first, so nothing arrives after the last flush.
@@ -172,6 +190,18 @@ export async function startParts(options: PartsOptions) {
       await status.stop();
       // In-flight attempts finish and are recorded; what is left stays due in the store.
       await dispatcher.stop();
+      await uplink?.stop();
     },
+  };
+}
+
+function presentUplink(status: UplinkStatus) {
+  return {
+    state: status.state,
+    reason: status.reason,
+    organization: status.organization,
+    site: status.site,
+    since: new Date(status.since).toISOString(),
+    last_contact_at: status.lastContactAt === null ? null : new Date(status.lastContactAt).toISOString(),
   };
 }

@@ -88,6 +88,10 @@ export function normaliseConfig(file: DefaultedFile, index: FileIndex): Fieldhub
     http: { corsOrigins: file.api.cors_origins, logRequests: file.api.log_requests },
     retention: { readingsDays: file.retention.readings_days },
     storage: { commitIntervalMs: file.storage.commit_interval_s * 1000 },
+    uplink:
+      file.uplink === undefined
+        ? null
+        : { url: file.uplink.url, token: file.uplink.token, checkIntervalMs: file.uplink.check_interval_s * 1000 },
     api: { rateLimitPerMinute: file.api.rate_limit_per_minute },
     webhooks: {
       timeoutMs: file.webhooks.timeout_s * 1000,

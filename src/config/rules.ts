@@ -34,6 +34,7 @@ export function ruleFindings(data: unknown): { findings: Finding[]; index: FileI
   const index = indexFile(data);
 
   checkPublicUrl(data.server, report);
+  checkUplinkUrl(data.uplink, report);
   checkOrganizations(data.organizations, report, ids);
   checkGateways(index, report, ids);
   checkAlerting(data, index, report, ids);
@@ -42,8 +43,16 @@ export function ruleFindings(data: unknown): { findings: Finding[]; index: FileI
 
 function checkPublicUrl(server: unknown, report: Report): void {
   if (!isRecord(server) || typeof server.public_url !== "string") return;
-  const text = server.public_url;
-  const path = ["server", "public_url"];
+  checkBaseUrl(server.public_url, ["server", "public_url"], "http://box.local:8080", report);
+}
+
+/** The central a site forwards to (docs/fleet.md): a base URL like server.public_url. */
+function checkUplinkUrl(uplink: unknown, report: Report): void {
+  if (!isRecord(uplink) || typeof uplink.url !== "string") return;
+  checkBaseUrl(uplink.url, ["uplink", "url"], "https://central.example.com", report);
+}
+
+function checkBaseUrl(text: string, path: string[], example: string, report: Report): void {
   let url: URL | undefined;
   try {
     url = new URL(text);
@@ -51,7 +60,7 @@ function checkPublicUrl(server: unknown, report: Report): void {
     url = undefined;
   }
   if (url === undefined || !/^https?:\/\/[^/]/i.test(text)) {
-    report(path, `must be an absolute http(s) URL such as http://box.local:8080; got ${describeValue(text)}`);
+    report(path, `must be an absolute http(s) URL such as ${example}; got ${describeValue(text)}`);
   } else if (text.endsWith("/")) {
     report(path, `must not end with "/"; got ${describeValue(text)}`);
   } else if (url.search !== "" || url.hash !== "" || text.includes("?") || text.includes("#")) {

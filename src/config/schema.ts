@@ -7,6 +7,7 @@
  * - `Type.Optional` marks fields without a default (they become null, or their
  *   default depends on other fields and is decided in normalise.ts);
  * - `patternHint` says in words what a `pattern` accepts, for the error message;
+ * - `secret: true` keeps a field's value out of its error message (a token);
  * - `discriminator` marks a union whose variants are picked by that field, so a
  *   mistake is reported against the variant the user chose, not against all of them.
  * Rules that span fields (references, uniqueness, host only on TCP, what a data type
@@ -34,6 +35,7 @@ export const defaults = {
   serverPort: 8080,
   readingsDays: 365,
   commitIntervalS: 10,
+  uplinkCheckIntervalS: 30,
   rateLimitPerMinute: 100,
   heartbeatS: 300,
   devicePort: 502,
@@ -121,6 +123,25 @@ export const storageSchema = Type.Object(
     commit_interval_s: Type.Integer({ minimum: 1, maximum: 300, default: defaults.commitIntervalS }),
   },
   { ...strict, default: {} },
+);
+
+/**
+ * A site's link to a central (docs/fleet.md, "Sites"): the central's URL and the
+ * edge token `fieldhub edges create` printed there. The site calls out; nothing
+ * calls in.
+ */
+export const uplinkSchema = Type.Object(
+  {
+    // Checked as a URL in rules.ts: a pattern cannot say what is wrong with it.
+    url: nonEmpty,
+    token: Type.String({
+      pattern: "^fhe_[0-9a-f]{64}$",
+      patternHint: "the edge token `fieldhub edges create` printed on the central: fhe_ and 64 hex digits",
+      secret: true,
+    }),
+    check_interval_s: Type.Integer({ minimum: 1, maximum: 3600, default: defaults.uplinkCheckIntervalS }),
+  },
+  strict,
 );
 
 export const apiSchema = Type.Object(
@@ -377,6 +398,7 @@ export const configSchema = Type.Object(
     server: serverSchema,
     retention: retentionSchema,
     storage: storageSchema,
+    uplink: Type.Optional(uplinkSchema),
     api: apiSchema,
     webhooks: webhooksSchema,
     organizations: Type.Array(organizationSchema, {

@@ -26,7 +26,11 @@ function explain(error: ValueError, context: Context): Finding[] {
   if (error.value === undefined && hasDefault(error.schema)) return [];
   const path = pointerToPath(error.path, context.root);
   const schema = error.schema as Record<string, unknown>;
-  const got = describeValue(error.value);
+  // A secret (`secret: true`, the uplink's token) is never repeated back: only its length.
+  const got =
+    schema.secret === true && typeof error.value === "string"
+      ? `${error.value.length} characters`
+      : describeValue(error.value);
   const at = (message: string): Finding[] => [{ path, message }];
 
   switch (error.type) {

@@ -49,6 +49,8 @@ export interface FieldhubConfig {
   retention: { readingsDays: number };
   /** From `storage`: readings are committed at most this long after they were read (what a power cut can lose). */
   storage: { commitIntervalMs: number };
+  /** From `uplink`: the central this site forwards to (docs/fleet.md), or null for a box on its own. */
+  uplink: { url: string; token: string; checkIntervalMs: number } | null;
   api: { rateLimitPerMinute: number };
   webhooks: { timeoutMs: number; retryDelaysMs: number[]; pauseAfterFailedMessages: number; logRetentionDays: number };
   /** Fully resolved: every id decided, gateways grouped under their organisation. */

@@ -18,6 +18,7 @@ import { anonymousRateHeaders, newRequestState, passApiGate, type RequestState }
 import { corsPolicy } from "./cors.ts";
 import { buildOpenApiDocument } from "./docs/openapi.ts";
 import { docsRoutes } from "./docs/pages.ts";
+import { edgeRoutes } from "./edge/session.ts";
 import { type HealthCheck, opsRoutes } from "./ops.ts";
 import { problemResponse } from "./problem.ts";
 import { FixedWindowRateLimiter } from "./rate-limit.ts";
@@ -43,6 +44,8 @@ export interface HttpAppDeps {
   metrics?: MetricsRegistry;
   /** Parts /healthz asks besides the store (ingest writing, for example). */
   healthChecks?: readonly HealthCheck[];
+  /** More for /healthz's body, by name (the uplink's state on a site, for example). */
+  healthDetails?: () => Record<string, unknown>;
   /** Called after an admin change that recorded an event: wakes webhook delivery at once. */
   onEvent?: () => void;
   /** Origins a browser may call /v1 from (config `api.cors_origins`); `*` for any. Default: none. */
@@ -204,8 +207,9 @@ export async function createHttpApp(deps: HttpAppDeps) {
     .onAfterResponse(({ request, route }) =>
       finish(request, route === "" || route === undefined ? "(no route)" : route),
     )
-    .use(opsRoutes(store, metrics, deps.healthChecks))
+    .use(opsRoutes(store, metrics, deps.healthChecks, deps.healthDetails))
     .use(docsRoutes(openApi))
+    .use(edgeRoutes(store))
     .use(
       adminRoutes({
         store,

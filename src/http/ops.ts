@@ -13,7 +13,12 @@ export type HealthCheck = () => { ok: true } | { ok: false; problem: string };
 /** /healthz writes to the store at most this often; calls in between reuse the answer. */
 const storeCheckEveryMs = 3_000;
 
-export function opsRoutes(store: Store, registry: MetricsRegistry, checks: readonly HealthCheck[] = []) {
+export function opsRoutes(
+  store: Store,
+  registry: MetricsRegistry,
+  checks: readonly HealthCheck[] = [],
+  details: () => Record<string, unknown> = () => ({}),
+) {
   let storeState = "writable";
   let checkedAt = Number.NEGATIVE_INFINITY;
   const checkStore = async (): Promise<string> => {
@@ -39,7 +44,7 @@ export function opsRoutes(store: Store, registry: MetricsRegistry, checks: reado
       if (storeState !== "writable") problems.unshift(`store not writable: ${storeState}`);
       const ok = problems.length === 0;
       return Response.json(
-        { status: ok ? "ok" : "error", store: storeState, problems, version },
+        { status: ok ? "ok" : "error", store: storeState, problems, version, ...details() },
         { status: ok ? 200 : 503 },
       );
     })

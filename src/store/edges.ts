@@ -43,6 +43,15 @@ export class EdgeNameTakenError extends Error {
   }
 }
 
+/** What the central knows of a site presenting its token. */
+export interface EdgeForRequest {
+  id: string;
+  name: string;
+  orgId: number;
+  orgKey: string;
+  revokedAt: number | null;
+}
+
 export interface EdgeStore {
   /** A new token for a site of an organisation; throws UnknownOrganizationError or EdgeNameTakenError. */
   create(orgKey: string, name: string, now: number): Promise<CreatedEdgeToken>;
@@ -50,9 +59,17 @@ export interface EdgeStore {
   list(orgKey?: string): Promise<EdgeTokenListing[]>;
   /** Revokes by token id or prefix at once; returns how many tokens were revoked now. */
   revoke(idOrPrefix: string, now: number): Promise<number>;
+  /** The token's site, looked up by hash on every call, so a revoke from the CLI counts at once; null when unknown. */
+  lookup(token: string): Promise<EdgeForRequest | null>;
 }
 
-export function sqliteEdgeStore({ db }: SqliteConnection): Synchronous<EdgeStore> {
+export function sqliteEdgeStore({ sqlite, db }: SqliteConnection): Synchronous<EdgeStore> {
+  const byHash = sqlite.prepare<EdgeForRequest, [string]>(
+    `SELECT e.uuid AS id, e.name AS name, e.org_id AS orgId, e.revoked_at AS revokedAt,
+            (SELECT o.key FROM organizations o WHERE o.id = e.org_id) AS orgKey
+       FROM edge_tokens e
+      WHERE e.hash = ?`,
+  );
   const listing = () =>
     db
       .select({
@@ -108,6 +125,9 @@ export function sqliteEdgeStore({ db }: SqliteConnection): Synchronous<EdgeStore
         )
         .returning({ id: edgeTokens.id })
         .all().length;
+    },
+    lookup(token) {
+      return byHash.get(sha256Hex(token));
     },
   };
 }
