@@ -4,10 +4,12 @@ import type { HttpApp } from "../http/app.ts";
 /**
  * The largest body the server reads (Bun's default is 128 MB). /v1 takes no
  * bodies; the largest admin request (an endpoint: a 2,000-character URL, a
- * description, 50 event types) is under 16 KB. Larger bodies get 413 before
- * they are buffered (docs/admin.md).
+ * description, 50 event types) is under 16 KB; the largest is a site's batch of
+ * forwarded readings (`maxForwardedReadings` rows of at most about 82 bytes:
+ * 0.82 MB, docs/fleet.md). Larger bodies get 413 before they are buffered
+ * (docs/admin.md); admin login and setup cap theirs at 8 KB.
  */
-const maxRequestBodySize = 64 * 1024;
+const maxRequestBodySize = 1024 * 1024;
 
 /** The address is taken (or not ours to bind): nothing was left listening. */
 export class ListenError extends Error {}

@@ -17,7 +17,8 @@ import type { LinkOpener } from "../modbus/link.ts";
 import { registerModbusMetrics } from "../modbus/metrics.ts";
 import { type PollSink, startGatewayPoller } from "../modbus/poller.ts";
 import type { Store } from "../store/index.ts";
-import { startUplink, type UplinkStatus } from "../uplink/link.ts";
+import { createForwarder, type ForwardStats } from "../uplink/forwarder.ts";
+import { startUplink, type UplinkStatus, uplinkCallTimeoutMs } from "../uplink/link.ts";
 import { registerUplinkMetrics } from "../uplink/metrics.ts";
 import { startDispatcher } from "../webhooks/dispatcher.ts";
 import { registerWebhookMetrics } from "../webhooks/metrics.ts";
@@ -145,10 +146,22 @@ export async function startParts(options: PartsOptions) {
   registerIngestMetrics(metrics, ingest);
   registerWebhookMetrics(metrics, dispatcher);
 
-  // A site with an uplink checks its link to the central (docs/fleet.md); a box on its own has none.
+  // A site with an uplink forwards to its central (docs/fleet.md); a box on its own has none.
+  const forwarder =
+    config.uplink === null
+      ? null
+      : createForwarder({
+          ...config.uplink,
+          store,
+          gateways: config.inventory.organizations.flatMap((organization) => organization.gateways),
+          now: () => clock.now(),
+          timeoutMs: uplinkCallTimeoutMs,
+        });
   const uplink =
-    config.uplink === null ? null : startUplink({ ...config.uplink, clock, logger: logger.child({ part: "uplink" }) });
-  if (uplink !== null) registerUplinkMetrics(metrics, uplink);
+    config.uplink === null || forwarder === null
+      ? null
+      : startUplink({ ...config.uplink, clock, logger: logger.child({ part: "uplink" }), forwarder });
+  if (uplink !== null && forwarder !== null) registerUplinkMetrics(metrics, uplink, forwarder, clock);
 
   const writeRegister = createRegisterWriter({
     store,
@@ -181,7 +194,8 @@ export async function startParts(options: PartsOptions) {
       },
     ],
     /** /healthz shows a site's link to its central (docs/fleet.md): state, reason, last contact. */
-    healthDetails: (): Record<string, unknown> => (uplink === null ? {} : { uplink: presentUplink(uplink.status()) }),
+    healthDetails: (): Record<string, unknown> =>
+      uplink === null || forwarder === null ? {} : { uplink: presentUplink(uplink.status(), forwarder.stats()) },
     async stop(): Promise<void> {
       await Promise.all(schedules.map((schedule) => schedule.stop()));
       // Pollers first, so nothing arrives after the last flush.
@@ -195,8 +209,12 @@ export async function startParts(options: PartsOptions) {
   };
 }
 
-function presentUplink(status: UplinkStatus) {
+function presentUplink(status: UplinkStatus, forwarding: ForwardStats) {
   return {
+    forwarded_readings: forwarding.forwarded,
+    forwarded_through:
+      forwarding.forwardedThrough === null ? null : new Date(forwarding.forwardedThrough).toISOString(),
+    complete_through: forwarding.completeThrough === null ? null : new Date(forwarding.completeThrough).toISOString(),
     state: status.state,
     reason: status.reason,
     organization: status.organization,

@@ -18,7 +18,9 @@ import { anonymousRateHeaders, newRequestState, passApiGate, type RequestState }
 import { corsPolicy } from "./cors.ts";
 import { buildOpenApiDocument } from "./docs/openapi.ts";
 import { docsRoutes } from "./docs/pages.ts";
-import { edgeRoutes } from "./edge/session.ts";
+import { edgeInventoryRoutes } from "./edge/inventory.ts";
+import { edgeReadingRoutes } from "./edge/readings.ts";
+import { edgeSessionRoutes } from "./edge/session.ts";
 import { type HealthCheck, opsRoutes } from "./ops.ts";
 import { problemResponse } from "./problem.ts";
 import { FixedWindowRateLimiter } from "./rate-limit.ts";
@@ -209,7 +211,9 @@ export async function createHttpApp(deps: HttpAppDeps) {
     )
     .use(opsRoutes(store, metrics, deps.healthChecks, deps.healthDetails))
     .use(docsRoutes(openApi))
-    .use(edgeRoutes(store))
+    .use(edgeSessionRoutes(store))
+    .use(edgeInventoryRoutes(store))
+    .use(edgeReadingRoutes(store))
     .use(
       adminRoutes({
         store,

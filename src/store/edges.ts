@@ -86,32 +86,37 @@ export function sqliteEdgeStore({ sqlite, db }: SqliteConnection): Synchronous<E
 
   return {
     create(orgKey, name, now) {
-      // One transaction: the name check and the insert cannot be split by another process.
-      return db.transaction((tx) => {
-        const org = tx
-          .select({ id: organizations.id })
-          .from(organizations)
-          .where(and(eq(organizations.key, orgKey), isNull(organizations.removedAt)))
-          .get();
-        if (org === undefined) throw new UnknownOrganizationError(orgKey);
-        const taken = tx
-          .select({ id: edgeTokens.id })
-          .from(edgeTokens)
-          .where(and(eq(edgeTokens.orgId, org.id), eq(edgeTokens.name, name), isNull(edgeTokens.revokedAt)))
-          .get();
-        if (taken !== undefined) throw new EdgeNameTakenError(orgKey, name);
-        const token = generateEdgeToken();
-        const row = {
-          uuid: randomUuid(),
-          orgId: org.id,
-          name,
-          prefix: token.slice(0, tokenPrefixLength),
-          hash: sha256Hex(token),
-          createdAt: now,
-        };
-        tx.insert(edgeTokens).values(row).run();
-        return { id: row.uuid, token, prefix: row.prefix, name, orgKey, createdAt: now };
-      });
+      // One transaction, taking the write lock first (a read that turns into a write
+      // cannot wait for another process's lock): the name check and the insert
+      // cannot be split by another process.
+      return db.transaction(
+        (tx) => {
+          const org = tx
+            .select({ id: organizations.id })
+            .from(organizations)
+            .where(and(eq(organizations.key, orgKey), isNull(organizations.removedAt)))
+            .get();
+          if (org === undefined) throw new UnknownOrganizationError(orgKey);
+          const taken = tx
+            .select({ id: edgeTokens.id })
+            .from(edgeTokens)
+            .where(and(eq(edgeTokens.orgId, org.id), eq(edgeTokens.name, name), isNull(edgeTokens.revokedAt)))
+            .get();
+          if (taken !== undefined) throw new EdgeNameTakenError(orgKey, name);
+          const token = generateEdgeToken();
+          const row = {
+            uuid: randomUuid(),
+            orgId: org.id,
+            name,
+            prefix: token.slice(0, tokenPrefixLength),
+            hash: sha256Hex(token),
+            createdAt: now,
+          };
+          tx.insert(edgeTokens).values(row).run();
+          return { id: row.uuid, token, prefix: row.prefix, name, orgKey, createdAt: now };
+        },
+        { behavior: "immediate" },
+      );
     },
     list(orgKey) {
       return orgKey === undefined ? listing().all() : listing().where(eq(organizations.key, orgKey)).all();

@@ -4,8 +4,8 @@
  * already decided (stable across restarts and edits); rows that left the config are
  * retired, not deleted, so their history stays readable.
  */
-import { and, eq, isNull, notInArray, sql } from "drizzle-orm";
-import type { Inventory, InventoryModbusDevice } from "../lib/inventory.ts";
+import { and, eq, isNull, notInArray, or, type SQL, sql } from "drizzle-orm";
+import type { Inventory, InventoryGateway, InventoryModbusDevice } from "../lib/inventory.ts";
 import type { Db, SqliteConnection } from "./connection.ts";
 import type { Synchronous } from "./resolved-operations.ts";
 import type { GatewayStatus } from "./schema.ts";
@@ -26,10 +26,78 @@ const firstStatus: GatewayStatus = "pending";
 export interface InventoryStore {
   /** Makes the store's inventory match `inventory`, in one transaction; rows that left it are retired. */
   sync(inventory: Inventory, now: number): Promise<void>;
+  /**
+   * On a central: makes the gateways a site forwards (docs/fleet.md) match its
+   * list, in the site's organisation, in one transaction; the site's gateways that
+   * left the list are retired. Throws GatewayOwnedElsewhereError, changing nothing,
+   * when a gateway (by id or serial) belongs to another site or to this box's config.
+   */
+  syncSite(site: { orgId: number; name: string }, gateways: readonly InventoryGateway[], now: number): Promise<void>;
+}
+
+/** A site may not take over a gateway of another site or of the central's own config. */
+export class GatewayOwnedElsewhereError extends Error {
+  constructor(readonly serial: string) {
+    super(`gateway ${serial} belongs to another site or to this central's own config`);
+  }
 }
 
 export function sqliteInventoryStore({ db }: SqliteConnection): Synchronous<InventoryStore> {
-  return { sync: (inventory, now) => syncInventory(db, inventory, now) };
+  return {
+    sync: (inventory, now) => syncInventory(db, inventory, now),
+    syncSite: (site, list, now) => syncSiteGateways(db, site, list, now),
+  };
+}
+
+function syncSiteGateways(
+  db: Db,
+  site: { orgId: number; name: string },
+  list: readonly InventoryGateway[],
+  now: number,
+): void {
+  db.transaction((tx) => {
+    const liveGatewayIds: number[] = [];
+    for (const gateway of list) {
+      const owners = tx
+        .select({ orgId: gateways.orgId, edgeSite: gateways.edgeSite })
+        .from(gateways)
+        .where(or(eq(gateways.uuid, gateway.id), eq(gateways.serial, gateway.serial)))
+        .all();
+      if (owners.some((owner) => owner.orgId !== site.orgId || owner.edgeSite !== site.name)) {
+        throw new GatewayOwnedElsewhereError(gateway.serial);
+      }
+      const values = {
+        orgId: site.orgId,
+        customerId: null,
+        serial: gateway.serial,
+        name: gateway.name,
+        heartbeatMs: gateway.heartbeatMs,
+        firmwareVer: gateway.firmwareVer,
+        ipEth: gateway.ipEth,
+        ipWifi: gateway.ipWifi,
+        ip4g: gateway.ip4g,
+        signal4g: gateway.signal4g,
+        retiredAt: null,
+        edgeSite: site.name,
+      };
+      const gatewayRow = tx
+        .insert(gateways)
+        .values({ uuid: gateway.id, status: firstStatus, createdAt: now, ...values })
+        .onConflictDoUpdate({ target: gateways.uuid, set: values })
+        .returning({ id: gateways.id })
+        .get();
+      liveGatewayIds.push(gatewayRow.id);
+      syncModbusDevices(tx, gatewayRow.id, gateway.modbusDevices, now);
+    }
+    retireMissing(
+      tx,
+      gateways,
+      gateways.id,
+      liveGatewayIds,
+      now,
+      and(eq(gateways.orgId, site.orgId), eq(gateways.edgeSite, site.name)),
+    );
+  });
 }
 
 function syncInventory(db: Db, inventory: Inventory, now: number): void {
@@ -75,6 +143,8 @@ function syncInventory(db: Db, inventory: Inventory, now: number): void {
           ip4g: gateway.ip4g,
           signal4g: gateway.signal4g,
           retiredAt: null,
+          // A gateway in this box's config is its own, even if a site forwarded it before.
+          edgeSite: null,
         };
         const gatewayRow = tx
           .insert(gateways)
@@ -86,7 +156,8 @@ function syncInventory(db: Db, inventory: Inventory, now: number): void {
         syncModbusDevices(tx, gatewayRow.id, gateway.modbusDevices, now);
       }
     }
-    retireMissing(tx, gateways, gateways.id, liveGatewayIds, now);
+    // Gateways that sites forward (docs/fleet.md) are not the config's to retire.
+    retireMissing(tx, gateways, gateways.id, liveGatewayIds, now, isNull(gateways.edgeSite));
     removeMissingOrganizations(tx, liveOrgIds, now);
   });
 }
@@ -197,7 +268,7 @@ function retireMissing(
   idColumn: typeof gateways.id | typeof modbusDevices.id | typeof registers.id,
   liveIds: number[],
   now: number,
-  scope?: ReturnType<typeof eq>,
+  scope?: SQL,
 ): void {
   const conditions = [isNull(table.retiredAt), notInArray(idColumn, liveIds.length > 0 ? liveIds : [-1])];
   if (scope !== undefined) conditions.push(scope);

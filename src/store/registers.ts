@@ -89,7 +89,12 @@ export interface RegisterStore {
   recordTexts(texts: readonly { registerId: number; text: string }[]): Promise<void>;
   /** Every register (retired ones too) with gateway serial, device name and storage period. */
   catalog(): Promise<CatalogRegister[]>;
+  /** On a central: the live registers of the gateways one site forwards (docs/fleet.md), with their storage periods. */
+  ofSite(orgId: number, siteName: string): Promise<SiteRegister[]>;
 }
+
+/** A register a site forwards readings of: internal id, public id, storage period (ms, null: the default). */
+export type SiteRegister = { id: number; uuid: string; storageIntervalMs: number | null };
 
 /**
  * Prepared once per store: the registers endpoint is the one clients poll, so it
@@ -140,7 +145,13 @@ export function sqliteRegisterStore({ sqlite }: SqliteConnection, latest: Latest
        FROM registers r JOIN modbus_devices d ON d.id = r.modbus_device_id JOIN gateways g ON g.id = r.gateway_id
        JOIN organizations o ON o.id = g.org_id`,
   );
+  const ofSite = sqlite.prepare<SiteRegister, [number, string]>(
+    `SELECT r.id AS id, r.uuid AS uuid, d.storage_interval_ms AS storageIntervalMs
+       FROM registers r JOIN modbus_devices d ON d.id = r.modbus_device_id JOIN gateways g ON g.id = r.gateway_id
+      WHERE g.org_id = ?1 AND g.edge_site = ?2 AND g.retired_at IS NULL AND r.retired_at IS NULL`,
+  );
   return {
+    ofSite: (orgId, siteName) => ofSite.all(orgId, siteName),
     list: (gatewayId, modbusDeviceId) =>
       withLatest(modbusDeviceId === undefined ? all.all(gatewayId) : ofDevice.all(gatewayId, modbusDeviceId)),
     idsOfGateway: (gatewayId) => idsOfGateway.all(gatewayId),

@@ -78,6 +78,11 @@ export const gateways = sqliteTable(
     claimedAt: integer("claimed_at"),
     /** Set when the gateway left the config; kept so its history stays readable. */
     retiredAt: integer("retired_at"),
+    /**
+     * On a central: the site (edge token name, docs/fleet.md) that forwards this
+     * gateway and alone may change it; null for a gateway of this box's own config.
+     */
+    edgeSite: text("edge_site"),
   },
   (table) => [index("gateways_org_last_seen").on(table.orgId, table.lastSeen)],
 );

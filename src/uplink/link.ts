@@ -3,10 +3,12 @@
  * site asks `GET {url}/edge/v1/session` with its edge token, outward only (sites
  * sit behind NAT). The answer is the link's state: connected, unreachable (the
  * site keeps polling and storing; its history is the buffer) or refused (a
- * revoked or unknown token: an operator must act, so /healthz says so).
+ * revoked or unknown token, or a forward the central refuses: an operator must
+ * act, so /healthz says so). While connected, each round forwards what is new.
  */
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/logger.ts";
+import { ForwardError, type Forwarder } from "./forwarder.ts";
 
 export type UplinkState = "connecting" | "connected" | "unreachable" | "refused";
 
@@ -28,8 +30,10 @@ export interface UplinkOptions {
   checkIntervalMs: number;
   clock: Clock;
   logger: Logger;
-  /** How long one check may take before it counts as unreachable. */
+  /** How long one call may take before it counts as unreachable. */
   timeoutMs?: number;
+  /** Forwarding (forwarder.ts), run after each accepted check; absent: the link is only checked. */
+  forwarder?: Forwarder;
 }
 
 export interface Uplink {
@@ -37,7 +41,8 @@ export interface Uplink {
   stop(): Promise<void>;
 }
 
-const defaultTimeoutMs = 10_000;
+/** How long one call to the central may take before it counts as unreachable. */
+export const uplinkCallTimeoutMs = 10_000;
 
 export function startUplink(options: UplinkOptions): Uplink {
   const { clock, logger } = options;
@@ -66,33 +71,28 @@ export function startUplink(options: UplinkOptions): Uplink {
     const fields = { central: options.url, state: next.state, reason: next.reason };
     if (next.state === "connected")
       logger.info({ ...fields, organization: next.organization, site: next.site }, "uplink connected");
-    else if (next.state === "refused")
-      logger.error(fields, "uplink refused by the central: the edge token is not accepted");
+    else if (next.state === "refused") logger.error(fields, "uplink refused by the central");
     else logger.warn(fields, "uplink cannot reach the central; readings stay in the local history meanwhile");
   };
 
-  const check = async (): Promise<void> => {
+  /** Asks the central about the token: the accepted session, or null (the state then says why). */
+  const check = async (): Promise<{ organization: string | null; site: string | null } | null> => {
     let response: Response;
     try {
       response = await fetch(sessionUrl, {
         headers: { authorization: `Bearer ${options.token}` },
-        signal: AbortSignal.timeout(options.timeoutMs ?? defaultTimeoutMs),
+        signal: AbortSignal.timeout(options.timeoutMs ?? uplinkCallTimeoutMs),
       });
     } catch (error) {
       become({ state: "unreachable", reason: describeNetworkError(error), organization: null, site: null }, false);
-      return;
+      return null;
     }
     const body = (await response.json().catch(() => null)) as Record<string, unknown> | null;
     if (response.ok) {
-      become(
-        {
-          state: "connected",
-          reason: null,
-          organization: typeof body?.organization === "string" ? body.organization : null,
-          site: typeof body?.site === "string" ? body.site : null,
-        },
-        true,
-      );
+      return {
+        organization: typeof body?.organization === "string" ? body.organization : null,
+        site: typeof body?.site === "string" ? body.site : null,
+      };
     } else if (response.status === 401 || response.status === 403) {
       const code = typeof body?.code === "string" ? body.code : `HTTP ${response.status}`;
       const detail = typeof body?.detail === "string" ? `: ${body.detail}` : "";
@@ -108,13 +108,35 @@ export function startUplink(options: UplinkOptions): Uplink {
         true,
       );
     }
+    return null;
+  };
+
+  /**
+   * One round: the session check, then (accepted) forwarding. Connected means both
+   * went through, so a forward the central refuses does not flap the state.
+   */
+  const round = async (): Promise<void> => {
+    const session = await check();
+    if (session === null) return;
+    const forwarder = options.forwarder;
+    // Whatever the central lost or kept meanwhile, a new connection starts from what it acknowledges.
+    if (status.state !== "connected") forwarder?.reset();
+    try {
+      await forwarder?.forward(() => !stopped);
+    } catch (error) {
+      if (!(error instanceof ForwardError)) throw error;
+      forwarder?.reset();
+      become({ state: error.refused ? "refused" : "unreachable", reason: error.message, ...session }, true);
+      return;
+    }
+    become({ state: "connected", reason: null, ...session }, true);
   };
 
   // One check at a time, on a monotonic timer: a clock step neither skips nor repeats one.
   const loop = async () => {
     while (!stopped) {
-      // check() handles every answer and network error itself; this guard keeps a surprise from ending the process.
-      running = check().catch((error: unknown) =>
+      // round() handles every answer and network error itself; this guard keeps a surprise from ending the process.
+      running = round().catch((error: unknown) =>
         become({ state: "unreachable", reason: String(error), organization: null, site: null }, false),
       );
       await running;

@@ -1,10 +1,13 @@
-/** The uplink's Prometheus metrics (docs/fleet.md), read at each scrape. */
-import { gaugedFrom, type MetricsRegistry } from "../lib/metrics.ts";
+/** The uplink's Prometheus metrics (docs/fleet.md): the link's state, forwarding progress and lag, read at each scrape. */
+import type { Clock } from "../lib/clock.ts";
+import { countedFrom, gaugedFrom, type MetricsRegistry } from "../lib/metrics.ts";
+import type { Forwarder } from "./forwarder.ts";
 import type { Uplink, UplinkState } from "./link.ts";
 
 const states: readonly UplinkState[] = ["connecting", "connected", "unreachable", "refused"];
 
-export function registerUplinkMetrics(registry: MetricsRegistry, uplink: Uplink): void {
+export function registerUplinkMetrics(registry: MetricsRegistry, uplink: Uplink, forwarder: Forwarder, clock: Clock) {
+  const startedAt = clock.now();
   gaugedFrom(registry, "fieldhub_uplink_state", "1 for the uplink's current state, 0 for the others", ["state"], () =>
     states.map((state) => ({ labels: { state }, value: uplink.status().state === state ? 1 : 0 })),
   );
@@ -14,5 +17,29 @@ export function registerUplinkMetrics(registry: MetricsRegistry, uplink: Uplink)
     "When the central last answered (Unix time); 0 before it first did",
     [],
     () => [{ labels: {}, value: (uplink.status().lastContactAt ?? 0) / 1000 }],
+  );
+  countedFrom(
+    registry,
+    "fieldhub_uplink_forwarded_readings_total",
+    "Readings the central acknowledged (stored, or already there) since start",
+    [],
+    () => [{ labels: {}, value: forwarder.stats().forwarded }],
+  );
+  gaugedFrom(
+    registry,
+    "fieldhub_uplink_forwarded_through_seconds",
+    "Time of the newest reading the central acknowledged (Unix time); 0 before the first",
+    [],
+    () => [{ labels: {}, value: (forwarder.stats().forwardedThrough ?? 0) / 1000 }],
+  );
+  gaugedFrom(
+    registry,
+    "fieldhub_uplink_lag_seconds",
+    "How far behind the central is: every reading stored before now minus this is there (since start when none is yet)",
+    [],
+    () => {
+      const { completeThrough } = forwarder.stats();
+      return [{ labels: {}, value: Math.max(0, clock.now() - (completeThrough ?? startedAt)) / 1000 }];
+    },
   );
 }

@@ -220,7 +220,9 @@ describe("upgrading readings to seconds (migration 0006)", () => {
     sqliteOf(before).exec(`
       ALTER TABLE organizations DROP COLUMN removed_at;
       DROP INDEX webhook_deliveries_endpoint_due;`);
-    sqliteOf(before).exec("DROP TABLE history_generation; DROP TABLE edge_tokens;");
+    sqliteOf(before).exec(
+      "DROP TABLE history_generation; DROP TABLE edge_tokens; ALTER TABLE gateways DROP COLUMN edge_site;",
+    );
     await before.close();
 
     // 0006 and every later migration run, then the block conversion (history/upgrade.ts) moves every row.

@@ -20,6 +20,7 @@ import historyUpgrade from "./0011_history_upgrade.sql" with { type: "text" };
 import deviceStorageInterval from "./0012_device_storage_interval.sql" with { type: "text" };
 import historyGeneration from "./0013_history_generation.sql" with { type: "text" };
 import edgeTokens from "./0014_edge_tokens.sql" with { type: "text" };
+import gatewayEdgeSite from "./0015_gateway_edge_site.sql" with { type: "text" };
 import journal from "./meta/_journal.json" with { type: "json" };
 
 export const migrationSql: Record<string, string> = {
@@ -38,6 +39,7 @@ export const migrationSql: Record<string, string> = {
   "0012_device_storage_interval": deviceStorageInterval,
   "0013_history_generation": historyGeneration,
   "0014_edge_tokens": edgeTokens,
+  "0015_gateway_edge_site": gatewayEdgeSite,
 };
 
 export const migrationJournal: { entries: { tag: string; when: number; breakpoints: boolean }[] } = journal;

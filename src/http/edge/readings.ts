@@ -1,0 +1,69 @@
+/**
+ * The readings a site forwards (docs/fleet.md, "Forwarding"):
+ * - `GET /edge/v1/positions`: the newest stored reading time of each of the site's
+ *   registers, where the site resumes (the last position the central acknowledged);
+ * - `POST /edge/v1/readings`: a batch `[register id, ts ms, raw value]`, stored with
+ *   the history import's rule (a register's storage period holds one reading), so a
+ *   resent batch stores nothing twice. A register that is not one of the site's
+ *   refuses the whole batch (a site writes into no other organisation or site).
+ */
+import { Elysia, t } from "elysia";
+import { maxForwardedReadings } from "../../lib/edge-protocol.ts";
+import { CodedError } from "../../lib/errors.ts";
+import { effectiveStorageInterval } from "../../lib/storage-period.ts";
+import type { Store } from "../../store/index.ts";
+import type { ReadingTuple } from "../../store/readings.ts";
+import { authenticateSite } from "./auth.ts";
+
+const ForwardedReadings = t.Object({
+  readings: t.Array(
+    t.Tuple([t.String({ format: "uuid" }), t.Integer({ minimum: 0 }), t.Union([t.Number(), t.Null()])]),
+    {
+      maxItems: maxForwardedReadings,
+    },
+  ),
+});
+
+export function edgeReadingRoutes(store: Store) {
+  return new Elysia()
+    .get("/edge/v1/positions", async ({ request }) => {
+      const site = await authenticateSite(store, request);
+      const registers = await store.registers.ofSite(site.orgId, site.name);
+      const newest = await store.readings.newestTimes();
+      const positions: Record<string, number> = {};
+      for (const register of registers) {
+        const ts = newest.get(register.id);
+        if (ts !== undefined) positions[register.uuid] = ts;
+      }
+      return Response.json({ positions });
+    })
+    .post(
+      "/edge/v1/readings",
+      async ({ request, body }) => {
+        const site = await authenticateSite(store, request);
+        const registers = new Map(
+          (await store.registers.ofSite(site.orgId, site.name)).map((register) => [register.uuid, register]),
+        );
+        const batch: ReadingTuple[] = [];
+        const unknown = new Set<string>();
+        for (const [uuid, ts, rawValue] of body.readings) {
+          const register = registers.get(uuid.toLowerCase());
+          if (register === undefined) unknown.add(uuid);
+          else batch.push([register.id, ts, rawValue]);
+        }
+        if (unknown.size > 0) {
+          throw new CodedError(
+            "invalid_parameter",
+            `Not registers of site "${site.name}" (send its inventory first): ${[...unknown].slice(0, 5).join(", ")}${unknown.size > 5 ? ` and ${unknown.size - 5} more` : ""}. Nothing was stored.`,
+          );
+        }
+        const periods = new Map<number, number>();
+        for (const register of registers.values()) {
+          periods.set(register.id, effectiveStorageInterval(register.storageIntervalMs));
+        }
+        const counts = await store.readings.importReadings(batch, periods);
+        return Response.json(counts);
+      },
+      { body: ForwardedReadings },
+    );
+}

@@ -1,0 +1,11 @@
+/**
+ * The contract between a site and its central's /edge door (docs/fleet.md): both
+ * halves read their limits from here.
+ */
+
+/**
+ * Readings per `POST /edge/v1/readings` at most: one store transaction on the
+ * central, 0.6 to 0.82 MB of JSON (a row is a UUID, a time in ms and a number),
+ * under the server's 1 MiB body cap (app/http-server.ts).
+ */
+export const maxForwardedReadings = 10_000;

@@ -1,0 +1,140 @@
+/**
+ * Forwarding a site's inventory and readings to its central (docs/fleet.md,
+ * "Forwarding"). The site's own history is the buffer: each round sends, oldest
+ * first, every stored reading newer than the position the central acknowledged for
+ * its register, in batches the central stores idempotently (a resent batch stores
+ * nothing twice). Only committed readings are read, so nothing is forwarded that a
+ * crash of the site could take back.
+ */
+import { maxForwardedReadings } from "../lib/edge-protocol.ts";
+import type { InventoryGateway } from "../lib/inventory.ts";
+import type { Store } from "../store/index.ts";
+
+/** The central refused or failed a call: `refused` for 4xx answers (an operator must act), else unreachable. */
+export class ForwardError extends Error {
+  constructor(
+    message: string,
+    readonly refused: boolean,
+  ) {
+    super(message);
+  }
+}
+
+export interface ForwarderOptions {
+  url: string;
+  token: string;
+  store: Store;
+  /** What the site polls, with its stable ids (the config's inventory). */
+  gateways: readonly InventoryGateway[];
+  now(): number;
+  timeoutMs: number;
+}
+
+export interface ForwardStats {
+  /** Readings the central acknowledged (stored, or already there). */
+  forwarded: number;
+  /** The newest reading time the central acknowledged (Unix ms), or null. */
+  forwardedThrough: number | null;
+  /**
+   * When the last round that sent everything began (Unix ms), or null: every
+   * reading stored before then is at the central.
+   */
+  completeThrough: number | null;
+}
+
+export function createForwarder(options: ForwarderOptions) {
+  const { store } = options;
+  let inventorySent = false;
+  let positions: Map<string, number> | null = null;
+  const stats: ForwardStats = { forwarded: 0, forwardedThrough: null, completeThrough: null };
+  const siteRegisters = new Set(
+    options.gateways.flatMap((gateway) =>
+      gateway.modbusDevices.flatMap((device) => device.registers.map((register) => register.id)),
+    ),
+  );
+
+  const call = async (method: string, path: string, body?: unknown): Promise<Response> => {
+    let response: Response;
+    try {
+      response = await fetch(`${options.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${options.token}`, "content-type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(options.timeoutMs),
+      });
+    } catch (error) {
+      throw new ForwardError(`${method} ${path}: ${error instanceof Error ? error.message : String(error)}`, false);
+    }
+    if (response.ok) return response;
+    const problem = (await response.json().catch(() => null)) as { code?: unknown; detail?: unknown } | null;
+    const said = typeof problem?.code === "string" ? `${problem.code}: ${String(problem.detail ?? "")}` : "";
+    throw new ForwardError(`${method} ${path}: HTTP ${response.status} ${said}`.trim(), response.status < 500);
+  };
+
+  const send = async (batch: [string, number, number | null][]): Promise<void> => {
+    await call("POST", "/edge/v1/readings", { readings: batch });
+    for (const [uuid, ts] of batch) {
+      if (ts > (positions?.get(uuid) ?? Number.NEGATIVE_INFINITY)) positions?.set(uuid, ts);
+      if (ts > (stats.forwardedThrough ?? Number.NEGATIVE_INFINITY)) stats.forwardedThrough = ts;
+    }
+    stats.forwarded += batch.length;
+  };
+
+  return {
+    stats: (): ForwardStats => stats,
+    /** After a failure or a reconnect the inventory is sent and the positions asked again. */
+    reset(): void {
+      inventorySent = false;
+      positions = null;
+    },
+    /**
+     * One round: the inventory if not yet sent, then every reading newer than its
+     * position, while `goOn()` (checked between batches: a stop need not wait for a
+     * long catch-up). Throws ForwardError.
+     */
+    async forward(goOn: () => boolean = () => true): Promise<void> {
+      const began = options.now();
+      if (!inventorySent) {
+        await call("PUT", "/edge/v1/inventory", { gateways: options.gateways });
+        inventorySent = true;
+      }
+      if (positions === null) {
+        const answer = (await (await call("GET", "/edge/v1/positions")).json()) as {
+          positions: Record<string, number>;
+        };
+        positions = new Map(Object.entries(answer.positions));
+      }
+      const known = positions;
+      const ids = (await store.registers.allIds()).filter((register) => siteRegisters.has(register.uuid));
+      if (ids.length === 0) {
+        stats.completeThrough = began;
+        return;
+      }
+      const uuidOf = new Map(ids.map((register) => [register.id, register.uuid]));
+      // Oldest first from the register furthest behind; a register the central has nothing of starts at the beginning.
+      const since = Math.min(...ids.map((register) => (known.get(register.uuid) ?? -1) + 1));
+      let batch: [string, number, number | null][] = [];
+      for await (const page of store.readings.scan({
+        registerIds: ids.map((register) => register.id),
+        since: Math.max(0, since),
+        until: options.now() + 60_000,
+        pageSize: maxForwardedReadings,
+      })) {
+        for (const row of page) {
+          const uuid = uuidOf.get(row.registerId) ?? "";
+          if (row.ts <= (known.get(uuid) ?? Number.NEGATIVE_INFINITY)) continue;
+          batch.push([uuid, row.ts, row.rawValue]);
+          if (batch.length === maxForwardedReadings) {
+            await send(batch);
+            batch = [];
+            if (!goOn()) return;
+          }
+        }
+      }
+      if (batch.length > 0) await send(batch);
+      stats.completeThrough = began;
+    },
+  };
+}
+
+export type Forwarder = ReturnType<typeof createForwarder>;

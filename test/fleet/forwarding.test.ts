@@ -1,0 +1,365 @@
+/**
+ * Sites forwarding to a central (docs/fleet.md, "Forwarding"), on real processes:
+ * a central `fieldhub serve`, two site `fieldhub serve`s each polling its own
+ * pymodbus peer and forwarding with an edge token of its own organisation. The
+ * central is killed (-9) while the sites keep polling, then comes back: every
+ * reading arrives exactly once (the central's counts per register equal the
+ * sites'), each organisation sees only its site's gateway, and a site that names
+ * another site's gateway is refused and changes nothing.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { hasPymodbus, peerSiteYaml, startModbusPeer } from "../faults/harness/modbus-peer.ts";
+import { freePort, type RunningCli, runCli, servedUrl, startCli } from "../harness/cli.ts";
+
+const centralYaml = `
+organizations:
+  - key: acme
+    name: Acme Greenhouses
+  - key: globex
+    name: Globex Utilities
+`;
+
+interface Box {
+  name: string;
+  dataDir: string;
+  process: RunningCli;
+  url: string;
+  key: string;
+}
+
+let workDir: string;
+let centralPort: number;
+let centralUrl: string;
+let central: RunningCli | undefined;
+const sites: Box[] = [];
+const peers: Awaited<ReturnType<typeof startModbusPeer>>[] = [];
+const centralKeys = new Map<string, string>();
+
+async function startCentral(): Promise<RunningCli> {
+  const process = startCli([
+    "serve",
+    "--config",
+    join(workDir, "central.yaml"),
+    "--data",
+    join(workDir, "central"),
+    "--host",
+    "127.0.0.1",
+    "--port",
+    String(centralPort),
+  ]);
+  await process.waitFor(servedUrl);
+  return process;
+}
+
+async function cli(args: string[]): Promise<string> {
+  const result = await runCli(args);
+  if (result.code !== 0) throw new Error(`fieldhub ${args.join(" ")}: ${result.stderr}`);
+  return result.stdout.trim();
+}
+
+async function apiKey(dataDir: string, org: string): Promise<string> {
+  return cli([
+    "keys",
+    "create",
+    "--data",
+    dataDir,
+    "--org",
+    org,
+    "--name",
+    "test",
+    "--scopes",
+    "devices:read,registers:read",
+    // The test reads every reading through the API, a page at a time.
+    "--rate-limit",
+    "100000",
+  ]);
+}
+
+async function getJson<T>(base: string, key: string, path: string): Promise<T> {
+  const response = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${key}` } });
+  if (!response.ok) throw new Error(`${path}: HTTP ${response.status} ${await response.text()}`);
+  return (await response.json()) as T;
+}
+
+/** Every stored reading time of each register of the gateway with this serial, in [since, until). */
+async function storedTimes(base: string, key: string, serial: string, since: string, until: string) {
+  const gateways = await getJson<{ data: { id: string; serial: string }[] }>(base, key, "/v1/devices");
+  const gateway = gateways.data.find((row) => row.serial === serial);
+  if (gateway === undefined) return null;
+  const registers = await getJson<{ data: { id: string; name: string }[] }>(
+    base,
+    key,
+    `/v1/devices/${gateway.id}/registers`,
+  );
+  const times = new Map<string, string[]>();
+  for (const register of registers.data) {
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const query = `register_id=${register.id}&since=${since}&until=${until}&order=asc&limit=1000${cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`}`;
+      const page: { data: { ts: string }[]; meta: { next_cursor: string | null } } = await getJson(
+        base,
+        key,
+        `/v1/devices/${gateway.id}/readings?${query}`,
+      );
+      seen.push(...page.data.map((row) => row.ts));
+      cursor = page.meta.next_cursor;
+    } while (cursor !== null);
+    times.set(register.name, seen);
+  }
+  return times;
+}
+
+interface SiteHealth {
+  status: string;
+  problems: string[];
+  uplink?: {
+    state: string;
+    reason: string | null;
+    complete_through: string | null;
+    forwarded_readings: number;
+    forwarded_through: string | null;
+  };
+}
+
+async function health(site: Box): Promise<{ code: number; body: SiteHealth }> {
+  const response = await fetch(`${site.url}/healthz`);
+  return { code: response.status, body: (await response.json()) as SiteHealth };
+}
+
+async function until<T>(
+  read: () => Promise<T>,
+  accept: (value: T) => boolean,
+  timeoutMs = 30_000,
+  stepMs = 250,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last = await read();
+  while (!accept(last)) {
+    if (Date.now() > deadline) throw new Error(`not reached in ${timeoutMs} ms; last: ${JSON.stringify(last)}`);
+    await Bun.sleep(stepMs);
+    last = await read();
+  }
+  return last;
+}
+
+interface PreparedSite {
+  name: string;
+  configPath: string;
+  dataDir: string;
+}
+
+/** A site's peer, edge token, config and imported history, before its serve starts. */
+async function prepareSite(name: string, org: string, serial: string): Promise<PreparedSite> {
+  const peer = await startModbusPeer();
+  peers.push(peer);
+  const token = await cli(["edges", "create", "--data", join(workDir, "central"), "--org", org, "--name", name]);
+  const uplink = `uplink: { url: "${centralUrl}", token: ${token}, check_interval_s: 1 }\nstorage: { commit_interval_s: 1 }\n`;
+  const configPath = join(workDir, `${name}.yaml`);
+  writeFileSync(configPath, peerSiteYaml({ serial, port: peer.port, storageIntervalS: 60, before: uplink }), {
+    mode: 0o600,
+  });
+  const dataDir = join(workDir, name);
+  // The site's history before it first forwards: 60 days a minute apart (172,800 readings), so the first catch-up is a burst.
+  const historyPath = join(workDir, `${name}.ndjson`);
+  writeFileSync(historyPath, historyLines(serial));
+  await cli([
+    "history",
+    "import",
+    "--data",
+    dataDir,
+    "--config",
+    configPath,
+    "--format",
+    "ndjson",
+    "--quiet",
+    historyPath,
+  ]);
+  return { name, configPath, dataDir };
+}
+
+function launchSite(site: PreparedSite): RunningCli {
+  return startCli(["serve", "--config", site.configPath, "--data", site.dataDir, "--host", "127.0.0.1", "--port", "0"]);
+}
+
+const historyDays = 60;
+const historyStart = Math.floor(Date.now() / 60_000) * 60_000 - (historyDays * 24 * 60 + 10) * 60_000;
+
+function historyLines(serial: string): string {
+  const lines: string[] = [];
+  for (let minute = 0; minute < historyDays * 24 * 60; minute++) {
+    const ts = new Date(historyStart + minute * 60_000).toISOString();
+    for (const register of ["r0", "r1"]) {
+      const raw = (minute * 7 + register.length) % 500;
+      lines.push(JSON.stringify({ gateway: serial, device: "Meter", register, ts, raw_value: raw }));
+    }
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+describe.skipIf(!hasPymodbus)("sites forwarding to a central (needs Debian's python3-pymodbus)", () => {
+  beforeAll(async () => {
+    workDir = mkdtempSync(join(tmpdir(), "fieldhub-forwarding-"));
+    writeFileSync(join(workDir, "central.yaml"), centralYaml);
+    centralPort = freePort();
+    centralUrl = `http://127.0.0.1:${centralPort}`;
+    central = await startCentral();
+    centralKeys.set("acme", await apiKey(join(workDir, "central"), "acme"));
+    centralKeys.set("globex", await apiKey(join(workDir, "central"), "globex"));
+    // Both sites are ready before either starts, so the test meets the north site in its first burst.
+    const prepared = [await prepareSite("north", "acme", "NORTH-1"), await prepareSite("south", "globex", "SOUTH-1")];
+    const processes = prepared.map(launchSite);
+    for (const [index, site] of prepared.entries()) {
+      const process = processes[index] as RunningCli;
+      sites.push({ name: site.name, dataDir: site.dataDir, process, url: await process.waitFor(servedUrl), key: "" });
+    }
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const site of sites) await site.process.stop();
+    await central?.stop();
+    for (const peer of peers) await peer.stop();
+    if (workDir !== undefined) rmSync(workDir, { recursive: true, force: true });
+  });
+
+  test("the central killed (-9) during the sites' catch-up burst: after it returns, every reading is there exactly once", async () => {
+    const north = sites[0];
+    if (north === undefined) throw new Error("site missing");
+    // Killed mid-burst: the north site has forwarded part of its history, not all.
+    await until(
+      () => health(north),
+      (answer) => (answer.body.uplink?.forwarded_readings ?? 0) > 0,
+      30_000,
+      5,
+    );
+    central?.proc.kill("SIGKILL");
+    await central?.proc.exited;
+    const atKill = (await health(north)).body.uplink;
+    console.log(
+      `central killed with north at ${atKill?.forwarded_readings} of ${historyDays * 24 * 60 * 2} readings forwarded`,
+    );
+    for (const site of sites) {
+      const away = await until(
+        () => health(site),
+        (answer) => answer.body.uplink?.state === "unreachable",
+        15_000,
+      );
+      expect(away.code).toBe(200);
+    }
+    await Bun.sleep(3_000);
+    central = await startCentral();
+    const restartedAt = Date.now();
+    // Readings are committed within commit_interval_s (1 s): a complete round that began 1.5 s after the cut has them all.
+    const cut = new Date(restartedAt - 1_000).toISOString();
+    const complete = new Date(restartedAt + 500).toISOString();
+    for (const site of sites) {
+      await until(
+        () => health(site),
+        (answer) =>
+          answer.body.uplink?.state === "connected" && (answer.body.uplink.complete_through ?? "") >= complete,
+        60_000,
+      );
+    }
+    const completeAfterMs = Date.now() - restartedAt;
+    console.log(`both sites complete ${completeAfterMs} ms after the central's restart`);
+    for (const site of sites) site.key = await apiKey(site.dataDir, "site");
+    const since = new Date(historyStart - 60_000).toISOString();
+    for (const [site, org, serial] of [
+      [sites[0], "acme", "NORTH-1"],
+      [sites[1], "globex", "SOUTH-1"],
+    ] as const) {
+      if (site === undefined) throw new Error("site missing");
+      const local = await storedTimes(site.url, site.key, serial, since, cut);
+      const forwarded = await storedTimes(centralUrl, centralKeys.get(org) ?? "", serial, since, cut);
+      const counts = [...(local ?? new Map<string, string[]>()).entries()].map(([name, times]) => [name, times.length]);
+      console.log(`${site.name}: readings per register before ${cut}: ${JSON.stringify(counts)}`);
+      for (const [, times] of local ?? new Map<string, string[]>()) {
+        expect(times.length).toBeGreaterThanOrEqual(historyDays * 24 * 60);
+      }
+      // Exactly once: the same times, none missing, none twice.
+      expect(forwarded).toEqual(local);
+    }
+  }, 120_000);
+
+  test("each organisation sees its own site's gateway, with readings, and nothing of the other", async () => {
+    for (const [org, serial, other] of [
+      ["acme", "NORTH-1", "SOUTH-1"],
+      ["globex", "SOUTH-1", "NORTH-1"],
+    ] as const) {
+      const key = centralKeys.get(org) ?? "";
+      const gateways = await until(
+        () => getJson<{ data: { serial: string; id: string }[] }>(centralUrl, key, "/v1/devices"),
+        (list) => list.data.some((row) => row.serial === serial),
+      );
+      expect(gateways.data.map((row) => row.serial)).toEqual([serial]);
+      expect(gateways.data.map((row) => row.serial)).not.toContain(other);
+      const registers = await until(
+        () =>
+          getJson<{ data: { name: string; latest_value: number | null }[] }>(
+            centralUrl,
+            key,
+            `/v1/devices/${gateways.data[0]?.id}/registers`,
+          ),
+        (list) => list.data.every((row) => row.latest_value !== null),
+      );
+      expect(registers.data.map((row) => [row.name, row.latest_value])).toEqual([
+        ["r0", 100],
+        ["r1", 101],
+      ]);
+    }
+  }, 60_000);
+
+  test("a site that names another site's gateway is refused, says so in /healthz, and changes nothing", async () => {
+    const peer = await startModbusPeer();
+    peers.push(peer);
+    const token = await cli([
+      "edges",
+      "create",
+      "--data",
+      join(workDir, "central"),
+      "--org",
+      "globex",
+      "--name",
+      "intruder",
+    ]);
+    const configPath = join(workDir, "intruder.yaml");
+    const uplink = `uplink: { url: "${centralUrl}", token: ${token}, check_interval_s: 1 }\n`;
+    writeFileSync(configPath, peerSiteYaml({ serial: "NORTH-1", port: peer.port, before: uplink }), { mode: 0o600 });
+    const process = startCli([
+      "serve",
+      "--config",
+      configPath,
+      "--data",
+      join(workDir, "intruder"),
+      "--host",
+      "127.0.0.1",
+      "--port",
+      "0",
+    ]);
+    const intruder: Box = { name: "intruder", dataDir: "", process, url: await process.waitFor(servedUrl), key: "" };
+    sites.push(intruder);
+    const refused = await until(
+      () => health(intruder),
+      (answer) => answer.body.uplink?.state === "refused",
+      15_000,
+    );
+    expect(refused.code).toBe(503);
+    expect(refused.body.uplink?.reason).toContain("conflict");
+    expect(refused.body.uplink?.reason).toContain("NORTH-1");
+    const acme = await getJson<{ data: { serial: string; name: string }[] }>(
+      centralUrl,
+      centralKeys.get("acme") ?? "",
+      "/v1/devices",
+    );
+    expect(acme.data.map((row) => row.serial)).toEqual(["NORTH-1"]);
+    const globex = await getJson<{ data: { serial: string }[] }>(
+      centralUrl,
+      centralKeys.get("globex") ?? "",
+      "/v1/devices",
+    );
+    expect(globex.data.map((row) => row.serial)).toEqual(["SOUTH-1"]);
+  }, 40_000);
+});
