@@ -14,6 +14,7 @@ import { blockReadingStore } from "./history/reading-store.ts";
 import { type InventoryStore, sqliteInventoryStore } from "./inventory.ts";
 import { type KeyStore, sqliteKeyStore } from "./keys.ts";
 import { LatestValues } from "./latest-values.ts";
+import { memoryRateLimitStore, type RateLimitStore } from "./rate-limits.ts";
 import { type OrganizationStore, sqliteOrganizationStore } from "./organizations.ts";
 import type { ReadingStore } from "./readings.ts";
 import { type RegisterStore, sqliteRegisterStore } from "./registers.ts";
@@ -32,6 +33,8 @@ export interface Store {
   readonly events: EventStore;
   readonly webhooks: WebhookStore;
   readonly keys: KeyStore;
+  /** Requests per key and minute (in memory on a box: rate-limits.ts). */
+  readonly rateLimits: RateLimitStore;
   readonly admin: AdminStore;
   readonly organizations: OrganizationStore;
   readonly inventory: InventoryStore;
@@ -98,6 +101,7 @@ export function openStoreFile(path: string, options: StoreOptions = {}): Store {
     events: sqliteEventStore(connection, recordEvent),
     webhooks: sqliteWebhookStore(connection, recordEvent),
     keys: sqliteKeyStore(connection),
+    rateLimits: memoryRateLimitStore(),
     admin: sqliteAdminStore(connection),
     organizations: sqliteOrganizationStore(connection),
     inventory: sqliteInventoryStore(connection),
