@@ -1,6 +1,7 @@
 /**
- * Requests counted per bucket and one-minute window (spec section 8: the
- * X-RateLimit-* headers, 429 with Retry-After). A bucket is what http/api-gate.ts
+ * Requests counted per bucket and one-minute window (spec section 8, "Limits": the
+ * window resets at the start of every minute; section 4: the X-RateLimit-* headers
+ * on every response; section 7: 429 `rate_limited` with Retry-After). A bucket is what http/api-gate.ts
  * counts under: an API key, a sandbox key per address, or a client address.
  *
  * On a box one process serves the API, so the counters live in its memory: a
@@ -16,13 +17,21 @@ export const rateLimitWindowMs = 60_000;
 export interface RateLimitTake {
   /** Requests counted in the window, this one included. */
   count: number;
+  /** Whether this request is within the limit (count <= limit). */
+  allowed: boolean;
+  /** Requests left in the window after this one (X-RateLimit-Remaining). */
+  remaining: number;
   /** When the window ends (ms): the count starts again from zero. */
   resetAt: number;
 }
 
 export interface RateLimitStore {
-  /** Counts one request for `bucket` in the window starting at `windowStartMs`, atomically. */
-  take(bucket: string, windowStartMs: number): RateLimitTake;
+  /**
+   * Counts one request for `bucket` in the window starting at `windowStartMs`,
+   * atomically, and judges it against `limit`. A refused request is counted too
+   * (as http/rate-limit.ts does), so the count is every request of the window.
+   */
+  take(bucket: string, windowStartMs: number, limit: number): RateLimitTake;
   /** The requests counted so far in that window, without counting one. */
   count(bucket: string, windowStartMs: number): number;
 }
@@ -45,15 +54,25 @@ export function memoryRateLimitStore(): RateLimitStore {
     }
   };
   return {
-    take(bucket, windowStartMs) {
+    take(bucket, windowStartMs, limit) {
       enter(windowStartMs);
       const count = (counts.get(bucket) ?? 0) + 1;
       counts.set(bucket, count);
-      return { count, resetAt: window + rateLimitWindowMs };
+      return judged(count, limit, window);
     },
     count(bucket, windowStartMs) {
       enter(windowStartMs);
       return counts.get(bucket) ?? 0;
     },
+  };
+}
+
+/** A count judged against its limit. */
+export function judged(count: number, limit: number, windowStartMs: number): RateLimitTake {
+  return {
+    count,
+    allowed: count <= limit,
+    remaining: Math.max(0, limit - count),
+    resetAt: windowStartMs + rateLimitWindowMs,
   };
 }

@@ -1,9 +1,9 @@
 /**
- * Rate-limit counters shared by every central process (spec section 8; docs/fleet.md,
+ * Rate-limit counters shared by every central process (spec sections 4 and 8; docs/fleet.md,
  * "Shared rate limits"): one upsert per request counts it and returns the count, so
  * two processes counting the same key in the same minute never both see a free slot.
  */
-import { type RateLimitStore, rateLimitWindowMs } from "../rate-limits.ts";
+import { judged, type RateLimitStore, type RateLimitTake, rateLimitWindowMs } from "../rate-limits.ts";
 import type { Async } from "./async.ts";
 import type { Sql } from "./connection.ts";
 
@@ -13,13 +13,13 @@ export class PgRateLimitStore implements Async<RateLimitStore> {
 
   constructor(private readonly sql: Sql) {}
 
-  async take(bucket: string, windowStartMs: number): Promise<{ count: number; resetAt: number }> {
+  async take(bucket: string, windowStartMs: number, limit: number): Promise<RateLimitTake> {
     if (windowStartMs > this.prunedBefore) await this.prune(windowStartMs);
     const [row] = (await this.sql`
       INSERT INTO rate_limits (bucket, window_start, count) VALUES (${bucket}, ${windowStartMs}, 1)
       ON CONFLICT (bucket, window_start) DO UPDATE SET count = rate_limits.count + 1
       RETURNING count`) as { count: number }[];
-    return { count: row?.count ?? 1, resetAt: windowStartMs + rateLimitWindowMs };
+    return judged(row?.count ?? 1, limit, windowStartMs);
   }
 
   async count(bucket: string, windowStartMs: number): Promise<number> {
