@@ -5,7 +5,7 @@
  * come with `fieldhub serve` on PostgreSQL. Only store/, tests and benchmarks use
  * it at this step (.dependency-cruiser.cjs).
  */
-import { openPostgres, type PostgresOptions } from "./connection.ts";
+import { openPool, openPostgres, type PostgresOptions } from "./connection.ts";
 import { PgEventStore } from "./event-store.ts";
 import { PgOrganizationStore } from "./organization-store.ts";
 import { PgRateLimitStore } from "./rate-limit-store.ts";
@@ -26,12 +26,17 @@ export async function openPostgresStore(
   options: PostgresOptions & { readings?: PgReadingStoreOptions; webhooks?: PgWebhookStoreOptions } = {},
 ): Promise<PostgresStore> {
   const sql = await openPostgres(url, options);
+  // Counters commit without waiting for the WAL flush (rate-limit-store.ts): a pool of their own.
+  const counters = openPool(url, 2, { synchronous_commit: "off" });
   return {
     readings: new PgReadingStore(sql, options.readings),
     organizations: new PgOrganizationStore(sql),
     events: new PgEventStore(sql),
     webhooks: new PgWebhookStore(sql, options.webhooks),
-    rateLimits: new PgRateLimitStore(sql),
-    close: () => sql.close(),
+    rateLimits: new PgRateLimitStore(counters),
+    close: async () => {
+      await counters.close();
+      await sql.close();
+    },
   };
 }

@@ -2,6 +2,12 @@
  * Rate-limit counters shared by every central process (spec sections 4 and 8; docs/fleet.md,
  * "Shared rate limits"): one upsert per request counts it and returns the count, so
  * two processes counting the same key in the same minute never both see a free slot.
+ *
+ * Its pool commits with synchronous_commit off (index.ts): a take does not wait for
+ * the WAL flush. Exactness across processes is unchanged (the row lock orders the
+ * upserts); what a crash of PostgreSQL itself can lose is the last few hundred
+ * milliseconds of counts, an allowance a little over the limit for one minute,
+ * never a message or a reading.
  */
 import { judged, type RateLimitStore, type RateLimitTake, rateLimitWindowMs } from "../rate-limits.ts";
 import type { Async } from "./async.ts";
