@@ -8,7 +8,7 @@
  * 2. What several processes sharing one database need: two pools taking due
  *    messages at once never get the same one; a claim never settled is taken by the
  *    other after its lease, and the first one's late settle is refused; a child
- *    process killed with SIGKILL after claiming loses nothing.
+ *    process killed with SIGKILL mid-delivery loses nothing.
  */
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -348,13 +348,29 @@ describe.skipIf(!postgresAvailable)(`the outbox on PostgreSQL (${postgresMissing
     expect(await b.webhooks.nextDueAt()).toBe(1001);
   });
 
-  test("a process killed with SIGKILL after claiming loses nothing: its messages are taken over after the lease", async () => {
+  test("a process killed with SIGKILL mid-delivery loses nothing: its messages are taken over after the lease, same webhook-id", async () => {
     const url = await pgDatabase("kill");
     const parent = await pgStore(url, 1_500);
+    // The receiver holds the child's requests unanswered: the child dies with its attempts in flight.
+    const fromChild: string[] = [];
+    let allArrived: () => void = () => {};
+    const arrived = new Promise<void>((resolve) => {
+      allArrived = resolve;
+    });
+    const receiver = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: async (request) => {
+        fromChild.push(request.headers.get("webhook-id") ?? "");
+        if (fromChild.length === 25) allArrived();
+        await Bun.sleep(30_000);
+        return new Response(null, { status: 204 });
+      },
+    });
     await parent.webhooks.createEndpoint({
       uuid: "k1",
       orgId: 1,
-      url: "http://127.0.0.1:9/",
+      url: `http://127.0.0.1:${receiver.port}/hook`,
       description: null,
       eventTypes: "",
       secret: "s",
@@ -364,10 +380,7 @@ describe.skipIf(!postgresAvailable)(`the outbox on PostgreSQL (${postgresMissing
       await parent.events.record({ orgId: 1, type: "device.online", occurredAt: Date.now(), data: { i } });
     const child = Bun.spawn(
       [process.execPath, join(import.meta.dir, "../../fixtures/pg-outbox-claimer.ts"), url, "1500", "25"],
-      {
-        stdout: "pipe",
-        stderr: "inherit",
-      },
+      { stdout: "pipe", stderr: "inherit" },
     );
     const reader = child.stdout.getReader();
     let text = "";
@@ -378,8 +391,10 @@ describe.skipIf(!postgresAvailable)(`the outbox on PostgreSQL (${postgresMissing
     }
     const claimed = JSON.parse(text.trim()) as { ids: number[]; leaseUntil: number };
     expect(claimed.ids).toHaveLength(25);
+    await arrived;
     child.kill("SIGKILL");
     await child.exited;
+    receiver.stop(true);
     expect(child.signalCode).toBe("SIGKILL");
     // Before the lease ends the parent gets only the 15 the child never took.
     const before = await parent.webhooks.due(Date.now(), 100);
@@ -390,10 +405,11 @@ describe.skipIf(!postgresAvailable)(`the outbox on PostgreSQL (${postgresMissing
     await Bun.sleep(Math.max(0, claimed.leaseUntil - Date.now() + 20));
     const after = await parent.webhooks.due(Date.now(), 100);
     expect(after.map((d) => d.id).sort((x, y) => x - y)).toEqual([...claimed.ids].sort((x, y) => x - y));
+    // Sent again with the webhook-id the child used (spec section 6 rule 4: receivers skip duplicates).
+    expect(after.map((d) => d.messageId).sort()).toEqual([...fromChild].sort());
     for (const delivery of after) {
-      expect((await parent.webhooks.settle(delivery, attempt(Date.now(), 204), { kind: "delivered" })).settled).toBe(
-        true,
-      );
+      const result = await parent.webhooks.settle(delivery, attempt(Date.now(), 204), { kind: "delivered" });
+      expect(result.settled).toBe(true);
     }
     expect(await parent.webhooks.pendingCount()).toBe(0);
     expect((await parent.webhooks.deliveries(1, 100)).every((d) => d.status === "delivered")).toBe(true);
