@@ -16,6 +16,7 @@ import { type InventoryStore, sqliteInventoryStore } from "./inventory.ts";
 import { type KeyStore, sqliteKeyStore } from "./keys.ts";
 import { LatestValues } from "./latest-values.ts";
 import { type OrganizationStore, sqliteOrganizationStore } from "./organizations.ts";
+import { memoryRateLimitStore, type RateLimitStore } from "./rate-limits.ts";
 import type { ReadingStore } from "./readings.ts";
 import { type RegisterStore, sqliteRegisterStore } from "./registers.ts";
 import { resolvedOperations } from "./resolved-operations.ts";
@@ -36,6 +37,8 @@ export interface Store {
   readonly keys: KeyStore;
   /** Sites' edge tokens (docs/fleet.md). */
   readonly edges: EdgeStore;
+  /** Requests per key and minute (in memory on a box: rate-limits.ts). */
+  readonly rateLimits: RateLimitStore;
   readonly admin: AdminStore;
   readonly organizations: OrganizationStore;
   readonly inventory: InventoryStore;
@@ -103,6 +106,7 @@ export function openStoreFile(path: string, options: StoreOptions = {}): Store {
     webhooks: resolvedOperations(sqliteWebhookStore(connection, recordEvent)),
     keys: resolvedOperations(sqliteKeyStore(connection)),
     edges: resolvedOperations(sqliteEdgeStore(connection)),
+    rateLimits: resolvedOperations(memoryRateLimitStore()),
     admin: resolvedOperations(sqliteAdminStore(connection)),
     organizations: resolvedOperations(sqliteOrganizationStore(connection)),
     inventory: resolvedOperations(sqliteInventoryStore(connection)),

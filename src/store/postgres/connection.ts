@@ -24,13 +24,7 @@ const migrationLockKey = 0x66_68_6d_67; // "fhmg"
  * bookkeeping table is `fieldhub_migrations`).
  */
 export async function openPostgres(url: string, options: PostgresOptions = {}): Promise<Sql> {
-  const sql = new Bun.SQL(url, {
-    max: options.max ?? 4,
-    // The store's statements are few and prepared once per connection; a custom plan
-    // for every execution cost more than running a page (docs/benchmarks.md,
-    // "Readings on PostgreSQL"), and partitions are pruned at run time either way.
-    connection: { plan_cache_mode: "force_generic_plan", application_name: "fieldhub" },
-  });
+  const sql = openPool(url, options.max ?? 4);
   try {
     await applyMigrations(sql);
   } catch (error) {
@@ -38,6 +32,21 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     throw error;
   }
   return sql;
+}
+
+/**
+ * A pool without migrations. `settings` are session settings of its connections:
+ * the rate-limit counters use a pool of their own with synchronous_commit off
+ * (rate-limit-store.ts).
+ */
+export function openPool(url: string, max: number, settings: Record<string, string> = {}): Sql {
+  return new Bun.SQL(url, {
+    max,
+    // The store's statements are few and prepared once per connection; a custom plan
+    // for every execution cost more than running a page (docs/benchmarks.md,
+    // "Readings on PostgreSQL"), and partitions are pruned at run time either way.
+    connection: { plan_cache_mode: "force_generic_plan", application_name: "fieldhub", ...settings },
+  });
 }
 
 async function applyMigrations(sql: Sql): Promise<void> {

@@ -5,12 +5,29 @@
  * compares the two). `npx drizzle-kit generate --config drizzle.pg.config.ts`
  * writes a migration from it into ./migrations.
  *
+ * Timestamps are milliseconds since the epoch in `bigint` columns, as SQLite's
+ * integers; ids are identity columns. Two columns are PostgreSQL's alone:
+ * webhook_deliveries.lease_owner and lease_until (several processes share the
+ * outbox, webhook-store.ts), and the rate_limits table (counters shared by the
+ * central processes; one SQLite process keeps them in memory, ../rate-limits.ts).
+ *
  * What drizzle cannot say is added to the generated SQL before it is committed:
  * history_blocks is partitioned by month of start_s (migration 0000), so retention
  * drops whole partitions; the partitions themselves are created on demand
  * (partitions.ts).
  */
-import { customType, doublePrecision, integer, pgTable, primaryKey } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  boolean,
+  customType,
+  doublePrecision,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  text,
+} from "drizzle-orm/pg-core";
+import type { DeliveryStatus, EndpointStatus } from "../schema.ts";
 
 const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({ dataType: () => "bytea" });
 
@@ -45,4 +62,127 @@ export const historyTail = pgTable(
     rawValue: doublePrecision("raw_value"),
   },
   (table) => [primaryKey({ columns: [table.registerId, table.epochSeconds] })],
+);
+
+/** Milliseconds since the epoch, read as a JavaScript number. */
+const ms = (name: string) => bigint(name, { mode: "number" });
+
+/**
+ * Organisations, as on SQLite (../schema.ts): here so far for the tables that
+ * refer to them; the inventory sync that fills them comes with step 2 (docs/fleet.md).
+ */
+export const organizations = pgTable("organizations", {
+  id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+  uuid: text("uuid").notNull().unique(),
+  key: text("key").notNull().unique(),
+  name: text("name").notNull(),
+  createdAt: ms("created_at").notNull(),
+  writesEnabled: boolean("writes_enabled").notNull().default(false),
+  removedAt: ms("removed_at"),
+});
+
+/** The event outbox (spec section 6), as on SQLite. */
+export const events = pgTable(
+  "events",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    messageId: text("message_id").notNull().unique(),
+    orgId: integer("org_id")
+      .notNull()
+      .references(() => organizations.id),
+    type: text("type").notNull(),
+    occurredAt: ms("occurred_at").notNull(),
+    /** The event's `data` object as JSON text: the bytes signed are the bytes stored. */
+    data: text("data").notNull(),
+  },
+  (table) => [index("events_org_occurred").on(table.orgId, table.occurredAt)],
+);
+
+export const webhookEndpoints = pgTable(
+  "webhook_endpoints",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    uuid: text("uuid").notNull().unique(),
+    orgId: integer("org_id")
+      .notNull()
+      .references(() => organizations.id),
+    url: text("url").notNull(),
+    description: text("description"),
+    eventTypes: text("event_types").notNull().default(""),
+    status: text("status").$type<EndpointStatus>().notNull().default("enabled"),
+    pausedAt: ms("paused_at"),
+    pauseReason: text("pause_reason"),
+    secret: text("secret").notNull(),
+    previousSecret: text("previous_secret"),
+    previousSecretUntil: ms("previous_secret_until"),
+    failedMessagesInRow: integer("failed_messages_in_row").notNull().default(0),
+    createdAt: ms("created_at").notNull(),
+    deletedAt: ms("deleted_at"),
+  },
+  (table) => [index("webhook_endpoints_org").on(table.orgId)],
+);
+
+/**
+ * One message to one endpoint, as on SQLite, plus its lease: a process that takes
+ * the message for an attempt writes its own id and the lease's end; others skip it
+ * until the lease has passed (docs/fleet.md, "Webhook leases").
+ */
+export const webhookDeliveries = pgTable(
+  "webhook_deliveries",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    endpointId: integer("endpoint_id")
+      .notNull()
+      .references(() => webhookEndpoints.id),
+    eventId: integer("event_id")
+      .notNull()
+      .references(() => events.id),
+    status: text("status").$type<DeliveryStatus>().notNull(),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: ms("next_attempt_at"),
+    createdAt: ms("created_at").notNull(),
+    completedAt: ms("completed_at"),
+    /** The process (store instance) holding the message for an attempt; null when none. */
+    leaseOwner: text("lease_owner"),
+    /** Until when that claim holds (ms); afterwards another process may take the message. */
+    leaseUntil: ms("lease_until"),
+  },
+  (table) => [
+    index("webhook_deliveries_due").on(table.status, table.nextAttemptAt),
+    index("webhook_deliveries_endpoint").on(table.endpointId, table.id),
+    index("webhook_deliveries_endpoint_due").on(table.endpointId, table.status, table.nextAttemptAt),
+    // pruneLog's event check: is any message still referring to this event.
+    index("webhook_deliveries_event").on(table.eventId),
+  ],
+);
+
+export const webhookAttempts = pgTable(
+  "webhook_attempts",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    deliveryId: integer("delivery_id")
+      .notNull()
+      .references(() => webhookDeliveries.id),
+    attemptedAt: ms("attempted_at").notNull(),
+    statusCode: integer("status_code"),
+    durationMs: integer("duration_ms").notNull(),
+    error: text("error"),
+    responseExcerpt: text("response_excerpt"),
+  },
+  (table) => [index("webhook_attempts_delivery").on(table.deliveryId)],
+);
+
+/**
+ * Requests counted per bucket (an API key, or a client address) and minute window
+ * (spec section 8), shared by every central process: one upsert per request.
+ * Windows that ended are deleted by the first take of a new window (rate-limit-store.ts).
+ */
+export const rateLimits = pgTable(
+  "rate_limits",
+  {
+    bucket: text("bucket").notNull(),
+    windowStart: ms("window_start").notNull(),
+    count: integer("count").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.bucket, table.windowStart] })],
 );

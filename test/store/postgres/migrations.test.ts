@@ -50,9 +50,13 @@ describe.skipIf(!postgresAvailable)(`applied at open (${postgresMissingReason})`
     try {
       const applied = (await sql`SELECT tag FROM fieldhub_migrations ORDER BY tag`) as { tag: string }[];
       expect(applied.map((row) => row.tag)).toEqual(postgresMigrationJournal.entries.map((e) => e.tag));
+      // Every table of the pg-core schema (not the bookkeeping table, nor partitions made on demand).
+      const tableNames = Object.values(pgSchema)
+        .filter((value) => is(value, PgTable))
+        .map((table) => getTableConfig(table as PgTable).name);
       const columns = (await sql`
         SELECT table_name, column_name, data_type, is_nullable FROM information_schema.columns
-         WHERE table_schema = 'public' AND table_name IN ('history_blocks', 'history_tail')
+         WHERE table_schema = 'public' AND table_name = ANY(${tableNames})
          ORDER BY table_name, ordinal_position`) as {
         table_name: string;
         column_name: string;

@@ -1,0 +1,58 @@
+/**
+ * The event outbox on PostgreSQL (spec section 6), the same semantics as
+ * ../events.ts: an event and its messages, one per subscribed endpoint, commit
+ * together, so every message is in the store before any delivery starts.
+ */
+import { newMessageId } from "../../lib/crypto.ts";
+import { type EventStore, type EventType, type NewEvent, type RecordedEvent, testEventType } from "../events.ts";
+import type { Async } from "./async.ts";
+import type { Sql } from "./connection.ts";
+
+/** Records an event with its fan-out inside the caller's transaction `tx`. */
+export async function recordEventIn(
+  tx: Sql,
+  event: NewEvent,
+  now = event.occurredAt,
+): Promise<{ messageId: string; eventId: number }> {
+  const messageId = newMessageId();
+  const [row] = (await tx`
+    INSERT INTO events (message_id, org_id, type, occurred_at, data)
+    VALUES (${messageId}, ${event.orgId}, ${event.type}, ${event.occurredAt}, ${JSON.stringify(event.data)})
+    RETURNING id`) as { id: number }[];
+  const eventId = row?.id ?? 0;
+  // Held while an endpoint is paused, due at once otherwise (as on SQLite).
+  if (event.type !== testEventType) {
+    await tx`
+      INSERT INTO webhook_deliveries (endpoint_id, event_id, status, next_attempt_at, created_at)
+      SELECT id, ${eventId}, CASE status WHEN 'paused' THEN 'held' ELSE 'pending' END, ${now}, ${now}
+        FROM webhook_endpoints
+       WHERE org_id = ${event.orgId} AND deleted_at IS NULL
+         AND (event_types = '' OR position(' ' || ${event.type}::text || ' ' IN ' ' || event_types || ' ') > 0)`;
+  }
+  return { messageId, eventId };
+}
+
+export class PgEventStore implements Async<EventStore> {
+  constructor(private readonly sql: Sql) {}
+
+  record(event: NewEvent, now?: number): Promise<{ messageId: string; eventId: number }> {
+    return this.sql.begin((tx) => recordEventIn(tx, event, now));
+  }
+
+  async listAfter(orgId: number, afterId = 0): Promise<RecordedEvent[]> {
+    const rows = (await this.sql`
+      SELECT message_id AS "messageId", type, occurred_at AS "occurredAt", data
+        FROM events WHERE org_id = ${orgId} AND id > ${afterId} ORDER BY id`) as {
+      messageId: string;
+      type: EventType;
+      occurredAt: string;
+      data: string;
+    }[];
+    return rows.map((row) => ({
+      messageId: row.messageId,
+      type: row.type,
+      occurredAt: Number(row.occurredAt),
+      data: JSON.parse(row.data) as Record<string, unknown>,
+    }));
+  }
+}

@@ -1,0 +1,374 @@
+/**
+ * Webhook endpoints, their messages and the attempts log on PostgreSQL: the
+ * semantics of ../webhooks.ts, plus leases, because several central processes
+ * share one outbox (docs/fleet.md, "Webhook leases").
+ *
+ * - Taking due messages (`due`, `dueFor`) claims them: the rows get this store's
+ *   owner id and a lease end, in one statement (`FOR UPDATE SKIP LOCKED`), so two
+ *   processes never take the same message. Other processes skip a claimed message
+ *   until its lease has passed; its holder gets it again (the dispatcher filters
+ *   what it has in flight, as on SQLite) and renews the lease doing so.
+ * - Settling checks the claim is still its own (owner and attempt count): a
+ *   process whose lease ran out and whose message another process took and
+ *   settled changes nothing, so it never overwrites the newer outcome.
+ * - A process killed mid-delivery leaves its claims behind; they are taken again
+ *   when their lease ends (at least once, spec section 6 rule 4: same webhook-id).
+ *
+ * Lock order is endpoint row, then message rows, in every transaction that takes
+ * both (settle, deleteEndpoint, enable), so concurrent settles cannot deadlock.
+ */
+import { randomUUID } from "node:crypto";
+import type { NewEvent } from "../events.ts";
+import type {
+  AttemptOutcome,
+  AttemptRow,
+  DeliveryListing,
+  DueDelivery,
+  EndpointRow,
+  NewEndpoint,
+  WebhookStore,
+} from "../webhooks.ts";
+import type { Async } from "./async.ts";
+import type { Sql } from "./connection.ts";
+import { recordEventIn } from "./event-store.ts";
+import {
+  type ClaimedRow,
+  dueFrom,
+  endpointColumns,
+  endpointFrom,
+  listingFrom,
+  num,
+  numOrNull,
+} from "./webhook-rows.ts";
+
+export interface PgWebhookStoreOptions {
+  /** How long a claim holds (ms; default 60 s, six times the spec's 10 s answer time). */
+  leaseMs?: number;
+  /** This process's id on its claims (default a random one per store). */
+  owner?: string;
+}
+
+/** What settle says; `settled: false` when the claim was no longer this process's (nothing changed). */
+export interface SettleResult {
+  paused: boolean;
+  settled: boolean;
+}
+
+const defaultLeaseMs = 60_000;
+/** SQLSTATE of a deadlock: the transaction was rolled back and is safe to run again. */
+const deadlockDetected = "40P01";
+
+export class PgWebhookStore implements Async<WebhookStore> {
+  readonly owner: string;
+  readonly leaseMs: number;
+
+  constructor(
+    private readonly sql: Sql,
+    options: PgWebhookStoreOptions = {},
+  ) {
+    this.owner = options.owner ?? randomUUID();
+    this.leaseMs = options.leaseMs ?? defaultLeaseMs;
+  }
+
+  async createEndpoint(values: NewEndpoint): Promise<void> {
+    await this.sql`
+      INSERT INTO webhook_endpoints (uuid, org_id, url, description, event_types, secret, created_at)
+      VALUES (${values.uuid}, ${values.orgId}, ${values.url}, ${values.description}, ${values.eventTypes},
+              ${values.secret}, ${values.now})`;
+  }
+
+  endpoint(uuid: string): Promise<EndpointRow | null> {
+    return this.oneEndpoint("e.uuid = $1 AND e.deleted_at IS NULL", uuid);
+  }
+
+  endpointEvenDeleted(uuid: string): Promise<EndpointRow | null> {
+    return this.oneEndpoint("e.uuid = $1", uuid);
+  }
+
+  endpointById(id: number): Promise<EndpointRow | null> {
+    return this.oneEndpoint("e.id = $1", id);
+  }
+
+  async endpoints(): Promise<EndpointRow[]> {
+    const rows = await this.sql.unsafe(
+      `SELECT ${endpointColumns} FROM webhook_endpoints e WHERE e.deleted_at IS NULL ORDER BY e.created_at, e.id`,
+    );
+    return (rows as Parameters<typeof endpointFrom>[0][]).map(endpointFrom);
+  }
+
+  async updateEndpoint(
+    id: number,
+    fields: { url?: string; description?: string | null; eventTypes?: string },
+  ): Promise<void> {
+    await this.sql.begin(async (tx) => {
+      if (fields.url !== undefined) await tx`UPDATE webhook_endpoints SET url = ${fields.url} WHERE id = ${id}`;
+      if (fields.description !== undefined)
+        await tx`UPDATE webhook_endpoints SET description = ${fields.description} WHERE id = ${id}`;
+      if (fields.eventTypes !== undefined)
+        await tx`UPDATE webhook_endpoints SET event_types = ${fields.eventTypes} WHERE id = ${id}`;
+    });
+  }
+
+  async deleteEndpoint(id: number, now: number): Promise<void> {
+    await this.sql.begin(async (tx) => {
+      await tx`UPDATE webhook_endpoints SET deleted_at = ${now} WHERE id = ${id}`;
+      await tx`
+        UPDATE webhook_deliveries
+           SET status = 'discarded', next_attempt_at = NULL, completed_at = ${now}, lease_owner = NULL, lease_until = NULL
+         WHERE endpoint_id = ${id} AND status IN ('pending', 'held')`;
+    });
+  }
+
+  async rotateSecret(id: number, secret: string, previous: string, previousUntil: number): Promise<void> {
+    await this.sql`
+      UPDATE webhook_endpoints SET secret = ${secret}, previous_secret = ${previous}, previous_secret_until = ${previousUntil}
+       WHERE id = ${id}`;
+  }
+
+  enable(id: number, now: number, discardHeld: boolean): Promise<number> {
+    return this.sql.begin(async (tx) => {
+      await tx`
+        UPDATE webhook_endpoints SET status = 'enabled', paused_at = NULL, pause_reason = NULL, failed_messages_in_row = 0
+         WHERE id = ${id}`;
+      const changed = discardHeld
+        ? await tx`
+            UPDATE webhook_deliveries SET status = 'discarded', next_attempt_at = NULL, completed_at = ${now},
+                   lease_owner = NULL, lease_until = NULL
+             WHERE endpoint_id = ${id} AND status = 'held' RETURNING id`
+        : await tx`
+            UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = ${now},
+                   lease_owner = NULL, lease_until = NULL
+             WHERE endpoint_id = ${id} AND status = 'held' RETURNING id`;
+      return (changed as unknown[]).length;
+    });
+  }
+
+  /** Only a message this process holds is set aside (the dispatcher's case): another's newer claim or outcome stands. */
+  async setAside(deliveryId: number, status: "held" | "discarded", now: number): Promise<void> {
+    await this.sql`
+      UPDATE webhook_deliveries
+         SET status = ${status}, next_attempt_at = NULL,
+             completed_at = CASE WHEN ${status}::text = 'discarded' THEN ${now}::bigint END,
+             lease_owner = NULL, lease_until = NULL
+       WHERE id = ${deliveryId} AND lease_owner = ${this.owner}`;
+  }
+
+  enqueue(endpointId: number, eventId: number, now: number): Promise<number> {
+    return enqueueIn(this.sql, endpointId, eventId, now);
+  }
+
+  queueMessage(endpointId: number, event: NewEvent): Promise<{ messageId: string; eventId: number }> {
+    return this.sql.begin(async (tx) => {
+      const recorded = await recordEventIn(tx, event);
+      await enqueueIn(tx, endpointId, recorded.eventId, event.occurredAt);
+      return recorded;
+    });
+  }
+
+  async eventIdOfMessage(orgId: number, messageId: string): Promise<number | null> {
+    const [row] = (await this.sql`
+      SELECT id FROM events WHERE org_id = ${orgId} AND message_id = ${messageId}`) as { id: number }[];
+    return row?.id ?? null;
+  }
+
+  /** Claims up to `limit` messages due at `now`, soonest first. */
+  due(now: number, limit: number): Promise<DueDelivery[]> {
+    return this.claim(now, limit, null);
+  }
+
+  /** Endpoints with a message due at `now` that this process may take (unclaimed, lease passed, or its own). */
+  async dueEndpoints(now: number): Promise<number[]> {
+    const rows = (await this.sql`
+      SELECT endpoint_id AS "endpointId"
+        FROM webhook_deliveries
+       WHERE status = 'pending' AND next_attempt_at <= ${now}
+         AND (lease_until IS NULL OR lease_until <= ${now} OR lease_owner = ${this.owner})
+       GROUP BY endpoint_id
+       ORDER BY min(next_attempt_at), endpoint_id`) as { endpointId: number }[];
+    return rows.map((row) => row.endpointId);
+  }
+
+  /** Claims up to `limit` of one endpoint's messages due at `now`, soonest first. */
+  dueFor(endpointId: number, now: number, limit: number): Promise<DueDelivery[]> {
+    return this.claim(now, limit, endpointId);
+  }
+
+  /** When the next pending message is due; a message another process holds is due (to this one) when its lease ends. */
+  async nextDueAt(): Promise<number | null> {
+    const [row] = (await this.sql`
+      SELECT min(CASE WHEN lease_owner IS NULL OR lease_owner = ${this.owner} THEN next_attempt_at
+                      ELSE GREATEST(next_attempt_at, lease_until) END) AS at
+        FROM webhook_deliveries WHERE status = 'pending'`) as {
+      at: string | number | null;
+    }[];
+    return numOrNull(row?.at ?? null);
+  }
+
+  async recordAttempt(deliveryId: number, attempt: AttemptRow): Promise<void> {
+    await insertAttempt(this.sql, deliveryId, attempt);
+  }
+
+  /**
+   * The outcome, its log line and the endpoint's failure count (pausing it), in one
+   * transaction, if the claim is still this process's; otherwise nothing changes.
+   */
+  async settle(delivery: DueDelivery, attempt: AttemptRow, outcome: AttemptOutcome): Promise<SettleResult> {
+    for (let retry = 0; ; retry++) {
+      try {
+        return await this.sql.begin((tx) => this.settleIn(tx, delivery, attempt, outcome));
+      } catch (error) {
+        if (retry >= 3 || (error as { errno?: string }).errno !== deadlockDetected) throw error;
+      }
+    }
+  }
+
+  async deliveries(endpointId: number, limit: number): Promise<DeliveryListing[]> {
+    const rows = await this.sql`
+      SELECT d.id, v.message_id AS "messageId", v.type, d.status, d.attempts,
+             d.next_attempt_at AS "nextAttemptAt", d.created_at AS "createdAt", d.completed_at AS "completedAt",
+             (SELECT a.status_code FROM webhook_attempts a WHERE a.delivery_id = d.id ORDER BY a.id DESC LIMIT 1) AS "lastStatusCode",
+             (SELECT a.error FROM webhook_attempts a WHERE a.delivery_id = d.id ORDER BY a.id DESC LIMIT 1) AS "lastError"
+        FROM webhook_deliveries d JOIN events v ON v.id = d.event_id
+       WHERE d.endpoint_id = ${endpointId} ORDER BY d.id DESC LIMIT ${limit}`;
+    return (rows as Parameters<typeof listingFrom>[0][]).map(listingFrom);
+  }
+
+  async attempts(deliveryId: number): Promise<AttemptRow[]> {
+    const rows = (await this.sql`
+      SELECT attempted_at AS "attemptedAt", status_code AS "statusCode", duration_ms AS "durationMs", error,
+             response_excerpt AS "responseExcerpt"
+        FROM webhook_attempts WHERE delivery_id = ${deliveryId} ORDER BY id`) as (AttemptRow & {
+      attemptedAt: number | string;
+    })[];
+    return rows.map((row) => ({ ...row, attemptedAt: num(row.attemptedAt) }));
+  }
+
+  pruneLog(cutoff: number): Promise<{ attempts: number; deliveries: number; events: number }> {
+    return this.sql.begin(async (tx) => {
+      const attempts = await tx`
+        DELETE FROM webhook_attempts
+         WHERE delivery_id IN (SELECT id FROM webhook_deliveries WHERE completed_at < ${cutoff}) RETURNING id`;
+      const deliveries = await tx`DELETE FROM webhook_deliveries WHERE completed_at < ${cutoff} RETURNING id`;
+      const events = await tx`
+        DELETE FROM events
+         WHERE occurred_at < ${cutoff}
+           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = events.id) RETURNING id`;
+      return {
+        attempts: (attempts as unknown[]).length,
+        deliveries: (deliveries as unknown[]).length,
+        events: (events as unknown[]).length,
+      };
+    });
+  }
+
+  async pendingCount(): Promise<number> {
+    const [row] = (await this.sql`
+      SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'pending'`) as { n: number }[];
+    return row?.n ?? 0;
+  }
+
+  private async oneEndpoint(where: string, value: string | number): Promise<EndpointRow | null> {
+    const [row] = (await this.sql.unsafe(`SELECT ${endpointColumns} FROM webhook_endpoints e WHERE ${where}`, [
+      value,
+    ])) as Parameters<typeof endpointFrom>[0][];
+    return row === undefined ? null : endpointFrom(row);
+  }
+
+  /**
+   * One statement: pick the due messages nobody else holds, skipping rows another
+   * transaction is claiming this instant, and write this process's lease on them.
+   */
+  private async claim(now: number, limit: number, endpointId: number | null): Promise<DueDelivery[]> {
+    const leaseUntil = now + this.leaseMs;
+    const rows = (await this.sql`
+      WITH picked AS (
+        SELECT id FROM webhook_deliveries
+         WHERE status = 'pending' AND next_attempt_at <= ${now}
+           AND (${endpointId}::integer IS NULL OR endpoint_id = ${endpointId}::integer)
+           AND (lease_until IS NULL OR lease_until <= ${now} OR lease_owner = ${this.owner})
+         ORDER BY next_attempt_at, id
+         LIMIT ${limit}
+         FOR UPDATE SKIP LOCKED
+      ), claimed AS (
+        UPDATE webhook_deliveries d SET lease_owner = ${this.owner}, lease_until = ${leaseUntil}
+          FROM picked WHERE d.id = picked.id
+        RETURNING d.id, d.endpoint_id, d.attempts, d.event_id, d.next_attempt_at
+      )
+      SELECT c.id, c.endpoint_id AS "endpointId", c.attempts, v.message_id AS "messageId", v.type,
+             v.occurred_at AS "occurredAt", v.data, c.next_attempt_at AS "nextAttemptAt"
+        FROM claimed c JOIN events v ON v.id = c.event_id`) as ClaimedRow[];
+    // UPDATE ... RETURNING keeps no order: soonest first, as on SQLite.
+    rows.sort((a, b) => num(a.nextAttemptAt) - num(b.nextAttemptAt) || Number(a.id) - Number(b.id));
+    return rows.map(dueFrom);
+  }
+
+  private async settleIn(
+    tx: Sql,
+    delivery: DueDelivery,
+    attempt: AttemptRow,
+    outcome: AttemptOutcome,
+  ): Promise<SettleResult> {
+    const at = attempt.attemptedAt;
+    await tx`SELECT 1 FROM webhook_endpoints WHERE id = ${delivery.endpointId} FOR NO KEY UPDATE`;
+    // The claim check and the message's new state in one statement.
+    const [status, next, completed] =
+      outcome.kind === "delivered"
+        ? ["delivered", null, at]
+        : outcome.kind === "retry"
+          ? [null, outcome.at, null]
+          : ["failed", null, at];
+    const updated = await tx`
+      UPDATE webhook_deliveries
+         SET status = COALESCE(${status}::text, status), attempts = attempts + 1,
+             next_attempt_at = ${next}::bigint, completed_at = ${completed}::bigint,
+             lease_owner = NULL, lease_until = NULL
+       WHERE id = ${delivery.id} AND lease_owner = ${this.owner} AND attempts = ${delivery.attempts}
+       RETURNING id`;
+    if ((updated as unknown[]).length === 0) return { paused: false, settled: false };
+    await insertAttempt(tx, delivery.id, attempt);
+    if (outcome.kind === "delivered") {
+      await tx`
+        UPDATE webhook_endpoints SET failed_messages_in_row = 0
+         WHERE id = ${delivery.endpointId} AND failed_messages_in_row <> 0`;
+      return { paused: false, settled: true };
+    }
+    if (outcome.kind === "retry") return { paused: false, settled: true };
+    if (outcome.kind === "gone") {
+      await pauseIn(tx, delivery.endpointId, at, "the endpoint answered 410 Gone");
+      return { paused: true, settled: true };
+    }
+    const [row] = (await tx`
+      UPDATE webhook_endpoints SET failed_messages_in_row = failed_messages_in_row + 1
+       WHERE id = ${delivery.endpointId} RETURNING failed_messages_in_row AS failed`) as { failed: number }[];
+    const failed = row?.failed ?? 0;
+    if (failed >= outcome.pauseAfter) {
+      await pauseIn(tx, delivery.endpointId, at, `${failed} messages in a row failed every attempt`);
+      return { paused: true, settled: true };
+    }
+    return { paused: false, settled: true };
+  }
+}
+
+async function enqueueIn(sql: Sql, endpointId: number, eventId: number, now: number): Promise<number> {
+  const [row] = (await sql`
+    INSERT INTO webhook_deliveries (endpoint_id, event_id, status, next_attempt_at, created_at)
+    SELECT id, ${eventId}, CASE status WHEN 'paused' THEN 'held' ELSE 'pending' END, ${now}, ${now}
+      FROM webhook_endpoints WHERE id = ${endpointId}
+    RETURNING id`) as { id: number }[];
+  return row?.id ?? 0;
+}
+
+async function insertAttempt(sql: Sql, deliveryId: number, attempt: AttemptRow): Promise<void> {
+  await sql`
+    INSERT INTO webhook_attempts (delivery_id, attempted_at, status_code, duration_ms, error, response_excerpt)
+    VALUES (${deliveryId}, ${attempt.attemptedAt}, ${attempt.statusCode}, ${attempt.durationMs}, ${attempt.error},
+            ${attempt.responseExcerpt})`;
+}
+
+/** Pauses the endpoint; its messages already due wait (held), as on SQLite. */
+async function pauseIn(tx: Sql, endpointId: number, at: number, reason: string): Promise<void> {
+  await tx`
+    UPDATE webhook_endpoints SET status = 'paused', paused_at = ${at}, pause_reason = ${reason}
+     WHERE id = ${endpointId} AND status = 'enabled'`;
+  await tx`UPDATE webhook_deliveries SET status = 'held' WHERE endpoint_id = ${endpointId} AND status = 'pending'`;
+}

@@ -1,0 +1,79 @@
+/**
+ * Requests counted per bucket and one-minute window (spec section 8, "Limits": the
+ * window resets at the start of every minute; section 4: the X-RateLimit-* headers
+ * on every response; section 7: 429 `rate_limited` with Retry-After). A bucket is what http/api-gate.ts
+ * counts under: an API key, a sandbox key per address, or a client address.
+ *
+ * On a box one process serves the API, so the counters live in its memory: a
+ * SQLite table would cost a write (and, on an SD card, flash wear) per request for
+ * nothing another process reads. Several central processes share the PostgreSQL
+ * implementation (postgres/rate-limit-store.ts), where one upsert counts a request
+ * exactly across processes.
+ */
+import type { Synchronous } from "./resolved-operations.ts";
+
+/** The windows are whole minutes (spec section 8: the count resets each minute). */
+export const rateLimitWindowMs = 60_000;
+
+export interface RateLimitTake {
+  /** Requests counted in the window, this one included. */
+  count: number;
+  /** Whether this request is within the limit (count <= limit). */
+  allowed: boolean;
+  /** Requests left in the window after this one (X-RateLimit-Remaining). */
+  remaining: number;
+  /** When the window ends (ms): the count starts again from zero. */
+  resetAt: number;
+}
+
+export interface RateLimitStore {
+  /**
+   * Counts one request for `bucket` in the window starting at `windowStartMs`,
+   * atomically, and judges it against `limit`. A refused request is counted too
+   * (as http/rate-limit.ts does), so the count is every request of the window.
+   */
+  take(bucket: string, windowStartMs: number, limit: number): Promise<RateLimitTake>;
+  /** The requests counted so far in that window, without counting one. */
+  count(bucket: string, windowStartMs: number): Promise<number>;
+}
+
+/** The start of the window `now` falls in. */
+export function rateLimitWindowOf(now: number): number {
+  return Math.floor(now / rateLimitWindowMs) * rateLimitWindowMs;
+}
+
+/** One process's counters; a new window drops the old ones, so memory holds one minute's buckets. */
+export function memoryRateLimitStore(): Synchronous<RateLimitStore> {
+  const counts = new Map<string, number>();
+  let window = Number.NEGATIVE_INFINITY;
+  // A request stamped in a window already left (a clock step back) is counted in
+  // the current one: that window's counters are gone.
+  const enter = (windowStartMs: number): void => {
+    if (windowStartMs > window) {
+      window = windowStartMs;
+      counts.clear();
+    }
+  };
+  return {
+    take(bucket, windowStartMs, limit) {
+      enter(windowStartMs);
+      const count = (counts.get(bucket) ?? 0) + 1;
+      counts.set(bucket, count);
+      return judged(count, limit, window);
+    },
+    count(bucket, windowStartMs) {
+      enter(windowStartMs);
+      return counts.get(bucket) ?? 0;
+    },
+  };
+}
+
+/** A count judged against its limit. */
+export function judged(count: number, limit: number, windowStartMs: number): RateLimitTake {
+  return {
+    count,
+    allowed: count <= limit,
+    remaining: Math.max(0, limit - count),
+    resetAt: windowStartMs + rateLimitWindowMs,
+  };
+}
