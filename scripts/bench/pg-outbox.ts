@@ -171,7 +171,7 @@ async function* lines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string
 }
 
 /** The same loop on the SQLite store of a box (one process: its dispatcher is the only one). */
-function sqliteLoop(): number {
+async function sqliteLoop(): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), "fieldhub-bench-outbox-"));
   dirs.push(dir);
   const store = openStoreFile(join(dir, "fieldhub.db"));
@@ -179,7 +179,7 @@ function sqliteLoop(): number {
     "INSERT INTO organizations (id, uuid, key, name, created_at) VALUES (1, 'org-1', 'acme', 'Acme', 0)",
   );
   for (let e = 0; e < endpointCount; e++) {
-    store.webhooks.createEndpoint({
+    await store.webhooks.createEndpoint({
       uuid: `e${e}`,
       orgId: 1,
       url: "http://127.0.0.1:9/",
@@ -191,19 +191,19 @@ function sqliteLoop(): number {
   }
   const now = Date.now();
   for (let i = 0; i < events; i++)
-    store.events.record({ orgId: 1, type: "device.online", occurredAt: now, data: { i } });
+    await store.events.record({ orgId: 1, type: "device.online", occurredAt: now, data: { i } });
   const start = performance.now();
   let settled = 0;
   for (;;) {
-    const due = store.webhooks.due(Date.now(), batch);
+    const due = await store.webhooks.due(Date.now(), batch);
     if (due.length === 0) break;
     for (const delivery of due) {
-      store.webhooks.settle(delivery, delivered(Date.now()), { kind: "delivered" });
+      await store.webhooks.settle(delivery, delivered(Date.now()), { kind: "delivered" });
       settled++;
     }
   }
   const rate = (settled / (performance.now() - start)) * 1000;
-  store.close();
+  await store.close();
   if (settled !== messages) throw new Error(`SQLite settled ${settled} of ${messages}`);
   return rate;
 }
@@ -227,12 +227,12 @@ async function pgTakes(url: string): Promise<number> {
   return rate;
 }
 
-function memoryTakes(): number {
+async function memoryTakes(): Promise<number> {
   const limits = memoryRateLimitStore();
   const window = rateLimitWindowOf(Date.now());
   const count = takeCount * 50;
   const start = performance.now();
-  for (let i = 0; i < count; i++) limits.take(`key:${i % 50}`, window, 100);
+  for (let i = 0; i < count; i++) await limits.take(`key:${i % 50}`, window, 100);
   return (count / (performance.now() - start)) * 1000;
 }
 
@@ -245,11 +245,11 @@ const results = {
 };
 try {
   for (let round = 0; round < repeat; round++) {
-    results.sqlite.push(sqliteLoop());
+    results.sqlite.push(await sqliteLoop());
     results.one.push(await pgProcesses(1, round));
     results.two.push(await pgProcesses(2, round));
     results.pgTake.push(await pgTakes(await pg.database(`takes_${round}`)));
-    results.memTake.push(memoryTakes());
+    results.memTake.push(await memoryTakes());
     out(
       `  round ${round + 1}: SQLite ${fmt(results.sqlite[round] as number)}/s; PostgreSQL 1 process ${fmt(results.one[round] as number)}/s, 2 processes ${fmt(results.two[round] as number)}/s; rate-limit takes PostgreSQL ${fmt(results.pgTake[round] as number)}/s, memory ${fmt(results.memTake[round] as number)}/s; load ${load()}`,
     );

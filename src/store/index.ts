@@ -106,7 +106,7 @@ export function openStoreFile(path: string, options: StoreOptions = {}): Store {
     webhooks: resolvedOperations(sqliteWebhookStore(connection, recordEvent)),
     keys: resolvedOperations(sqliteKeyStore(connection)),
     edges: resolvedOperations(sqliteEdgeStore(connection)),
-    rateLimits: resolvedOperations(memoryRateLimitStore()),
+    rateLimits: memoryRateLimitStore(),
     admin: resolvedOperations(sqliteAdminStore(connection)),
     organizations: resolvedOperations(sqliteOrganizationStore(connection)),
     inventory: resolvedOperations(sqliteInventoryStore(connection)),

@@ -10,7 +10,7 @@
  * implementation (postgres/rate-limit-store.ts), where one upsert counts a request
  * exactly across processes.
  */
-import type { Synchronous } from "./resolved-operations.ts";
+import { resolvedOperations } from "./resolved-operations.ts";
 
 /** The windows are whole minutes (spec section 8: the count resets each minute). */
 export const rateLimitWindowMs = 60_000;
@@ -43,7 +43,7 @@ export function rateLimitWindowOf(now: number): number {
 }
 
 /** One process's counters; a new window drops the old ones, so memory holds one minute's buckets. */
-export function memoryRateLimitStore(): Synchronous<RateLimitStore> {
+export function memoryRateLimitStore(): RateLimitStore {
   const counts = new Map<string, number>();
   let window = Number.NEGATIVE_INFINITY;
   // A request stamped in a window already left (a clock step back) is counted in
@@ -54,7 +54,7 @@ export function memoryRateLimitStore(): Synchronous<RateLimitStore> {
       counts.clear();
     }
   };
-  return {
+  return resolvedOperations<RateLimitStore>({
     take(bucket, windowStartMs, limit) {
       enter(windowStartMs);
       const count = (counts.get(bucket) ?? 0) + 1;
@@ -65,7 +65,7 @@ export function memoryRateLimitStore(): Synchronous<RateLimitStore> {
       enter(windowStartMs);
       return counts.get(bucket) ?? 0;
     },
-  };
+  });
 }
 
 /** A count judged against its limit. */

@@ -5,7 +5,6 @@
  */
 import { newMessageId } from "../../lib/crypto.ts";
 import { type EventStore, type EventType, type NewEvent, type RecordedEvent, testEventType } from "../events.ts";
-import type { Async } from "./async.ts";
 import type { Sql } from "./connection.ts";
 
 /** Records an event with its fan-out inside the caller's transaction `tx`. */
@@ -32,7 +31,7 @@ export async function recordEventIn(
   return { messageId, eventId };
 }
 
-export class PgEventStore implements Async<EventStore> {
+export class PgEventStore implements EventStore {
   constructor(private readonly sql: Sql) {}
 
   record(event: NewEvent, now?: number): Promise<{ messageId: string; eventId: number }> {

@@ -4,12 +4,11 @@
  * domain (docs/fleet.md); the outbox refers to them.
  */
 import type { OrganizationStore } from "../organizations.ts";
-import type { Async } from "./async.ts";
 import type { Sql } from "./connection.ts";
 
 type Organization = Awaited<ReturnType<OrganizationStore["list"]>>[number];
 
-export class PgOrganizationStore implements Async<OrganizationStore> {
+export class PgOrganizationStore implements OrganizationStore {
   constructor(private readonly sql: Sql) {}
 
   async list(): Promise<Organization[]> {

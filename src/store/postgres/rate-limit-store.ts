@@ -10,10 +10,9 @@
  * never a message or a reading.
  */
 import { judged, type RateLimitStore, type RateLimitTake, rateLimitWindowMs } from "../rate-limits.ts";
-import type { Async } from "./async.ts";
 import type { Sql } from "./connection.ts";
 
-export class PgRateLimitStore implements Async<RateLimitStore> {
+export class PgRateLimitStore implements RateLimitStore {
   /** The newest window this process has pruned before. */
   private prunedBefore = 0;
 

@@ -28,7 +28,6 @@ import type {
   NewEndpoint,
   WebhookStore,
 } from "../webhooks.ts";
-import type { Async } from "./async.ts";
 import type { Sql } from "./connection.ts";
 import { recordEventIn } from "./event-store.ts";
 import {
@@ -58,7 +57,7 @@ const defaultLeaseMs = 60_000;
 /** SQLSTATE of a deadlock: the transaction was rolled back and is safe to run again. */
 const deadlockDetected = "40P01";
 
-export class PgWebhookStore implements Async<WebhookStore> {
+export class PgWebhookStore implements WebhookStore {
   readonly owner: string;
   readonly leaseMs: number;
 

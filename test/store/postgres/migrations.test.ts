@@ -7,10 +7,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { getTableConfig, PgTable } from "drizzle-orm/pg-core";
 import { is } from "drizzle-orm";
-import { postgresMigrationJournal, postgresMigrationSql } from "../../../src/store/postgres/migrations/index.ts";
+import { getTableConfig, PgTable } from "drizzle-orm/pg-core";
 import { openPostgresStore } from "../../../src/store/postgres/index.ts";
+import { postgresMigrationJournal, postgresMigrationSql } from "../../../src/store/postgres/migrations/index.ts";
 import * as pgSchema from "../../../src/store/postgres/schema.ts";
 import {
   type PrivatePostgres,

@@ -17,7 +17,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { EventStore } from "../../../src/store/events.ts";
 import { openStoreFile, type Store } from "../../../src/store/index.ts";
-import type { Async } from "../../../src/store/postgres/async.ts";
 import { openPostgresStore, type PostgresStore } from "../../../src/store/postgres/index.ts";
 import type { AttemptRow, DueDelivery, WebhookStore } from "../../../src/store/webhooks.ts";
 import {
@@ -85,17 +84,8 @@ function sqliteStore(): Store {
 
 /** Both engines behind one asynchronous face. */
 interface Outbox {
-  events: Async<EventStore>;
-  webhooks: Async<WebhookStore>;
-}
-
-function asAsync<T extends object>(target: T): Async<T> {
-  return new Proxy(target, {
-    get(object, key) {
-      const value = Reflect.get(object, key);
-      return typeof value === "function" ? (...args: unknown[]) => Promise.resolve(value.apply(object, args)) : value;
-    },
-  }) as unknown as Async<T>;
+  events: EventStore;
+  webhooks: WebhookStore;
 }
 
 const attempt = (at: number, statusCode: number | null, error: string | null = null): AttemptRow => ({
@@ -247,7 +237,7 @@ async function script(outbox: Outbox): Promise<unknown[]> {
 describe.skipIf(!postgresAvailable)(`the outbox on PostgreSQL (${postgresMissingReason})`, () => {
   test("the script gives the same answers on SQLite and PostgreSQL", async () => {
     const sqlite = sqliteStore();
-    const expected = await script({ events: asAsync(sqlite.events), webhooks: asAsync(sqlite.webhooks) });
+    const expected = await script({ events: sqlite.events, webhooks: sqlite.webhooks });
     sqlite.close();
     const store = await pgStore(await pgDatabase("script"));
     const actual = await script(store);

@@ -33,19 +33,20 @@ async function pgStore(url: string): Promise<PostgresStore> {
 const minute = Date.UTC(2026, 10, 24, 16, 0);
 
 describe("the in-memory counter of a box", () => {
-  test("counts per bucket, judges against the limit, and starts again each minute", () => {
+  test("counts per bucket, judges against the limit, and starts again each minute", async () => {
     const limits = memoryRateLimitStore();
     expect(rateLimitWindowOf(minute + 59_999)).toBe(minute);
-    const takes = [1, 2, 3].map(() => limits.take("key:a", minute, 2));
+    const takes = [];
+    for (let index = 0; index < 3; index++) takes.push(await limits.take("key:a", minute, 2));
     expect(takes).toEqual([
       { count: 1, allowed: true, remaining: 1, resetAt: minute + 60_000 },
       { count: 2, allowed: true, remaining: 0, resetAt: minute + 60_000 },
       { count: 3, allowed: false, remaining: 0, resetAt: minute + 60_000 },
     ]);
-    expect(limits.take("key:b", minute, 2).count).toBe(1);
-    expect(limits.count("key:a", minute)).toBe(3);
-    expect(limits.take("key:a", minute + 60_000, 2)).toMatchObject({ count: 1, allowed: true });
-    expect(limits.count("key:b", minute + 60_000)).toBe(0);
+    expect((await limits.take("key:b", minute, 2)).count).toBe(1);
+    expect(await limits.count("key:a", minute)).toBe(3);
+    expect(await limits.take("key:a", minute + 60_000, 2)).toMatchObject({ count: 1, allowed: true });
+    expect(await limits.count("key:b", minute + 60_000)).toBe(0);
   });
 });
 
@@ -63,7 +64,7 @@ describe.skipIf(!postgresAvailable)(`rate limits on PostgreSQL (${postgresMissin
     ];
     for (const [bucket, now] of sequence) {
       const window = rateLimitWindowOf(now);
-      expect(await store.rateLimits.take(bucket, window, 2)).toEqual(memory.take(bucket, window, 2));
+      expect(await store.rateLimits.take(bucket, window, 2)).toEqual(await memory.take(bucket, window, 2));
     }
     expect(await store.rateLimits.count("key:a", minute + 60_000)).toBe(1);
     expect(await store.rateLimits.count("key:z", minute + 60_000)).toBe(0);

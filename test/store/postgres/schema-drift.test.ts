@@ -8,8 +8,8 @@
  */
 import { describe, expect, test } from "bun:test";
 import { is } from "drizzle-orm";
-import { getTableConfig as pgConfig, PgTable } from "drizzle-orm/pg-core";
-import { getTableConfig as sqliteConfig, SQLiteTable } from "drizzle-orm/sqlite-core";
+import { PgTable, getTableConfig as pgConfig } from "drizzle-orm/pg-core";
+import { SQLiteTable, getTableConfig as sqliteConfig } from "drizzle-orm/sqlite-core";
 import * as pgSchema from "../../../src/store/postgres/schema.ts";
 import * as sqliteSchema from "../../../src/store/schema.ts";
 
