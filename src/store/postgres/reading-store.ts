@@ -2,9 +2,8 @@
  * The readings store on PostgreSQL (docs/fleet.md): history in month-partitioned
  * blocks plus a tail of plain rows that compaction merges into them. It implements
  * the asynchronous form of ReadingStore (async.ts) for the operations a central
- * needs of history; left for the step that puts the other domains on PostgreSQL:
- * `setLatest` and `persistLatest` (latest values are register columns, which
- * arrive with the inventory) and `importReadings` (history import into a central).
+ * needs of history. Latest values are the registers' columns, written at once
+ * (latest-values.ts). Left out: `importReadings` (history import into a central).
  */
 import {
   boundSeconds,
@@ -18,6 +17,7 @@ import type { Async } from "./async.ts";
 import { defaultReadingsPerBlock, periodOf, periodSeconds } from "./blocks.ts";
 import { type CompactionOptions, compactBefore } from "./compaction.ts";
 import type { Sql } from "./connection.ts";
+import { setLatestIn } from "./latest-values.ts";
 import { DecodedBlocks, page } from "./page.ts";
 import { deleteOldestOf, pruneBefore, registersBefore } from "./retention.ts";
 
@@ -30,7 +30,9 @@ type Implemented =
   | "newestBetween"
   | "registersWithReadingsBefore"
   | "deleteOldest"
-  | "closePeriods";
+  | "closePeriods"
+  | "setLatest"
+  | "persistLatest";
 
 export interface PgReadingStoreOptions extends CompactionOptions {
   /** Tail rows of a period are compacted this long after it ended (late readings still arrive; default 10 minutes, as on SQLite). */
@@ -86,6 +88,16 @@ export class PgReadingStore implements Async<Pick<ReadingStore, Implemented>> {
         if (attempt >= 3 || (error as { errno?: string }).errno !== deadlockDetected) throw error;
       }
     }
+  }
+
+  /** The values as given, the one given last winning (as SQLite's), written at once: every central process reads them. */
+  setLatest(values: Parameters<ReadingStore["setLatest"]>[0]): Promise<void> {
+    return setLatestIn(this.sql, values);
+  }
+
+  /** Nothing to do: latest values are written when they are set (SQLite keeps them in memory and persists them here). */
+  persistLatest(): Promise<void> {
+    return Promise.resolve();
   }
 
   recordPolled(readings: Parameters<ReadingStore["recordPolled"]>[0]): Promise<void> {

@@ -1,0 +1,18 @@
+/**
+ * Query results as the store interfaces give them: Bun.SQL returns an array with
+ * the statement's bookkeeping attached (count, command), read here as plain rows.
+ * Millisecond times are `bigint` columns, which Bun.SQL returns as strings: the
+ * store's SELECTs cast them `::float8` (exact up to 2^53 ms), so they arrive as numbers.
+ */
+export async function rowsOf<T>(query: Promise<unknown>): Promise<T[]> {
+  return [...((await query) as T[])];
+}
+
+export async function firstOf<T>(query: Promise<unknown>): Promise<T | null> {
+  return ((await query) as T[])[0] ?? null;
+}
+
+/** How many rows an INSERT, UPDATE or DELETE changed. */
+export async function changedBy(query: Promise<unknown>): Promise<number> {
+  return ((await query) as { count: number }).count;
+}
