@@ -11,8 +11,3 @@ export async function rowsOf<T>(query: Promise<unknown>): Promise<T[]> {
 export async function firstOf<T>(query: Promise<unknown>): Promise<T | null> {
   return ((await query) as T[])[0] ?? null;
 }
-
-/** How many rows an INSERT, UPDATE or DELETE changed. */
-export async function changedBy(query: Promise<unknown>): Promise<number> {
-  return ((await query) as { count: number }).count;
-}
