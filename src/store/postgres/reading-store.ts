@@ -3,7 +3,7 @@
  * blocks plus a tail of plain rows that compaction merges into them. It implements
  * the asynchronous form of ReadingStore (async.ts) for the operations a central
  * needs of history. Latest values are the registers' columns, written at once
- * (latest-values.ts). Left out: `importReadings` (history import into a central).
+ * (latest-values.ts): `record` moves them with the readings it stores. Left out: `importReadings` (history import into a central).
  */
 import {
   boundSeconds,
@@ -60,12 +60,28 @@ export class PgReadingStore implements Async<Pick<ReadingStore, Implemented>> {
   }
 
   /**
-   * Stores a batch in one statement. Idempotent: the tail's key keeps the first
-   * reading of a (register, second), and a second already in a block keeps the
-   * block's (page.ts, compaction.ts). Rows go in key order, so two processes
-   * inserting overlapping batches lock keys in the same order and do not deadlock.
+   * Stores a batch and moves each register's latest value forward, in one
+   * statement. Idempotent: the tail's key keeps the first reading of a (register,
+   * second), and a second already in a block keeps the block's (page.ts,
+   * compaction.ts). Only readings that were stored move the latest value (a resend
+   * does not), and only when newer than the one held: LatestValues.advance's
+   * comparison (latest-values.ts). Rows go in key order, so two processes inserting
+   * overlapping batches lock keys in the same order; a deadlock PostgreSQL still
+   * reports (on the registers' rows) is retried.
    */
-  async record(batch: NewReading[]): Promise<void> {
+  record(batch: NewReading[]): Promise<void> {
+    return this.insert(batch, true);
+  }
+
+  /** Ingest's write: stores the readings; latest values come separately (setLatest), as on SQLite. */
+  recordPolled(readings: Parameters<ReadingStore["recordPolled"]>[0]): Promise<void> {
+    return this.insert(
+      readings.map(([registerId, ts, rawValue]) => ({ registerId, ts, rawValue })),
+      false,
+    );
+  }
+
+  private async insert(batch: NewReading[], moveLatest: boolean): Promise<void> {
     if (batch.length === 0) return;
     const order = batch.map((_, index) => index);
     const seconds = batch.map((reading) => storedSeconds(reading.ts));
@@ -79,10 +95,31 @@ export class PgReadingStore implements Async<Pick<ReadingStore, Implemented>> {
     const raws = order.map((index) => (batch[index] as NewReading).rawValue ?? null);
     for (let attempt = 0; ; attempt++) {
       try {
+        if (!moveLatest) {
+          await this.sql`
+            INSERT INTO history_tail (register_id, ts_s, raw_value)
+            SELECT * FROM unnest(${registerIds}::int[], ${times}::int[], ${raws}::float8[])
+            ON CONFLICT DO NOTHING`;
+          return;
+        }
+        const ms = order.map((index) => (batch[index] as NewReading).ts);
+        // `stored` holds the rows the insert kept; each key's reading is its first
+        // in the batch (lowest n); a register's newest of them is its candidate.
         await this.sql`
-          INSERT INTO history_tail (register_id, ts_s, raw_value)
-          SELECT * FROM unnest(${registerIds}::int[], ${times}::int[], ${raws}::float8[])
-          ON CONFLICT DO NOTHING`;
+          WITH given AS (
+            SELECT * FROM unnest(${registerIds}::int[], ${times}::int[], ${raws}::float8[], ${ms}::float8[])
+                     WITH ORDINALITY AS g(register_id, ts_s, raw_value, ts_ms, n)),
+          stored AS (
+            INSERT INTO history_tail (register_id, ts_s, raw_value)
+            SELECT register_id, ts_s, raw_value FROM given ORDER BY n
+            ON CONFLICT DO NOTHING RETURNING register_id, ts_s),
+          newest AS (
+            SELECT DISTINCT ON (s.register_id) s.register_id, g.ts_ms, g.raw_value
+              FROM stored s JOIN given g ON g.register_id = s.register_id AND g.ts_s = s.ts_s
+             ORDER BY s.register_id, s.ts_s DESC, g.n)
+          UPDATE registers r SET latest_raw_value = newest.raw_value, latest_ts = newest.ts_ms
+            FROM newest
+           WHERE r.id = newest.register_id AND (r.latest_ts IS NULL OR r.latest_ts < newest.ts_ms)`;
         return;
       } catch (error) {
         if (attempt >= 3 || (error as { errno?: string }).errno !== deadlockDetected) throw error;
@@ -98,10 +135,6 @@ export class PgReadingStore implements Async<Pick<ReadingStore, Implemented>> {
   /** Nothing to do: latest values are written when they are set (SQLite keeps them in memory and persists them here). */
   persistLatest(): Promise<void> {
     return Promise.resolve();
-  }
-
-  recordPolled(readings: Parameters<ReadingStore["recordPolled"]>[0]): Promise<void> {
-    return this.record(readings.map(([registerId, ts, rawValue]) => ({ registerId, ts, rawValue })));
   }
 
   async *scan(query: Parameters<ReadingStore["scan"]>[0]) {

@@ -3,11 +3,9 @@
  * latest values (read from the columns every process writes, latest-values.ts),
  * the ids and views history and alert rules use, and `string` registers' texts.
  */
-import type { LatestValue } from "../readings.ts";
 import type { CatalogRegister, HistoryRegister, RegisterContext, RegisterRow, RegisterStore } from "../registers.ts";
 import type { Async } from "./async.ts";
 import type { Sql } from "./connection.ts";
-import { advanceLatestIn, setLatestIn } from "./latest-values.ts";
 import { firstOf, rowsOf } from "./rows.ts";
 
 const registerColumns = `
@@ -84,15 +82,5 @@ export class PgRegisterStore implements Async<RegisterStore> {
         FROM registers r JOIN modbus_devices d ON d.id = r.modbus_device_id JOIN gateways g ON g.id = r.gateway_id
         JOIN organizations o ON o.id = g.org_id
        ORDER BY r.id`);
-  }
-
-  /** ReadingStore.setLatest on PostgreSQL: the values as given, the last one given winning. */
-  setLatest(values: readonly LatestValue[]): Promise<void> {
-    return setLatestIn(this.sql, values);
-  }
-
-  /** Moves each register's latest value forward only when the value given is newer (history written out of order). */
-  advanceLatest(values: readonly LatestValue[]): Promise<void> {
-    return advanceLatestIn(this.sql, values);
   }
 }

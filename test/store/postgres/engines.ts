@@ -35,8 +35,8 @@ type Domain = (typeof domains)[number];
 export type OpenDomains = { [K in Domain]: Async<Store[K]> } & {
   /** ReadingStore.setLatest: the value given last wins. */
   setLatest(values: LatestValue[]): Promise<void>;
-  /** A reading stored with its latest value moved forward only when newer (SQLite: readings.record; PostgreSQL: the same comparison in registers.advanceLatest). */
-  advanceLatest(values: LatestValue[]): Promise<void>;
+  /** ReadingStore.record: readings stored, each register's latest value moved forward only when newer. */
+  record(values: LatestValue[]): Promise<void>;
   /** An organisation's events, oldest first. */
   events(orgId: number): Promise<{ type: string; data: Record<string, unknown> }[]>;
   /** Raw SQL for checks no operation offers (rows as stored, foreign keys); the same text on both engines. */
@@ -86,8 +86,7 @@ function sqliteEngine(): Engine {
       return {
         ...wrapped,
         setLatest: async (values) => store.readings.setLatest(values),
-        advanceLatest: async (values) =>
-          store.readings.record(values.map(({ registerId, ts, rawValue }) => ({ registerId, ts, rawValue }))),
+        record: async (values) => store.readings.record(values),
         events: async (orgId) => store.events.listAfter(orgId),
         query: async (text) => sqliteOf(store).query(text).all() as Record<string, unknown>[],
         close: async () => store.close(),
@@ -108,7 +107,7 @@ function postgresEngine(): Engine {
     const opened: OpenDomains = {
       ...rest,
       setLatest: (values) => readings.setLatest(values),
-      advanceLatest: (values) => store.registers.advanceLatest(values),
+      record: (values) => readings.record(values),
       events: (orgId) => events.listAfter(orgId),
       query: async (text) => [...((await raw.unsafe(text)) as Record<string, unknown>[])],
       close: async () => {

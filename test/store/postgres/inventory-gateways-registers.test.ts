@@ -220,11 +220,19 @@ for (const engine of bothEngines()) {
             (await store.registers.list(gatewayId)).map((r) => [r.name, [r.latestTs, r.latestRawValue]]),
           );
         expect(await latest()).toMatchObject({ r1: [t0 + 30_000, 11], r2: [t0 + 60_000, 20] });
-        await store.advanceLatest([{ registerId: r1, ts: t0 + 20_000, rawValue: 1 }]); // older
-        await store.advanceLatest([{ registerId: r2, ts: t0 + 60_000, rawValue: 2 }]); // same time
+        await store.record([{ registerId: r1, ts: t0 + 20_000, rawValue: 1 }]); // older
+        await store.record([{ registerId: r2, ts: t0 + 60_000, rawValue: 2 }]); // same time
         expect(await latest()).toMatchObject({ r1: [t0 + 30_000, 11], r2: [t0 + 60_000, 20] });
-        await store.advanceLatest([{ registerId: r1, ts: t0 + 40_000, rawValue: 3 }]); // newer
+        await store.record([{ registerId: r1, ts: t0 + 40_000, rawValue: 3 }]); // newer
         expect(await latest()).toMatchObject({ r1: [t0 + 40_000, 3] });
+        // Only stored readings move it: a second already stored (here, earlier in the same batch) does not.
+        await store.record([
+          { registerId: r1, ts: t0 + 50_000, rawValue: 5 },
+          { registerId: r1, ts: t0 + 50_500, rawValue: 6 },
+        ]);
+        expect(await latest()).toMatchObject({ r1: [t0 + 50_000, 5] });
+        await store.record([{ registerId: r1, ts: t0 + 40_000, rawValue: 7 }]); // a resend of a stored second
+        expect(await latest()).toMatchObject({ r1: [t0 + 50_000, 5] });
       });
 
       test("string registers' texts: recorded in one batch (the last given wins) and read back by id", async () => {
