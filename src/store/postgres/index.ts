@@ -37,8 +37,9 @@ export async function openPostgresStore(
   options: PostgresOptions & { readings?: PgReadingStoreOptions } = {},
 ): Promise<PostgresStore> {
   const sql = await openPostgres(url, options);
+  const readings = new PgReadingStore(sql, options.readings);
   return {
-    readings: new PgReadingStore(sql, options.readings),
+    readings,
     registers: new PgRegisterStore(sql),
     gateways: new PgGatewayStore(sql),
     alerts: new PgAlertStore(sql),
@@ -48,6 +49,10 @@ export async function openPostgresStore(
     inventory: new PgInventoryStore(sql),
     secrets: new PgSecretStore(sql),
     writes: new PgWriteStore(sql),
-    close: () => sql.close(),
+    close: async () => {
+      // A clean close keeps the latest values `record` moved (as on SQLite).
+      await readings.persistLatest();
+      await sql.close();
+    },
   };
 }

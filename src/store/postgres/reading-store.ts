@@ -17,7 +17,7 @@ import type { Async } from "./async.ts";
 import { defaultReadingsPerBlock, periodOf, periodSeconds } from "./blocks.ts";
 import { type CompactionOptions, compactBefore } from "./compaction.ts";
 import type { Sql } from "./connection.ts";
-import { setLatestIn } from "./latest-values.ts";
+import { PendingLatest, setLatestIn } from "./latest-values.ts";
 import { DecodedBlocks, page } from "./page.ts";
 import { deleteOldestOf, pruneBefore, registersBefore } from "./retention.ts";
 
@@ -37,6 +37,8 @@ type Implemented =
 export interface PgReadingStoreOptions extends CompactionOptions {
   /** Tail rows of a period are compacted this long after it ended (late readings still arrive; default 10 minutes, as on SQLite). */
   graceMs?: number;
+  /** Latest values moved by `record` are written within this long (ms, default 1000; latest-values.ts). */
+  latestFlushMs?: number;
 }
 
 /** SQLSTATE of a deadlock: a transaction PostgreSQL chose to abort, safe to run again. */
@@ -45,12 +47,14 @@ const deadlockDetected = "40P01";
 export class PgReadingStore implements Async<Pick<ReadingStore, Implemented>> {
   private readonly readingsPerBlock: number;
   private readonly decoded = new DecodedBlocks();
+  private readonly latest: PendingLatest;
 
   constructor(
     private readonly sql: Sql,
     private readonly options: PgReadingStoreOptions = {},
   ) {
     this.readingsPerBlock = options.readingsPerBlock ?? defaultReadingsPerBlock;
+    this.latest = new PendingLatest(sql, options.latestFlushMs ?? 1000);
   }
 
   page(query: Parameters<ReadingStore["page"]>[0]) {
@@ -60,14 +64,14 @@ export class PgReadingStore implements Async<Pick<ReadingStore, Implemented>> {
   }
 
   /**
-   * Stores a batch and moves each register's latest value forward, in one
-   * statement. Idempotent: the tail's key keeps the first reading of a (register,
-   * second), and a second already in a block keeps the block's (page.ts,
-   * compaction.ts). Only readings that were stored move the latest value (a resend
-   * does not), and only when newer than the one held: LatestValues.advance's
-   * comparison (latest-values.ts). Rows go in key order, so two processes inserting
-   * overlapping batches lock keys in the same order; a deadlock PostgreSQL still
-   * reports (on the registers' rows) is retried.
+   * Stores a batch in one statement and moves each register's latest value forward.
+   * Idempotent: the tail's key keeps the first reading of a (register, second), and
+   * a second already in a block keeps the block's (page.ts, compaction.ts). Only
+   * readings that were stored move the latest value (a resend does not), and only
+   * when newer than the one held: LatestValues.advance's comparison; the values are
+   * written within a second (latest-values.ts, PendingLatest). Rows go in key order,
+   * so two processes inserting overlapping batches lock keys in the same order and
+   * do not deadlock (one is retried if PostgreSQL still reports one).
    */
   record(batch: NewReading[]): Promise<void> {
     return this.insert(batch, true);
@@ -79,6 +83,26 @@ export class PgReadingStore implements Async<Pick<ReadingStore, Implemented>> {
       readings.map(([registerId, ts, rawValue]) => ({ registerId, ts, rawValue })),
       false,
     );
+  }
+
+  /**
+   * Each stored reading moves its register's latest value (when newer). A stored
+   * (register, second) is the batch's first reading of it: the first in key order,
+   * since the sort is stable.
+   */
+  private advanceLatest(batch: NewReading[], order: number[], stored: { register_id: number; ts_s: number }[]): void {
+    if (stored.length === 0) return;
+    const first = new Map<string, NewReading>();
+    for (const index of order) {
+      const reading = batch[index] as NewReading;
+      const key = `${reading.registerId}/${storedSeconds(reading.ts)}`;
+      if (!first.has(key)) first.set(key, reading);
+    }
+    for (const row of stored) {
+      const reading = first.get(`${row.register_id}/${row.ts_s}`);
+      if (reading !== undefined)
+        this.latest.advance({ registerId: reading.registerId, ts: reading.ts, rawValue: reading.rawValue ?? null });
+    }
   }
 
   private async insert(batch: NewReading[], moveLatest: boolean): Promise<void> {
@@ -95,31 +119,11 @@ export class PgReadingStore implements Async<Pick<ReadingStore, Implemented>> {
     const raws = order.map((index) => (batch[index] as NewReading).rawValue ?? null);
     for (let attempt = 0; ; attempt++) {
       try {
-        if (!moveLatest) {
-          await this.sql`
-            INSERT INTO history_tail (register_id, ts_s, raw_value)
-            SELECT * FROM unnest(${registerIds}::int[], ${times}::int[], ${raws}::float8[])
-            ON CONFLICT DO NOTHING`;
-          return;
-        }
-        const ms = order.map((index) => (batch[index] as NewReading).ts);
-        // `stored` holds the rows the insert kept; each key's reading is its first
-        // in the batch (lowest n); a register's newest of them is its candidate.
-        await this.sql`
-          WITH given AS (
-            SELECT * FROM unnest(${registerIds}::int[], ${times}::int[], ${raws}::float8[], ${ms}::float8[])
-                     WITH ORDINALITY AS g(register_id, ts_s, raw_value, ts_ms, n)),
-          stored AS (
-            INSERT INTO history_tail (register_id, ts_s, raw_value)
-            SELECT register_id, ts_s, raw_value FROM given ORDER BY n
-            ON CONFLICT DO NOTHING RETURNING register_id, ts_s),
-          newest AS (
-            SELECT DISTINCT ON (s.register_id) s.register_id, g.ts_ms, g.raw_value
-              FROM stored s JOIN given g ON g.register_id = s.register_id AND g.ts_s = s.ts_s
-             ORDER BY s.register_id, s.ts_s DESC, g.n)
-          UPDATE registers r SET latest_raw_value = newest.raw_value, latest_ts = newest.ts_ms
-            FROM newest
-           WHERE r.id = newest.register_id AND (r.latest_ts IS NULL OR r.latest_ts < newest.ts_ms)`;
+        const stored = (await this.sql`
+          INSERT INTO history_tail (register_id, ts_s, raw_value)
+          SELECT * FROM unnest(${registerIds}::int[], ${times}::int[], ${raws}::float8[])
+          ON CONFLICT DO NOTHING RETURNING register_id, ts_s`) as { register_id: number; ts_s: number }[];
+        if (moveLatest) this.advanceLatest(batch, order, stored);
         return;
       } catch (error) {
         if (attempt >= 3 || (error as { errno?: string }).errno !== deadlockDetected) throw error;
@@ -129,12 +133,14 @@ export class PgReadingStore implements Async<Pick<ReadingStore, Implemented>> {
 
   /** The values as given, the one given last winning (as SQLite's), written at once: every central process reads them. */
   setLatest(values: Parameters<ReadingStore["setLatest"]>[0]): Promise<void> {
+    // Taken after what `record` moved before: that must not overwrite it later (as SQLite's set replaces the value held).
+    for (const value of values) this.latest.forget(value.registerId);
     return setLatestIn(this.sql, values);
   }
 
-  /** Nothing to do: latest values are written when they are set (SQLite keeps them in memory and persists them here). */
+  /** Writes the latest values `record` moved and has not written yet (latest-values.ts, PendingLatest). */
   persistLatest(): Promise<void> {
-    return Promise.resolve();
+    return this.latest.flush();
   }
 
   async *scan(query: Parameters<ReadingStore["scan"]>[0]) {
@@ -206,6 +212,7 @@ export class PgReadingStore implements Async<Pick<ReadingStore, Implemented>> {
    */
   async closePeriods(nowMs: number): Promise<number> {
     const end = periodOf(storedSeconds(nowMs - (this.options.graceMs ?? 600_000))) * periodSeconds;
+    await this.latest.flush();
     return (await compactBefore(this.sql, end, this.options)) ?? 0;
   }
 }

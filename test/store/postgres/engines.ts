@@ -35,8 +35,10 @@ type Domain = (typeof domains)[number];
 export type OpenDomains = { [K in Domain]: Async<Store[K]> } & {
   /** ReadingStore.setLatest: the value given last wins. */
   setLatest(values: LatestValue[]): Promise<void>;
-  /** ReadingStore.record: readings stored, each register's latest value moved forward only when newer. */
+  /** ReadingStore.record: readings stored, each register's latest value moved forward only when newer (and written). */
   record(values: LatestValue[]): Promise<void>;
+  /** PostgreSQL: record without asking for the latest values to be written (they are within a second). */
+  recordUnwritten?(values: LatestValue[]): Promise<void>;
   /** An organisation's events, oldest first. */
   events(orgId: number): Promise<{ type: string; data: Record<string, unknown> }[]>;
   /** Raw SQL for checks no operation offers (rows as stored, foreign keys); the same text on both engines. */
@@ -107,7 +109,12 @@ function postgresEngine(): Engine {
     const opened: OpenDomains = {
       ...rest,
       setLatest: (values) => readings.setLatest(values),
-      record: (values) => readings.record(values),
+      // Latest values moved by record are written within a second (PendingLatest); here at once.
+      record: async (values) => {
+        await readings.record(values);
+        await readings.persistLatest();
+      },
+      recordUnwritten: (values) => readings.record(values),
       events: (orgId) => events.listAfter(orgId),
       query: async (text) => [...((await raw.unsafe(text)) as Record<string, unknown>[])],
       close: async () => {

@@ -235,6 +235,36 @@ for (const engine of bothEngines()) {
         expect(await latest()).toMatchObject({ r1: [t0 + 50_000, 5] });
       });
 
+      test.skipIf(engine.openTwin === undefined)(
+        "PostgreSQL: latest values moved by record reach another process within a second, without persistLatest; a value set later wins",
+        async () => {
+          const twin = await (engine.openTwin as NonNullable<typeof engine.openTwin>)(store);
+          try {
+            const acme = (await store.organizations.findByKey("acme"))?.id ?? -1;
+            const gatewayId = (await store.gateways.locate(acme, ids.gatewayA)) ?? -1;
+            const r3 = (await store.registers.list(gatewayId))[2]?.id as number;
+            await store.recordUnwritten?.([{ registerId: r3, ts: t0 + 70_000, rawValue: 33 }]);
+            const seen = async () => (await twin.registers.list(gatewayId))[2]?.latestTs;
+            const deadline = Date.now() + 3000;
+            while ((await seen()) !== t0 + 70_000 && Date.now() < deadline) await Bun.sleep(50);
+            expect((await twin.registers.list(gatewayId))[2]).toMatchObject({
+              latestTs: t0 + 70_000,
+              latestRawValue: 33,
+            });
+            // A value set after a record replaces what that record moved, also once the pending values are written.
+            await store.recordUnwritten?.([{ registerId: r3, ts: t0 + 90_000, rawValue: 1 }]);
+            await store.setLatest([{ registerId: r3, ts: t0 + 85_000, rawValue: 2 }]);
+            await Bun.sleep(1200);
+            expect((await twin.registers.list(gatewayId))[2]).toMatchObject({
+              latestTs: t0 + 85_000,
+              latestRawValue: 2,
+            });
+          } finally {
+            await twin.close();
+          }
+        },
+      );
+
       test("string registers' texts: recorded in one batch (the last given wins) and read back by id", async () => {
         const acme = (await store.organizations.findByKey("acme"))?.id ?? -1;
         const gatewayId = (await store.gateways.locate(acme, ids.gatewayA)) ?? -1;
