@@ -86,22 +86,29 @@ export class PgReadingStore implements Async<Pick<ReadingStore, Implemented>> {
   }
 
   /**
-   * Each stored reading moves its register's latest value (when newer). A stored
-   * (register, second) is the batch's first reading of it: the first in key order,
-   * since the sort is stable.
+   * Each register's newest stored reading moves its latest value (when newer): the
+   * same as advancing by every stored reading in turn, since advance keeps the newest.
+   * A stored (register, second) holds the batch's first reading of it, the first in
+   * key order (the sort is stable): found by binary search in the sorted columns.
    */
-  private advanceLatest(batch: NewReading[], order: number[], stored: { register_id: number; ts_s: number }[]): void {
-    if (stored.length === 0) return;
-    const first = new Map<string, NewReading>();
-    for (const index of order) {
-      const reading = batch[index] as NewReading;
-      const key = `${reading.registerId}/${storedSeconds(reading.ts)}`;
-      if (!first.has(key)) first.set(key, reading);
-    }
-    for (const row of stored) {
-      const reading = first.get(`${row.register_id}/${row.ts_s}`);
-      if (reading !== undefined)
-        this.latest.advance({ registerId: reading.registerId, ts: reading.ts, rawValue: reading.rawValue ?? null });
+  private advanceLatest(
+    batch: NewReading[],
+    order: number[],
+    registerIds: number[],
+    times: number[],
+    newest: { register_id: number; ts_s: number }[],
+  ): void {
+    for (const row of newest) {
+      let low = 0;
+      let high = registerIds.length;
+      while (low < high) {
+        const middle = (low + high) >>> 1;
+        const id = registerIds[middle] as number;
+        if (id < row.register_id || (id === row.register_id && (times[middle] as number) < row.ts_s)) low = middle + 1;
+        else high = middle;
+      }
+      const reading = batch[order[low] as number] as NewReading;
+      this.latest.advance({ registerId: reading.registerId, ts: reading.ts, rawValue: reading.rawValue ?? null });
     }
   }
 
@@ -119,11 +126,24 @@ export class PgReadingStore implements Async<Pick<ReadingStore, Implemented>> {
     const raws = order.map((index) => (batch[index] as NewReading).rawValue ?? null);
     for (let attempt = 0; ; attempt++) {
       try {
-        const stored = (await this.sql`
-          INSERT INTO history_tail (register_id, ts_s, raw_value)
-          SELECT * FROM unnest(${registerIds}::int[], ${times}::int[], ${raws}::float8[])
-          ON CONFLICT DO NOTHING RETURNING register_id, ts_s`) as { register_id: number; ts_s: number }[];
-        if (moveLatest) this.advanceLatest(batch, order, stored);
+        if (!moveLatest) {
+          await this.sql`
+            INSERT INTO history_tail (register_id, ts_s, raw_value)
+            SELECT * FROM unnest(${registerIds}::int[], ${times}::int[], ${raws}::float8[])
+            ON CONFLICT DO NOTHING`;
+          return;
+        }
+        // Only the rows stored come back from the insert (a resent second does not): each register's newest.
+        const newest = (await this.sql`
+          WITH stored AS (
+            INSERT INTO history_tail (register_id, ts_s, raw_value)
+            SELECT * FROM unnest(${registerIds}::int[], ${times}::int[], ${raws}::float8[])
+            ON CONFLICT DO NOTHING RETURNING register_id, ts_s)
+          SELECT register_id, max(ts_s) AS ts_s FROM stored GROUP BY register_id`) as {
+          register_id: number;
+          ts_s: number;
+        }[];
+        this.advanceLatest(batch, order, registerIds, times, newest);
         return;
       } catch (error) {
         if (attempt >= 3 || (error as { errno?: string }).errno !== deadlockDetected) throw error;
