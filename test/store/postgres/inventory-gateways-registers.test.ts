@@ -283,6 +283,21 @@ for (const engine of bothEngines()) {
         expect((await store.registers.list(gatewayId)).find((r) => r.id === r1)?.latestText).toBe("second");
       });
 
+      test.skipIf(engine.openTwin === undefined)(
+        "PostgreSQL: two processes syncing at once (each starts with a sync) leave one inventory",
+        async () => {
+          const twin = await (engine.openTwin as NonNullable<typeof engine.openTwin>)(store);
+          try {
+            const before = await store.registers.allIds();
+            await Promise.all([store.inventory.sync(inventory(), t0 + 5), twin.inventory.sync(inventory(), t0 + 5)]);
+            expect(await twin.registers.allIds()).toEqual(before);
+            expect((await store.organizations.list()).map((o) => o.key)).toEqual(["acme", "beta"]);
+          } finally {
+            await twin.close();
+          }
+        },
+      );
+
       test("a gateway that left the config is retired: not listed or found, its registers still history; back, the same rows", async () => {
         const acme = (await store.organizations.findByKey("acme"))?.id ?? -1;
         const gatewayId = (await store.gateways.locate(acme, ids.gatewayB)) ?? -1;
