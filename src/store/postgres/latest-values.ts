@@ -74,7 +74,7 @@ export class PendingLatest {
     this.timer = null;
     const values = [...this.pending.values()];
     this.pending.clear();
-    this.flushing = this.flushing.then(async () => {
+    const write = async () => {
       if (values.length === 0) return;
       try {
         await this.sql`
@@ -86,7 +86,9 @@ export class PendingLatest {
         for (const value of values) this.advance(value);
         throw error;
       }
-    });
+    };
+    // One flush at a time, in order; one that failed does not stop the next.
+    this.flushing = this.flushing.then(write, write);
     return this.flushing;
   }
 }

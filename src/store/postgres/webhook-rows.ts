@@ -5,9 +5,7 @@
  */
 import type { DeliveryListing, DueDelivery, EndpointRow } from "../webhooks.ts";
 
-type Raw<T> = {
-  [K in keyof T]: T[K] extends number ? number | string : T[K] extends number | null ? number | string | null : T[K];
-};
+type Raw<T> = { [K in keyof T]: T[K] extends number ? number | string : T[K] extends number | null ? number | string | null : T[K] };
 
 const num = (value: number | string): number => Number(value);
 const numOrNull = (value: number | string | null): number | null => (value === null ? null : Number(value));
