@@ -14,12 +14,12 @@ export { type AdminRole, adminRoles };
 
 /** Sessions last twelve hours from sign-in. */
 export const sessionLifetimeMs = 12 * 3_600_000;
-const setupTokenKey = "admin:setup-token-sha256";
+export const setupTokenKey = "admin:setup-token-sha256";
 /** A setup token is a credential on the console: it lives a day, and a restart replaces it. */
 export const setupTokenLifetimeMs = 24 * 3_600_000;
 
 /** The stored value is `<sha256 hex>.<expiry ms>`; a bare hash (stored by an older version) never matches. */
-function storedSetupTokenMatches(stored: string | undefined, token: string, now: number): boolean {
+export function storedSetupTokenMatches(stored: string | undefined, token: string, now: number): boolean {
   if (stored === undefined) return false;
   const [hash, expires] = stored.split(".");
   const expiresAt = Number(expires);

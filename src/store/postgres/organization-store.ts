@@ -1,31 +1,23 @@
-/**
- * Organisations on PostgreSQL, read as ../organizations.ts reads them. The rows are
- * written by the inventory sync, which comes to PostgreSQL with the inventory
- * domain (docs/fleet.md); the outbox refers to them.
- */
-import type { OrganizationStore } from "../organizations.ts";
+/** Organisations on PostgreSQL, as ../organizations.ts: removed ones are neither listed nor found. */
+import type { Organization, OrganizationStore } from "../organizations.ts";
 import type { Sql } from "./connection.ts";
-
-type Organization = Awaited<ReturnType<OrganizationStore["list"]>>[number];
+import { firstOf, rowsOf } from "./rows.ts";
 
 export class PgOrganizationStore implements OrganizationStore {
   constructor(private readonly sql: Sql) {}
 
-  async list(): Promise<Organization[]> {
-    return (await this.sql`
-      SELECT id, key, name FROM organizations WHERE removed_at IS NULL ORDER BY id`) as Organization[];
+  list(): Promise<Organization[]> {
+    return rowsOf(this.sql`SELECT id, key, name FROM organizations WHERE removed_at IS NULL ORDER BY id`);
   }
 
-  async findByKey(key: string): Promise<Organization | null> {
-    const [row] = (await this.sql`
-      SELECT id, key, name FROM organizations WHERE key = ${key} AND removed_at IS NULL`) as Organization[];
-    return row ?? null;
+  findByKey(key: string): Promise<Organization | null> {
+    return firstOf(this.sql`SELECT id, key, name FROM organizations WHERE key = ${key} AND removed_at IS NULL`);
   }
 
   async writesEnabled(orgId: number): Promise<boolean> {
-    const [row] = (await this.sql`SELECT writes_enabled AS enabled FROM organizations WHERE id = ${orgId}`) as {
-      enabled: boolean;
-    }[];
+    const row = await firstOf<{ enabled: boolean }>(
+      this.sql`SELECT writes_enabled AS enabled FROM organizations WHERE id = ${orgId}`,
+    );
     return row?.enabled === true;
   }
 }

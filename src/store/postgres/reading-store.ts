@@ -1,10 +1,9 @@
 /**
  * The readings store on PostgreSQL (docs/fleet.md): history in month-partitioned
  * blocks plus a tail of plain rows that compaction merges into them. It implements
- * ReadingStore (asynchronous, as every store interface) for the operations a central
- * needs of history; left for the step that puts the other domains on PostgreSQL:
- * `setLatest` and `persistLatest` (latest values are register columns, which
- * arrive with the inventory) and `importReadings` (history import into a central).
+ * ReadingStore's operations a central needs of history. Latest values are the
+ * registers' columns (latest-values.ts): `record` moves them with the readings it
+ * stores. Left out: `importReadings` (history import into a central).
  */
 import {
   boundSeconds,
@@ -17,6 +16,7 @@ import {
 import { defaultReadingsPerBlock, periodOf, periodSeconds } from "./blocks.ts";
 import { type CompactionOptions, compactBefore } from "./compaction.ts";
 import type { Sql } from "./connection.ts";
+import { PendingLatest, setLatestIn } from "./latest-values.ts";
 import { DecodedBlocks, page } from "./page.ts";
 import { deleteOldestOf, pruneBefore, registersBefore } from "./retention.ts";
 
@@ -29,11 +29,15 @@ type Implemented =
   | "newestBetween"
   | "registersWithReadingsBefore"
   | "deleteOldest"
-  | "closePeriods";
+  | "closePeriods"
+  | "setLatest"
+  | "persistLatest";
 
 export interface PgReadingStoreOptions extends CompactionOptions {
   /** Tail rows of a period are compacted this long after it ended (late readings still arrive; default 10 minutes, as on SQLite). */
   graceMs?: number;
+  /** Latest values moved by `record` are written within this long (ms, default 1000; latest-values.ts). */
+  latestFlushMs?: number;
 }
 
 /** SQLSTATE of a deadlock: a transaction PostgreSQL chose to abort, safe to run again. */
@@ -42,12 +46,14 @@ const deadlockDetected = "40P01";
 export class PgReadingStore implements Pick<ReadingStore, Implemented> {
   private readonly readingsPerBlock: number;
   private readonly decoded = new DecodedBlocks();
+  private readonly latest: PendingLatest;
 
   constructor(
     private readonly sql: Sql,
     private readonly options: PgReadingStoreOptions = {},
   ) {
     this.readingsPerBlock = options.readingsPerBlock ?? defaultReadingsPerBlock;
+    this.latest = new PendingLatest(sql, options.latestFlushMs ?? 1000);
   }
 
   page(query: Parameters<ReadingStore["page"]>[0]) {
@@ -57,12 +63,55 @@ export class PgReadingStore implements Pick<ReadingStore, Implemented> {
   }
 
   /**
-   * Stores a batch in one statement. Idempotent: the tail's key keeps the first
-   * reading of a (register, second), and a second already in a block keeps the
-   * block's (page.ts, compaction.ts). Rows go in key order, so two processes
-   * inserting overlapping batches lock keys in the same order and do not deadlock.
+   * Stores a batch in one statement and moves each register's latest value forward.
+   * Idempotent: the tail's key keeps the first reading of a (register, second), and
+   * a second already in a block keeps the block's (page.ts, compaction.ts). Only
+   * readings that were stored move the latest value (a resend does not), and only
+   * when newer than the one held: LatestValues.advance's comparison; the values are
+   * written within a second (latest-values.ts, PendingLatest). Rows go in key order,
+   * so two processes inserting overlapping batches lock keys in the same order and
+   * do not deadlock (one is retried if PostgreSQL still reports one).
    */
-  async record(batch: NewReading[]): Promise<void> {
+  record(batch: NewReading[]): Promise<void> {
+    return this.insert(batch, true);
+  }
+
+  /** Ingest's write: stores the readings; latest values come separately (setLatest), as on SQLite. */
+  recordPolled(readings: Parameters<ReadingStore["recordPolled"]>[0]): Promise<void> {
+    return this.insert(
+      readings.map(([registerId, ts, rawValue]) => ({ registerId, ts, rawValue })),
+      false,
+    );
+  }
+
+  /**
+   * Each register's newest stored reading moves its latest value (when newer): the
+   * same as advancing by every stored reading in turn, since advance keeps the newest.
+   * A stored (register, second) holds the batch's first reading of it, the first in
+   * key order (the sort is stable): found by binary search in the sorted columns.
+   */
+  private advanceLatest(
+    batch: NewReading[],
+    order: number[],
+    registerIds: number[],
+    times: number[],
+    newest: { register_id: number; ts_s: number }[],
+  ): void {
+    for (const row of newest) {
+      let low = 0;
+      let high = registerIds.length;
+      while (low < high) {
+        const middle = (low + high) >>> 1;
+        const id = registerIds[middle] as number;
+        if (id < row.register_id || (id === row.register_id && (times[middle] as number) < row.ts_s)) low = middle + 1;
+        else high = middle;
+      }
+      const reading = batch[order[low] as number] as NewReading;
+      this.latest.advance({ registerId: reading.registerId, ts: reading.ts, rawValue: reading.rawValue ?? null });
+    }
+  }
+
+  private async insert(batch: NewReading[], moveLatest: boolean): Promise<void> {
     if (batch.length === 0) return;
     const order = batch.map((_, index) => index);
     const seconds = batch.map((reading) => storedSeconds(reading.ts));
@@ -76,10 +125,24 @@ export class PgReadingStore implements Pick<ReadingStore, Implemented> {
     const raws = order.map((index) => (batch[index] as NewReading).rawValue ?? null);
     for (let attempt = 0; ; attempt++) {
       try {
-        await this.sql`
-          INSERT INTO history_tail (register_id, ts_s, raw_value)
-          SELECT * FROM unnest(${registerIds}::int[], ${times}::int[], ${raws}::float8[])
-          ON CONFLICT DO NOTHING`;
+        if (!moveLatest) {
+          await this.sql`
+            INSERT INTO history_tail (register_id, ts_s, raw_value)
+            SELECT * FROM unnest(${registerIds}::int[], ${times}::int[], ${raws}::float8[])
+            ON CONFLICT DO NOTHING`;
+          return;
+        }
+        // Only the rows stored come back from the insert (a resent second does not): each register's newest.
+        const newest = (await this.sql`
+          WITH stored AS (
+            INSERT INTO history_tail (register_id, ts_s, raw_value)
+            SELECT * FROM unnest(${registerIds}::int[], ${times}::int[], ${raws}::float8[])
+            ON CONFLICT DO NOTHING RETURNING register_id, ts_s)
+          SELECT register_id, max(ts_s) AS ts_s FROM stored GROUP BY register_id`) as {
+          register_id: number;
+          ts_s: number;
+        }[];
+        this.advanceLatest(batch, order, registerIds, times, newest);
         return;
       } catch (error) {
         if (attempt >= 3 || (error as { errno?: string }).errno !== deadlockDetected) throw error;
@@ -87,8 +150,16 @@ export class PgReadingStore implements Pick<ReadingStore, Implemented> {
     }
   }
 
-  recordPolled(readings: Parameters<ReadingStore["recordPolled"]>[0]): Promise<void> {
-    return this.record(readings.map(([registerId, ts, rawValue]) => ({ registerId, ts, rawValue })));
+  /** The values as given, the one given last winning (as SQLite's), written at once: every central process reads them. */
+  setLatest(values: Parameters<ReadingStore["setLatest"]>[0]): Promise<void> {
+    // Taken after what `record` moved before: that must not overwrite it later (as SQLite's set replaces the value held).
+    for (const value of values) this.latest.forget(value.registerId);
+    return setLatestIn(this.sql, values);
+  }
+
+  /** Writes the latest values `record` moved and has not written yet (latest-values.ts, PendingLatest). */
+  persistLatest(): Promise<void> {
+    return this.latest.flush();
   }
 
   async *scan(query: Parameters<ReadingStore["scan"]>[0]) {
@@ -160,6 +231,7 @@ export class PgReadingStore implements Pick<ReadingStore, Implemented> {
    */
   async closePeriods(nowMs: number): Promise<number> {
     const end = periodOf(storedSeconds(nowMs - (this.options.graceMs ?? 600_000))) * periodSeconds;
+    await this.latest.flush();
     return (await compactBefore(this.sql, end, this.options)) ?? 0;
   }
 }

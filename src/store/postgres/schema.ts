@@ -1,6 +1,6 @@
 /**
- * The PostgreSQL schema (docs/fleet.md): the tables the PostgreSQL store has so far,
- * with the same names and columns as their SQLite counterparts in ../schema.ts
+ * The PostgreSQL schema (docs/fleet.md): every table of the store except SQLite's
+ * own bookkeeping of its history engine, with the same names and columns as their SQLite counterparts in ../schema.ts
  * (drizzle keeps one schema module per dialect; test/store/postgres/schema-drift.test.ts
  * compares the two). `npx drizzle-kit generate --config drizzle.pg.config.ts`
  * writes a migration from it into ./migrations.
@@ -26,8 +26,19 @@ import {
   pgTable,
   primaryKey,
   text,
+  uniqueIndex,
 } from "drizzle-orm/pg-core";
-import type { DeliveryStatus, EndpointStatus } from "../schema.ts";
+import type { ModbusProtocol } from "../../lib/inventory.ts";
+import type { RegisterWriteResult } from "../../lib/register-write.ts";
+import type {
+  AdminRole,
+  AlertSeverity,
+  AlertStatus,
+  ApiKeyKind,
+  DeliveryStatus,
+  EndpointStatus,
+  GatewayStatus,
+} from "../schema.ts";
 
 const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({ dataType: () => "bytea" });
 
@@ -185,4 +196,219 @@ export const rateLimits = pgTable(
     count: integer("count").notNull(),
   },
   (table) => [primaryKey({ columns: [table.bucket, table.windowStart] })],
+);
+
+/*
+ * The inventory, alerts, keys, admin accounts and register writes (step 2,
+ * docs/fleet.md): the same tables as on SQLite, with the same foreign keys (no
+ * cascade: a referenced row cannot be deleted, on either engine).
+ */
+
+export const customers = pgTable(
+  "customers",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    uuid: text("uuid").notNull().unique(),
+    orgId: integer("org_id")
+      .notNull()
+      .references(() => organizations.id),
+    key: text("key").notNull(),
+    name: text("name").notNull(),
+    city: text("city"),
+  },
+  (table) => [uniqueIndex("customers_org_key").on(table.orgId, table.key)],
+);
+
+export const deviceTemplates = pgTable(
+  "device_templates",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    uuid: text("uuid").notNull().unique(),
+    brand: text("brand").notNull(),
+    model: text("model").notNull(),
+  },
+  (table) => [uniqueIndex("device_templates_brand_model").on(table.brand, table.model)],
+);
+
+export const gateways = pgTable(
+  "gateways",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    uuid: text("uuid").notNull().unique(),
+    orgId: integer("org_id")
+      .notNull()
+      .references(() => organizations.id),
+    customerId: integer("customer_id").references(() => customers.id),
+    serial: text("serial").notNull().unique(),
+    name: text("name").notNull(),
+    status: text("status").$type<GatewayStatus>().notNull().default("pending"),
+    firmwareVer: text("firmware_ver"),
+    ipEth: text("ip_eth"),
+    ipWifi: text("ip_wifi"),
+    ip4g: text("ip_4g"),
+    signal4g: integer("signal_4g"),
+    lastSeen: ms("last_seen"),
+    heartbeatMs: integer("heartbeat_ms").notNull(),
+    createdAt: ms("created_at").notNull(),
+    claimedAt: ms("claimed_at"),
+    retiredAt: ms("retired_at"),
+    /** The site that forwards this gateway (as ../schema.ts); null for the central's own config. */
+    edgeSite: text("edge_site"),
+  },
+  (table) => [index("gateways_org_last_seen").on(table.orgId, table.lastSeen)],
+);
+
+export const modbusDevices = pgTable(
+  "modbus_devices",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    uuid: text("uuid").notNull().unique(),
+    gatewayId: integer("gateway_id")
+      .notNull()
+      .references(() => gateways.id),
+    name: text("name"),
+    slaveId: integer("slave_id").notNull(),
+    protocol: text("protocol").$type<ModbusProtocol>().notNull(),
+    ipAddress: text("ip_address"),
+    port: integer("port"),
+    pollIntervalMs: integer("poll_interval_ms"),
+    storageIntervalMs: integer("storage_interval_ms"),
+    templateId: integer("template_id").references(() => deviceTemplates.id),
+    position: integer("position").notNull(),
+    retiredAt: ms("retired_at"),
+  },
+  (table) => [index("modbus_devices_gateway").on(table.gatewayId)],
+);
+
+export const registers = pgTable(
+  "registers",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    uuid: text("uuid").notNull().unique(),
+    gatewayId: integer("gateway_id")
+      .notNull()
+      .references(() => gateways.id),
+    modbusDeviceId: integer("modbus_device_id")
+      .notNull()
+      .references(() => modbusDevices.id),
+    name: text("name").notNull(),
+    address: integer("address").notNull(),
+    functionCode: integer("function_code"),
+    dataType: text("data_type").notNull(),
+    unit: text("unit"),
+    scaleFactor: doublePrecision("scale_factor"),
+    isWritable: boolean("is_writable").notNull().default(false),
+    writeMin: doublePrecision("write_min"),
+    writeMax: doublePrecision("write_max"),
+    description: text("description"),
+    /** The latest value read and its time (ms): written directly, as every central process reads them (latest-values.ts). */
+    latestRawValue: doublePrecision("latest_raw_value"),
+    latestTs: ms("latest_ts"),
+    latestText: text("latest_text"),
+    position: integer("position").notNull(),
+    retiredAt: ms("retired_at"),
+  },
+  (table) => [index("registers_gateway").on(table.gatewayId)],
+);
+
+export const alerts = pgTable(
+  "alerts",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    uuid: text("uuid").notNull().unique(),
+    orgId: integer("org_id")
+      .notNull()
+      .references(() => organizations.id),
+    gatewayId: integer("gateway_id").references(() => gateways.id),
+    ruleId: text("rule_id"),
+    severity: text("severity").$type<AlertSeverity>().notNull(),
+    message: text("message").notNull(),
+    status: text("status").$type<AlertStatus>().notNull(),
+    value: doublePrecision("value"),
+    createdAt: ms("created_at").notNull(),
+    lastTriggeredAt: ms("last_triggered_at"),
+    returnedAt: ms("returned_at"),
+    ackAt: ms("ack_at"),
+    ackNote: text("ack_note"),
+    resolvedAt: ms("resolved_at"),
+    resolveNote: text("resolve_note"),
+    entryCount: integer("entry_count").notNull().default(1),
+  },
+  (table) => [
+    index("alerts_org_triggered").on(table.orgId, table.lastTriggeredAt),
+    // The rules engine's lookup of the alert open for a rule and gateway (alert-store.ts, trigger).
+    index("alerts_rule_gateway").on(table.ruleId, table.gatewayId),
+  ],
+);
+
+export const apiKeys = pgTable("api_keys", {
+  id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+  uuid: text("uuid").notNull().unique(),
+  orgId: integer("org_id")
+    .notNull()
+    .references(() => organizations.id),
+  name: text("name").notNull(),
+  prefix: text("prefix").notNull(),
+  /** SHA-256 of the whole key, hex; the key itself is never stored. */
+  hash: text("hash").notNull().unique(),
+  scopes: text("scopes").notNull(),
+  kind: text("kind").$type<ApiKeyKind>().notNull().default("standard"),
+  rateLimitPerMinute: integer("rate_limit_per_minute"),
+  createdAt: ms("created_at").notNull(),
+  expiresAt: ms("expires_at"),
+  revokedAt: ms("revoked_at"),
+  lastUsedAt: ms("last_used_at"),
+});
+
+/** Small settings the store keeps for itself: named secrets (the cursor key every process signs with), the setup token's hash. */
+export const storeMeta = pgTable("store_meta", {
+  key: text("key").primaryKey(),
+  value: text("value").notNull(),
+});
+
+export const adminUsers = pgTable("admin_users", {
+  id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+  username: text("username").notNull().unique(),
+  passwordHash: text("password_hash").notNull(),
+  role: text("role").$type<AdminRole>().notNull(),
+  createdAt: ms("created_at").notNull(),
+});
+
+export const adminSessions = pgTable(
+  "admin_sessions",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    tokenHash: text("token_hash").notNull().unique(),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => adminUsers.id),
+    csrfToken: text("csrf_token").notNull(),
+    createdAt: ms("created_at").notNull(),
+    expiresAt: ms("expires_at").notNull(),
+    revokedAt: ms("revoked_at"),
+  },
+  (table) => [index("admin_sessions_user").on(table.userId)],
+);
+
+export const registerWrites = pgTable(
+  "register_writes",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    uuid: text("uuid").notNull().unique(),
+    orgId: integer("org_id")
+      .notNull()
+      .references(() => organizations.id),
+    registerId: integer("register_id")
+      .notNull()
+      .references(() => registers.id),
+    actor: text("actor").notNull(),
+    valueBefore: doublePrecision("value_before"),
+    valueAsked: doublePrecision("value_asked").notNull(),
+    result: text("result").$type<RegisterWriteResult>().notNull(),
+    readBack: doublePrecision("read_back"),
+    detail: text("detail"),
+    requestedAt: ms("requested_at").notNull(),
+    finishedAt: ms("finished_at").notNull(),
+  },
+  (table) => [index("register_writes_org_requested").on(table.orgId, table.requestedAt)],
 );

@@ -50,26 +50,27 @@ describe.skipIf(!postgresAvailable)(`applied at open (${postgresMissingReason})`
     try {
       const applied = (await sql`SELECT tag FROM fieldhub_migrations ORDER BY tag`) as { tag: string }[];
       expect(applied.map((row) => row.tag)).toEqual(postgresMigrationJournal.entries.map((e) => e.tag));
-      // Every table of the pg-core schema (not the bookkeeping table, nor partitions made on demand).
-      const tableNames = Object.values(pgSchema)
-        .filter((value) => is(value, PgTable))
-        .map((table) => getTableConfig(table as PgTable).name);
-      const columns = (await sql`
-        SELECT table_name, column_name, data_type, is_nullable FROM information_schema.columns
-         WHERE table_schema = 'public' AND table_name = ANY(${tableNames})
-         ORDER BY table_name, ordinal_position`) as {
-        table_name: string;
-        column_name: string;
-        data_type: string;
-        is_nullable: string;
-      }[];
-      const expected = Object.values(pgSchema)
+      const configs = Object.values(pgSchema)
         .filter((value) => is(value, PgTable))
         .map((table) => getTableConfig(table as PgTable))
-        .sort((a, b) => a.name.localeCompare(b.name))
-        .flatMap((config) =>
-          config.columns.map((c) => [config.name, c.name, c.getSQLType(), c.notNull ? "NO" : "YES"]),
-        );
+        .sort((a, b) => a.name.localeCompare(b.name));
+      const expected = configs.flatMap((config) =>
+        config.columns.map((c) => [config.name, c.name, c.getSQLType(), c.notNull ? "NO" : "YES"]),
+      );
+      const names = configs.map((config) => config.name);
+      const columns = (
+        (await sql`
+        SELECT table_name, column_name, data_type, is_nullable FROM information_schema.columns
+         WHERE table_schema = 'public' AND table_name = ANY(${names}::text[])
+         ORDER BY table_name, ordinal_position`) as {
+          table_name: string;
+          column_name: string;
+          data_type: string;
+          is_nullable: string;
+        }[]
+      )
+        // Stable: each table's columns stay in their order, tables in the schema's.
+        .sort((a, b) => names.indexOf(a.table_name) - names.indexOf(b.table_name));
       expect(columns.map((c) => [c.table_name, c.column_name, c.data_type, c.is_nullable])).toEqual(expected);
       const [kind] = (await sql`SELECT relkind FROM pg_class WHERE relname = 'history_blocks'`) as {
         relkind: string;

@@ -1,0 +1,173 @@
+/**
+ * Alerts on PostgreSQL, as ../alerts.ts: GET /alerts, and each lifecycle change
+ * written with its event in one transaction (event-row.ts): no change without its
+ * event, no event without its change.
+ *
+ * Several central processes share the table, so every read-then-change is atomic
+ * by itself:
+ * - acknowledge and resolve are one conditional `UPDATE ... WHERE status = <seen>
+ *   RETURNING`: of two processes acting on the same alert at once, the second finds
+ *   the status changed, writes nothing and records no event;
+ * - trigger and markReturned read the alert open for a rule and gateway, then open,
+ *   re-trigger or return it: they hold a transaction-scoped advisory lock on the
+ *   (rule, gateway) pair, so two processes never open two alerts for it, and take
+ *   the open row `FOR UPDATE` against a concurrent acknowledge or resolve.
+ */
+import type {
+  AlertEventDraft,
+  AlertFilter,
+  AlertRecord,
+  AlertRow,
+  AlertStore,
+  AlertTrigger,
+  OpenAlert,
+  SeededAlert,
+} from "../alerts.ts";
+import type { NewEvent } from "../events.ts";
+import type { AlertStatus } from "../schema.ts";
+import type { Sql } from "./connection.ts";
+import { insertEvent } from "./event-row.ts";
+import { firstOf, rowsOf } from "./rows.ts";
+
+type StatusChange = { id: number; from: AlertStatus; at: number; note: string | null };
+
+const openColumns = `id, uuid, rule_id AS "ruleId", gateway_id AS "gatewayId", status, entry_count AS "entryCount"`;
+
+/** The store puts the alert's id first in an alert event's data, as on SQLite. */
+const withAlertId = (event: AlertEventDraft, alertUuid: string): NewEvent => ({
+  ...event,
+  data: { alert_id: alertUuid, ...event.data },
+});
+
+export class PgAlertStore implements AlertStore {
+  constructor(private readonly sql: Sql) {}
+
+  async list(orgId: number, filter: AlertFilter): Promise<{ rows: AlertRow[]; total: number }> {
+    const status = filter.status ?? null;
+    const severity = filter.severity ?? null;
+    const gatewayId = filter.gatewayId ?? null;
+    const where = this.sql`
+      a.org_id = ${orgId} AND (${status}::text IS NULL OR a.status = ${status}::text)
+      AND (${severity}::text IS NULL OR a.severity = ${severity}::text)
+      AND (${gatewayId}::int IS NULL OR a.gateway_id = ${gatewayId}::int)`;
+    const rows = await rowsOf<AlertRow>(this.sql`
+      SELECT a.uuid, g.uuid AS "gatewayUuid", a.rule_id AS "ruleId", a.severity, a.message, a.status, a.value,
+             a.created_at::float8 AS "createdAt", a.last_triggered_at::float8 AS "lastTriggeredAt",
+             a.returned_at::float8 AS "returnedAt", a.ack_at::float8 AS "ackAt", a.ack_note AS "ackNote",
+             a.resolved_at::float8 AS "resolvedAt", a.resolve_note AS "resolveNote", a.entry_count AS "entryCount"
+        FROM alerts a LEFT JOIN gateways g ON g.id = a.gateway_id
+       WHERE ${where}
+       -- Most recently triggered first (nulls last, as SQLite orders them descending); ties by newest id.
+       ORDER BY a.last_triggered_at DESC NULLS LAST, a.id DESC
+       LIMIT ${filter.limit} OFFSET ${filter.offset}`);
+    const total = await firstOf<{ total: number }>(
+      this.sql`SELECT count(*)::int AS total FROM alerts a WHERE ${where}`,
+    );
+    return { rows, total: total?.total ?? 0 };
+  }
+
+  async countOpen(orgId: number): Promise<number> {
+    const row = await firstOf<{ total: number }>(
+      this.sql`SELECT count(*)::int AS total FROM alerts WHERE org_id = ${orgId} AND status <> 'resolved'`,
+    );
+    return row?.total ?? 0;
+  }
+
+  async seed(alert: SeededAlert): Promise<void> {
+    await this.sql`
+      INSERT INTO alerts (uuid, org_id, gateway_id, rule_id, severity, message, status, value, created_at,
+                          last_triggered_at, returned_at, ack_at, ack_note, resolved_at, resolve_note, entry_count)
+      VALUES (${alert.uuid}, ${alert.orgId}, ${alert.gatewayId}, ${alert.ruleId ?? null}, ${alert.severity},
+              ${alert.message}, ${alert.status}, ${alert.value ?? null}, ${alert.createdAt},
+              ${alert.lastTriggeredAt ?? null}::bigint, ${alert.returnedAt ?? null}::bigint, ${alert.ackAt ?? null}::bigint,
+              ${alert.ackNote ?? null}, ${alert.resolvedAt ?? null}::bigint, ${alert.resolveNote ?? null},
+              ${alert.entryCount ?? 1})
+      ON CONFLICT (uuid) DO NOTHING`;
+  }
+
+  allOpen(): Promise<OpenAlert[]> {
+    return rowsOf(this.sql`
+      SELECT ${this.sql.unsafe(openColumns)} FROM alerts WHERE status <> 'resolved' AND rule_id IS NOT NULL ORDER BY id`);
+  }
+
+  find(uuid: string): Promise<AlertRecord | null> {
+    return firstOf(this.sql`
+      SELECT a.id, a.uuid, a.org_id AS "orgId", (SELECT g.uuid FROM gateways g WHERE g.id = a.gateway_id) AS "gatewayUuid",
+             a.rule_id AS "ruleId", a.severity, a.message, a.status, a.value, a.ack_at::float8 AS "ackAt",
+             a.resolved_at::float8 AS "resolvedAt"
+        FROM alerts a WHERE a.uuid = ${uuid}`);
+  }
+
+  trigger(trigger: AlertTrigger, event: AlertEventDraft, followUps: readonly NewEvent[]): Promise<string> {
+    return this.sql.begin(async (tx) => {
+      const current = await openFor(tx, trigger.ruleId, trigger.gatewayId);
+      let alertUuid: string;
+      if (current === null) {
+        alertUuid = trigger.newUuid;
+        await tx`
+          INSERT INTO alerts (uuid, org_id, gateway_id, rule_id, severity, message, status, value, created_at,
+                              last_triggered_at, entry_count)
+          VALUES (${alertUuid}, ${trigger.orgId}, ${trigger.gatewayId}, ${trigger.ruleId}, ${trigger.severity},
+                  ${trigger.message}, 'active', ${trigger.value}, ${trigger.at}, ${trigger.at}, 1)`;
+      } else {
+        alertUuid = current.uuid;
+        await tx`
+          UPDATE alerts SET status = 'active', entry_count = entry_count + 1, last_triggered_at = ${trigger.at},
+                 value = ${trigger.value}, message = ${trigger.message}
+           WHERE id = ${current.id}`;
+      }
+      await insertEvent(tx, withAlertId(event, alertUuid));
+      for (const followUp of followUps) await insertEvent(tx, followUp);
+      return alertUuid;
+    });
+  }
+
+  markReturned(
+    target: { ruleId: string; gatewayId: number; at: number; value: number | null },
+    event: AlertEventDraft,
+  ): Promise<string | null> {
+    return this.sql.begin(async (tx) => {
+      const current = await openFor(tx, target.ruleId, target.gatewayId);
+      if (current === null || current.status === "returned") return null;
+      await tx`
+        UPDATE alerts SET status = 'returned', returned_at = ${target.at}, value = coalesce(${target.value}::float8, value)
+         WHERE id = ${current.id}`;
+      await insertEvent(tx, withAlertId(event, current.uuid));
+      return current.uuid;
+    });
+  }
+
+  acknowledge(change: StatusChange, event: NewEvent): Promise<boolean> {
+    return this.sql.begin(async (tx) => {
+      const changed = await rowsOf(tx`
+        UPDATE alerts SET status = 'acknowledged', ack_at = ${change.at}, ack_note = ${change.note}
+         WHERE id = ${change.id} AND status = ${change.from} RETURNING id`);
+      if (changed.length === 0) return false;
+      await insertEvent(tx, event);
+      return true;
+    });
+  }
+
+  resolve(change: StatusChange, event: NewEvent): Promise<boolean> {
+    return this.sql.begin(async (tx) => {
+      const changed = await rowsOf(tx`
+        UPDATE alerts SET status = 'resolved', resolved_at = ${change.at}, resolve_note = ${change.note}
+         WHERE id = ${change.id} AND status = ${change.from} RETURNING id`);
+      if (changed.length === 0) return false;
+      await insertEvent(tx, event);
+      return true;
+    });
+  }
+}
+
+/**
+ * The alert open for a rule and gateway (the newest, as on SQLite), under the
+ * pair's advisory lock (held to the end of the transaction) and locked itself.
+ */
+async function openFor(tx: Sql, ruleId: string, gatewayId: number | null): Promise<OpenAlert | null> {
+  await tx`SELECT pg_advisory_xact_lock(hashtext('alert-rule'), hashtext(${ruleId} || '/' || coalesce(${gatewayId}::text, '')))`;
+  return firstOf(tx`
+    SELECT ${tx.unsafe(openColumns)} FROM alerts
+     WHERE rule_id = ${ruleId} AND gateway_id IS NOT DISTINCT FROM ${gatewayId}::int AND status <> 'resolved'
+     ORDER BY id DESC LIMIT 1 FOR UPDATE`);
+}

@@ -1,0 +1,63 @@
+/**
+ * Register writes on PostgreSQL, as ../writes.ts: the register a write targets, and
+ * the audit of every attempt, stored with its `register.written` event in one
+ * transaction (event-row.ts).
+ */
+import { randomUuid } from "../../lib/ids.ts";
+import type { NewEvent } from "../events.ts";
+import type { WriteAttempt, WriteRecord, WriteStore, WriteTarget } from "../writes.ts";
+import type { Sql } from "./connection.ts";
+import { insertEvent } from "./event-row.ts";
+import { firstOf, rowsOf } from "./rows.ts";
+
+export class PgWriteStore implements WriteStore {
+  constructor(private readonly sql: Sql) {}
+
+  target(gatewayId: number, registerUuid: string): Promise<WriteTarget | null> {
+    return firstOf(this.sql`
+      SELECT r.id, r.uuid, r.name, d.uuid AS "modbusDeviceUuid", r.data_type AS "dataType",
+             r.scale_factor AS "scaleFactor", r.is_writable::int AS "isWritable", r.write_min AS "writeMin",
+             r.write_max AS "writeMax"
+        FROM registers r JOIN modbus_devices d ON d.id = r.modbus_device_id
+       WHERE r.gateway_id = ${gatewayId} AND r.uuid = ${registerUuid.toLowerCase()} AND r.retired_at IS NULL`);
+  }
+
+  record(attempt: WriteAttempt, event: (id: string) => NewEvent): Promise<string> {
+    return this.sql.begin(async (tx) => {
+      const id = randomUuid();
+      await tx`
+        INSERT INTO register_writes (uuid, org_id, register_id, actor, value_before, value_asked, result, read_back,
+                                     detail, requested_at, finished_at)
+        VALUES (${id}, ${attempt.orgId}, ${attempt.registerId}, ${attempt.actor}, ${attempt.valueBefore}::float8,
+                ${attempt.valueAsked}::float8, ${attempt.result}, ${attempt.readBack}::float8, ${attempt.detail},
+                ${attempt.requestedAt}, ${attempt.finishedAt})`;
+      await insertEvent(tx, event(id));
+      return id;
+    });
+  }
+
+  async settleReadBack(id: string, readBack: number | null, detail: string): Promise<void> {
+    await this.sql`UPDATE register_writes SET read_back = ${readBack}::float8, detail = ${detail} WHERE uuid = ${id}`;
+  }
+
+  list(filter: { orgId?: number; limit: number }): Promise<WriteRecord[]> {
+    const orgId = filter.orgId ?? null;
+    return rowsOf(this.sql`
+      SELECT w.uuid AS id, o.key AS organization, g.serial AS "gatewaySerial", r.uuid AS "registerId",
+             r.name AS "registerName", w.actor, w.value_before AS "valueBefore", w.value_asked AS "valueAsked",
+             w.result, w.read_back AS "readBack", w.detail, w.requested_at::float8 AS "requestedAt",
+             w.finished_at::float8 AS "finishedAt"
+        FROM register_writes w JOIN organizations o ON o.id = w.org_id
+        JOIN registers r ON r.id = w.register_id JOIN gateways g ON g.id = r.gateway_id
+       WHERE ${orgId}::int IS NULL OR w.org_id = ${orgId}::int
+       ORDER BY w.id DESC LIMIT ${filter.limit}`);
+  }
+
+  async deleteOlderThan(cutoff: number, maxRows: number): Promise<number> {
+    const deleted = await rowsOf(this.sql`
+      DELETE FROM register_writes WHERE id IN
+        (SELECT id FROM register_writes WHERE requested_at < ${cutoff} ORDER BY id LIMIT ${maxRows})
+      RETURNING id`);
+    return deleted.length;
+  }
+}

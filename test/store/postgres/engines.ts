@@ -1,0 +1,132 @@
+/**
+ * The store domains behind one asynchronous face on both engines, so one set of
+ * assertions proves SQLite and PostgreSQL alike: both answer through the store's
+ * asynchronous domain interfaces. Each `open()` gives an empty store: an in-memory SQLite file,
+ * or a new database on the file's private PostgreSQL.
+ */
+import type { Store } from "../../../src/store/index.ts";
+import { openStoreFile } from "../../../src/store/index.ts";
+import { PgEventStore } from "../../../src/store/postgres/event-store.ts";
+import { openPostgresStore } from "../../../src/store/postgres/index.ts";
+import type { LatestValue } from "../../../src/store/readings.ts";
+import { sqliteOf } from "../../../src/store/sqlite-internals.ts";
+import {
+  type PrivatePostgres,
+  postgresAvailable,
+  postgresMissingReason,
+  startPostgres,
+} from "../../harness/postgres.ts";
+
+const domains = [
+  "organizations",
+  "inventory",
+  "registers",
+  "gateways",
+  "alerts",
+  "keys",
+  "admin",
+  "writes",
+  "secrets",
+] as const;
+type Domain = (typeof domains)[number];
+
+export type OpenDomains = { [K in Domain]: Store[K] } & {
+  /** ReadingStore.setLatest: the value given last wins. */
+  setLatest(values: LatestValue[]): Promise<void>;
+  /** ReadingStore.record: readings stored, each register's latest value moved forward only when newer (and written). */
+  record(values: LatestValue[]): Promise<void>;
+  /** PostgreSQL: record without asking for the latest values to be written (they are within a second). */
+  recordUnwritten?(values: LatestValue[]): Promise<void>;
+  /** An organisation's events, oldest first. */
+  events(orgId: number): Promise<{ type: string; data: Record<string, unknown> }[]>;
+  /** Raw SQL for checks no operation offers (rows as stored, foreign keys); the same text on both engines. */
+  query(text: string): Promise<Record<string, unknown>[]>;
+  close(): Promise<void>;
+};
+
+export interface Engine {
+  name: string;
+  available: boolean;
+  skipReason: string;
+  open(): Promise<OpenDomains>;
+  /** A second handle on the same store, as another process would have (PostgreSQL: its own pool). */
+  openTwin?(of: OpenDomains): Promise<OpenDomains>;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+function sqliteEngine(): Engine {
+  return {
+    name: "SQLite",
+    available: true,
+    skipReason: "",
+    start: async () => {},
+    stop: async () => {},
+    async open() {
+      const store = openStoreFile(":memory:");
+      const wrapped = Object.fromEntries(domains.map((name) => [name, store[name]])) as {
+        [K in Domain]: Store[K];
+      };
+      return {
+        ...wrapped,
+        setLatest: async (values) => store.readings.setLatest(values),
+        record: async (values) => store.readings.record(values),
+        events: async (orgId) => store.events.listAfter(orgId),
+        query: async (text) => sqliteOf(store).query(text).all() as Record<string, unknown>[],
+        close: async () => store.close(),
+      };
+    },
+  };
+}
+
+function postgresEngine(): Engine {
+  let pg: PrivatePostgres | null = null;
+  let databases = 0;
+  const urls = new WeakMap<OpenDomains, string>();
+  async function openAt(url: string): Promise<OpenDomains> {
+    const store = await openPostgresStore(url, { max: 4 });
+    const raw = new Bun.SQL(url, { max: 1 });
+    const events = new PgEventStore(raw);
+    const { readings, close, ...rest } = store;
+    const opened: OpenDomains = {
+      ...rest,
+      setLatest: (values) => readings.setLatest(values),
+      // Latest values moved by record are written within a second (PendingLatest); here at once.
+      record: async (values) => {
+        await readings.record(values);
+        await readings.persistLatest();
+      },
+      recordUnwritten: (values) => readings.record(values),
+      events: (orgId) => events.listAfter(orgId),
+      query: async (text) => [...((await raw.unsafe(text)) as Record<string, unknown>[])],
+      close: async () => {
+        await raw.close();
+        await close();
+      },
+    };
+    urls.set(opened, url);
+    return opened;
+  }
+  return {
+    name: "PostgreSQL",
+    available: postgresAvailable,
+    skipReason: postgresMissingReason,
+    async start() {
+      if (postgresAvailable) pg = await startPostgres();
+    },
+    async stop() {
+      await pg?.stop();
+    },
+    async open() {
+      return openAt(await (pg as PrivatePostgres).database(`domains_${++databases}`));
+    },
+    async openTwin(of) {
+      return openAt(urls.get(of) as string);
+    },
+  };
+}
+
+/** Fresh per test file: each file starts (and stops) its own private PostgreSQL. */
+export function bothEngines(): Engine[] {
+  return [sqliteEngine(), postgresEngine()];
+}
