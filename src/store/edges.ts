@@ -13,7 +13,7 @@ import type { Synchronous } from "./resolved-operations.ts";
 import { edgeTokens, organizations } from "./schema.ts";
 
 /** `fhe_` and the first 8 hex digits: enough to tell a few thousand sites apart at a glance. */
-const tokenPrefixLength = 12;
+export const edgeTokenPrefixLength = 12;
 
 export interface CreatedEdgeToken {
   id: string;
@@ -108,7 +108,7 @@ export function sqliteEdgeStore({ sqlite, db }: SqliteConnection): Synchronous<E
             uuid: randomUuid(),
             orgId: org.id,
             name,
-            prefix: token.slice(0, tokenPrefixLength),
+            prefix: token.slice(0, edgeTokenPrefixLength),
             hash: sha256Hex(token),
             createdAt: now,
           };

@@ -1,6 +1,6 @@
 /**
  * The PostgreSQL store (docs/fleet.md): readings, inventory, registers, gateways,
- * alerts, keys, admin accounts, register writes, named secrets, organisations, the
+ * alerts, keys, sites' edge tokens, admin accounts, register writes, named secrets, organisations, the
  * webhook outbox with its leases and shared rate limits, each behind its domain
  * interface. Opened from a URL (postgres://...); `FIELDHUB_DATABASE_URL` and a
  * `store` section of the config come with `fieldhub serve` on PostgreSQL. Only
@@ -9,6 +9,7 @@
 import { PgAdminStore } from "./admin-store.ts";
 import { PgAlertStore } from "./alert-store.ts";
 import { openPool, openPostgres, type PostgresOptions } from "./connection.ts";
+import { PgEdgeStore } from "./edge-store.ts";
 import { PgEventStore } from "./event-store.ts";
 import { PgGatewayStore } from "./gateway-store.ts";
 import { PgInventoryStore } from "./inventory-store.ts";
@@ -27,6 +28,7 @@ export interface PostgresStore {
   gateways: PgGatewayStore;
   alerts: PgAlertStore;
   keys: PgKeyStore;
+  edges: PgEdgeStore;
   admin: PgAdminStore;
   organizations: PgOrganizationStore;
   inventory: PgInventoryStore;
@@ -52,6 +54,7 @@ export async function openPostgresStore(
     gateways: new PgGatewayStore(sql),
     alerts: new PgAlertStore(sql),
     keys: new PgKeyStore(sql),
+    edges: new PgEdgeStore(sql),
     admin: new PgAdminStore(sql),
     organizations: new PgOrganizationStore(sql),
     inventory: new PgInventoryStore(sql),

@@ -3,14 +3,17 @@
  * blocks plus a tail of plain rows that compaction merges into them. It implements
  * ReadingStore's operations a central needs of history. Latest values are the
  * registers' columns (latest-values.ts): `record` moves them with the readings it
- * stores. Left out: `importReadings` (history import into a central).
+ * stores.
  */
+import { storagePeriodOf } from "../../lib/storage-period.ts";
 import {
   boundSeconds,
+  type ImportCounts,
   type NewReading,
   type ReadingStore,
   type ReadingsKeyset,
   readingEpochMs,
+  rowsInFreePeriods,
   storedSeconds,
 } from "../readings.ts";
 import { defaultReadingsPerBlock, periodOf, periodSeconds } from "./blocks.ts";
@@ -31,7 +34,8 @@ type Implemented =
   | "deleteOldest"
   | "closePeriods"
   | "setLatest"
-  | "persistLatest";
+  | "persistLatest"
+  | "importReadings";
 
 export interface PgReadingStoreOptions extends CompactionOptions {
   /** Tail rows of a period are compacted this long after it ended (late readings still arrive; default 10 minutes, as on SQLite). */
@@ -74,6 +78,55 @@ export class PgReadingStore implements Pick<ReadingStore, Implemented> {
    */
   record(batch: NewReading[]): Promise<void> {
     return this.insert(batch, true);
+  }
+
+  /**
+   * History import, and a site's forwarded readings on a central (docs/fleet.md), as
+   * on SQLite (readings.ts): a reading is stored only when its register's storage
+   * period holds none yet, so a resent batch stores nothing twice. The periods each
+   * register already holds are read first, over the span the batch touches. Two
+   * writers importing into the same period at once could each store one reading
+   * there; a site forwards its registers' readings from one round at a time.
+   */
+  async importReadings(
+    batch: Parameters<ReadingStore["importReadings"]>[0],
+    storageIntervalMs: Parameters<ReadingStore["importReadings"]>[1],
+  ): Promise<ImportCounts> {
+    const spans = new Map<number, { first: number; last: number; intervalMs: number }>();
+    for (const [registerId, ts] of batch) {
+      const intervalMs = storageIntervalMs.get(registerId);
+      if (intervalMs === undefined) continue;
+      const period = storagePeriodOf(ts, intervalMs);
+      const span = spans.get(registerId);
+      if (span === undefined) spans.set(registerId, { first: period, last: period, intervalMs });
+      else {
+        span.first = Math.min(span.first, period);
+        span.last = Math.max(span.last, period);
+      }
+    }
+    const occupied = new Map<number, Set<number>>();
+    for (const [registerId, span] of spans) {
+      const periods = new Set<number>();
+      const window = {
+        registerIds: [registerId],
+        since: span.first * span.intervalMs,
+        until: (span.last + 1) * span.intervalMs,
+      };
+      let after: ReadingsKeyset | null = null;
+      for (;;) {
+        const { rows, hasMore } = await this.page({ ...window, order: "asc", limit: 10_000, after });
+        for (const row of rows) periods.add(storagePeriodOf(row.ts, span.intervalMs));
+        const tail = rows[rows.length - 1];
+        if (!hasMore || tail === undefined) break;
+        after = { ts: tail.ts, registerId: tail.registerId };
+      }
+      occupied.set(registerId, periods);
+    }
+    const chosen = rowsInFreePeriods(batch, storageIntervalMs, (registerId) => occupied.get(registerId) ?? new Set());
+    if (chosen.length > 0) {
+      await this.record(chosen.map(([registerId, ts, rawValue]) => ({ registerId, ts, rawValue })));
+    }
+    return { stored: chosen.length, skipped: batch.length - chosen.length };
   }
 
   /** Ingest's write: stores the readings; latest values come separately (setLatest), as on SQLite. */

@@ -16,6 +16,7 @@
  * drops whole partitions; the partitions themselves are created on demand
  * (partitions.ts).
  */
+import { sql } from "drizzle-orm";
 import {
   bigint,
   boolean,
@@ -359,6 +360,24 @@ export const apiKeys = pgTable("api_keys", {
   revokedAt: ms("revoked_at"),
   lastUsedAt: ms("last_used_at"),
 });
+
+/** Sites' edge tokens (docs/fleet.md), as ../schema.ts: the SHA-256 of a token, never the token. */
+export const edgeTokens = pgTable(
+  "edge_tokens",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    uuid: text("uuid").notNull().unique(),
+    orgId: integer("org_id")
+      .notNull()
+      .references(() => organizations.id),
+    name: text("name").notNull(),
+    prefix: text("prefix").notNull(),
+    hash: text("hash").notNull().unique(),
+    createdAt: ms("created_at").notNull(),
+    revokedAt: ms("revoked_at"),
+  },
+  (table) => [uniqueIndex("edge_tokens_live_name").on(table.orgId, table.name).where(sql`${table.revokedAt} IS NULL`)],
+);
 
 /** Small settings the store keeps for itself: named secrets (the cursor key every process signs with), the setup token's hash. */
 export const storeMeta = pgTable("store_meta", {

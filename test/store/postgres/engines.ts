@@ -8,7 +8,7 @@ import type { Store } from "../../../src/store/index.ts";
 import { openStoreFile } from "../../../src/store/index.ts";
 import { PgEventStore } from "../../../src/store/postgres/event-store.ts";
 import { openPostgresStore } from "../../../src/store/postgres/index.ts";
-import type { LatestValue } from "../../../src/store/readings.ts";
+import type { LatestValue, ReadingStore } from "../../../src/store/readings.ts";
 import { sqliteOf } from "../../../src/store/sqlite-internals.ts";
 import {
   type PrivatePostgres,
@@ -27,10 +27,15 @@ const domains = [
   "admin",
   "writes",
   "secrets",
+  "edges",
 ] as const;
 type Domain = (typeof domains)[number];
 
 export type OpenDomains = { [K in Domain]: Store[K] } & {
+  /** ReadingStore.importReadings: one reading per register and storage period; a resend stores nothing. */
+  importReadings: ReadingStore["importReadings"];
+  /** ReadingStore.page, to read back what was stored. */
+  page: ReadingStore["page"];
   /** ReadingStore.setLatest: the value given last wins. */
   setLatest(values: LatestValue[]): Promise<void>;
   /** ReadingStore.record: readings stored, each register's latest value moved forward only when newer (and written). */
@@ -69,6 +74,8 @@ function sqliteEngine(): Engine {
       };
       return {
         ...wrapped,
+        importReadings: (batch, periods) => store.readings.importReadings(batch, periods),
+        page: (query) => store.readings.page(query),
         setLatest: async (values) => store.readings.setLatest(values),
         record: async (values) => store.readings.record(values),
         events: async (orgId) => store.events.listAfter(orgId),
@@ -90,6 +97,8 @@ function postgresEngine(): Engine {
     const { readings, close, ...rest } = store;
     const opened: OpenDomains = {
       ...rest,
+      importReadings: (batch, periods) => readings.importReadings(batch, periods),
+      page: (query) => readings.page(query),
       setLatest: (values) => readings.setLatest(values),
       // Latest values moved by record are written within a second (PendingLatest); here at once.
       record: async (values) => {

@@ -13,8 +13,8 @@ import { SQLiteTable, getTableConfig as sqliteConfig } from "drizzle-orm/sqlite-
 import * as pgSchema from "../../../src/store/postgres/schema.ts";
 import * as sqliteSchema from "../../../src/store/schema.ts";
 
-/** Tables the PostgreSQL store does not have yet (docs/fleet.md "Plan"): sites' edge tokens, which a central on SQLite keeps today. */
-const notYetOnPostgres = ["edge_tokens"];
+/** Tables the PostgreSQL store does not have yet (none left, docs/fleet.md "Plan"). */
+const notYetOnPostgres: string[] = [];
 
 /** SQLite's alone: how one process follows another's writes to its in-memory tail and open period; PostgreSQL keeps no such copy. */
 const sqliteOnly = ["history_generation", "history_state"];

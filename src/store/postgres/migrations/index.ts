@@ -9,6 +9,7 @@ import readings from "./0000_readings.sql" with { type: "text" };
 import webhooksRateLimits from "./0001_webhooks_rate_limits.sql" with { type: "text" };
 import inventoryAlertsKeysAdmin from "./0002_inventory_alerts_keys_admin.sql" with { type: "text" };
 import gatewayEdgeSite from "./0003_gateway_edge_site.sql" with { type: "text" };
+import edgeTokens from "./0004_edge_tokens.sql" with { type: "text" };
 import journal from "./meta/_journal.json" with { type: "json" };
 
 export const postgresMigrationSql: Record<string, string> = {
@@ -16,6 +17,7 @@ export const postgresMigrationSql: Record<string, string> = {
   "0001_webhooks_rate_limits": webhooksRateLimits,
   "0002_inventory_alerts_keys_admin": inventoryAlertsKeysAdmin,
   "0003_gateway_edge_site": gatewayEdgeSite,
+  "0004_edge_tokens": edgeTokens,
 };
 
 export const postgresMigrationJournal: { entries: { tag: string; when: number }[] } = journal;
