@@ -1,6 +1,6 @@
 /**
  * Alerts on PostgreSQL, as ../alerts.ts: GET /alerts, and each lifecycle change
- * written with its event in one transaction (event-row.ts): no change without its
+ * written with its event in one transaction (event-store.ts, `recordEventIn`: the event and its deliveries): no change without its
  * event, no event without its change.
  *
  * Several central processes share the table, so every read-then-change is atomic
@@ -26,7 +26,7 @@ import type {
 import type { NewEvent } from "../events.ts";
 import type { AlertStatus } from "../schema.ts";
 import type { Sql } from "./connection.ts";
-import { insertEvent } from "./event-row.ts";
+import { recordEventIn } from "./event-store.ts";
 import { firstOf, rowsOf } from "./rows.ts";
 
 type StatusChange = { id: number; from: AlertStatus; at: number; note: string | null };
@@ -116,8 +116,8 @@ export class PgAlertStore implements AlertStore {
                  value = ${trigger.value}, message = ${trigger.message}
            WHERE id = ${current.id}`;
       }
-      await insertEvent(tx, withAlertId(event, alertUuid));
-      for (const followUp of followUps) await insertEvent(tx, followUp);
+      await recordEventIn(tx, withAlertId(event, alertUuid));
+      for (const followUp of followUps) await recordEventIn(tx, followUp);
       return alertUuid;
     });
   }
@@ -132,7 +132,7 @@ export class PgAlertStore implements AlertStore {
       await tx`
         UPDATE alerts SET status = 'returned', returned_at = ${target.at}, value = coalesce(${target.value}::float8, value)
          WHERE id = ${current.id}`;
-      await insertEvent(tx, withAlertId(event, current.uuid));
+      await recordEventIn(tx, withAlertId(event, current.uuid));
       return current.uuid;
     });
   }
@@ -143,7 +143,7 @@ export class PgAlertStore implements AlertStore {
         UPDATE alerts SET status = 'acknowledged', ack_at = ${change.at}, ack_note = ${change.note}
          WHERE id = ${change.id} AND status = ${change.from} RETURNING id`);
       if (changed.length === 0) return false;
-      await insertEvent(tx, event);
+      await recordEventIn(tx, event);
       return true;
     });
   }
@@ -154,7 +154,7 @@ export class PgAlertStore implements AlertStore {
         UPDATE alerts SET status = 'resolved', resolved_at = ${change.at}, resolve_note = ${change.note}
          WHERE id = ${change.id} AND status = ${change.from} RETURNING id`);
       if (changed.length === 0) return false;
-      await insertEvent(tx, event);
+      await recordEventIn(tx, event);
       return true;
     });
   }

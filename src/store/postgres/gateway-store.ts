@@ -1,12 +1,12 @@
 /**
  * Gateways and their Modbus devices on PostgreSQL, as ../gateways.ts. A status
- * change and its `device.*` event commit together (event-row.ts).
+ * change and its `device.*` event commit together (event-store.ts, `recordEventIn`: the event and its deliveries).
  */
 import type { NewEvent } from "../events.ts";
 import type { GatewayRow, GatewayStatusRow, GatewayStore, ModbusDeviceRow } from "../gateways.ts";
 import type { GatewayStatus } from "../schema.ts";
 import type { Sql } from "./connection.ts";
-import { insertEvent } from "./event-row.ts";
+import { recordEventIn } from "./event-store.ts";
 import { firstOf, rowsOf } from "./rows.ts";
 
 const gatewayColumns = `
@@ -104,7 +104,7 @@ export class PgGatewayStore implements GatewayStore {
   ): Promise<void> {
     return this.sql.begin(async (tx) => {
       await tx`UPDATE gateways SET status = ${status}, last_seen = coalesce(${lastSeen}::bigint, last_seen) WHERE id = ${gatewayId}`;
-      if (event !== null) await insertEvent(tx, event);
+      if (event !== null) await recordEventIn(tx, event);
     });
   }
 

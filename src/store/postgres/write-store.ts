@@ -1,13 +1,13 @@
 /**
  * Register writes on PostgreSQL, as ../writes.ts: the register a write targets, and
  * the audit of every attempt, stored with its `register.written` event in one
- * transaction (event-row.ts).
+ * transaction (event-store.ts, `recordEventIn`: the event and its deliveries).
  */
 import { randomUuid } from "../../lib/ids.ts";
 import type { NewEvent } from "../events.ts";
 import type { WriteAttempt, WriteRecord, WriteStore, WriteTarget } from "../writes.ts";
 import type { Sql } from "./connection.ts";
-import { insertEvent } from "./event-row.ts";
+import { recordEventIn } from "./event-store.ts";
 import { firstOf, rowsOf } from "./rows.ts";
 
 export class PgWriteStore implements WriteStore {
@@ -31,7 +31,7 @@ export class PgWriteStore implements WriteStore {
         VALUES (${id}, ${attempt.orgId}, ${attempt.registerId}, ${attempt.actor}, ${attempt.valueBefore}::float8,
                 ${attempt.valueAsked}::float8, ${attempt.result}, ${attempt.readBack}::float8, ${attempt.detail},
                 ${attempt.requestedAt}, ${attempt.finishedAt})`;
-      await insertEvent(tx, event(id));
+      await recordEventIn(tx, event(id));
       return id;
     });
   }
