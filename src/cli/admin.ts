@@ -1,8 +1,8 @@
 /** `fieldhub admin set-password|sign-out`: admin page accounts in the store of a data directory (see docs/admin.md). */
 import { hashPassword, minPasswordLength } from "../lib/crypto.ts";
 import { type AdminRole, adminRoles } from "../store/admin.ts";
-import { openStore } from "../store/index.ts";
 import { CommandError, parseCommandArgs, requireDataDir, requireOption, UsageError } from "./args.ts";
+import { openCommandStore } from "./command-store.ts";
 import { type CommandHelp, dataOption } from "./help.ts";
 
 export const adminHelp: readonly CommandHelp[] = [
@@ -69,7 +69,7 @@ async function setPassword(argv: string[], now: number): Promise<void> {
     throw new CommandError(`the password (first line of stdin) needs at least ${minPasswordLength} characters`);
   }
   const passwordHash = await hashPassword(password);
-  const store = openStore(dataDir);
+  const store = await openCommandStore(dataDir);
   try {
     const queries = store.admin;
     // The first account is the owner unless a role is named.
@@ -90,7 +90,7 @@ async function signOut(argv: string[], now: number): Promise<void> {
   const { values } = parseCommandArgs(argv, { data: { type: "string" }, user: { type: "string" } });
   const dataDir = requireDataDir(values.data);
   const username = requireOption(values.user, "--user");
-  const store = openStore(dataDir);
+  const store = await openCommandStore(dataDir);
   try {
     const queries = store.admin;
     if ((await queries.findUser(username)) === null) throw new CommandError(`no admin user ${username}`);

@@ -3,9 +3,10 @@
 import { alertService } from "../alerting/alerts-service.ts";
 import { systemClock } from "../lib/clock.ts";
 import { CodedError } from "../lib/errors.ts";
-import { openStore, type Store } from "../store/index.ts";
+import type { Store } from "../store/index.ts";
 import { alertSeverities, alertStatuses } from "../store/schema.ts";
 import { CommandError, parseCommandArgs, requireDataDir, UsageError } from "./args.ts";
+import { openCommandStore } from "./command-store.ts";
 import { type CommandHelp, dataOption, jsonOption, type OptionHelp, orgOption } from "./help.ts";
 
 const noteOption: OptionHelp = {
@@ -55,7 +56,7 @@ export async function alertsCommand(argv: string[]): Promise<void> {
 }
 
 async function withStore<T>(dataDir: string, work: (store: Store) => Promise<T>): Promise<T> {
-  const store = openStore(dataDir);
+  const store = await openCommandStore(dataDir);
   try {
     return await work(store);
   } catch (error) {

@@ -6,8 +6,9 @@ import type { Appliance } from "../app/appliance.ts";
 import { DataDirInUseError, lockDataDir } from "../app/data-dir-lock.ts";
 import { ListenError } from "../app/http-server.ts";
 import type { Logger } from "../lib/logger.ts";
-import { openStore, type Store } from "../store/index.ts";
+import type { Store } from "../store/index.ts";
 import { CommandError } from "./args.ts";
+import { openCommandStore } from "./command-store.ts";
 
 /**
  * Locks DATA (or fails at once naming the running pid), opens its store and
@@ -28,7 +29,7 @@ export async function runAppliance(
   // The serving process never waits long for another process's lock: a write is
   // synchronous and would hold every request; its writers retry on timers instead
   //. The short CLI commands keep the default and may wait.
-  const store = openStore(dataDir, { busyTimeoutMs: servingBusyTimeoutMs });
+  const store = await openCommandStore(dataDir, { busyTimeoutMs: servingBusyTimeoutMs });
   keepRunningOnStrayErrors(logger);
   let started: Awaited<ReturnType<typeof start>>;
   try {

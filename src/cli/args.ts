@@ -2,7 +2,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { type ParseArgsConfig, parseArgs } from "node:util";
-import { storeFileName } from "../store/index.ts";
+import { databaseUrlVariable, storeFileName } from "../store/index.ts";
 
 /** A mistake in how a command was called: printed with its usage, exit code 2. */
 export class UsageError extends Error {}
@@ -40,7 +40,9 @@ export function parsePort(text: string | undefined, fallback: number): number {
  */
 export function requireDataDir(value: string | undefined): string {
   const dataDir = requireOption(value, "--data");
-  if (!existsSync(join(dataDir, storeFileName))) {
+  // On a central the store is PostgreSQL (command-store.ts): the directory holds no store file.
+  const onPostgres = (process.env[databaseUrlVariable] ?? "") !== "";
+  if (!onPostgres && !existsSync(join(dataDir, storeFileName))) {
     throw new CommandError(
       `no fieldhub store in ${dataDir} (no ${storeFileName} there); give the --data directory \`fieldhub serve\` runs with`,
     );

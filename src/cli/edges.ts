@@ -2,9 +2,9 @@
 
 import { isoOrNull } from "../lib/clock.ts";
 import { EdgeNameTakenError, type EdgeTokenListing } from "../store/edges.ts";
-import { openStore } from "../store/index.ts";
 import { UnknownOrganizationError } from "../store/keys.ts";
 import { CommandError, parseCommandArgs, requireDataDir, requireOption, UsageError } from "./args.ts";
+import { openCommandStore } from "./command-store.ts";
 import { type CommandHelp, dataOption, jsonOption, orgOption } from "./help.ts";
 
 export const edgesHelp: readonly CommandHelp[] = [
@@ -61,7 +61,7 @@ async function createEdgeToken(argv: string[], now: number): Promise<void> {
   const orgKey = requireOption(values.org, "--org");
   const name = requireOption(values.name, "--name").trim();
   if (name === "") throw new UsageError("--name: the site's name may not be blank");
-  const store = openStore(dataDir);
+  const store = await openCommandStore(dataDir);
   try {
     const created = await store.edges.create(orgKey, name, now);
     if (values.json === true) {
@@ -107,7 +107,7 @@ async function listEdgeTokens(argv: string[]): Promise<void> {
     org: { type: "string" },
     json: { type: "boolean" },
   });
-  const store = openStore(requireDataDir(values.data));
+  const store = await openCommandStore(requireDataDir(values.data));
   try {
     const edges = await store.edges.list(values.org);
     if (values.json === true) {
@@ -130,7 +130,7 @@ async function revokeEdgeToken(argv: string[], now: number): Promise<void> {
   const { values, positionals } = parseCommandArgs(argv, { data: { type: "string" } }, true);
   const target = positionals[0];
   if (target === undefined || positionals.length > 1) throw new UsageError("revoke takes one token id or prefix");
-  const store = openStore(requireDataDir(values.data));
+  const store = await openCommandStore(requireDataDir(values.data));
   try {
     const revoked = await store.edges.revoke(target, now);
     if (revoked === 0) throw new CommandError(`no active edge token with id or prefix "${target}"`);

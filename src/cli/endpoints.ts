@@ -5,9 +5,10 @@
  */
 import { systemClock } from "../lib/clock.ts";
 import { CodedError } from "../lib/errors.ts";
-import { openStore, type Store } from "../store/index.ts";
+import type { Store } from "../store/index.ts";
 import { type EndpointService, type EndpointView, endpointService } from "../webhooks/endpoints.ts";
 import { CommandError, parseCommandArgs, requireDataDir, requireOption, UsageError } from "./args.ts";
+import { openCommandStore } from "./command-store.ts";
 import { type CommandHelp, dataOption, jsonOption, type OptionHelp, orgOption } from "./help.ts";
 
 const urlOption: OptionHelp = { flag: "--url URL", text: "where deliveries are POSTed (http or https)" };
@@ -124,7 +125,7 @@ async function withService<T>(
   dataDir: string,
   work: (service: EndpointService, store: Store) => T | Promise<T>,
 ): Promise<T> {
-  const store = openStore(dataDir);
+  const store = await openCommandStore(dataDir);
   try {
     return await work(
       endpointService(store, () => systemClock.now()),

@@ -14,10 +14,11 @@ import { registerLookup } from "../history-io/register-lookup.ts";
 import { hostAddresses, withHostFacts } from "../lib/host.ts";
 import { effectiveStorageInterval } from "../lib/storage-period.ts";
 import { version } from "../lib/version.ts";
-import { openStore, type Store } from "../store/index.ts";
+import type { Store } from "../store/index.ts";
 import type { ReadingTuple } from "../store/readings.ts";
 import type { CatalogRegister } from "../store/registers.ts";
 import { CommandError, parseCommandArgs, requireDataDir, requireOption, UsageError } from "./args.ts";
+import { openCommandStore } from "./command-store.ts";
 import { type CommandHelp, dataOption, orgOption } from "./help.ts";
 import { parseFormat, parseTimeOption } from "./history-options.ts";
 
@@ -145,7 +146,7 @@ async function exportHistory(argv: string[]): Promise<void> {
   const until = parseTimeOption(values.until, "--until") ?? Date.now();
   const since = parseTimeOption(values.since, "--since") ?? 0;
   if (since >= until) throw new UsageError("--since must be before --until");
-  const store = openStore(dataDir);
+  const store = await openCommandStore(dataDir);
   const output = openOutput(values.out);
   try {
     const registers = pickRegisters(await store.registers.catalog(), {
@@ -244,7 +245,7 @@ async function importHistory(argv: string[]): Promise<void> {
     }
   }
 
-  const store = openStore(dataDir);
+  const store = await openCommandStore(dataDir);
   try {
     if (values.config !== undefined) await syncConfig(store, values.config);
     const catalog = await store.registers.catalog();

@@ -4,9 +4,9 @@ import { presentApiKey, presentCreatedApiKey } from "../http/presenters/api-keys
 import { type ApiScope, apiKeyStatus, apiScopes } from "../lib/api-keys.ts";
 import { isoOrNull } from "../lib/clock.ts";
 import { parseRfc3339 } from "../lib/timestamps.ts";
-import { openStore } from "../store/index.ts";
 import { UnknownOrganizationError } from "../store/keys.ts";
 import { CommandError, parseCommandArgs, requireDataDir, requireOption, UsageError } from "./args.ts";
+import { openCommandStore } from "./command-store.ts";
 import { type CommandHelp, dataOption, jsonOption, orgOption } from "./help.ts";
 
 export const keysHelp: readonly CommandHelp[] = [
@@ -89,7 +89,7 @@ async function createKey(argv: string[], now: number): Promise<void> {
       throw new UsageError("--rate-limit: a whole number of requests per minute from 1 to 100000");
     }
   }
-  const store = openStore(dataDir);
+  const store = await openCommandStore(dataDir);
   try {
     const created = await store.keys.create({ orgKey, name, scopes, expiresAt, rateLimitPerMinute }, now);
     if (values.json === true) {
@@ -133,7 +133,7 @@ async function listKeys(argv: string[]): Promise<void> {
     org: { type: "string" },
     json: { type: "boolean" },
   });
-  const store = openStore(requireDataDir(values.data));
+  const store = await openCommandStore(requireDataDir(values.data));
   try {
     const keys = await store.keys.list(values.org);
     if (values.json === true) {
@@ -163,7 +163,7 @@ async function revokeKey(argv: string[], now: number): Promise<void> {
   const { values, positionals } = parseCommandArgs(argv, { data: { type: "string" } }, true);
   const target = positionals[0];
   if (target === undefined || positionals.length > 1) throw new UsageError("revoke takes one key id or prefix");
-  const store = openStore(requireDataDir(values.data));
+  const store = await openCommandStore(requireDataDir(values.data));
   try {
     const revoked = await store.keys.revoke(target, now);
     if (revoked === 0) throw new CommandError(`no active key with id or prefix "${target}"`);

@@ -1,8 +1,8 @@
 /** `fieldhub writes list`: the audit of register writes in a data directory (see docs/api.md, register writes). */
 
 import { presentWrite } from "../http/presenters/register-writes.ts";
-import { openStore } from "../store/index.ts";
 import { CommandError, parseCommandArgs, requireDataDir, UsageError } from "./args.ts";
+import { openCommandStore } from "./command-store.ts";
 import { type CommandHelp, dataOption, jsonOption, orgOption } from "./help.ts";
 
 export const writesHelp: readonly CommandHelp[] = [
@@ -34,7 +34,7 @@ export async function writesCommand(argv: string[]): Promise<void> {
   if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) {
     throw new UsageError("--limit: a whole number from 1 to 10000");
   }
-  const store = openStore(requireDataDir(values.data));
+  const store = await openCommandStore(requireDataDir(values.data));
   try {
     let orgId: number | undefined;
     if (values.org !== undefined) {

@@ -16,6 +16,7 @@ import { type InventoryStore, sqliteInventoryStore } from "./inventory.ts";
 import { type KeyStore, sqliteKeyStore } from "./keys.ts";
 import { LatestValues } from "./latest-values.ts";
 import { type OrganizationStore, sqliteOrganizationStore } from "./organizations.ts";
+import { openPostgresStore } from "./postgres/index.ts";
 import { memoryRateLimitStore, type RateLimitStore } from "./rate-limits.ts";
 import type { ReadingStore } from "./readings.ts";
 import { type RegisterStore, sqliteRegisterStore } from "./registers.ts";
@@ -62,6 +63,72 @@ export interface StoreOptions {
    * writers retry on a timer instead. The short CLI commands may wait. Default 5000.
    */
   busyTimeoutMs?: number;
+}
+
+/** The environment variable that puts the store on PostgreSQL (docs/fleet.md): `postgres://user[:password]@host[:port]/db`. */
+export const databaseUrlVariable = "FIELDHUB_DATABASE_URL";
+
+/**
+ * The store a process works on: PostgreSQL at `databaseUrl` when one is given (a
+ * central, docs/fleet.md; every process on the same database sees the same store),
+ * otherwise the SQLite file in DIR.
+ */
+export async function openStoreAt(
+  dataDir: string,
+  options: StoreOptions & { databaseUrl?: string | null } = {},
+): Promise<Store> {
+  if (options.databaseUrl === undefined || options.databaseUrl === null || options.databaseUrl === "") {
+    return openStore(dataDir, options);
+  }
+  const pg = await openPostgresStore(options.databaseUrl);
+  return {
+    readings: detachable(pg.readings),
+    registers: detachable(pg.registers),
+    gateways: detachable(pg.gateways),
+    alerts: detachable(pg.alerts),
+    events: detachable(pg.events),
+    webhooks: detachable(pg.webhooks),
+    keys: detachable(pg.keys),
+    edges: detachable(pg.edges),
+    rateLimits: detachable(pg.rateLimits),
+    admin: detachable(pg.admin),
+    organizations: detachable(pg.organizations),
+    inventory: detachable(pg.inventory),
+    secrets: detachable(pg.secrets),
+    writes: detachable(pg.writes),
+    path: withoutPassword(options.databaseUrl),
+    checkWritable: pg.checkWritable,
+    close: pg.close,
+  };
+}
+
+/**
+ * A PostgreSQL domain (a class) as a plain object of bound operations: callers
+ * hand an operation on alone (`store.keys.lookup` to the API gate), as SQLite's
+ * domains, which are plain objects, allow.
+ */
+function detachable<T extends object>(instance: T): T {
+  const operations: Record<string, unknown> = {};
+  for (let proto = Object.getPrototypeOf(instance); proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+    for (const name of Object.getOwnPropertyNames(proto)) {
+      const member = (instance as Record<string, unknown>)[name];
+      if (name !== "constructor" && !(name in operations) && typeof member === "function") {
+        operations[name] = member.bind(instance);
+      }
+    }
+  }
+  return operations as T;
+}
+
+/** The URL as logs and /healthz may show it. */
+function withoutPassword(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== "") parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return "postgres://(unparsable URL)";
+  }
 }
 
 /**

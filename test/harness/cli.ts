@@ -13,10 +13,10 @@ export interface CliResult {
   stderr: string;
 }
 
-function spawnCli(args: string[]) {
+function spawnCli(args: string[], env: Record<string, string> = {}) {
   return Bun.spawn([bun, "src/main.ts", ...args], {
     cwd: repoRoot,
-    env: { ...process.env, CI: "true" },
+    env: { ...process.env, CI: "true", ...env },
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe",
@@ -24,8 +24,8 @@ function spawnCli(args: string[]) {
 }
 
 /** Runs the CLI to its end; a process still running after `timeoutMs` is killed and fails the test. */
-export async function runCli(args: string[], timeoutMs = 15_000): Promise<CliResult> {
-  const proc = spawnCli(args);
+export async function runCli(args: string[], timeoutMs = 15_000, env: Record<string, string> = {}): Promise<CliResult> {
+  const proc = spawnCli(args, env);
   const timer = setTimeout(() => proc.kill("SIGKILL"), timeoutMs);
   try {
     const [stdout, stderr, code] = await Promise.all([
@@ -62,8 +62,8 @@ export function collectOutput(proc: { stdout: ReadableStream<Uint8Array>; stderr
 }
 
 /** A long-running CLI process (serve, demo) whose output is collected as it arrives. */
-export function startCli(args: string[]) {
-  const proc = spawnCli(args);
+export function startCli(args: string[], env: Record<string, string> = {}) {
+  const proc = spawnCli(args, env);
   const { stdout, stderr } = collectOutput(proc);
   return {
     proc,

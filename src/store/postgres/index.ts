@@ -37,6 +37,8 @@ export interface PostgresStore {
   events: PgEventStore;
   webhooks: PgWebhookStore;
   rateLimits: PgRateLimitStore;
+  /** Makes one small real write (/healthz), as the SQLite store does. */
+  checkWritable(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -63,6 +65,10 @@ export async function openPostgresStore(
     events: new PgEventStore(sql),
     webhooks: new PgWebhookStore(sql, options.webhooks),
     rateLimits: new PgRateLimitStore(counters),
+    checkWritable: async () => {
+      await sql`INSERT INTO store_meta (key, value) VALUES ('healthz', ${new Date().toISOString()})
+                ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
+    },
     close: async () => {
       // A clean close keeps the latest values `record` moved (as on SQLite).
       await readings.persistLatest();

@@ -23,20 +23,6 @@ import { PendingLatest, setLatestIn } from "./latest-values.ts";
 import { DecodedBlocks, page } from "./page.ts";
 import { deleteOldestOf, pruneBefore, registersBefore } from "./retention.ts";
 
-type Implemented =
-  | "page"
-  | "record"
-  | "recordPolled"
-  | "scan"
-  | "newestTimes"
-  | "newestBetween"
-  | "registersWithReadingsBefore"
-  | "deleteOldest"
-  | "closePeriods"
-  | "setLatest"
-  | "persistLatest"
-  | "importReadings";
-
 export interface PgReadingStoreOptions extends CompactionOptions {
   /** Tail rows of a period are compacted this long after it ended (late readings still arrive; default 10 minutes, as on SQLite). */
   graceMs?: number;
@@ -47,7 +33,7 @@ export interface PgReadingStoreOptions extends CompactionOptions {
 /** SQLSTATE of a deadlock: a transaction PostgreSQL chose to abort, safe to run again. */
 const deadlockDetected = "40P01";
 
-export class PgReadingStore implements Pick<ReadingStore, Implemented> {
+export class PgReadingStore implements ReadingStore {
   private readonly readingsPerBlock: number;
   private readonly decoded = new DecodedBlocks();
   private readonly latest: PendingLatest;

@@ -1,0 +1,235 @@
+/**
+ * A central on PostgreSQL (docs/fleet.md), on real processes: a private PostgreSQL
+ * from Debian's packages, two `fieldhub serve` processes with FIELDHUB_DATABASE_URL
+ * on it (each with its own data directory), the CLI on the same database, and a
+ * site forwarding from a pymodbus peer. Both centrals answer the same /v1 data, a
+ * cursor issued by one works on the other, and every reading the site stored is on
+ * the central exactly once.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { hasPymodbus, peerSiteYaml, startModbusPeer } from "../faults/harness/modbus-peer.ts";
+import { type RunningCli, runCli, servedUrl, startCli } from "../harness/cli.ts";
+import { type PrivatePostgres, postgresAvailable, postgresMissingReason, startPostgres } from "../harness/postgres.ts";
+
+const centralYaml = `
+organizations:
+  - key: acme
+    name: Acme Greenhouses
+`;
+
+let workDir: string;
+let pg: PrivatePostgres | undefined;
+let env: Record<string, string>;
+const centrals: { process: RunningCli; url: string }[] = [];
+let site: { process: RunningCli; url: string; key: string; dataDir: string } | undefined;
+let peer: Awaited<ReturnType<typeof startModbusPeer>> | undefined;
+let acmeKey: string;
+
+async function cli(args: string[], withEnv: Record<string, string> = {}): Promise<string> {
+  const result = await runCli(args, 30_000, withEnv);
+  if (result.code !== 0) throw new Error(`fieldhub ${args.join(" ")}: ${result.stderr}`);
+  return result.stdout.trim();
+}
+
+const keyArgs = (dataDir: string, org: string) => [
+  "keys",
+  "create",
+  "--data",
+  dataDir,
+  "--org",
+  org,
+  "--name",
+  "test",
+  "--scopes",
+  "devices:read,registers:read",
+  "--rate-limit",
+  "100000",
+];
+
+async function getJson<T>(base: string, key: string, path: string): Promise<T> {
+  const response = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${key}` } });
+  if (!response.ok) throw new Error(`${path}: HTTP ${response.status} ${await response.text()}`);
+  return (await response.json()) as T;
+}
+
+async function until<T>(read: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last = await read();
+  while (!accept(last)) {
+    if (Date.now() > deadline) throw new Error(`not reached in ${timeoutMs} ms; last: ${JSON.stringify(last)}`);
+    await Bun.sleep(250);
+    last = await read();
+  }
+  return last;
+}
+
+type Page = { data: { ts: string; raw_value: number | null }[]; meta: { next_cursor: string | null } };
+
+/** Every reading of one register in the window, following cursors, each page asked of `bases` in turn. */
+async function allReadings(
+  bases: string[],
+  key: string,
+  gatewayId: string,
+  registerId: string,
+  since: string,
+  until: string,
+) {
+  const rows: [string, number | null][] = [];
+  let cursor: string | null = null;
+  let turn = 0;
+  do {
+    const base = bases[turn++ % bases.length] as string;
+    const query = `register_id=${registerId}&since=${since}&until=${until}&order=asc&limit=1000${cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`}`;
+    const page: Page = await getJson(base, key, `/v1/devices/${gatewayId}/readings?${query}`);
+    rows.push(...page.data.map((row): [string, number | null] => [row.ts, row.raw_value]));
+    cursor = page.meta.next_cursor;
+  } while (cursor !== null);
+  return rows;
+}
+
+const historyStart = Math.floor(Date.now() / 60_000) * 60_000 - 3 * 24 * 60 * 60_000;
+
+describe.skipIf(!postgresAvailable || !hasPymodbus)(
+  `a central on PostgreSQL (${postgresAvailable ? "needs Debian's python3-pymodbus" : postgresMissingReason})`,
+  () => {
+    beforeAll(async () => {
+      workDir = mkdtempSync(join(tmpdir(), "fieldhub-central-pg-"));
+      pg = await startPostgres();
+      env = { FIELDHUB_DATABASE_URL: await pg.database("central") };
+      writeFileSync(join(workDir, "central.yaml"), centralYaml);
+      for (const name of ["central-a", "central-b"]) {
+        const process = startCli(
+          [
+            "serve",
+            "--config",
+            join(workDir, "central.yaml"),
+            "--data",
+            join(workDir, name),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+          ],
+          env,
+        );
+        centrals.push({ process, url: await process.waitFor(servedUrl, 30_000) });
+      }
+      acmeKey = await cli(keyArgs(join(workDir, "central-a"), "acme"), env);
+      const token = await cli(
+        ["edges", "create", "--data", join(workDir, "central-a"), "--org", "acme", "--name", "north"],
+        env,
+      );
+
+      peer = await startModbusPeer();
+      const configPath = join(workDir, "site.yaml");
+      const uplink = `uplink: { url: "${centrals[0]?.url}", token: ${token}, check_interval_s: 1 }\nstorage: { commit_interval_s: 1 }\n`;
+      writeFileSync(
+        configPath,
+        peerSiteYaml({ serial: "NORTH-1", port: peer.port, storageIntervalS: 60, before: uplink }),
+        { mode: 0o600 },
+      );
+      const dataDir = join(workDir, "site");
+      const lines: string[] = [];
+      for (let minute = 0; minute < 3 * 24 * 60; minute++) {
+        const ts = new Date(historyStart + minute * 60_000).toISOString();
+        for (const register of ["r0", "r1"])
+          lines.push(JSON.stringify({ gateway: "NORTH-1", device: "Meter", register, ts, raw_value: minute % 1000 }));
+      }
+      writeFileSync(join(workDir, "history.ndjson"), `${lines.join("\n")}\n`);
+      await cli([
+        "history",
+        "import",
+        "--data",
+        dataDir,
+        "--config",
+        configPath,
+        "--format",
+        "ndjson",
+        "--quiet",
+        join(workDir, "history.ndjson"),
+      ]);
+      const process = startCli([
+        "serve",
+        "--config",
+        configPath,
+        "--data",
+        dataDir,
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "0",
+      ]);
+      site = { process, url: await process.waitFor(servedUrl), key: "", dataDir };
+      site.key = await cli(keyArgs(dataDir, "site"));
+    }, 90_000);
+
+    afterAll(async () => {
+      // A central's errors, if any, shown with the test's output (they explain a 500).
+      for (const central of centrals) {
+        for (const line of central.process.stdout().split("\n"))
+          if (line.includes('"level":50')) console.log(line.slice(0, 1500));
+      }
+      await site?.process.stop();
+      for (const central of centrals) await central.process.stop();
+      await peer?.stop();
+      await pg?.stop();
+      if (workDir !== undefined) rmSync(workDir, { recursive: true, force: true });
+    });
+
+    test("both central processes serve the store: healthy, and the same organisations' data", async () => {
+      for (const central of centrals) {
+        const health = await fetch(`${central.url}/healthz`);
+        expect(health.status).toBe(200);
+        expect(((await health.json()) as { store: string }).store).toBe("writable");
+      }
+      const introspect = await getJson<{ data: { organization: { name: string } } }>(
+        centrals[1]?.url ?? "",
+        acmeKey,
+        "/v1/introspect",
+      );
+      expect(introspect.data.organization.name).toBe("Acme Greenhouses");
+    });
+
+    test("a site's forwarded history is on the central exactly once; a cursor from one central works on the other", async () => {
+      const sitePath = site as NonNullable<typeof site>;
+      await until(
+        async () =>
+          (await fetch(`${sitePath.url}/healthz`)).json() as Promise<{
+            uplink?: { state: string; complete_through: string | null };
+          }>,
+        (health) =>
+          health.uplink?.state === "connected" &&
+          (health.uplink.complete_through ?? "") > new Date(historyStart + 3 * 24 * 60 * 60_000).toISOString(),
+        60_000,
+      );
+      const bases = centrals.map((central) => central.url);
+      const gateways = await getJson<{ data: { id: string; serial: string }[] }>(
+        bases[1] ?? "",
+        acmeKey,
+        "/v1/devices",
+      );
+      expect(gateways.data.map((row) => row.serial)).toEqual(["NORTH-1"]);
+      const gatewayId = gateways.data[0]?.id ?? "";
+      const siteGateways = await getJson<{ data: { id: string }[] }>(sitePath.url, sitePath.key, "/v1/devices");
+      expect(siteGateways.data[0]?.id).toBe(gatewayId);
+      const registers = await getJson<{ data: { id: string; name: string }[] }>(
+        bases[0] ?? "",
+        acmeKey,
+        `/v1/devices/${gatewayId}/registers`,
+      );
+      expect(registers.data.map((row) => row.name)).toEqual(["r0", "r1"]);
+      const since = new Date(historyStart).toISOString();
+      const cut = new Date(historyStart + 3 * 24 * 60 * 60_000).toISOString();
+      for (const register of registers.data) {
+        const onSite = await allReadings([sitePath.url], sitePath.key, gatewayId, register.id, since, cut);
+        // Pages alternate between the two central processes, each continuing the other's cursor.
+        const onCentral = await allReadings(bases, acmeKey, gatewayId, register.id, since, cut);
+        expect(onSite.length).toBe(3 * 24 * 60);
+        expect(onCentral).toEqual(onSite);
+      }
+    }, 90_000);
+  },
+);
