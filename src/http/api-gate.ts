@@ -8,7 +8,7 @@ import { apiKeyStatus } from "../lib/api-keys.ts";
 import { CodedError } from "../lib/errors.ts";
 import { newRequestId } from "../lib/ids.ts";
 import type { KeyForRequest } from "../store/keys.ts";
-import { type FixedWindowRateLimiter, type RateDecision, rateLimitHeaders } from "./rate-limit.ts";
+import { type RateDecision, rateLimitHeaders, type StoreRateLimiter } from "./rate-limit.ts";
 
 export interface RequestState {
   requestId: string;
@@ -23,7 +23,7 @@ export interface RequestState {
 
 export interface GateDeps {
   lookupKey(key: string): Promise<KeyForRequest | null>;
-  limiter: FixedWindowRateLimiter;
+  limiter: StoreRateLimiter;
   now(): number;
   /** Notes a request that a valid key passed with (GET /admin/api/keys shows `last_used_at`). */
   recordKeyUse?(keyId: string, now: number): Promise<void>;
@@ -61,8 +61,8 @@ export async function passApiGate(
   // key is even looked up: otherwise the 401 would be decided first and guessing
   // would never be throttled.
   const anonymous = `anon:${clientAddress}`;
-  if (deps.limiter.exhausted(anonymous, deps.defaultLimitPerMinute)) {
-    const decision = deps.limiter.take(anonymous, deps.defaultLimitPerMinute);
+  if (await deps.limiter.exhausted(anonymous, deps.defaultLimitPerMinute)) {
+    const decision = await deps.limiter.take(anonymous, deps.defaultLimitPerMinute);
     Object.assign(state.headers, rateLimitHeaders(decision));
     throw rateLimited(decision);
   }
@@ -72,8 +72,8 @@ export async function passApiGate(
 
   const decision =
     failure !== null || principal === null
-      ? deps.limiter.take(anonymous, deps.defaultLimitPerMinute)
-      : deps.limiter.take(
+      ? await deps.limiter.take(anonymous, deps.defaultLimitPerMinute)
+      : await deps.limiter.take(
           principal.kind === "sandbox" ? `key:${principal.id}:${clientAddress}` : `key:${principal.id}`,
           principal.rateLimitPerMinute ?? deps.defaultLimitPerMinute,
         );
@@ -98,8 +98,8 @@ export async function passApiGate(
  * (an unrouted path outside /v1 that began as one): the unauthenticated bucket
  * of its address, as it stands, without counting the request.
  */
-export function anonymousRateHeaders(deps: GateDeps, clientAddress: string): Record<string, string> {
-  return rateLimitHeaders(deps.limiter.peek(`anon:${clientAddress}`, deps.defaultLimitPerMinute));
+export async function anonymousRateHeaders(deps: GateDeps, clientAddress: string): Promise<Record<string, string>> {
+  return rateLimitHeaders(await deps.limiter.peek(`anon:${clientAddress}`, deps.defaultLimitPerMinute));
 }
 
 function ignoreUnrecordedUse(): void {}

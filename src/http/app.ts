@@ -23,7 +23,7 @@ import { edgeReadingRoutes } from "./edge/readings.ts";
 import { edgeSessionRoutes } from "./edge/session.ts";
 import { type HealthCheck, opsRoutes } from "./ops.ts";
 import { problemResponse } from "./problem.ts";
-import { FixedWindowRateLimiter } from "./rate-limit.ts";
+import { StoreRateLimiter } from "./rate-limit.ts";
 import { requestLogLevel } from "./request-log.ts";
 import { alertRoutes } from "./v1/alerts.ts";
 import type { V1Deps } from "./v1/deps.ts";
@@ -89,7 +89,7 @@ export async function createHttpApp(deps: HttpAppDeps) {
   const gateDeps = {
     lookupKey: store.keys.lookup,
     recordKeyUse: store.keys.recordUse,
-    limiter: new FixedWindowRateLimiter(clock),
+    limiter: new StoreRateLimiter(store.rateLimits, clock),
     now: () => clock.now(),
     defaultLimitPerMinute: deps.defaultLimitPerMinute,
   };
@@ -173,7 +173,7 @@ export async function createHttpApp(deps: HttpAppDeps) {
       // /v1 handlers put the headers on their own responses (see jsonText).
       if (!api) Object.assign(set.headers, state.headers);
     })
-    .onError(({ code, error, request, server }) => {
+    .onError(async ({ code, error, request, server }) => {
       if (error instanceof CodedError) return fail(request, error.code, error.detail, error.statusOverride);
       if (code === "VALIDATION" && error instanceof ValidationError) {
         return fail(request, "invalid_parameter", describeValidation(error));
@@ -183,7 +183,10 @@ export async function createHttpApp(deps: HttpAppDeps) {
         // arrives as /x), so an unrouted path may have begun as /v1: it carries
         // the rate-limit headers too (spec section 4).
         if (!isApiPath(request.url))
-          Object.assign(stateOf(request).headers, anonymousRateHeaders(gateDeps, clientAddressOf(server, request)));
+          Object.assign(
+            stateOf(request).headers,
+            await anonymousRateHeaders(gateDeps, clientAddressOf(server, request)),
+          );
         return fail(request, "not_found", "No such path.");
       }
       if (code === "PARSE") {

@@ -1,8 +1,11 @@
 /**
  * Fixed one-minute windows that reset at the start of every minute (spec section
- * 8). Counters live in memory: one fieldhub process owns its port.
+ * 8). The API's counters are the store's (`rateLimits`: in memory on a box, shared
+ * by every central process on PostgreSQL, docs/fleet.md); the admin login's stay in
+ * this process's memory.
  */
 import type { Clock } from "../lib/clock.ts";
+import { type RateLimitStore, rateLimitWindowOf } from "../store/rate-limits.ts";
 
 export interface RateDecision {
   allowed: boolean;
@@ -14,6 +17,40 @@ export interface RateDecision {
 
 const windowMs = 60_000;
 
+/** The API's request counter (api-gate.ts): the store's counters, judged per bucket and minute. */
+export class StoreRateLimiter {
+  constructor(
+    private readonly counters: RateLimitStore,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Counts one request against `bucket` and says whether it may proceed. */
+  async take(bucket: string, limit: number): Promise<RateDecision> {
+    const now = this.clock.now();
+    const window = rateLimitWindowOf(now);
+    const taken = await this.counters.take(bucket, window, limit);
+    return { allowed: taken.allowed, limit, remaining: taken.remaining, resetSeconds: resetSecondsOf(window, now) };
+  }
+
+  /** Whether `bucket` has used up `limit` this minute, without counting a request. */
+  async exhausted(bucket: string, limit: number): Promise<boolean> {
+    return (await this.counters.count(bucket, rateLimitWindowOf(this.clock.now()))) >= limit;
+  }
+
+  /** The headers' figures for `bucket` as it stands, without counting a request. */
+  async peek(bucket: string, limit: number): Promise<RateDecision> {
+    const now = this.clock.now();
+    const window = rateLimitWindowOf(now);
+    const used = await this.counters.count(bucket, window);
+    return { allowed: true, limit, remaining: Math.max(0, limit - used), resetSeconds: resetSecondsOf(window, now) };
+  }
+}
+
+function resetSecondsOf(windowStartMs: number, now: number): number {
+  return Math.max(1, Math.ceil((windowStartMs + windowMs - now) / 1000));
+}
+
+/** In-memory counters, for the admin login's throttle (one process's guard against guessing). */
 export class FixedWindowRateLimiter {
   private readonly counts = new Map<string, number>();
   private window = -1;

@@ -46,10 +46,10 @@ export function rateLimitWindowOf(now: number): number {
 export function memoryRateLimitStore(): RateLimitStore {
   const counts = new Map<string, number>();
   let window = Number.NEGATIVE_INFINITY;
-  // A request stamped in a window already left (a clock step back) is counted in
-  // the current one: that window's counters are gone.
+  // Any other window starts afresh, one stepped back to included (an NTP step): its
+  // counters are gone, and the reset time it gives is its own end, not hours away.
   const enter = (windowStartMs: number): void => {
-    if (windowStartMs > window) {
+    if (windowStartMs !== window) {
       window = windowStartMs;
       counts.clear();
     }
@@ -59,7 +59,7 @@ export function memoryRateLimitStore(): RateLimitStore {
       enter(windowStartMs);
       const count = (counts.get(bucket) ?? 0) + 1;
       counts.set(bucket, count);
-      return judged(count, limit, window);
+      return judged(count, limit, windowStartMs);
     },
     count(bucket, windowStartMs) {
       enter(windowStartMs);

@@ -193,6 +193,47 @@ describe.skipIf(!postgresAvailable || !hasPymodbus)(
       expect(introspect.data.organization.name).toBe("Acme Greenhouses");
     });
 
+    test("a key's rate limit is exact across the two processes: 2 x 50 requests at once against 60 a minute", async () => {
+      const limited = await cli(
+        [
+          "keys",
+          "create",
+          "--data",
+          join(workDir, "central-a"),
+          "--org",
+          "acme",
+          "--name",
+          "limited",
+          "--scopes",
+          "devices:read",
+          "--rate-limit",
+          "60",
+        ],
+        env,
+      );
+      // Both bursts inside one minute window (the test waits out a window end that is near).
+      const intoMinute = Date.now() % 60_000;
+      if (intoMinute > 50_000) await Bun.sleep(60_000 - intoMinute + 100);
+      const answers = await Promise.all(
+        centrals.flatMap((central) =>
+          Array.from({ length: 50 }, async () => {
+            const response = await fetch(`${central.url}/v1/devices?limit=1`, {
+              headers: { authorization: `Bearer ${limited}` },
+            });
+            await response.arrayBuffer();
+            return { status: response.status, remaining: Number(response.headers.get("x-ratelimit-remaining")) };
+          }),
+        ),
+      );
+      const allowed = answers.filter((answer) => answer.status === 200);
+      expect(allowed).toHaveLength(60);
+      expect(answers.filter((answer) => answer.status === 429)).toHaveLength(40);
+      // Each count of the shared window was given out once: remaining 59 down to 0.
+      expect(allowed.map((answer) => answer.remaining).sort((a, b) => a - b)).toEqual(
+        Array.from({ length: 60 }, (_, i) => i),
+      );
+    }, 30_000);
+
     test("a site's forwarded history is on the central exactly once; a cursor from one central works on the other", async () => {
       const sitePath = site as NonNullable<typeof site>;
       await until(
