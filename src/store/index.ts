@@ -80,7 +80,15 @@ export async function openStoreAt(
   if (options.databaseUrl === undefined || options.databaseUrl === null || options.databaseUrl === "") {
     return openStore(dataDir, options);
   }
-  const pg = await openPostgresStore(options.databaseUrl);
+  return openPostgresAsStore(options.databaseUrl);
+}
+
+/** The PostgreSQL store behind the `Store` interface (options: pool size, webhook leases; tests shorten the lease). */
+export async function openPostgresAsStore(
+  url: string,
+  options: Parameters<typeof openPostgresStore>[1] = {},
+): Promise<Store> {
+  const pg = await openPostgresStore(url, options);
   return {
     readings: detachable(pg.readings),
     registers: detachable(pg.registers),
@@ -96,7 +104,7 @@ export async function openStoreAt(
     inventory: detachable(pg.inventory),
     secrets: detachable(pg.secrets),
     writes: detachable(pg.writes),
-    path: withoutPassword(options.databaseUrl),
+    path: withoutPassword(url),
     checkWritable: pg.checkWritable,
     close: pg.close,
   };

@@ -72,6 +72,12 @@ export interface NewEndpoint {
   now: number;
 }
 
+/** What settling an attempt did: whether it paused the endpoint, and whether it was written at all. */
+export interface SettleOutcome {
+  paused: boolean;
+  settled: boolean;
+}
+
 export interface WebhookStore {
   createEndpoint(values: NewEndpoint): Promise<void>;
   endpoint(uuid: string): Promise<EndpointRow | null>;
@@ -102,8 +108,13 @@ export interface WebhookStore {
   /** When the next pending message is due, or null when none is. */
   nextDueAt(): Promise<number | null>;
   recordAttempt(deliveryId: number, attempt: AttemptRow): Promise<void>;
-  /** One attempt's outcome, its log line and the endpoint's failure count (pausing it), in one transaction. */
-  settle(delivery: DueDelivery, attempt: AttemptRow, outcome: AttemptOutcome): Promise<{ paused: boolean }>;
+  /**
+   * One attempt's outcome, its log line and the endpoint's failure count (pausing
+   * it), in one transaction. `settled: false` when the message is no longer this
+   * process's to settle (PostgreSQL: its lease ran out and another process took it
+   * over, docs/fleet.md "Webhook leases"); nothing is written then.
+   */
+  settle(delivery: DueDelivery, attempt: AttemptRow, outcome: AttemptOutcome): Promise<SettleOutcome>;
   /** An endpoint's messages, newest first, with their last attempt's result. */
   deliveries(endpointId: number, limit: number): Promise<DeliveryListing[]>;
   attempts(deliveryId: number): Promise<AttemptRow[]>;
@@ -314,7 +325,8 @@ export function sqliteWebhookStore(
     },
     /** One attempt's outcome, its log line and the endpoint's failure count, in one transaction. */
     settle: sqlite.transaction(
-      (delivery: DueDelivery, attempt: AttemptRow, outcome: AttemptOutcome): { paused: boolean } => {
+      // One process serves a box: its claim on a message is never lost, so every settle is written.
+      (delivery: DueDelivery, attempt: AttemptRow, outcome: AttemptOutcome): SettleOutcome => {
         insertAttempt.run(
           delivery.id,
           attempt.attemptedAt,
@@ -326,25 +338,25 @@ export function sqliteWebhookStore(
         if (outcome.kind === "delivered") {
           markDelivered.run(delivery.id, attempt.attemptedAt);
           resetFailures.run(delivery.endpointId);
-          return { paused: false };
+          return { paused: false, settled: true };
         }
         if (outcome.kind === "retry") {
           markRetry.run(delivery.id, outcome.at);
-          return { paused: false };
+          return { paused: false, settled: true };
         }
         markFailed.run(delivery.id, attempt.attemptedAt);
         if (outcome.kind === "gone") {
           pause.run(delivery.endpointId, attempt.attemptedAt, "the endpoint answered 410 Gone");
           holdPending.run(delivery.endpointId);
-          return { paused: true };
+          return { paused: true, settled: true };
         }
         const failed = countFailure.get(delivery.endpointId)?.failed ?? 0;
         if (failed >= outcome.pauseAfter) {
           pause.run(delivery.endpointId, attempt.attemptedAt, `${failed} messages in a row failed every attempt`);
           holdPending.run(delivery.endpointId);
-          return { paused: true };
+          return { paused: true, settled: true };
         }
-        return { paused: false };
+        return { paused: false, settled: true };
       },
     ),
     deliveries(endpointId: number, limit: number): DeliveryListing[] {

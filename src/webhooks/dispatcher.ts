@@ -49,6 +49,8 @@ export interface DispatcherStats {
   delivered: number;
   failedAttempts: number;
   failedMessages: number;
+  /** Attempts whose outcome another process had already taken over (a lease that ran out; docs/fleet.md). */
+  lostClaims: number;
   inFlight: number;
 }
 
@@ -63,7 +65,14 @@ export function startDispatcher(options: DispatcherOptions) {
   const concurrency = options.concurrency ?? 32;
   const perEndpoint = options.perEndpointConcurrency ?? 4;
   const pollEveryMs = options.pollEveryMs ?? 1000;
-  const stats: DispatcherStats = { attempts: 0, delivered: 0, failedAttempts: 0, failedMessages: 0, inFlight: 0 };
+  const stats: DispatcherStats = {
+    attempts: 0,
+    delivered: 0,
+    failedAttempts: 0,
+    failedMessages: 0,
+    lostClaims: 0,
+    inFlight: 0,
+  };
 
   /** Messages taken for an attempt, until their outcome is written. */
   const inFlight = new Set<number>();
@@ -238,7 +247,15 @@ export function startDispatcher(options: DispatcherOptions) {
       if (outcome.kind !== "retry") stats.failedMessages++;
     }
     await writeOutcome(delivery.id, delivery.endpointId, async () => {
-      const { paused } = await queries.settle(delivery, result.attempt, outcome);
+      const { paused, settled } = await queries.settle(delivery, result.attempt, outcome);
+      if (!settled) {
+        // At-least-once: the process that took the message over sends it too, with the same webhook-id.
+        stats.lostClaims++;
+        logger.warn(
+          { endpoint: endpoint.uuid, delivery: delivery.id },
+          "webhook message taken over by another process after its lease ran out; its outcome there is kept",
+        );
+      }
       if (paused) {
         logger.warn(
           { endpoint: endpoint.uuid, url: urlForLog(endpoint.url) },

@@ -34,6 +34,13 @@ export function registerWebhookMetrics(registry: MetricsRegistry, dispatcher: Di
     [],
     read((stats) => stats.failedMessages),
   );
+  countedFrom(
+    registry,
+    "fieldhub_webhook_lost_claims_total",
+    "Attempts whose message another central process had taken over after its lease ran out",
+    [],
+    read((stats) => stats.lostClaims),
+  );
   gaugedFrom(registry, "fieldhub_webhook_queue_messages", "Messages due or waiting for a retry", [], async () => [
     { labels: {}, value: await dispatcher.pending() },
   ]);

@@ -26,6 +26,7 @@ import type {
   DueDelivery,
   EndpointRow,
   NewEndpoint,
+  SettleOutcome,
   WebhookStore,
 } from "../webhooks.ts";
 import type { Sql } from "./connection.ts";
@@ -48,10 +49,6 @@ export interface PgWebhookStoreOptions {
 }
 
 /** What settle says; `settled: false` when the claim was no longer this process's (nothing changed). */
-export interface SettleResult {
-  paused: boolean;
-  settled: boolean;
-}
 
 const defaultLeaseMs = 60_000;
 /** SQLSTATE of a deadlock: the transaction was rolled back and is safe to run again. */
@@ -211,7 +208,7 @@ export class PgWebhookStore implements WebhookStore {
    * The outcome, its log line and the endpoint's failure count (pausing it), in one
    * transaction, if the claim is still this process's; otherwise nothing changes.
    */
-  async settle(delivery: DueDelivery, attempt: AttemptRow, outcome: AttemptOutcome): Promise<SettleResult> {
+  async settle(delivery: DueDelivery, attempt: AttemptRow, outcome: AttemptOutcome): Promise<SettleOutcome> {
     for (let retry = 0; ; retry++) {
       try {
         return await this.sql.begin((tx) => this.settleIn(tx, delivery, attempt, outcome));
@@ -306,7 +303,7 @@ export class PgWebhookStore implements WebhookStore {
     delivery: DueDelivery,
     attempt: AttemptRow,
     outcome: AttemptOutcome,
-  ): Promise<SettleResult> {
+  ): Promise<SettleOutcome> {
     const at = attempt.attemptedAt;
     await tx`SELECT 1 FROM webhook_endpoints WHERE id = ${delivery.endpointId} FOR NO KEY UPDATE`;
     // The claim check and the message's new state in one statement.
