@@ -46,8 +46,8 @@ describe("deploy/fleet/compose.yaml", () => {
       expect({ name, host: url.hostname, user: url.username, password: url.password, db: url.pathname }).toEqual({
         name,
         host: "postgres",
-        user: db.POSTGRES_USER,
-        password: db.POSTGRES_PASSWORD,
+        user: db.POSTGRES_USER ?? "(none)",
+        password: db.POSTGRES_PASSWORD ?? "(none)",
         db: `/${db.POSTGRES_DB}`,
       });
       expect(central?.entrypoint?.slice(1, 6)).toEqual([
