@@ -13,9 +13,16 @@ import { ManualClock } from "../../src/lib/clock.ts";
 import { stableUuid } from "../../src/lib/ids.ts";
 import { silentLogger } from "../../src/lib/logger.ts";
 import type { SeededAlert } from "../../src/store/alerts.ts";
-import { openStore, type Store } from "../../src/store/index.ts";
+import { openPostgresAsStore, openStore, type Store } from "../../src/store/index.ts";
 import type { NewReading } from "../../src/store/readings.ts";
 import { sqliteOf } from "../../src/store/sqlite-internals.ts";
+import { postgresAvailable, postgresMissingReason, startPostgres } from "./postgres.ts";
+
+/** The API tests on the PostgreSQL store (`FIELDHUB_TEST_STORE=postgres`, docs/fleet.md) instead of SQLite. */
+export const onPostgres = process.env.FIELDHUB_TEST_STORE === "postgres";
+/** For tests that reach into SQLite itself (a query_only store, a renamed table): they prove the SQLite engine alone. */
+export const sqliteOnlyReason =
+  "reaches into SQLite itself; FIELDHUB_TEST_STORE=postgres runs the API tests on PostgreSQL";
 
 export const testSiteYaml = `
 organizations:
@@ -119,6 +126,11 @@ export interface TestSite {
     scopes: ApiScope[],
     options?: { expiresAt?: number; rateLimitPerMinute?: number; sandbox?: boolean },
   ): Promise<string>;
+  /**
+   * Raw SQL for a state no API request makes (a firmware version, an alert fired
+   * again, a broken table), on whichever engine the site runs: `?` placeholders.
+   */
+  execute(text: string, ...params: (string | number | null)[]): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -126,7 +138,10 @@ export async function startTestSite(options: { defaultLimitPerMinute?: number } 
   const parsed = parseConfig(testSiteYaml);
   if (!parsed.ok) throw new Error(`test site config invalid: ${JSON.stringify(parsed.problems)}`);
   const dataDir = mkdtempSync(join(tmpdir(), "fieldhub-test-"));
-  const store = openStore(dataDir);
+  // FIELDHUB_TEST_STORE=postgres runs the same API tests on a central's store: a private PostgreSQL per site.
+  if (onPostgres && !postgresAvailable) throw new Error(`FIELDHUB_TEST_STORE=postgres: ${postgresMissingReason}`);
+  const postgres = onPostgres ? await startPostgres() : null;
+  const store = postgres === null ? openStore(dataDir) : await openPostgresAsStore(postgres.url);
   const clock = new ManualClock(startTime);
   await store.inventory.sync(parsed.config.inventory, clock.now());
 
@@ -144,12 +159,13 @@ export async function startTestSite(options: { defaultLimitPerMinute?: number } 
   await store.gateways.setStatus(ids.acmeGateway4, { status: "error", lastSeen: startTime - 30_000 });
   await store.gateways.setStatus(ids.globexGateway, { status: "online", lastSeen: startTime });
 
-  const registerRows = sqliteOf(store)
-    .query<{ id: number; uuid: string; path: string }, []>(
-      `SELECT r.id AS id, r.uuid AS uuid, g.serial || '/' || coalesce(d.name, d.slave_id) || '/' || r.name AS path
-         FROM registers r JOIN modbus_devices d ON d.id = r.modbus_device_id JOIN gateways g ON g.id = r.gateway_id`,
-    )
-    .all();
+  // Each register by its path, serial/device (name, or slave id)/register, from the store's own operations.
+  const slaveIds = new Map((await store.registers.contexts()).map((row) => [row.uuid, row.slaveId]));
+  const registerRows = (await store.registers.catalog()).map((row) => ({
+    id: row.id,
+    uuid: row.uuid,
+    path: `${row.gatewaySerial}/${row.deviceName ?? slaveIds.get(row.uuid)}/${row.name}`,
+  }));
   const registerByPath = new Map(registerRows.map((row) => [row.path, row]));
   const lookup = (path: string) => {
     const row = registerByPath.get(path);
@@ -202,7 +218,12 @@ export async function startTestSite(options: { defaultLimitPerMinute?: number } 
     keys,
     registerId: (path) => lookup(path).id,
     registerUuid: (path) => lookup(path).uuid,
-    record: (batch) => readings.record(batch),
+    // On PostgreSQL latest values moved by record reach the registers within a second
+    // (a central's processes share them, docs/fleet.md); the tests read them at once.
+    record: async (batch) => {
+      await readings.record(batch);
+      if (onPostgres) await readings.persistLatest();
+    },
     addAlert: async ({ org, gatewaySerial, ...alert }) => {
       const orgId = orgIds[org];
       if (orgId === undefined) throw new Error(`unknown org ${org}`);
@@ -211,9 +232,28 @@ export async function startTestSite(options: { defaultLimitPerMinute?: number } 
       await store.alerts.seed({ ...alert, orgId, gatewayId: gateway?.id ?? null });
     },
     createKey,
+    execute: async (text, ...params) => {
+      if (postgres === null) {
+        sqliteOf(store)
+          .query(text)
+          .run(...params);
+        return;
+      }
+      let index = 0;
+      const raw = new Bun.SQL(postgres.url, { max: 1 });
+      try {
+        await raw.unsafe(
+          text.replace(/\?/g, () => `$${++index}`),
+          params,
+        );
+      } finally {
+        await raw.close();
+      }
+    },
     stop: async () => {
       await app.stop(true);
       await store.close();
+      await postgres?.stop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

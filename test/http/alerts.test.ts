@@ -1,6 +1,5 @@
 /** Spec sections 2 (Alert), 4 (GET /alerts), 5.3 (one organisation per key) and introspection's open_alerts. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { sqliteOf } from "../../src/store/sqlite-internals.ts";
 import { call, expectApiHeaders, expectProblem } from "../harness/http.ts";
 import { ids, startTestSite, startTime, type TestSite } from "../harness/site.ts";
 
@@ -273,9 +272,11 @@ describe("GET /v1/alerts: fields and order", () => {
         await other.addAlert({ org, gatewaySerial, ...alert });
       }
       // A2 fires again now: same alert, later last_triggered_at, higher entry_count.
-      sqliteOf(other.store)
-        .query("UPDATE alerts SET last_triggered_at = ?, entry_count = entry_count + 1 WHERE uuid = ?")
-        .run(startTime, fixtures[1]!.uuid);
+      await other.execute(
+        "UPDATE alerts SET last_triggered_at = ?, entry_count = entry_count + 1 WHERE uuid = ?",
+        startTime,
+        fixtures[1]!.uuid,
+      );
       const response = await call<AlertList>(other.baseUrl, "/v1/alerts", { key: other.keys.acme });
       expect(response.body.data.map((alert) => alert.id.slice(-1))).toEqual(["2", "5", "3", "1", "6", "4"]);
       expect(response.body.data[0]).toEqual({
@@ -571,9 +572,11 @@ describe("organisations", () => {
         ["acknowledged", 1],
         ["resolved", 0],
       ] as const) {
-        sqliteOf(other.store)
-          .query("UPDATE alerts SET status = ? WHERE uuid = ?")
-          .run(status, "d4000000-0000-4000-8000-000000000001");
+        await other.execute(
+          "UPDATE alerts SET status = ? WHERE uuid = ?",
+          status,
+          "d4000000-0000-4000-8000-000000000001",
+        );
         expect(await introspect(other.keys.acme)).toBe(open);
       }
     } finally {

@@ -1,7 +1,6 @@
 /** Spec sections 2 (Gateway, GatewayDetail, ModbusDevice), 4 (GET /devices, GET /devices/{id}) and 7 through HTTP. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { stableUuid } from "../../src/lib/ids.ts";
-import { sqliteOf } from "../../src/store/sqlite-internals.ts";
 import { call, expectApiHeaders, expectProblem } from "../harness/http.ts";
 import { ids, startTestSite, type TestSite } from "../harness/site.ts";
 
@@ -107,9 +106,15 @@ describe("GET /v1/devices", () => {
     // Distinct values in every nullable field, so a swapped mapping cannot pass.
     const other = await startTestSite();
     try {
-      sqliteOf(other.store)
-        .query("UPDATE gateways SET firmware_ver = ?, ip_eth = ?, ip_wifi = ?, ip_4g = ?, signal_4g = ? WHERE uuid = ?")
-        .run("2.4.1", "192.168.1.10", "192.168.2.20", "10.64.0.7", -71, ids.acmeGateway2);
+      await other.execute(
+        "UPDATE gateways SET firmware_ver = ?, ip_eth = ?, ip_wifi = ?, ip_4g = ?, signal_4g = ? WHERE uuid = ?",
+        "2.4.1",
+        "192.168.1.10",
+        "192.168.2.20",
+        "10.64.0.7",
+        -71,
+        ids.acmeGateway2,
+      );
       const expectedGateway = {
         ...expected["ACME-2"],
         firmware_ver: "2.4.1",
