@@ -66,20 +66,7 @@ function syncSiteGateways(
       if (owners.some((owner) => owner.orgId !== site.orgId || owner.edgeSite !== site.name)) {
         throw new GatewayOwnedElsewhereError(gateway.serial);
       }
-      const values = {
-        orgId: site.orgId,
-        customerId: null,
-        serial: gateway.serial,
-        name: gateway.name,
-        heartbeatMs: gateway.heartbeatMs,
-        firmwareVer: gateway.firmwareVer,
-        ipEth: gateway.ipEth,
-        ipWifi: gateway.ipWifi,
-        ip4g: gateway.ip4g,
-        signal4g: gateway.signal4g,
-        retiredAt: null,
-        edgeSite: site.name,
-      };
+      const values = gatewayColumns(gateway, { orgId: site.orgId, customerId: null, edgeSite: site.name });
       const gatewayRow = tx
         .insert(gateways)
         .values({ uuid: gateway.id, status: firstStatus, createdAt: now, ...values })
@@ -131,21 +118,12 @@ function syncInventory(db: Db, inventory: Inventory, now: number): void {
       }
 
       for (const gateway of org.gateways) {
-        const values = {
+        const values = gatewayColumns(gateway, {
           orgId: orgRow.id,
           customerId: gateway.customer === null ? null : (customerIds.get(gateway.customer) ?? null),
-          serial: gateway.serial,
-          name: gateway.name,
-          heartbeatMs: gateway.heartbeatMs,
-          firmwareVer: gateway.firmwareVer,
-          ipEth: gateway.ipEth,
-          ipWifi: gateway.ipWifi,
-          ip4g: gateway.ip4g,
-          signal4g: gateway.signal4g,
-          retiredAt: null,
           // A gateway in this box's config is its own, even if a site forwarded it before.
           edgeSite: null,
-        };
+        });
         const gatewayRow = tx
           .insert(gateways)
           .values({ uuid: gateway.id, status: firstStatus, createdAt: now, ...values })
@@ -196,6 +174,25 @@ function removeMissingOrganizations(tx: Tx, liveOrgIds: number[], now: number): 
 }
 
 type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
+
+/** A gateway's row as the config or a site describes it, live again (not retired). */
+function gatewayColumns(
+  gateway: InventoryGateway,
+  owner: { orgId: number; customerId: number | null; edgeSite: string | null },
+) {
+  return {
+    ...owner,
+    serial: gateway.serial,
+    name: gateway.name,
+    heartbeatMs: gateway.heartbeatMs,
+    firmwareVer: gateway.firmwareVer,
+    ipEth: gateway.ipEth,
+    ipWifi: gateway.ipWifi,
+    ip4g: gateway.ip4g,
+    signal4g: gateway.signal4g,
+    retiredAt: null,
+  };
+}
 
 function syncModbusDevices(tx: Tx, gatewayId: number, devices: InventoryModbusDevice[], now: number): void {
   const liveDeviceIds: number[] = [];

@@ -11,8 +11,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { hasPymodbus, peerSiteYaml, startModbusPeer } from "../faults/harness/modbus-peer.ts";
-import { type RunningCli, runCli, servedUrl, startCli } from "../harness/cli.ts";
+import { type RunningCli, servedUrl, startCli } from "../harness/cli.ts";
 import { type PrivatePostgres, postgresAvailable, postgresMissingReason, startPostgres } from "../harness/postgres.ts";
+import { cli, getJson, readKey, until } from "./harness.ts";
 
 const centralYaml = `
 organizations:
@@ -27,44 +28,6 @@ const centrals: { process: RunningCli; url: string }[] = [];
 let site: { process: RunningCli; url: string; key: string; dataDir: string } | undefined;
 let peer: Awaited<ReturnType<typeof startModbusPeer>> | undefined;
 let acmeKey: string;
-
-async function cli(args: string[], withEnv: Record<string, string> = {}): Promise<string> {
-  const result = await runCli(args, 30_000, withEnv);
-  if (result.code !== 0) throw new Error(`fieldhub ${args.join(" ")}: ${result.stderr}`);
-  return result.stdout.trim();
-}
-
-const keyArgs = (dataDir: string, org: string) => [
-  "keys",
-  "create",
-  "--data",
-  dataDir,
-  "--org",
-  org,
-  "--name",
-  "test",
-  "--scopes",
-  "devices:read,registers:read",
-  "--rate-limit",
-  "100000",
-];
-
-async function getJson<T>(base: string, key: string, path: string): Promise<T> {
-  const response = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${key}` } });
-  if (!response.ok) throw new Error(`${path}: HTTP ${response.status} ${await response.text()}`);
-  return (await response.json()) as T;
-}
-
-async function until<T>(read: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last = await read();
-  while (!accept(last)) {
-    if (Date.now() > deadline) throw new Error(`not reached in ${timeoutMs} ms; last: ${JSON.stringify(last)}`);
-    await Bun.sleep(250);
-    last = await read();
-  }
-  return last;
-}
 
 type Page = { data: { ts: string; raw_value: number | null }[]; meta: { next_cursor: string | null } };
 
@@ -117,7 +80,7 @@ describe.skipIf(!postgresAvailable || !hasPymodbus)(
         );
         centrals.push({ process, url: await process.waitFor(servedUrl, 30_000) });
       }
-      acmeKey = await cli(keyArgs(join(workDir, "central-a"), "acme"), env);
+      acmeKey = await readKey(join(workDir, "central-a"), "acme", env);
       const token = await cli(
         ["edges", "create", "--data", join(workDir, "central-a"), "--org", "acme", "--name", "north"],
         env,
@@ -163,7 +126,7 @@ describe.skipIf(!postgresAvailable || !hasPymodbus)(
         "0",
       ]);
       site = { process, url: await process.waitFor(servedUrl), key: "", dataDir };
-      site.key = await cli(keyArgs(dataDir, "site"));
+      site.key = await readKey(dataDir, "site");
     }, 90_000);
 
     afterAll(async () => {

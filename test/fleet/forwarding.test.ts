@@ -12,7 +12,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { hasPymodbus, peerSiteYaml, startModbusPeer } from "../faults/harness/modbus-peer.ts";
-import { freePort, type RunningCli, runCli, servedUrl, startCli } from "../harness/cli.ts";
+import { freePort, type RunningCli, servedUrl, startCli } from "../harness/cli.ts";
+import { cli, getJson, readKey, startCentral, until } from "./harness.ts";
 
 const centralYaml = `
 organizations:
@@ -37,52 +38,6 @@ let central: RunningCli | undefined;
 const sites: Box[] = [];
 const peers: Awaited<ReturnType<typeof startModbusPeer>>[] = [];
 const centralKeys = new Map<string, string>();
-
-async function startCentral(): Promise<RunningCli> {
-  const process = startCli([
-    "serve",
-    "--config",
-    join(workDir, "central.yaml"),
-    "--data",
-    join(workDir, "central"),
-    "--host",
-    "127.0.0.1",
-    "--port",
-    String(centralPort),
-  ]);
-  await process.waitFor(servedUrl);
-  return process;
-}
-
-async function cli(args: string[]): Promise<string> {
-  const result = await runCli(args);
-  if (result.code !== 0) throw new Error(`fieldhub ${args.join(" ")}: ${result.stderr}`);
-  return result.stdout.trim();
-}
-
-async function apiKey(dataDir: string, org: string): Promise<string> {
-  return cli([
-    "keys",
-    "create",
-    "--data",
-    dataDir,
-    "--org",
-    org,
-    "--name",
-    "test",
-    "--scopes",
-    "devices:read,registers:read",
-    // The test reads every reading through the API, a page at a time.
-    "--rate-limit",
-    "100000",
-  ]);
-}
-
-async function getJson<T>(base: string, key: string, path: string): Promise<T> {
-  const response = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${key}` } });
-  if (!response.ok) throw new Error(`${path}: HTTP ${response.status} ${await response.text()}`);
-  return (await response.json()) as T;
-}
 
 /** Every stored reading time of each register of the gateway with this serial, in [since, until). */
 async function storedTimes(base: string, key: string, serial: string, since: string, until: string) {
@@ -128,22 +83,6 @@ interface SiteHealth {
 async function health(site: Box): Promise<{ code: number; body: SiteHealth }> {
   const response = await fetch(`${site.url}/healthz`);
   return { code: response.status, body: (await response.json()) as SiteHealth };
-}
-
-async function until<T>(
-  read: () => Promise<T>,
-  accept: (value: T) => boolean,
-  timeoutMs = 30_000,
-  stepMs = 250,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last = await read();
-  while (!accept(last)) {
-    if (Date.now() > deadline) throw new Error(`not reached in ${timeoutMs} ms; last: ${JSON.stringify(last)}`);
-    await Bun.sleep(stepMs);
-    last = await read();
-  }
-  return last;
 }
 
 interface PreparedSite {
@@ -206,9 +145,9 @@ describe.skipIf(!hasPymodbus)("sites forwarding to a central (needs Debian's pyt
     writeFileSync(join(workDir, "central.yaml"), centralYaml);
     centralPort = freePort();
     centralUrl = `http://127.0.0.1:${centralPort}`;
-    central = await startCentral();
-    centralKeys.set("acme", await apiKey(join(workDir, "central"), "acme"));
-    centralKeys.set("globex", await apiKey(join(workDir, "central"), "globex"));
+    central = await startCentral(workDir, centralPort);
+    centralKeys.set("acme", await readKey(join(workDir, "central"), "acme"));
+    centralKeys.set("globex", await readKey(join(workDir, "central"), "globex"));
     // Both sites are ready before either starts, so the test meets the north site in its first burst.
     const prepared = [await prepareSite("north", "acme", "NORTH-1"), await prepareSite("south", "globex", "SOUTH-1")];
     const processes = prepared.map(launchSite);
@@ -250,7 +189,7 @@ describe.skipIf(!hasPymodbus)("sites forwarding to a central (needs Debian's pyt
       expect(away.code).toBe(200);
     }
     await Bun.sleep(3_000);
-    central = await startCentral();
+    central = await startCentral(workDir, centralPort);
     const restartedAt = Date.now();
     // Readings are committed within commit_interval_s (1 s): a complete round that began 1.5 s after the cut has them all.
     const cut = new Date(restartedAt - 1_000).toISOString();
@@ -265,7 +204,7 @@ describe.skipIf(!hasPymodbus)("sites forwarding to a central (needs Debian's pyt
     }
     const completeAfterMs = Date.now() - restartedAt;
     console.log(`both sites complete ${completeAfterMs} ms after the central's restart`);
-    for (const site of sites) site.key = await apiKey(site.dataDir, "site");
+    for (const site of sites) site.key = await readKey(site.dataDir, "site");
     const since = new Date(historyStart - 60_000).toISOString();
     for (const [site, org, serial] of [
       [sites[0], "acme", "NORTH-1"],

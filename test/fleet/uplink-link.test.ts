@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort, type RunningCli, runCli, servedUrl, startCli } from "../harness/cli.ts";
+import { startCentral, until } from "./harness.ts";
 
 const centralYaml = `
 organizations:
@@ -38,22 +39,6 @@ let site: RunningCli | undefined;
 let siteUrl: string;
 let token: string;
 
-async function startCentral(): Promise<RunningCli> {
-  const process = startCli([
-    "serve",
-    "--config",
-    join(workDir, "central.yaml"),
-    "--data",
-    join(workDir, "central"),
-    "--host",
-    "127.0.0.1",
-    "--port",
-    String(centralPort),
-  ]);
-  await process.waitFor(servedUrl);
-  return process;
-}
-
 interface Health {
   status: string;
   problems: string[];
@@ -65,23 +50,12 @@ async function siteHealth(): Promise<{ code: number; body: Health }> {
   return { code: response.status, body: (await response.json()) as Health };
 }
 
-async function until<T>(read: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last = await read();
-  while (!accept(last)) {
-    if (Date.now() > deadline) throw new Error(`not reached in ${timeoutMs} ms; last: ${JSON.stringify(last)}`);
-    await Bun.sleep(200);
-    last = await read();
-  }
-  return last;
-}
-
 beforeAll(async () => {
   workDir = mkdtempSync(join(tmpdir(), "fieldhub-uplink-"));
   writeFileSync(join(workDir, "central.yaml"), centralYaml);
   centralPort = freePort();
   centralUrl = `http://127.0.0.1:${centralPort}`;
-  central = await startCentral();
+  central = await startCentral(workDir, centralPort);
   const created = await runCli([
     "edges",
     "create",
@@ -162,7 +136,7 @@ test("a central that goes away is an outage the site rides out: still healthy, u
   expect(away.body.status).toBe("ok");
   expect(away.body.uplink?.reason).toBeTruthy();
 
-  central = await startCentral();
+  central = await startCentral(workDir, centralPort);
   const back = await until(siteHealth, (health) => health.body.uplink?.state === "connected");
   expect(back.code).toBe(200);
 });
