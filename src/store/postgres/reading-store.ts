@@ -90,23 +90,32 @@ export class PgReadingStore implements ReadingStore {
         span.last = Math.max(span.last, period);
       }
     }
+    // The periods already held, read with one keyset walk per storage interval over
+    // the span the batch touches (a forwarded batch covers minutes of many
+    // registers: one round trip, not one per register).
     const occupied = new Map<number, Set<number>>();
+    const byInterval = new Map<number, { registerIds: number[]; since: number; until: number }>();
     for (const [registerId, span] of spans) {
-      const periods = new Set<number>();
-      const window = {
-        registerIds: [registerId],
-        since: span.first * span.intervalMs,
-        until: (span.last + 1) * span.intervalMs,
-      };
+      occupied.set(registerId, new Set());
+      const group = byInterval.get(span.intervalMs);
+      const since = span.first * span.intervalMs;
+      const until = (span.last + 1) * span.intervalMs;
+      if (group === undefined) byInterval.set(span.intervalMs, { registerIds: [registerId], since, until });
+      else {
+        group.registerIds.push(registerId);
+        group.since = Math.min(group.since, since);
+        group.until = Math.max(group.until, until);
+      }
+    }
+    for (const [intervalMs, group] of byInterval) {
       let after: ReadingsKeyset | null = null;
       for (;;) {
-        const { rows, hasMore } = await this.page({ ...window, order: "asc", limit: 10_000, after });
-        for (const row of rows) periods.add(storagePeriodOf(row.ts, span.intervalMs));
+        const { rows, hasMore } = await this.page({ ...group, order: "asc", limit: 10_000, after });
+        for (const row of rows) occupied.get(row.registerId)?.add(storagePeriodOf(row.ts, intervalMs));
         const tail = rows[rows.length - 1];
         if (!hasMore || tail === undefined) break;
         after = { ts: tail.ts, registerId: tail.registerId };
       }
-      occupied.set(registerId, periods);
     }
     const chosen = rowsInFreePeriods(batch, storageIntervalMs, (registerId) => occupied.get(registerId) ?? new Set());
     if (chosen.length > 0) {
