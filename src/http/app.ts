@@ -21,6 +21,7 @@ import { docsRoutes } from "./docs/pages.ts";
 import { edgeInventoryRoutes } from "./edge/inventory.ts";
 import { edgeReadingRoutes } from "./edge/readings.ts";
 import { edgeSessionRoutes } from "./edge/session.ts";
+import { edgeStatusRoutes } from "./edge/status.ts";
 import { type HealthCheck, opsRoutes } from "./ops.ts";
 import { problemResponse } from "./problem.ts";
 import { StoreRateLimiter } from "./rate-limit.ts";
@@ -217,6 +218,7 @@ export async function createHttpApp(deps: HttpAppDeps) {
     .use(edgeSessionRoutes(store))
     .use(edgeInventoryRoutes(store))
     .use(edgeReadingRoutes(store))
+    .use(edgeStatusRoutes(store))
     .use(
       adminRoutes({
         store,

@@ -19,8 +19,8 @@
  */
 
 import type { Clock } from "../lib/clock.ts";
-import { isoOrNull } from "../lib/clock.ts";
 import type { Logger } from "../lib/logger.ts";
+import { gatewayStatusEvent } from "../store/gateways.ts";
 import type { Store } from "../store/index.ts";
 import type { GatewayStatus } from "../store/schema.ts";
 
@@ -77,21 +77,7 @@ export async function createGatewayStatusTracker(options: {
   }
 
   function transition(state: GatewayState, next: GatewayStatus, at: number): Promise<void> {
-    const event =
-      next === "online" || next === "offline"
-        ? {
-            orgId: state.orgId,
-            type: next === "online" ? ("device.online" as const) : ("device.offline" as const),
-            occurredAt: at,
-            data: {
-              device_id: state.uuid,
-              serial: state.serial,
-              status: next,
-              previous_status: state.status,
-              last_seen: isoOrNull(state.lastSeen),
-            },
-          }
-        : null;
+    const event = gatewayStatusEvent(state, next, at);
     // last_seen goes with every change: between changes it is written only once a minute.
     return store.gateways.changeStatus(state.id, next, state.lastSeen, event);
   }

@@ -71,6 +71,34 @@ export interface GatewayStatusRow {
   orgId: number;
   status: GatewayStatus;
   lastSeen: number | null;
+  /** On a central: the site that forwards the gateway (docs/fleet.md), or null. */
+  edgeSite: string | null;
+}
+
+/**
+ * The event a status change records with it (spec section 6: device.online /
+ * device.offline; none for pending or error): the same whether a box's status
+ * tracker decides the change or a central takes it from the site that forwards
+ * the gateway (docs/fleet.md).
+ */
+export function gatewayStatusEvent(
+  before: { orgId: number; uuid: string; serial: string; status: GatewayStatus; lastSeen: number | null },
+  next: GatewayStatus,
+  at: number,
+): NewEvent | null {
+  if (next !== "online" && next !== "offline") return null;
+  return {
+    orgId: before.orgId,
+    type: next === "online" ? "device.online" : "device.offline",
+    occurredAt: at,
+    data: {
+      device_id: before.uuid,
+      serial: before.serial,
+      status: next,
+      previous_status: before.status,
+      last_seen: before.lastSeen === null ? null : new Date(before.lastSeen).toISOString(),
+    },
+  };
 }
 
 export interface GatewayStore {
@@ -186,7 +214,7 @@ export function sqliteGatewayStore(
     "SELECT id, uuid, org_id AS orgId, name FROM gateways",
   );
   const statusOf = sqlite.prepare<GatewayStatusRow, [string]>(
-    "SELECT id, serial, org_id AS orgId, status, last_seen AS lastSeen FROM gateways WHERE uuid = ?1",
+    "SELECT id, serial, org_id AS orgId, status, last_seen AS lastSeen, edge_site AS edgeSite FROM gateways WHERE uuid = ?1",
   );
   const writeStatus = sqlite.prepare<never, [number, string, number | null]>(
     "UPDATE gateways SET status = ?2, last_seen = coalesce(?3, last_seen) WHERE id = ?1",

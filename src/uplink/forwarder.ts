@@ -46,6 +46,8 @@ export function createForwarder(options: ForwarderOptions) {
   const { store } = options;
   let inventorySent = false;
   let positions: Map<string, number> | null = null;
+  /** The status the central last took of each gateway, as "status lastSeen": only changes are sent again. */
+  let statusSent = new Map<string, string>();
   const stats: ForwardStats = { forwarded: 0, forwardedThrough: null, completeThrough: null };
   const siteRegisters = new Set(
     options.gateways.flatMap((gateway) =>
@@ -80,12 +82,26 @@ export function createForwarder(options: ForwarderOptions) {
     stats.forwarded += batch.length;
   };
 
+  /** The gateways' status and last-seen time as this site's tracker stored them, when changed since last sent. */
+  const sendStatus = async (): Promise<void> => {
+    const changed: { id: string; status: string; last_seen: number | null }[] = [];
+    for (const gateway of options.gateways) {
+      const row = await store.gateways.statusOf(gateway.id);
+      if (row === null || statusSent.get(gateway.id) === `${row.status} ${row.lastSeen}`) continue;
+      changed.push({ id: gateway.id, status: row.status, last_seen: row.lastSeen });
+    }
+    if (changed.length === 0) return;
+    await call("PUT", "/edge/v1/status", { gateways: changed });
+    for (const entry of changed) statusSent.set(entry.id, `${entry.status} ${entry.last_seen}`);
+  };
+
   return {
     stats: (): ForwardStats => stats,
     /** After a failure or a reconnect the inventory is sent and the positions asked again. */
     reset(): void {
       inventorySent = false;
       positions = null;
+      statusSent = new Map();
     },
     /**
      * One round: the inventory if not yet sent, then every reading newer than its
@@ -107,6 +123,7 @@ export function createForwarder(options: ForwarderOptions) {
       const known = positions;
       const ids = (await store.registers.allIds()).filter((register) => siteRegisters.has(register.uuid));
       if (ids.length === 0) {
+        await sendStatus();
         stats.completeThrough = began;
         return;
       }
@@ -132,6 +149,7 @@ export function createForwarder(options: ForwarderOptions) {
         }
       }
       if (batch.length > 0) await send(batch);
+      await sendStatus();
       stats.completeThrough = began;
     },
   };

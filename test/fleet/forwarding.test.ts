@@ -223,17 +223,25 @@ describe.skipIf(!hasPymodbus)("sites forwarding to a central (needs Debian's pyt
     }
   }, 120_000);
 
-  test("each organisation sees its own site's gateway, with readings, and nothing of the other", async () => {
+  test("each organisation sees its own site's gateway, online as its site says, with readings, and nothing of the other", async () => {
     for (const [org, serial, other] of [
       ["acme", "NORTH-1", "SOUTH-1"],
       ["globex", "SOUTH-1", "NORTH-1"],
     ] as const) {
       const key = centralKeys.get(org) ?? "";
+      // The site's tracker saw its peer answer: the central shows the gateway online, not pending.
       const gateways = await until(
-        () => getJson<{ data: { serial: string; id: string }[] }>(centralUrl, key, "/v1/devices"),
-        (list) => list.data.some((row) => row.serial === serial),
+        () =>
+          getJson<{ data: { serial: string; id: string; status: string; last_seen: string | null }[] }>(
+            centralUrl,
+            key,
+            "/v1/devices",
+          ),
+        (list) => list.data.some((row) => row.serial === serial && row.status === "online"),
+        15_000,
       );
-      expect(gateways.data.map((row) => row.serial)).toEqual([serial]);
+      expect(gateways.data.map((row) => [row.serial, row.status])).toEqual([[serial, "online"]]);
+      expect(Date.parse(gateways.data[0]?.last_seen ?? "")).toBeGreaterThan(Date.now() - 120_000);
       expect(gateways.data.map((row) => row.serial)).not.toContain(other);
       const registers = await until(
         () =>

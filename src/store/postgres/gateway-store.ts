@@ -92,7 +92,8 @@ export class PgGatewayStore implements GatewayStore {
 
   statusOf(gatewayUuid: string): Promise<GatewayStatusRow | null> {
     return firstOf(this.sql`
-      SELECT id, serial, org_id AS "orgId", status, last_seen::float8 AS "lastSeen" FROM gateways WHERE uuid = ${gatewayUuid}`);
+      SELECT id, serial, org_id AS "orgId", status, last_seen::float8 AS "lastSeen", edge_site AS "edgeSite"
+        FROM gateways WHERE uuid = ${gatewayUuid}`);
   }
 
   /** The status and its event in one transaction (spec section 6: device.online / device.offline). */

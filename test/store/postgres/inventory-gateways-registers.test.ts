@@ -94,6 +94,7 @@ for (const engine of bothEngines()) {
           orgId: acme,
           status: "offline",
           lastSeen: t0 + 1000,
+          edgeSite: null,
         });
       });
 

@@ -1,0 +1,57 @@
+/**
+ * `PUT /edge/v1/status` (docs/fleet.md, "Forwarding"): the status and last-seen
+ * time of the site's gateways as the site's own tracker decided them. A change
+ * records its device.online / device.offline event on the central, in the same
+ * transaction, so the central's webhook stream carries it; a status that is
+ * already the central's records nothing. A gateway that is not the site's refuses
+ * the whole request (409) and changes nothing.
+ */
+import { Elysia, t } from "elysia";
+import { CodedError } from "../../lib/errors.ts";
+import { gatewayStatusEvent } from "../../store/gateways.ts";
+import type { Store } from "../../store/index.ts";
+import { gatewayStatuses } from "../../store/schema.ts";
+import { authenticateSite } from "./auth.ts";
+
+const ForwardedStatus = t.Object({
+  gateways: t.Array(
+    t.Object({
+      id: t.String({ minLength: 1, maxLength: 64 }),
+      status: t.Union(gatewayStatuses.map((status) => t.Literal(status))),
+      last_seen: t.Union([t.Integer({ minimum: 0 }), t.Null()]),
+    }),
+    { maxItems: 10_000 },
+  ),
+});
+
+export function edgeStatusRoutes(store: Store) {
+  return new Elysia().put(
+    "/edge/v1/status",
+    async ({ request, body }) => {
+      const site = await authenticateSite(store, request);
+      const rows = [];
+      for (const reported of body.gateways) {
+        const row = await store.gateways.statusOf(reported.id.toLowerCase());
+        if (row === null || row.orgId !== site.orgId || row.edgeSite !== site.name) {
+          throw new CodedError(
+            "conflict",
+            `Gateway ${reported.id} is not one of site "${site.name}"'s. Nothing was changed.`,
+          );
+        }
+        rows.push({ row, reported });
+      }
+      let changed = 0;
+      for (const { row, reported } of rows) {
+        if (row.status === reported.status && row.lastSeen === reported.last_seen) continue;
+        const event =
+          row.status === reported.status
+            ? null
+            : gatewayStatusEvent({ ...row, uuid: reported.id.toLowerCase() }, reported.status, Date.now());
+        await store.gateways.changeStatus(row.id, reported.status, reported.last_seen, event);
+        changed++;
+      }
+      return Response.json({ gateways: body.gateways.length, changed });
+    },
+    { body: ForwardedStatus },
+  );
+}
