@@ -14,7 +14,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { freePort, repoRoot, servedUrl, startCli } from "../../test/harness/cli.ts";
+import { freePort, runCli, servedUrl, startCli } from "../../test/harness/cli.ts";
 import { type PrivatePostgres, startPostgres } from "../../test/harness/postgres.ts";
 
 const { values: options } = parseArgs({
@@ -84,37 +84,18 @@ function writeHistory(path: string): void {
   writeFileSync(path, chunks.join(""));
 }
 
-async function run(args: string[], env: Record<string, string> = {}): Promise<number> {
-  const began = performance.now();
-  const proc = Bun.spawn([process.execPath, "src/main.ts", ...args], {
-    cwd: repoRoot,
-    env: { ...process.env, CI: "true", ...env },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [stderr, code] = await Promise.all([
-    new Response(proc.stderr).text(),
-    proc.exited,
-    new Response(proc.stdout).text(),
-  ]);
-  if (code !== 0) throw new Error(`fieldhub ${args.join(" ")}: ${stderr}`);
-  return performance.now() - began;
+/** Runs a command to its end (at most 10 minutes); its stdout, or the error with its stderr. */
+async function cli(args: string[], env: Record<string, string> = {}): Promise<string> {
+  const result = await runCli(args, 600_000, env);
+  if (result.code !== 0) throw new Error(`fieldhub ${args.join(" ")}: ${result.stderr}`);
+  return result.stdout.trim();
 }
 
-async function cli(args: string[], env: Record<string, string> = {}): Promise<string> {
-  const proc = Bun.spawn([process.execPath, "src/main.ts", ...args], {
-    cwd: repoRoot,
-    env: { ...process.env, CI: "true", ...env },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ]);
-  if (code !== 0) throw new Error(`fieldhub ${args.join(" ")}: ${stderr}`);
-  return stdout.trim();
+/** How long a command takes from spawn to exit (ms). */
+async function timed(args: string[], env: Record<string, string> = {}): Promise<number> {
+  const began = performance.now();
+  await cli(args, env);
+  return performance.now() - began;
 }
 
 async function round(
@@ -156,7 +137,7 @@ async function round(
       siteYaml(`uplink: { url: "http://127.0.0.1:${port}", token: ${token}, check_interval_s: 1 }`),
     );
     const siteDir = join(work, `site-${n}`);
-    await run([
+    await timed([
       "history",
       "import",
       "--data",
@@ -170,7 +151,7 @@ async function round(
     ]);
 
     // The baseline: the same rows imported straight into a fresh central of the same kind.
-    const baselineMs = await run(
+    const baselineMs = await timed(
       [
         "history",
         "import",

@@ -1,11 +1,11 @@
 /**
  * Fixed one-minute windows that reset at the start of every minute (spec section
- * 8). The API's counters are the store's (`rateLimits`: in memory on a box, shared
- * by every central process on PostgreSQL, docs/fleet.md); the admin login's stay in
- * this process's memory.
+ * 8), counted by a `RateLimitStore`: the API's are the store's (`rateLimits`: in
+ * memory on a box, shared by every central process on PostgreSQL, docs/fleet.md);
+ * the admin login's are this process's own (`memoryRateLimitStore()`).
  */
 import type { Clock } from "../lib/clock.ts";
-import { type RateLimitStore, rateLimitWindowOf } from "../store/rate-limits.ts";
+import { type RateLimitStore, rateLimitWindowMs, rateLimitWindowOf } from "../store/rate-limits.ts";
 
 export interface RateDecision {
   allowed: boolean;
@@ -15,9 +15,7 @@ export interface RateDecision {
   resetSeconds: number;
 }
 
-const windowMs = 60_000;
-
-/** The API's request counter (api-gate.ts): the store's counters, judged per bucket and minute. */
+/** Requests counted per bucket and minute, judged against a limit, with the figures of the X-RateLimit-* headers. */
 export class StoreRateLimiter {
   constructor(
     private readonly counters: RateLimitStore,
@@ -47,51 +45,7 @@ export class StoreRateLimiter {
 }
 
 function resetSecondsOf(windowStartMs: number, now: number): number {
-  return Math.max(1, Math.ceil((windowStartMs + windowMs - now) / 1000));
-}
-
-/** In-memory counters, for the admin login's throttle (one process's guard against guessing). */
-export class FixedWindowRateLimiter {
-  private readonly counts = new Map<string, number>();
-  private window = -1;
-
-  constructor(private readonly clock: Clock) {}
-
-  /** Counts one request against `bucket` and says whether it may proceed. */
-  take(bucket: string, limit: number): RateDecision {
-    const now = this.clock.now();
-    this.enterWindowOf(now);
-    const used = (this.counts.get(bucket) ?? 0) + 1;
-    this.counts.set(bucket, used);
-    return this.decision(now, used, limit);
-  }
-
-  /** Whether `bucket` has used up `limit` this minute, without counting a request. */
-  exhausted(bucket: string, limit: number): boolean {
-    this.enterWindowOf(this.clock.now());
-    return (this.counts.get(bucket) ?? 0) >= limit;
-  }
-
-  /** The headers' figures for `bucket` as it stands, without counting a request. */
-  peek(bucket: string, limit: number): RateDecision {
-    const now = this.clock.now();
-    this.enterWindowOf(now);
-    return { ...this.decision(now, this.counts.get(bucket) ?? 0, limit), allowed: true };
-  }
-
-  private enterWindowOf(now: number): void {
-    const window = Math.floor(now / windowMs);
-    if (window !== this.window) {
-      // A new minute: every bucket starts again, and old ones cost no memory.
-      this.window = window;
-      this.counts.clear();
-    }
-  }
-
-  private decision(now: number, used: number, limit: number): RateDecision {
-    const resetSeconds = Math.max(1, Math.ceil(((this.window + 1) * windowMs - now) / 1000));
-    return { allowed: used <= limit, limit, remaining: Math.max(0, limit - used), resetSeconds };
-  }
+  return Math.max(1, Math.ceil((windowStartMs + rateLimitWindowMs - now) / 1000));
 }
 
 export function rateLimitHeaders(decision: RateDecision): Record<string, string> {

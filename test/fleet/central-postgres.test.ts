@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { hasPymodbus, peerSiteYaml, startModbusPeer } from "../faults/harness/modbus-peer.ts";
 import { type RunningCli, servedUrl, startCli } from "../harness/cli.ts";
 import { type PrivatePostgres, postgresAvailable, postgresMissingReason, startPostgres } from "../harness/postgres.ts";
-import { cli, getJson, readKey, until } from "./harness.ts";
+import { allReadings, cli, getJson, readKey, until } from "./harness.ts";
 
 const centralYaml = `
 organizations:
@@ -29,30 +29,7 @@ let site: { process: RunningCli; url: string; key: string; dataDir: string } | u
 let peer: Awaited<ReturnType<typeof startModbusPeer>> | undefined;
 let acmeKey: string;
 
-type Page = { data: { ts: string; raw_value: number | null }[]; meta: { next_cursor: string | null } };
-
 /** Every reading of one register in the window, following cursors, each page asked of `bases` in turn. */
-async function allReadings(
-  bases: string[],
-  key: string,
-  gatewayId: string,
-  registerId: string,
-  since: string,
-  until: string,
-) {
-  const rows: [string, number | null][] = [];
-  let cursor: string | null = null;
-  let turn = 0;
-  do {
-    const base = bases[turn++ % bases.length] as string;
-    const query = `register_id=${registerId}&since=${since}&until=${until}&order=asc&limit=1000${cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`}`;
-    const page: Page = await getJson(base, key, `/v1/devices/${gatewayId}/readings?${query}`);
-    rows.push(...page.data.map((row): [string, number | null] => [row.ts, row.raw_value]));
-    cursor = page.meta.next_cursor;
-  } while (cursor !== null);
-  return rows;
-}
-
 const historyStart = Math.floor(Date.now() / 60_000) * 60_000 - 3 * 24 * 60 * 60_000;
 
 describe.skipIf(!postgresAvailable || !hasPymodbus)(

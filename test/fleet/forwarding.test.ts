@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { hasPymodbus, peerSiteYaml, startModbusPeer } from "../faults/harness/modbus-peer.ts";
 import { freePort, type RunningCli, servedUrl, startCli } from "../harness/cli.ts";
-import { cli, getJson, readKey, startCentral, until } from "./harness.ts";
+import { allReadings, cli, getJson, readKey, startCentral, until } from "./harness.ts";
 
 const centralYaml = `
 organizations:
@@ -51,19 +51,11 @@ async function storedTimes(base: string, key: string, serial: string, since: str
   );
   const times = new Map<string, string[]>();
   for (const register of registers.data) {
-    const seen: string[] = [];
-    let cursor: string | null = null;
-    do {
-      const query = `register_id=${register.id}&since=${since}&until=${until}&order=asc&limit=1000${cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`}`;
-      const page: { data: { ts: string }[]; meta: { next_cursor: string | null } } = await getJson(
-        base,
-        key,
-        `/v1/devices/${gateway.id}/readings?${query}`,
-      );
-      seen.push(...page.data.map((row) => row.ts));
-      cursor = page.meta.next_cursor;
-    } while (cursor !== null);
-    times.set(register.name, seen);
+    const rows = await allReadings([base], key, gateway.id, register.id, since, until);
+    times.set(
+      register.name,
+      rows.map(([ts]) => ts),
+    );
   }
   return times;
 }

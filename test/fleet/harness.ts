@@ -4,6 +4,7 @@
  * API keys that read every reading, and JSON reads of the API.
  */
 import { join } from "node:path";
+import { createKey } from "../faults/harness/serve.ts";
 import { type RunningCli, runCli, servedUrl, startCli } from "../harness/cli.ts";
 
 export { eventually as until } from "../faults/harness/serve.ts";
@@ -40,28 +41,40 @@ export async function cli(args: string[], env: Record<string, string> = {}): Pro
 }
 
 /** An API key of ORG that reads devices and registers; a high limit: the tests read every reading, page by page. */
-export function readKey(dataDir: string, org: string, env: Record<string, string> = {}): Promise<string> {
-  return cli(
-    [
-      "keys",
-      "create",
-      "--data",
-      dataDir,
-      "--org",
-      org,
-      "--name",
-      "test",
-      "--scopes",
-      "devices:read,registers:read",
-      "--rate-limit",
-      "100000",
-    ],
-    env,
-  );
+export async function readKey(dataDir: string, org: string, env: Record<string, string> = {}): Promise<string> {
+  return (await createKey(dataDir, org, "devices:read,registers:read", env)).key;
 }
 
 export async function getJson<T>(base: string, key: string, path: string): Promise<T> {
   const response = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${key}` } });
   if (!response.ok) throw new Error(`${path}: HTTP ${response.status} ${await response.text()}`);
   return (await response.json()) as T;
+}
+
+type ReadingsPage = { data: { ts: string; raw_value: number | null }[]; meta: { next_cursor: string | null } };
+
+/**
+ * Every reading of one register in [since, until) as [ts, raw value], following the
+ * cursors; the pages are asked of `bases` in turn (one base, or several processes
+ * that must continue each other's cursors).
+ */
+export async function allReadings(
+  bases: string[],
+  key: string,
+  gatewayId: string,
+  registerId: string,
+  since: string,
+  until: string,
+): Promise<[string, number | null][]> {
+  const rows: [string, number | null][] = [];
+  let cursor: string | null = null;
+  let turn = 0;
+  do {
+    const base = bases[turn++ % bases.length] as string;
+    const query = `register_id=${registerId}&since=${since}&until=${until}&order=asc&limit=1000${cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`}`;
+    const page: ReadingsPage = await getJson(base, key, `/v1/devices/${gatewayId}/readings?${query}`);
+    rows.push(...page.data.map((row): [string, number | null] => [row.ts, row.raw_value]));
+    cursor = page.meta.next_cursor;
+  } while (cursor !== null);
+  return rows;
 }

@@ -8,7 +8,8 @@ import { isoOrNull } from "../../lib/clock.ts";
 import { hashPassword, minPasswordLength } from "../../lib/crypto.ts";
 import { CodedError } from "../../lib/errors.ts";
 import { sessionLifetimeMs } from "../../store/admin.ts";
-import { FixedWindowRateLimiter } from "../rate-limit.ts";
+import { memoryRateLimitStore } from "../../store/rate-limits.ts";
+import { StoreRateLimiter } from "../rate-limit.ts";
 import { parseCappedJson } from "./capped-body.ts";
 import { type AdminContext, adminPrefix } from "./context.ts";
 import { clearedCookieHeader, sessionCookieHeader } from "./session.ts";
@@ -18,7 +19,8 @@ const Username = t.String({ minLength: 1, maxLength: 64, pattern: "^[A-Za-z0-9._
 export function adminAuthRoutes(context: AdminContext) {
   const { store, now, sessionOf } = context;
   const admins = store.admin;
-  const loginLimiter = new FixedWindowRateLimiter(context.clock);
+  // This process's own counters (a guard against guessing, not the API's contract): in memory on a central too.
+  const loginLimiter = new StoreRateLimiter(memoryRateLimitStore(), context.clock);
   const loginLimit = context.loginLimitPerMinute ?? 10;
   // Failed logins of unknown users verify against this, so they take as long as wrong passwords.
   let dummyHash: Promise<string> | null = null;
@@ -35,7 +37,7 @@ export function adminAuthRoutes(context: AdminContext) {
         // Throttled and the token checked (one SHA-256) before the password hash,
         // so guessing costs the box nothing.
         const address = server?.requestIP(request)?.address ?? "unknown";
-        const decision = loginLimiter.take(`setup:${address}`, loginLimit);
+        const decision = await loginLimiter.take(`setup:${address}`, loginLimit);
         if (!decision.allowed) {
           return context.problem(
             request,
@@ -70,7 +72,7 @@ export function adminAuthRoutes(context: AdminContext) {
       `${adminPrefix}/login`,
       async ({ request, body, server, set }) => {
         const address = server?.requestIP(request)?.address ?? "unknown";
-        const decision = loginLimiter.take(`login:${address}`, loginLimit);
+        const decision = await loginLimiter.take(`login:${address}`, loginLimit);
         if (!decision.allowed) {
           return context.problem(
             request,

@@ -97,22 +97,31 @@ function demoUrl(stdout: string): string | null {
 }
 
 /** A key of `org` made with the CLI beside the running server (as an operator does). */
-export async function createKey(dataDir: string, org: string, scopes = "devices:read,registers:read,alerts:read") {
-  const created = await runCli([
-    "keys",
-    "create",
-    "--data",
-    dataDir,
-    "--org",
-    org,
-    "--name",
-    "fault-test",
-    "--scopes",
-    scopes,
-    "--rate-limit",
-    "100000",
-    "--json",
-  ]);
+export async function createKey(
+  dataDir: string,
+  org: string,
+  scopes = "devices:read,registers:read,alerts:read",
+  env: Record<string, string> = {},
+) {
+  const created = await runCli(
+    [
+      "keys",
+      "create",
+      "--data",
+      dataDir,
+      "--org",
+      org,
+      "--name",
+      "fault-test",
+      "--scopes",
+      scopes,
+      "--rate-limit",
+      "100000",
+      "--json",
+    ],
+    30_000,
+    env,
+  );
   if (created.code !== 0) throw new Error(`keys create failed: ${created.stderr}`);
   return JSON.parse(created.stdout) as { key: string; id: string };
 }
