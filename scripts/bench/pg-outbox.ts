@@ -22,7 +22,7 @@ import { openStoreFile } from "../../src/store/index.ts";
 import { openPostgresStore, type PostgresStore } from "../../src/store/postgres/index.ts";
 import { memoryRateLimitStore, rateLimitWindowOf } from "../../src/store/rate-limits.ts";
 import { sqliteOf } from "../../src/store/sqlite-internals.ts";
-import type { AttemptRow } from "../../src/store/webhooks.ts";
+import type { AttemptRow, WebhookStore } from "../../src/store/webhooks.ts";
 import { startPostgres } from "../../test/harness/postgres.ts";
 
 const { values: options, positionals } = parseArgs({
@@ -88,15 +88,10 @@ out(
 const pg = await startPostgres({ sharedBuffers: "128MB", durable: true });
 const dirs: string[] = [];
 
-/** A fresh database with one organisation and its endpoints; the URL. */
-async function pgDatabase(name: string): Promise<string> {
-  const url = await pg.database(name);
-  const store = await openPostgresStore(url, { max: 1 });
-  const sql = new Bun.SQL(url, { max: 1 });
-  await sql`INSERT INTO organizations (id, uuid, key, name, created_at) VALUES (1, 'org-1', 'acme', 'Acme', 0)`;
-  await sql.close();
+/** The benchmark's endpoints, every one subscribed to every event (the receiver is never called). */
+async function createEndpoints(webhooks: WebhookStore): Promise<void> {
   for (let e = 0; e < endpointCount; e++) {
-    await store.webhooks.createEndpoint({
+    await webhooks.createEndpoint({
       uuid: `e${e}`,
       orgId: 1,
       url: "http://127.0.0.1:9/",
@@ -106,6 +101,16 @@ async function pgDatabase(name: string): Promise<string> {
       now: 0,
     });
   }
+}
+
+/** A fresh database with one organisation and its endpoints; the URL. */
+async function pgDatabase(name: string): Promise<string> {
+  const url = await pg.database(name);
+  const store = await openPostgresStore(url, { max: 1 });
+  const sql = new Bun.SQL(url, { max: 1 });
+  await sql`INSERT INTO organizations (id, uuid, key, name, created_at) VALUES (1, 'org-1', 'acme', 'Acme', 0)`;
+  await sql.close();
+  await createEndpoints(store.webhooks);
   await store.close();
   return url;
 }
@@ -178,17 +183,7 @@ async function sqliteLoop(): Promise<number> {
   sqliteOf(store).run(
     "INSERT INTO organizations (id, uuid, key, name, created_at) VALUES (1, 'org-1', 'acme', 'Acme', 0)",
   );
-  for (let e = 0; e < endpointCount; e++) {
-    await store.webhooks.createEndpoint({
-      uuid: `e${e}`,
-      orgId: 1,
-      url: "http://127.0.0.1:9/",
-      description: null,
-      eventTypes: "",
-      secret: "s",
-      now: 0,
-    });
-  }
+  await createEndpoints(store.webhooks);
   const now = Date.now();
   for (let i = 0; i < events; i++)
     await store.events.record({ orgId: 1, type: "device.online", occurredAt: now, data: { i } });
