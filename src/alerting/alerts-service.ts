@@ -11,6 +11,7 @@ import { CodedError } from "../lib/errors.ts";
 import type { AlertRecord } from "../store/alerts.ts";
 import type { NewEvent } from "../store/events.ts";
 import type { Store } from "../store/index.ts";
+import type { AlertRequestAction } from "../store/schema.ts";
 
 export function alertService(store: Store, now: () => number, onEvent?: () => void) {
   const { alerts } = store;
@@ -50,6 +51,16 @@ export function alertService(store: Store, now: () => number, onEvent?: () => vo
   const changedMeanwhile = (alert: AlertRecord) =>
     new CodedError("conflict", `alert ${alert.uuid} changed meanwhile; try again`);
 
+  /**
+   * On a central, a site's alert has one writer, the site (docs/fleet.md, "Alerts"):
+   * the change is asked of the site, which applies it at its next contact and
+   * forwards the outcome with its event; the central records no event of its own.
+   */
+  async function askSite(alert: AlertRecord, action: AlertRequestAction, note: string | null): Promise<AlertRecord> {
+    await alerts.request(alert.id, { action, note, at: now() });
+    return await find(alert.uuid);
+  }
+
   return {
     async acknowledge(id: string, note: string | null): Promise<AlertRecord> {
       const alert = await find(id);
@@ -57,6 +68,7 @@ export function alertService(store: Store, now: () => number, onEvent?: () => vo
         throw new CodedError("conflict", `alert ${alert.uuid} is resolved; it cannot be acknowledged`);
       if (alert.status === "acknowledged")
         throw new CodedError("conflict", `alert ${alert.uuid} is already acknowledged`);
+      if (alert.edgeSite !== null) return await askSite(alert, "acknowledge", note);
       const at = now();
       const change = { id: alert.id, from: alert.status, at, note };
       if (!(await alerts.acknowledge(change, statusEvent(alert, "acknowledged", at, note)))) {
@@ -68,6 +80,7 @@ export function alertService(store: Store, now: () => number, onEvent?: () => vo
     async resolve(id: string, note: string | null): Promise<AlertRecord> {
       const alert = await find(id);
       if (alert.status === "resolved") throw new CodedError("conflict", `alert ${alert.uuid} is already resolved`);
+      if (alert.edgeSite !== null) return await askSite(alert, "resolve", note);
       const at = now();
       const change = { id: alert.id, from: alert.status, at, note };
       if (!(await alerts.resolve(change, statusEvent(alert, "resolved", at, note)))) throw changedMeanwhile(alert);

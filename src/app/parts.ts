@@ -4,12 +4,14 @@
  * part that records an event; each part's metrics on the registry.
  */
 
+import { alertService } from "../alerting/alerts-service.ts";
 import { createRulesEngine } from "../alerting/engine.ts";
 import type { FieldhubConfig } from "../config/index.ts";
 import { createGatewayStatusTracker } from "../ingest/gateway-status.ts";
 import { createIngest } from "../ingest/ingest.ts";
 import { registerGatewayStatusMetrics, registerIngestMetrics } from "../ingest/metrics.ts";
 import type { Clock } from "../lib/clock.ts";
+import { CodedError } from "../lib/errors.ts";
 import type { Logger } from "../lib/logger.ts";
 import type { MetricsRegistry } from "../lib/metrics.ts";
 import { createDeviceHealthBoard } from "../modbus/device-health.ts";
@@ -146,6 +148,8 @@ export async function startParts(options: PartsOptions) {
   registerIngestMetrics(metrics, ingest);
   registerWebhookMetrics(metrics, dispatcher);
 
+  const uplinkLog = logger.child({ part: "uplink" });
+  const siteAlerts = alertService(store, () => clock.now(), eventRecorded);
   // A site with an uplink forwards to its central (docs/fleet.md); a box on its own has none.
   const forwarder =
     config.uplink === null
@@ -156,11 +160,26 @@ export async function startParts(options: PartsOptions) {
           gateways: config.inventory.organizations.flatMap((organization) => organization.gateways),
           now: () => clock.now(),
           timeoutMs: uplinkCallTimeoutMs,
+          async applyAlertRequest({ alertId, action, note }) {
+            try {
+              if (action === "acknowledge") await siteAlerts.acknowledge(alertId, note);
+              else await siteAlerts.resolve(alertId, note);
+              uplinkLog.info({ alert_id: alertId, action }, "alert change asked on the central applied");
+            } catch (error) {
+              // Already acknowledged or resolved here, or gone: the alert's state, forwarded next, answers the central.
+              if (!(error instanceof CodedError) || (error.code !== "conflict" && error.code !== "not_found"))
+                throw error;
+              uplinkLog.info(
+                { alert_id: alertId, action, reason: error.message },
+                "alert change asked on the central not applied",
+              );
+            }
+          },
         });
   const uplink =
     config.uplink === null || forwarder === null
       ? null
-      : startUplink({ ...config.uplink, clock, logger: logger.child({ part: "uplink" }), forwarder });
+      : startUplink({ ...config.uplink, clock, logger: uplinkLog, forwarder });
   if (uplink !== null && forwarder !== null) registerUplinkMetrics(metrics, uplink, forwarder, clock);
 
   const writeRegister = createRegisterWriter({
@@ -212,6 +231,7 @@ export async function startParts(options: PartsOptions) {
 function presentUplink(status: UplinkStatus, forwarding: ForwardStats) {
   return {
     forwarded_readings: forwarding.forwarded,
+    forwarded_alert_events: forwarding.alertEvents,
     forwarded_through:
       forwarding.forwardedThrough === null ? null : new Date(forwarding.forwardedThrough).toISOString(),
     complete_through: forwarding.completeThrough === null ? null : new Date(forwarding.completeThrough).toISOString(),

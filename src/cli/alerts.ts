@@ -137,6 +137,10 @@ async function change(action: "ack" | "resolve", argv: string[]): Promise<void> 
     const service = alertService(store, () => systemClock.now());
     const note = values.note ?? null;
     const alert = action === "ack" ? await service.acknowledge(id, note) : await service.resolve(id, note);
-    process.stdout.write(`alert ${alert.uuid} ${alert.status}\n`);
+    process.stdout.write(
+      alert.requestedAction === null
+        ? `alert ${alert.uuid} ${alert.status}\n`
+        : `alert ${alert.uuid} ${alert.status}: ${alert.requestedAction} asked of site "${alert.edgeSite}", applied at its next contact\n`,
+    );
   });
 }

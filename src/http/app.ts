@@ -18,6 +18,7 @@ import { anonymousRateHeaders, newRequestState, passApiGate, type RequestState }
 import { corsPolicy } from "./cors.ts";
 import { buildOpenApiDocument } from "./docs/openapi.ts";
 import { docsRoutes } from "./docs/pages.ts";
+import { edgeAlertRoutes } from "./edge/alerts.ts";
 import { edgeInventoryRoutes } from "./edge/inventory.ts";
 import { edgeReadingRoutes } from "./edge/readings.ts";
 import { edgeSessionRoutes } from "./edge/session.ts";
@@ -49,7 +50,7 @@ export interface HttpAppDeps {
   healthChecks?: readonly HealthCheck[];
   /** More for /healthz's body, by name (the uplink's state on a site, for example). */
   healthDetails?: () => Record<string, unknown>;
-  /** Called after an admin change that recorded an event: wakes webhook delivery at once. */
+  /** Called after an admin change or a site's forwarded change that recorded an event: wakes webhook delivery at once. */
   onEvent?: () => void;
   /** Origins a browser may call /v1 from (config `api.cors_origins`); `*` for any. Default: none. */
   corsOrigins?: readonly string[];
@@ -218,7 +219,8 @@ export async function createHttpApp(deps: HttpAppDeps) {
     .use(edgeSessionRoutes(store))
     .use(edgeInventoryRoutes(store))
     .use(edgeReadingRoutes(store))
-    .use(edgeStatusRoutes(store))
+    .use(edgeStatusRoutes(store, deps.onEvent))
+    .use(edgeAlertRoutes(store, deps.onEvent))
     .use(
       adminRoutes({
         store,

@@ -9,3 +9,10 @@
  * under the server's 1 MiB body cap (app/http-server.ts).
  */
 export const maxForwardedReadings = 10_000;
+
+/**
+ * Alert events per `POST /edge/v1/alerts` at most, with the whole state of each
+ * alert they name: an event's JSON is under 1 KB, so a batch stays far under the
+ * body cap.
+ */
+export const maxForwardedAlertEvents = 500;

@@ -4,11 +4,11 @@
  * writes the change and records its event (spec section 6) in one transaction:
  * no change without its event, no event without its change.
  */
-import { and, count, desc, eq, ne, or, sql } from "drizzle-orm";
+import { and, count, desc, eq, inArray, ne, or, sql } from "drizzle-orm";
 import type { SqliteConnection } from "./connection.ts";
-import type { EventRecorder, NewEvent } from "./events.ts";
+import type { EventRecorder, NewEvent, RecordedEvent } from "./events.ts";
 import type { Synchronous } from "./resolved-operations.ts";
-import { type AlertSeverity, type AlertStatus, alerts, gateways } from "./schema.ts";
+import { type AlertRequestAction, type AlertSeverity, type AlertStatus, alerts, gateways } from "./schema.ts";
 
 export interface AlertFilter {
   status?: AlertStatus;
@@ -80,6 +80,10 @@ export interface AlertRecord {
   value: number | null;
   ackAt: number | null;
   resolvedAt: number | null;
+  /** On a central, the site that owns the alert (it evaluates and changes it), else null. */
+  edgeSite: string | null;
+  /** On a central, an acknowledge or resolve waiting for the owning site. */
+  requestedAction: AlertRequestAction | null;
 }
 
 /** A rule's (or the offline detector's) condition met for a gateway. */
@@ -97,6 +101,32 @@ export interface AlertTrigger {
 
 /** An alert event before the alert is known: the store puts the alert's id first in its data as `alert_id`. */
 export type AlertEventDraft = NewEvent;
+
+/** A site's alert as it forwards it, with the central's row id of its gateway (docs/fleet.md, "Alerts"). */
+export interface ForwardedAlert extends AlertRow {
+  gatewayId: number;
+}
+
+/** An alert event a site recorded, with its own row id (`seq`) and message id. */
+export interface ForwardedAlertEvent extends RecordedEvent {
+  seq: number;
+  alertUuid: string;
+}
+
+/** One batch a site forwards: its alerts' whole state and the events that led there. */
+export interface ForwardedAlerts {
+  orgId: number;
+  alerts: readonly ForwardedAlert[];
+  events: readonly ForwardedAlertEvent[];
+}
+
+/** An acknowledge or resolve a central asked of the site that owns the alert (docs/fleet.md, "Alerts"). */
+export interface AlertRequest {
+  alertUuid: string;
+  action: AlertRequestAction;
+  note: string | null;
+  at: number;
+}
 
 export interface AlertStore {
   list(orgId: number, filter: AlertFilter): Promise<{ rows: AlertRow[]; total: number }>;
@@ -135,7 +165,26 @@ export interface AlertStore {
     change: { id: number; from: AlertStatus; at: number; note: string | null },
     event: NewEvent,
   ): Promise<boolean>;
+  /** The alerts with these ids, as GET /alerts lists them (what a site forwards of them). */
+  byUuids(uuids: readonly string[]): Promise<AlertRow[]>;
+  /**
+   * On a central, in one transaction: stores a site's alerts as the site sent them
+   * (the site is their one writer), records each event the central does not have
+   * yet under the site's message id, and drops a request the alert's status now
+   * answers. Returns how many events were new.
+   */
+  applyForwarded(batch: ForwardedAlerts, now: number): Promise<number>;
+  /** On a central: the site's `seq` of the last of its alert events applied, 0 when none. */
+  forwardedPosition(orgId: number, site: string): Promise<number>;
+  /** On a central: asks the site that owns alert `id` to acknowledge or resolve it (replacing an earlier ask). */
+  request(id: number, request: Omit<AlertRequest, "alertUuid">): Promise<void>;
+  /** On a central: what waits for a site, oldest first. */
+  requestsOfSite(orgId: number, site: string): Promise<AlertRequest[]>;
 }
+
+/** An alert's status answers a request when it is where the request leads, or past it. */
+export const requestAnsweredSql = `(requested_action = 'acknowledge' AND status IN ('acknowledged', 'resolved'))
+   OR (requested_action = 'resolve' AND status = 'resolved')`;
 
 const status = sql.placeholder("status");
 const severity = sql.placeholder("severity");
@@ -148,28 +197,31 @@ const filtered = and(
   or(sql`${gatewayId} IS NULL`, eq(alerts.gatewayId, gatewayId)),
 );
 
+/** The columns of an alert as GET /alerts lists it (AlertRow). */
+const listColumns = {
+  uuid: alerts.uuid,
+  gatewayUuid: gateways.uuid,
+  ruleId: alerts.ruleId,
+  severity: alerts.severity,
+  message: alerts.message,
+  status: alerts.status,
+  value: alerts.value,
+  createdAt: alerts.createdAt,
+  lastTriggeredAt: alerts.lastTriggeredAt,
+  returnedAt: alerts.returnedAt,
+  ackAt: alerts.ackAt,
+  ackNote: alerts.ackNote,
+  resolvedAt: alerts.resolvedAt,
+  resolveNote: alerts.resolveNote,
+  entryCount: alerts.entryCount,
+};
+
 export function sqliteAlertStore(
   { sqlite, db }: SqliteConnection,
   recordEvent: EventRecorder,
 ): Synchronous<AlertStore> {
   const list = db
-    .select({
-      uuid: alerts.uuid,
-      gatewayUuid: gateways.uuid,
-      ruleId: alerts.ruleId,
-      severity: alerts.severity,
-      message: alerts.message,
-      status: alerts.status,
-      value: alerts.value,
-      createdAt: alerts.createdAt,
-      lastTriggeredAt: alerts.lastTriggeredAt,
-      returnedAt: alerts.returnedAt,
-      ackAt: alerts.ackAt,
-      ackNote: alerts.ackNote,
-      resolvedAt: alerts.resolvedAt,
-      resolveNote: alerts.resolveNote,
-      entryCount: alerts.entryCount,
-    })
+    .select(listColumns)
     .from(alerts)
     .leftJoin(gateways, eq(gateways.id, alerts.gatewayId))
     .where(filtered)
@@ -213,8 +265,59 @@ export function sqliteAlertStore(
     `SELECT a.id AS id, a.uuid AS uuid, a.org_id AS orgId,
             (SELECT g.uuid FROM gateways g WHERE g.id = a.gateway_id) AS gatewayUuid,
             a.rule_id AS ruleId, a.severity AS severity, a.message AS message, a.status AS status, a.value AS value,
-            a.ack_at AS ackAt, a.resolved_at AS resolvedAt
+            a.ack_at AS ackAt, a.resolved_at AS resolvedAt,
+            (SELECT g.edge_site FROM gateways g WHERE g.id = a.gateway_id) AS edgeSite,
+            a.requested_action AS requestedAction
        FROM alerts a WHERE a.uuid = ?1`,
+  );
+  const forwarded = sqlite.prepare<
+    never,
+    [string, number, number, string | null, string, string, string, number | null, number, number | null]
+  >(
+    `INSERT INTO alerts (uuid, org_id, gateway_id, rule_id, severity, message, status, value, created_at, last_triggered_at)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+     ON CONFLICT (uuid) DO NOTHING`,
+  );
+  const forwardedState = sqlite.prepare<
+    never,
+    [
+      string,
+      string | null,
+      string,
+      string,
+      string,
+      number | null,
+      number | null,
+      number | null,
+      number | null,
+      string | null,
+    ]
+  >(
+    `UPDATE alerts SET rule_id = ?2, severity = ?3, message = ?4, status = ?5, value = ?6,
+            last_triggered_at = ?7, returned_at = ?8, ack_at = ?9, ack_note = ?10
+      WHERE uuid = ?1`,
+  );
+  const forwardedEnd = sqlite.prepare<never, [string, number | null, string | null, number, number]>(
+    `UPDATE alerts SET resolved_at = ?2, resolve_note = ?3, entry_count = ?4,
+            edge_event_seq = max(coalesce(edge_event_seq, 0), ?5)
+      WHERE uuid = ?1`,
+  );
+  const answered = sqlite.prepare<never, [string]>(
+    `UPDATE alerts SET requested_action = NULL, requested_note = NULL, requested_at = NULL
+      WHERE uuid = ?1 AND (${requestAnsweredSql})`,
+  );
+  const sitePosition = sqlite.prepare<{ position: number | null }, [number, string]>(
+    `SELECT max(a.edge_event_seq) AS position FROM alerts a JOIN gateways g ON g.id = a.gateway_id
+      WHERE a.org_id = ?1 AND g.edge_site = ?2`,
+  );
+  const ask = sqlite.prepare<never, [number, string, string | null, number]>(
+    "UPDATE alerts SET requested_action = ?2, requested_note = ?3, requested_at = ?4 WHERE id = ?1",
+  );
+  const waiting = sqlite.prepare<AlertRequest, [number, string]>(
+    `SELECT a.uuid AS alertUuid, a.requested_action AS action, a.requested_note AS note, a.requested_at AS at
+       FROM alerts a JOIN gateways g ON g.id = a.gateway_id
+      WHERE a.org_id = ?1 AND g.edge_site = ?2 AND a.requested_action IS NOT NULL
+      ORDER BY a.requested_at, a.id`,
   );
   const withAlertId = (event: AlertEventDraft, alertUuid: string): NewEvent => ({
     ...event,
@@ -286,5 +389,69 @@ export function sqliteAlertStore(
         return true;
       },
     ),
+    byUuids(uuids) {
+      if (uuids.length === 0) return [];
+      return db
+        .select(listColumns)
+        .from(alerts)
+        .leftJoin(gateways, eq(gateways.id, alerts.gatewayId))
+        .where(inArray(alerts.uuid, [...uuids]))
+        .all();
+    },
+    applyForwarded: sqlite.transaction((batch: ForwardedAlerts, now: number) => {
+      const lastSeq = lastSeqOfAlerts(batch.events);
+      for (const alert of batch.alerts) {
+        forwarded.run(
+          alert.uuid,
+          batch.orgId,
+          alert.gatewayId,
+          alert.ruleId,
+          alert.severity,
+          alert.message,
+          alert.status,
+          alert.value,
+          alert.createdAt,
+          alert.lastTriggeredAt,
+        );
+        forwardedState.run(
+          alert.uuid,
+          alert.ruleId,
+          alert.severity,
+          alert.message,
+          alert.status,
+          alert.value,
+          alert.lastTriggeredAt,
+          alert.returnedAt,
+          alert.ackAt,
+          alert.ackNote,
+        );
+        forwardedEnd.run(
+          alert.uuid,
+          alert.resolvedAt,
+          alert.resolveNote,
+          alert.entryCount,
+          lastSeq.get(alert.uuid) ?? 0,
+        );
+        answered.run(alert.uuid);
+      }
+      let recorded = 0;
+      for (const event of batch.events) {
+        const { seq: _seq, alertUuid: _alert, ...rest } = event;
+        if (recordEvent({ ...rest, orgId: batch.orgId }, now).eventId !== 0) recorded++;
+      }
+      return recorded;
+    }),
+    forwardedPosition: (orgId, site) => sitePosition.get(orgId, site)?.position ?? 0,
+    request(id, request) {
+      ask.run(id, request.action, request.note, request.at);
+    },
+    requestsOfSite: (orgId, site) => waiting.all(orgId, site),
   };
+}
+
+/** Each alert's newest event `seq` in a batch. */
+export function lastSeqOfAlerts(events: readonly ForwardedAlertEvent[]): Map<string, number> {
+  const last = new Map<string, number>();
+  for (const event of events) last.set(event.alertUuid, Math.max(last.get(event.alertUuid) ?? 0, event.seq));
+  return last;
 }

@@ -24,6 +24,12 @@ export interface NewEvent {
   type: EventType;
   occurredAt: number;
   data: Record<string, unknown>;
+  /**
+   * An event a site recorded and forwards keeps the site's message id, so a
+   * receiver sees one webhook-id for it wherever it was delivered (docs/fleet.md,
+   * "Alerts"); recording it again records nothing. Others get a new id.
+   */
+  messageId?: string;
 }
 
 export interface RecordedEvent {
@@ -42,8 +48,15 @@ export interface EventStore {
   record(event: NewEvent, now?: number): Promise<{ messageId: string; eventId: number }>;
   /** Events of an organisation after a given row id, oldest first (for tests and the dispatcher). */
   listAfter(orgId: number, afterId?: number): Promise<RecordedEvent[]>;
+  /**
+   * Alert events (`alert.*`) of every organisation after row id `afterId`, oldest
+   * first, at most `limit`, each with its row id: what a site forwards to its
+   * central (docs/fleet.md, "Alerts").
+   */
+  alertEventsAfter(afterId: number, limit: number): Promise<(RecordedEvent & { id: number })[]>;
 }
 
+/** `eventId` 0: an event forwarded with a message id already recorded, nothing fanned out again. */
 export type EventRecorder = (event: NewEvent, now?: number) => { messageId: string; eventId: number };
 
 /**
@@ -52,7 +65,8 @@ export type EventRecorder = (event: NewEvent, now?: number) => { messageId: stri
  */
 export function sqliteEventRecorder({ sqlite }: SqliteConnection): EventRecorder {
   const insert = sqlite.prepare<never, [string, number, string, number, string]>(
-    "INSERT INTO events (message_id, org_id, type, occurred_at, data) VALUES (?1, ?2, ?3, ?4, ?5)",
+    `INSERT INTO events (message_id, org_id, type, occurred_at, data) VALUES (?1, ?2, ?3, ?4, ?5)
+     ON CONFLICT (message_id) DO NOTHING`,
   );
   // The message for every endpoint that subscribed, in the event's own transaction:
   // held while an endpoint is paused, due at once otherwise.
@@ -64,10 +78,10 @@ export function sqliteEventRecorder({ sqlite }: SqliteConnection): EventRecorder
         AND (event_types = '' OR instr(' ' || event_types || ' ', ' ' || ?3 || ' ') > 0)`,
   );
   return (event, now = event.occurredAt) => {
-    const messageId = newMessageId();
-    const eventId = Number(
-      insert.run(messageId, event.orgId, event.type, event.occurredAt, JSON.stringify(event.data)).lastInsertRowid,
-    );
+    const messageId = event.messageId ?? newMessageId();
+    const inserted = insert.run(messageId, event.orgId, event.type, event.occurredAt, JSON.stringify(event.data));
+    if (inserted.changes === 0) return { messageId, eventId: 0 };
+    const eventId = Number(inserted.lastInsertRowid);
     if (event.type !== testEventType) fanOut.run(eventId, event.orgId, event.type, now);
     return { messageId, eventId };
   };
@@ -81,11 +95,23 @@ export function sqliteEventStore(connection: SqliteConnection, recordEvent: Even
     `SELECT message_id AS messageId, type, occurred_at AS occurredAt, data
        FROM events WHERE org_id = ?1 AND id > ?2 ORDER BY id`,
   );
+  const alertEvents = connection.sqlite.prepare<
+    { id: number; messageId: string; type: EventType; occurredAt: number; data: string },
+    [number, number]
+  >(
+    `SELECT id, message_id AS messageId, type, occurred_at AS occurredAt, data
+       FROM events WHERE id > ?1 AND type LIKE 'alert.%' ORDER BY id LIMIT ?2`,
+  );
   return {
     record: connection.sqlite.transaction((event: NewEvent, now?: number) => recordEvent(event, now)),
     listAfter(orgId, afterId = 0) {
       return since
         .all(orgId, afterId)
+        .map((row) => ({ ...row, data: JSON.parse(row.data) as Record<string, unknown> }));
+    },
+    alertEventsAfter(afterId, limit) {
+      return alertEvents
+        .all(afterId, limit)
         .map((row) => ({ ...row, data: JSON.parse(row.data) as Record<string, unknown> }));
     },
   };

@@ -148,6 +148,10 @@ export type AlertSeverity = (typeof alertSeverities)[number];
 export const alertStatuses = ["active", "returned", "acknowledged", "resolved"] as const;
 export type AlertStatus = (typeof alertStatuses)[number];
 
+/** What a central asks of the site that owns an alert (docs/fleet.md, "Alerts"). */
+export const alertRequestActions = ["acknowledge", "resolve"] as const;
+export type AlertRequestAction = (typeof alertRequestActions)[number];
+
 export const alerts = sqliteTable(
   "alerts",
   {
@@ -170,6 +174,15 @@ export const alerts = sqliteTable(
     resolvedAt: integer("resolved_at"),
     resolveNote: text("resolve_note"),
     entryCount: integer("entry_count").notNull().default(1),
+    /**
+     * On a central, an alert forwarded by a site: the site's sequence number of the
+     * last of its events applied (docs/fleet.md, "Alerts"); null elsewhere.
+     */
+    edgeEventSeq: integer("edge_event_seq"),
+    /** On a central, an acknowledge or resolve asked of the site that owns the alert, until the site applies it. */
+    requestedAction: text("requested_action", { enum: alertRequestActions }),
+    requestedNote: text("requested_note"),
+    requestedAt: integer("requested_at"),
   },
   (table) => [
     // GET /alerts: most recently triggered first, within one organisation

@@ -6,9 +6,11 @@
  * nothing twice). Only committed readings are read, so nothing is forwarded that a
  * crash of the site could take back.
  */
-import { maxForwardedReadings } from "../lib/edge-protocol.ts";
+import { maxForwardedAlertEvents, maxForwardedReadings } from "../lib/edge-protocol.ts";
 import type { InventoryGateway } from "../lib/inventory.ts";
+import type { AlertRow } from "../store/alerts.ts";
 import type { Store } from "../store/index.ts";
+import type { AlertRequestAction } from "../store/schema.ts";
 
 /** The central refused or failed a call: `refused` for 4xx answers (an operator must act), else unreachable. */
 export class ForwardError extends Error {
@@ -28,6 +30,19 @@ export interface ForwarderOptions {
   gateways: readonly InventoryGateway[];
   now(): number;
   timeoutMs: number;
+  /**
+   * Applies an acknowledge or resolve asked on the central (the site's alerts
+   * service, which records its event); one that no longer applies (the alert is
+   * already there, or gone) is done too.
+   */
+  applyAlertRequest(request: AlertRequestFromCentral): Promise<void>;
+}
+
+/** An acknowledge or resolve asked on the central of one of the site's alerts (docs/fleet.md, "Alerts"). */
+export interface AlertRequestFromCentral {
+  alertId: string;
+  action: AlertRequestAction;
+  note: string | null;
 }
 
 export interface ForwardStats {
@@ -40,6 +55,8 @@ export interface ForwardStats {
    * reading stored before then is at the central.
    */
   completeThrough: number | null;
+  /** Alert events the central acknowledged (recorded, or already there). */
+  alertEvents: number;
 }
 
 export function createForwarder(options: ForwarderOptions) {
@@ -48,7 +65,10 @@ export function createForwarder(options: ForwarderOptions) {
   let positions: Map<string, number> | null = null;
   /** The status the central last took of each gateway, as "status lastSeen": only changes are sent again. */
   let statusSent = new Map<string, string>();
-  const stats: ForwardStats = { forwarded: 0, forwardedThrough: null, completeThrough: null };
+  const stats: ForwardStats = { forwarded: 0, forwardedThrough: null, completeThrough: null, alertEvents: 0 };
+  /** Requests applied by this process, so one asked again before its outcome reached the central is not applied twice. */
+  const appliedRequests = new Set<string>();
+  const siteGateways = new Set(options.gateways.map((gateway) => gateway.id));
   const siteRegisters = new Set(
     options.gateways.flatMap((gateway) =>
       gateway.modbusDevices.flatMap((device) => device.registers.map((register) => register.id)),
@@ -95,6 +115,49 @@ export function createForwarder(options: ForwarderOptions) {
     for (const entry of changed) statusSent.set(entry.id, `${entry.status} ${entry.last_seen}`);
   };
 
+  /**
+   * The site's alerts (docs/fleet.md, "Alerts"): first what the central asked,
+   * applied here (the site is the alerts' one writer), then every alert event after
+   * the central's position, oldest first, with the whole state of each alert named.
+   */
+  const forwardAlerts = async (goOn: () => boolean): Promise<void> => {
+    const answer = (await (await call("GET", "/edge/v1/alerts")).json()) as {
+      forwarded_through: number;
+      requests: { alert_id: string; action: AlertRequestAction; note: string | null; requested_at: number }[];
+    };
+    for (const asked of answer.requests) {
+      const key = `${asked.alert_id} ${asked.action} ${asked.requested_at}`;
+      if (appliedRequests.has(key)) continue;
+      await options.applyAlertRequest({ alertId: asked.alert_id, action: asked.action, note: asked.note });
+      appliedRequests.add(key);
+    }
+    let position = answer.forwarded_through;
+    while (goOn()) {
+      const events = await store.events.alertEventsAfter(position, maxForwardedAlertEvents);
+      if (events.length === 0) return;
+      position = events[events.length - 1]?.id ?? position;
+      const named = [...new Set(events.map((event) => String(event.data.alert_id)))];
+      // Alerts of the site's gateways only: the central takes no other (a seeded alert without one, say).
+      const alerts = (await store.alerts.byUuids(named)).filter(
+        (alert) => alert.gatewayUuid !== null && siteGateways.has(alert.gatewayUuid),
+      );
+      const sent = new Set(alerts.map((alert) => alert.uuid));
+      const forwarded = events.filter((event) => sent.has(String(event.data.alert_id)));
+      if (forwarded.length === 0) continue;
+      await call("POST", "/edge/v1/alerts", {
+        alerts: alerts.map(presentForwardedAlert),
+        events: forwarded.map((event) => ({
+          seq: event.id,
+          message_id: event.messageId,
+          type: event.type,
+          occurred_at: event.occurredAt,
+          data: event.data,
+        })),
+      });
+      stats.alertEvents += forwarded.length;
+    }
+  };
+
   return {
     stats: (): ForwardStats => stats,
     /** After a failure or a reconnect the inventory is sent and the positions asked again. */
@@ -124,6 +187,7 @@ export function createForwarder(options: ForwarderOptions) {
       const ids = (await store.registers.allIds()).filter((register) => siteRegisters.has(register.uuid));
       if (ids.length === 0) {
         await sendStatus();
+        await forwardAlerts(goOn);
         stats.completeThrough = began;
         return;
       }
@@ -150,9 +214,31 @@ export function createForwarder(options: ForwarderOptions) {
       }
       if (batch.length > 0) await send(batch);
       await sendStatus();
+      await forwardAlerts(goOn);
       stats.completeThrough = began;
     },
   };
 }
 
 export type Forwarder = ReturnType<typeof createForwarder>;
+
+/** An alert's whole state as `POST /edge/v1/alerts` takes it (times in Unix ms). */
+function presentForwardedAlert(alert: AlertRow) {
+  return {
+    id: alert.uuid,
+    device_id: alert.gatewayUuid,
+    rule_id: alert.ruleId,
+    severity: alert.severity,
+    message: alert.message,
+    status: alert.status,
+    value: alert.value,
+    created_at: alert.createdAt,
+    last_triggered_at: alert.lastTriggeredAt,
+    returned_at: alert.returnedAt,
+    ack_at: alert.ackAt,
+    ack_note: alert.ackNote,
+    resolved_at: alert.resolvedAt,
+    resolve_note: alert.resolveNote,
+    entry_count: alert.entryCount,
+  };
+}

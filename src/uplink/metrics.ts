@@ -25,6 +25,13 @@ export function registerUplinkMetrics(registry: MetricsRegistry, uplink: Uplink,
     [],
     () => [{ labels: {}, value: forwarder.stats().forwarded }],
   );
+  countedFrom(
+    registry,
+    "fieldhub_uplink_forwarded_alert_events_total",
+    "Alert events the central acknowledged (recorded, or already there) since start",
+    [],
+    () => [{ labels: {}, value: forwarder.stats().alertEvents }],
+  );
   gaugedFrom(
     registry,
     "fieldhub_uplink_forwarded_through_seconds",

@@ -24,7 +24,7 @@ const ForwardedStatus = t.Object({
   ),
 });
 
-export function edgeStatusRoutes(store: Store) {
+export function edgeStatusRoutes(store: Store, onEvent?: () => void) {
   return new Elysia().put(
     "/edge/v1/status",
     async ({ request, body }) => {
@@ -49,6 +49,7 @@ export function edgeStatusRoutes(store: Store) {
             : gatewayStatusEvent({ ...row, uuid: reported.id.toLowerCase() }, reported.status, Date.now());
         await store.gateways.changeStatus(row.id, reported.status, reported.last_seen, event);
         changed++;
+        if (event !== null) onEvent?.();
       }
       return Response.json({ gateways: body.gateways.length, changed });
     },

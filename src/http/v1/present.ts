@@ -107,5 +107,11 @@ export function presentAlert(row: AlertRow) {
 
 /** An alert after acknowledge or resolve (the admin API's answer): the status fields of the change. */
 export function presentAlertStatusChange(alert: AlertRecord) {
-  return { ...alertCore(alert), ack_at: isoOrNull(alert.ackAt), resolved_at: isoOrNull(alert.resolvedAt) };
+  return {
+    ...alertCore(alert),
+    ack_at: isoOrNull(alert.ackAt),
+    resolved_at: isoOrNull(alert.resolvedAt),
+    // On a central, a site's alert changes at the site: what was asked of it (docs/fleet.md, "Alerts").
+    ...(alert.edgeSite === null ? {} : { site: alert.edgeSite, requested_action: alert.requestedAction }),
+  };
 }

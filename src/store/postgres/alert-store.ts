@@ -13,15 +13,19 @@
  *   (rule, gateway) pair, so two processes never open two alerts for it, and take
  *   the open row `FOR UPDATE` against a concurrent acknowledge or resolve.
  */
-import type {
-  AlertEventDraft,
-  AlertFilter,
-  AlertRecord,
-  AlertRow,
-  AlertStore,
-  AlertTrigger,
-  OpenAlert,
-  SeededAlert,
+import {
+  type AlertEventDraft,
+  type AlertFilter,
+  type AlertRecord,
+  type AlertRequest,
+  type AlertRow,
+  type AlertStore,
+  type AlertTrigger,
+  type ForwardedAlerts,
+  lastSeqOfAlerts,
+  type OpenAlert,
+  requestAnsweredSql,
+  type SeededAlert,
 } from "../alerts.ts";
 import type { NewEvent } from "../events.ts";
 import type { AlertStatus } from "../schema.ts";
@@ -30,6 +34,12 @@ import { recordEventIn } from "./event-store.ts";
 import { firstOf, rowsOf } from "./rows.ts";
 
 type StatusChange = { id: number; from: AlertStatus; at: number; note: string | null };
+
+/** An alert as GET /alerts lists it (AlertRow), from `alerts a LEFT JOIN gateways g`. */
+const rowColumns = `a.uuid, g.uuid AS "gatewayUuid", a.rule_id AS "ruleId", a.severity, a.message, a.status, a.value,
+  a.created_at::float8 AS "createdAt", a.last_triggered_at::float8 AS "lastTriggeredAt",
+  a.returned_at::float8 AS "returnedAt", a.ack_at::float8 AS "ackAt", a.ack_note AS "ackNote",
+  a.resolved_at::float8 AS "resolvedAt", a.resolve_note AS "resolveNote", a.entry_count AS "entryCount"`;
 
 const openColumns = `id, uuid, rule_id AS "ruleId", gateway_id AS "gatewayId", status, entry_count AS "entryCount"`;
 
@@ -51,10 +61,7 @@ export class PgAlertStore implements AlertStore {
       AND (${severity}::text IS NULL OR a.severity = ${severity}::text)
       AND (${gatewayId}::int IS NULL OR a.gateway_id = ${gatewayId}::int)`;
     const rows = await rowsOf<AlertRow>(this.sql`
-      SELECT a.uuid, g.uuid AS "gatewayUuid", a.rule_id AS "ruleId", a.severity, a.message, a.status, a.value,
-             a.created_at::float8 AS "createdAt", a.last_triggered_at::float8 AS "lastTriggeredAt",
-             a.returned_at::float8 AS "returnedAt", a.ack_at::float8 AS "ackAt", a.ack_note AS "ackNote",
-             a.resolved_at::float8 AS "resolvedAt", a.resolve_note AS "resolveNote", a.entry_count AS "entryCount"
+      SELECT ${this.sql.unsafe(rowColumns)}
         FROM alerts a LEFT JOIN gateways g ON g.id = a.gateway_id
        WHERE ${where}
        -- Most recently triggered first (nulls last, as SQLite orders them descending); ties by newest id.
@@ -94,7 +101,9 @@ export class PgAlertStore implements AlertStore {
     return firstOf(this.sql`
       SELECT a.id, a.uuid, a.org_id AS "orgId", (SELECT g.uuid FROM gateways g WHERE g.id = a.gateway_id) AS "gatewayUuid",
              a.rule_id AS "ruleId", a.severity, a.message, a.status, a.value, a.ack_at::float8 AS "ackAt",
-             a.resolved_at::float8 AS "resolvedAt"
+             a.resolved_at::float8 AS "resolvedAt",
+             (SELECT g.edge_site FROM gateways g WHERE g.id = a.gateway_id) AS "edgeSite",
+             a.requested_action AS "requestedAction"
         FROM alerts a WHERE a.uuid = ${uuid}`);
   }
 
@@ -146,6 +155,66 @@ export class PgAlertStore implements AlertStore {
       await recordEventIn(tx, event);
       return true;
     });
+  }
+
+  async byUuids(uuids: readonly string[]): Promise<AlertRow[]> {
+    if (uuids.length === 0) return [];
+    return rowsOf(this.sql`
+      SELECT ${this.sql.unsafe(rowColumns)} FROM alerts a LEFT JOIN gateways g ON g.id = a.gateway_id
+       WHERE a.uuid = ANY(${[...uuids]}::text[])`);
+  }
+
+  applyForwarded(batch: ForwardedAlerts, now: number): Promise<number> {
+    const lastSeq = lastSeqOfAlerts(batch.events);
+    return this.sql.begin(async (tx) => {
+      for (const alert of batch.alerts) {
+        await tx`
+          INSERT INTO alerts (uuid, org_id, gateway_id, rule_id, severity, message, status, value, created_at,
+                              last_triggered_at, returned_at, ack_at, ack_note, resolved_at, resolve_note, entry_count,
+                              edge_event_seq)
+          VALUES (${alert.uuid}, ${batch.orgId}, ${alert.gatewayId}, ${alert.ruleId}, ${alert.severity}, ${alert.message},
+                  ${alert.status}, ${alert.value}, ${alert.createdAt}, ${alert.lastTriggeredAt}::bigint,
+                  ${alert.returnedAt}::bigint, ${alert.ackAt}::bigint, ${alert.ackNote}, ${alert.resolvedAt}::bigint,
+                  ${alert.resolveNote}, ${alert.entryCount}, ${lastSeq.get(alert.uuid) ?? 0})
+          ON CONFLICT (uuid) DO UPDATE SET
+            rule_id = excluded.rule_id, severity = excluded.severity, message = excluded.message,
+            status = excluded.status, value = excluded.value, last_triggered_at = excluded.last_triggered_at,
+            returned_at = excluded.returned_at, ack_at = excluded.ack_at, ack_note = excluded.ack_note,
+            resolved_at = excluded.resolved_at, resolve_note = excluded.resolve_note,
+            entry_count = excluded.entry_count,
+            edge_event_seq = greatest(coalesce(alerts.edge_event_seq, 0), excluded.edge_event_seq)`;
+        await tx`
+          UPDATE alerts SET requested_action = NULL, requested_note = NULL, requested_at = NULL
+           WHERE uuid = ${alert.uuid} AND (${tx.unsafe(requestAnsweredSql)})`;
+      }
+      let recorded = 0;
+      for (const { seq: _seq, alertUuid: _alert, ...event } of batch.events) {
+        if ((await recordEventIn(tx, { ...event, orgId: batch.orgId }, now)).eventId !== 0) recorded++;
+      }
+      return recorded;
+    });
+  }
+
+  async forwardedPosition(orgId: number, site: string): Promise<number> {
+    const row = await firstOf<{ position: number | null }>(this.sql`
+      SELECT max(a.edge_event_seq)::float8 AS position FROM alerts a JOIN gateways g ON g.id = a.gateway_id
+       WHERE a.org_id = ${orgId} AND g.edge_site = ${site}`);
+    return row?.position ?? 0;
+  }
+
+  async request(id: number, request: Omit<AlertRequest, "alertUuid">): Promise<void> {
+    await this.sql`
+      UPDATE alerts SET requested_action = ${request.action}, requested_note = ${request.note},
+             requested_at = ${request.at} WHERE id = ${id}`;
+  }
+
+  requestsOfSite(orgId: number, site: string): Promise<AlertRequest[]> {
+    return rowsOf(this.sql`
+      SELECT a.uuid AS "alertUuid", a.requested_action AS action, a.requested_note AS note,
+             a.requested_at::float8 AS at
+        FROM alerts a JOIN gateways g ON g.id = a.gateway_id
+       WHERE a.org_id = ${orgId} AND g.edge_site = ${site} AND a.requested_action IS NOT NULL
+       ORDER BY a.requested_at, a.id`);
   }
 
   resolve(change: StatusChange, event: NewEvent): Promise<boolean> {

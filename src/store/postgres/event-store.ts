@@ -13,12 +13,15 @@ export async function recordEventIn(
   event: NewEvent,
   now = event.occurredAt,
 ): Promise<{ messageId: string; eventId: number }> {
-  const messageId = newMessageId();
+  const messageId = event.messageId ?? newMessageId();
   const [row] = (await tx`
     INSERT INTO events (message_id, org_id, type, occurred_at, data)
     VALUES (${messageId}, ${event.orgId}, ${event.type}, ${event.occurredAt}, ${JSON.stringify(event.data)})
+    ON CONFLICT (message_id) DO NOTHING
     RETURNING id`) as { id: number }[];
-  const eventId = row?.id ?? 0;
+  // A forwarded event already recorded (../events.ts, NewEvent.messageId): nothing to fan out again.
+  if (row === undefined) return { messageId, eventId: 0 };
+  const eventId = row.id;
   // Held while an endpoint is paused, due at once otherwise (as on SQLite).
   if (event.type !== testEventType) {
     await tx`
@@ -40,18 +43,24 @@ export class PgEventStore implements EventStore {
 
   async listAfter(orgId: number, afterId = 0): Promise<RecordedEvent[]> {
     const rows = (await this.sql`
-      SELECT message_id AS "messageId", type, occurred_at AS "occurredAt", data
-        FROM events WHERE org_id = ${orgId} AND id > ${afterId} ORDER BY id`) as {
-      messageId: string;
-      type: EventType;
-      occurredAt: string;
-      data: string;
-    }[];
-    return rows.map((row) => ({
-      messageId: row.messageId,
-      type: row.type,
-      occurredAt: Number(row.occurredAt),
-      data: JSON.parse(row.data) as Record<string, unknown>,
-    }));
+      SELECT id, message_id AS "messageId", type, occurred_at AS "occurredAt", data
+        FROM events WHERE org_id = ${orgId} AND id > ${afterId} ORDER BY id`) as EventRow[];
+    return rows.map(({ id: _id, ...row }) => parsed(row));
+  }
+
+  async alertEventsAfter(afterId: number, limit: number): Promise<(RecordedEvent & { id: number })[]> {
+    const rows = (await this.sql`
+      SELECT id, message_id AS "messageId", type, occurred_at AS "occurredAt", data
+        FROM events WHERE id > ${afterId} AND type LIKE 'alert.%' ORDER BY id LIMIT ${limit}`) as EventRow[];
+    return rows.map((row) => ({ ...parsed(row), id: Number(row.id) }));
   }
 }
+
+type EventRow = { id: number | string; messageId: string; type: EventType; occurredAt: string; data: string };
+
+const parsed = (row: Omit<EventRow, "id">): RecordedEvent => ({
+  messageId: row.messageId,
+  type: row.type,
+  occurredAt: Number(row.occurredAt),
+  data: JSON.parse(row.data) as Record<string, unknown>,
+});

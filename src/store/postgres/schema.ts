@@ -33,6 +33,7 @@ import type { ModbusProtocol } from "../../lib/inventory.ts";
 import type { RegisterWriteResult } from "../../lib/register-write.ts";
 import type {
   AdminRole,
+  AlertRequestAction,
   AlertSeverity,
   AlertStatus,
   ApiKeyKind,
@@ -334,6 +335,10 @@ export const alerts = pgTable(
     resolvedAt: ms("resolved_at"),
     resolveNote: text("resolve_note"),
     entryCount: integer("entry_count").notNull().default(1),
+    edgeEventSeq: bigint("edge_event_seq", { mode: "number" }),
+    requestedAction: text("requested_action").$type<AlertRequestAction>(),
+    requestedNote: text("requested_note"),
+    requestedAt: ms("requested_at"),
   },
   (table) => [
     index("alerts_org_triggered").on(table.orgId, table.lastTriggeredAt),

@@ -143,6 +143,8 @@ for (const engine of bothEngines()) {
           value: 90,
           ackAt: null,
           resolvedAt: null,
+          edgeSite: null,
+          requestedAction: null,
         });
         expect((await store.alerts.list(acme, { limit: 1, offset: 0 })).rows[0]).toMatchObject({
           uuid: uuid(10),
