@@ -69,6 +69,7 @@ export function createForwarder(options: ForwarderOptions) {
   /** Requests applied by this process, so one asked again before its outcome reached the central is not applied twice. */
   const appliedRequests = new Set<string>();
   const siteGateways = new Set(options.gateways.map((gateway) => gateway.id));
+  let openAlertsSent = false;
   const siteRegisters = new Set(
     options.gateways.flatMap((gateway) =>
       gateway.modbusDevices.flatMap((device) => device.registers.map((register) => register.id)),
@@ -134,7 +135,7 @@ export function createForwarder(options: ForwarderOptions) {
     let position = answer.forwarded_through;
     while (goOn()) {
       const events = await store.events.alertEventsAfter(position, maxForwardedAlertEvents);
-      if (events.length === 0) return;
+      if (events.length === 0) break;
       position = events[events.length - 1]?.id ?? position;
       const named = [...new Set(events.map((event) => String(event.data.alert_id)))];
       // Alerts of the site's gateways only: the central takes no other (a seeded alert without one, say).
@@ -156,6 +157,24 @@ export function createForwarder(options: ForwarderOptions) {
       });
       stats.alertEvents += forwarded.length;
     }
+    if (!openAlertsSent && goOn()) await sendOpenAlerts();
+  };
+
+  /**
+   * Once per connection, the state of every open alert: one whose events the site
+   * no longer has (older than its delivery log's retention when the link was down
+   * that long) still reaches the central.
+   */
+  const sendOpenAlerts = async (): Promise<void> => {
+    const open = (await store.alerts.allOpen()).map((alert) => alert.uuid);
+    for (let start = 0; start < open.length; start += maxForwardedAlertEvents) {
+      const alerts = (await store.alerts.byUuids(open.slice(start, start + maxForwardedAlertEvents))).filter(
+        (alert) => alert.gatewayUuid !== null && siteGateways.has(alert.gatewayUuid),
+      );
+      if (alerts.length > 0)
+        await call("POST", "/edge/v1/alerts", { alerts: alerts.map(presentForwardedAlert), events: [] });
+    }
+    openAlertsSent = true;
   };
 
   return {
@@ -165,6 +184,7 @@ export function createForwarder(options: ForwarderOptions) {
       inventorySent = false;
       positions = null;
       statusSent = new Map();
+      openAlertsSent = false;
     },
     /**
      * One round: the inventory if not yet sent, then every reading newer than its
