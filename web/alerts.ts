@@ -58,8 +58,16 @@ export async function loadAlerts(): Promise<void> {
           async () => {
             const note = await askForNote(`${label}: ${alert.message}`);
             if (note === null) return;
-            await call("POST", `/alerts/${alert.id}/${action}`, { note: note === "" ? undefined : note });
-            say(`Alert ${action === "acknowledge" ? "acknowledged" : "resolved"}.`, "info");
+            const changed = (await call("POST", `/alerts/${alert.id}/${action}`, {
+              note: note === "" ? undefined : note,
+            })) as { site?: string };
+            // On a central, a site's alert is changed by its site, at its next contact (docs/fleet.md, "Alerts").
+            say(
+              changed.site === undefined
+                ? `Alert ${action === "acknowledge" ? "acknowledged" : "resolved"}.`
+                : `Asked of site "${changed.site}": applied at its next contact.`,
+              "info",
+            );
             await loadAlerts();
           },
           "owner-or-admin",
