@@ -108,6 +108,13 @@ export interface ReadingStore {
   newestTimes(): Promise<Map<number, number>>;
   /** The newest stored reading time (Unix ms) of one register in [fromMs, toMs), or null. */
   newestBetween(registerId: number, fromMs: number, toMs: number): Promise<number | null>;
+  /**
+   * Retention's cheap first step: drops every time partition wholly before
+   * `cutoffMs` at once (PostgreSQL: a month, one DROP TABLE, its space back at
+   * once, no dead rows); returns the readings they held. SQLite keeps no
+   * partitions: 0. What is left before the cutoff goes by `deleteOldest`.
+   */
+  dropPartitionsBefore(cutoffMs: number): Promise<number>;
   /** Registers that have readings older than `cutoffMs`. */
   registersWithReadingsBefore(cutoffMs: number): Promise<number[]>;
   /**

@@ -5,6 +5,8 @@
  * ingest waits at most one batch. Freed pages are reused by SQLite for new
  * readings, so the file stops growing once retention is reached; it is not
  * vacuumed (a VACUUM rewrites the whole file and blocks writers while it runs).
+ * On PostgreSQL, each month wholly before the cutoff goes first with one DROP
+ * TABLE (docs/fleet.md, "Retention"); the batches take the edge month.
  */
 import type { ReadingStore } from "./readings.ts";
 
@@ -23,8 +25,10 @@ export async function pruneReadings(
   const batchRows = options.batchRows ?? 5000;
   const pauseMs = options.pauseMs ?? 2;
   const began = performance.now();
+  // Whole time partitions first, where the engine has them (a PostgreSQL central's months).
+  const dropped = await readings.dropPartitionsBefore(cutoffMs);
   const registers = await readings.registersWithReadingsBefore(cutoffMs);
-  const result: PruneResult = { deleted: 0, batches: 0, registers: registers.length, ms: 0 };
+  const result: PruneResult = { deleted: dropped, batches: 0, registers: registers.length, ms: 0 };
   for (const id of registers) {
     // Stopping between batches leaves nothing half done: each batch is its own transaction.
     if (options.signal?.aborted) break;

@@ -131,6 +131,9 @@ export function blockReadingStore(
       return history.page(query).rows[0]?.ts ?? null;
     },
 
+    // One file, no partitions: retention deletes register by register (../retention.ts).
+    dropPartitionsBefore: async () => 0,
+
     registersWithReadingsBefore: async (cutoffMs) => history.registersWithReadingsBefore(cutoffMs),
 
     deleteOldest: async (registerId, cutoffMs, maxRows) => history.pruneRegister(registerId, cutoffMs, maxRows),

@@ -21,6 +21,8 @@ import { type CompactionOptions, compactBefore } from "./compaction.ts";
 import type { Sql } from "./connection.ts";
 import { PendingLatest, setLatestIn } from "./latest-values.ts";
 import { DecodedBlocks, page } from "./page.ts";
+import { lockHistory } from "./locks.ts";
+import { dropPartitionsBefore } from "./partitions.ts";
 import { deleteOldestOf, pruneBefore, registersBefore } from "./retention.ts";
 
 export interface PgReadingStoreOptions extends CompactionOptions {
@@ -253,6 +255,13 @@ export class PgReadingStore implements ReadingStore {
       after: null,
     };
     return (await this.page(query)).rows[0]?.ts ?? null;
+  }
+
+  dropPartitionsBefore(cutoffMs: number): Promise<number> {
+    return this.sql.begin(async (tx) => {
+      await lockHistory(tx);
+      return await dropPartitionsBefore(tx, boundSeconds(cutoffMs));
+    });
   }
 
   registersWithReadingsBefore(cutoffMs: number): Promise<number[]> {

@@ -9,6 +9,7 @@ import { openStoreFile } from "../../../src/store/index.ts";
 import { PgEventStore } from "../../../src/store/postgres/event-store.ts";
 import { openPostgresStore } from "../../../src/store/postgres/index.ts";
 import type { LatestValue, ReadingStore } from "../../../src/store/readings.ts";
+import { type PruneResult, pruneReadings } from "../../../src/store/retention.ts";
 import { sqliteOf } from "../../../src/store/sqlite-internals.ts";
 import {
   type PrivatePostgres,
@@ -36,6 +37,10 @@ export type OpenDomains = { [K in Domain]: Store[K] } & {
   importReadings: ReadingStore["importReadings"];
   /** ReadingStore.page, to read back what was stored. */
   page: ReadingStore["page"];
+  /** ReadingStore.closePeriods: the periods ended by `nowMs` encoded into blocks. */
+  closePeriods: ReadingStore["closePeriods"];
+  /** The retention job (src/store/retention.ts) over this engine's readings. */
+  pruneReadings(cutoffMs: number): Promise<PruneResult>;
   /** ReadingStore.setLatest: the value given last wins. */
   setLatest(values: LatestValue[]): Promise<void>;
   /** ReadingStore.record: readings stored, each register's latest value moved forward only when newer (and written). */
@@ -76,6 +81,8 @@ function sqliteEngine(): Engine {
         ...wrapped,
         importReadings: (batch, periods) => store.readings.importReadings(batch, periods),
         page: (query) => store.readings.page(query),
+        pruneReadings: (cutoffMs) => pruneReadings(store.readings, cutoffMs, { pauseMs: 0 }),
+        closePeriods: (nowMs) => store.readings.closePeriods(nowMs),
         setLatest: async (values) => store.readings.setLatest(values),
         record: async (values) => store.readings.record(values),
         events: async (orgId) => store.events.listAfter(orgId),
@@ -99,6 +106,8 @@ function postgresEngine(): Engine {
       ...rest,
       importReadings: (batch, periods) => readings.importReadings(batch, periods),
       page: (query) => readings.page(query),
+      pruneReadings: (cutoffMs) => pruneReadings(readings, cutoffMs, { pauseMs: 0 }),
+      closePeriods: (nowMs) => readings.closePeriods(nowMs),
       setLatest: (values) => readings.setLatest(values),
       // Latest values moved by record are written within a second (PendingLatest); here at once.
       record: async (values) => {
