@@ -1,13 +1,14 @@
 /** An admin session on a running server, as the admin page holds one: the owner made with the CLI, then a login. */
 import { repoRoot } from "../../harness/cli.ts";
 
-export async function adminSession(baseUrl: string, dataDir: string) {
+/** `env`: for the CLI (FIELDHUB_DATABASE_URL of a central on PostgreSQL). */
+export async function adminSession(baseUrl: string, dataDir: string, env: Record<string, string> = {}) {
   const password = "fault-suite-password-1";
   const setPassword = Bun.spawn(
     [process.execPath, "src/main.ts", "admin", "set-password", "--data", dataDir, "--user", "owner", "--role", "owner"],
     {
       cwd: repoRoot,
-      env: { ...process.env, CI: "true" },
+      env: { ...process.env, CI: "true", ...env },
       stdin: new Blob([`${password}\n`]),
       stdout: "pipe",
       stderr: "pipe",
@@ -24,13 +25,17 @@ export async function adminSession(baseUrl: string, dataDir: string) {
   const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
   const { csrf_token: csrf } = (await login.json()) as { csrf_token: string };
   return {
-    /** A change through the admin API, with the session cookie and CSRF token. */
-    post(path: string, body?: unknown): Promise<Response> {
-      return fetch(`${baseUrl}${path}`, {
+    /** A change through the admin API, with the session cookie and CSRF token; `at`: another server sharing the store. */
+    post(path: string, body?: unknown, at = baseUrl): Promise<Response> {
+      return fetch(`${at}${path}`, {
         method: "POST",
         headers: { cookie, "x-csrf-token": csrf, "content-type": "application/json" },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
+    },
+    /** A read through the admin API with the session cookie. */
+    get(path: string, at = baseUrl): Promise<Response> {
+      return fetch(`${at}${path}`, { headers: { cookie } });
     },
   };
 }
