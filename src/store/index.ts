@@ -75,12 +75,12 @@ export const databaseUrlVariable = "FIELDHUB_DATABASE_URL";
  */
 export async function openStoreAt(
   dataDir: string,
-  options: StoreOptions & { databaseUrl?: string | null } = {},
+  options: StoreOptions & { databaseUrl?: string | null; webhookLeaseMs?: number } = {},
 ): Promise<Store> {
   if (options.databaseUrl === undefined || options.databaseUrl === null || options.databaseUrl === "") {
     return openStore(dataDir, options);
   }
-  return openPostgresAsStore(options.databaseUrl);
+  return openPostgresAsStore(options.databaseUrl, { webhooks: { leaseMs: options.webhookLeaseMs } });
 }
 
 /** The PostgreSQL store behind the `Store` interface (options: pool size, webhook leases; tests shorten the lease). */

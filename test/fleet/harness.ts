@@ -78,3 +78,68 @@ export async function allReadings(
   } while (cursor !== null);
   return rows;
 }
+
+/**
+ * A load balancer as an operator puts in front of the centrals: each request to the
+ * next upstream in turn; an upstream that refuses the connection is skipped for the
+ * next one (as a proxy does on a failed dial). A request cut off once sent is not
+ * sent again (it may have had its effect): 502, as a proxy answers.
+ */
+export function startBalancer(upstreams: string[]) {
+  let turn = 0;
+  const served = upstreams.map(() => 0);
+  const inFlight = upstreams.map(() => new Map<string, number>());
+  let skipped = 0;
+  let cutOff = 0;
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(request) {
+      const url = new URL(request.url);
+      const body = request.method === "GET" || request.method === "HEAD" ? undefined : await request.arrayBuffer();
+      const headers = new Headers(request.headers);
+      headers.delete("host");
+      for (let tried = 0; tried < upstreams.length; tried++) {
+        const index = turn++ % upstreams.length;
+        const paths = inFlight[index] as Map<string, number>;
+        paths.set(url.pathname, (paths.get(url.pathname) ?? 0) + 1);
+        try {
+          const response = await fetch(`${upstreams[index]}${url.pathname}${url.search}`, {
+            method: request.method,
+            headers,
+            body,
+            redirect: "manual",
+          });
+          served[index] = (served[index] ?? 0) + 1;
+          const answer = new Headers(response.headers);
+          // fetch decoded the body: its encoding and length no longer apply.
+          answer.delete("content-encoding");
+          answer.delete("content-length");
+          return new Response(await response.arrayBuffer(), { status: response.status, headers: answer });
+        } catch (error) {
+          if ((error as { code?: string }).code === "ECONNREFUSED") {
+            skipped++;
+            continue;
+          }
+          cutOff++;
+          return new Response(`upstream ${upstreams[index]}: ${String(error)}`, { status: 502 });
+        } finally {
+          paths.set(url.pathname, (paths.get(url.pathname) ?? 1) - 1);
+        }
+      }
+      return new Response("no upstream answers", { status: 502 });
+    },
+  });
+  return {
+    url: `http://127.0.0.1:${server.port}`,
+    /** Requests each upstream answered, in the order of `upstreams`. */
+    served: () => [...served],
+    /** Requests to this path the upstream at `index` has not answered yet. */
+    inFlight: (index: number, path: string) => inFlight[index]?.get(path) ?? 0,
+    /** Connections refused, each passed on to the next upstream. */
+    skipped: () => skipped,
+    /** Requests an upstream failed to answer once sent (answered 502). */
+    cutOff: () => cutOff,
+    stop: () => server.stop(true),
+  };
+}
