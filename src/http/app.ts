@@ -11,6 +11,7 @@ import { CodedError, type ErrorCode } from "../lib/errors.ts";
 import type { Logger } from "../lib/logger.ts";
 import { createMetricsRegistry, type MetricsRegistry } from "../lib/metrics.ts";
 import type { RegisterWriter } from "../lib/register-write.ts";
+import type { UplinkView } from "../lib/uplink-report.ts";
 import type { Store } from "../store/index.ts";
 import { adminPageRoutes } from "./admin/page.ts";
 import { adminRoutes } from "./admin/router.ts";
@@ -49,6 +50,8 @@ export interface HttpAppDeps {
   healthChecks?: readonly HealthCheck[];
   /** More for /healthz's body, by name (the uplink's state on a site, for example). */
   healthDetails?: () => Record<string, unknown>;
+  /** The site's link to its central for the admin page; absent: `{ "configured": false }`. */
+  uplinkView?: () => UplinkView;
   /** Called after an admin change that recorded an event: wakes webhook delivery at once. */
   onEvent?: () => void;
   /** Origins a browser may call /v1 from (config `api.cors_origins`); `*` for any. Default: none. */
@@ -226,6 +229,7 @@ export async function createHttpApp(deps: HttpAppDeps) {
         deviceHealth: deps.deviceHealth ?? noDeviceHealth,
         onEvent: deps.onEvent,
         writeRegister: deps.writeRegister,
+        uplinkView: deps.uplinkView,
         problem: (request, code, detail, headers) => {
           const response = fail(request, code, detail);
           for (const [name, value] of Object.entries(headers ?? {})) response.headers.set(name, value);

@@ -49,6 +49,7 @@ export function createForwarder(options: ForwarderOptions) {
   /** The status the central last took of each gateway, as "status lastSeen": only changes are sent again. */
   let statusSent = new Map<string, string>();
   const stats: ForwardStats = { forwarded: 0, forwardedThrough: null, completeThrough: null };
+  const startedAt = options.now();
   const siteRegisters = new Set(
     options.gateways.flatMap((gateway) =>
       gateway.modbusDevices.flatMap((device) => device.registers.map((register) => register.id)),
@@ -97,6 +98,11 @@ export function createForwarder(options: ForwarderOptions) {
 
   return {
     stats: (): ForwardStats => stats,
+    /**
+     * How far behind the central is at `now`: every reading stored before `now`
+     * minus this is there. Since start while no round has completed.
+     */
+    lagMs: (now: number): number => Math.max(0, now - (stats.completeThrough ?? startedAt)),
     /** After a failure or a reconnect the inventory is sent and the positions asked again. */
     reset(): void {
       inventorySent = false;

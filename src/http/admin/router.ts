@@ -15,6 +15,7 @@ import { adminEndpointRoutes } from "./endpoints.ts";
 import { adminInventoryRoutes } from "./inventory.ts";
 import { adminKeyRoutes } from "./keys.ts";
 import { checkChange, isChange, requireSession, sessionCookie } from "./session.ts";
+import { adminUplinkRoutes } from "./uplink.ts";
 import { adminWriteRoutes } from "./writes.ts";
 
 export type { AdminDeps } from "./context.ts";
@@ -70,5 +71,6 @@ export function adminRoutes(deps: AdminDeps) {
       .use(adminAlertRoutes(context))
       .use(adminEndpointRoutes(context))
       .use(adminWriteRoutes(context))
+      .use(adminUplinkRoutes(context))
   );
 }
