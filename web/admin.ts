@@ -8,6 +8,7 @@ import { $, fillCheckboxes, fillSelect, guarded, say, show } from "./dom.ts";
 import { loadEndpoints, wireEndpoints } from "./endpoints.ts";
 import { loadGateways, startLiveRefresh, wireGateways } from "./gateways.ts";
 import { loadKeys, wireKeys } from "./keys.ts";
+import { detectUplink, loadUplink, startUplinkRefresh } from "./uplink.ts";
 import { loadWrites } from "./writes.ts";
 
 interface Session {
@@ -21,6 +22,7 @@ const loaders: Record<string, () => Promise<void>> = {
   keys: loadKeys,
   endpoints: loadEndpoints,
   writes: loadWrites,
+  uplink: loadUplink,
 };
 
 function openTab(name: string): void {
@@ -56,6 +58,7 @@ async function enter(session: Session): Promise<void> {
   show("setup", false);
   show("app", true);
   await guarded(loadChoices);
+  await guarded(detectUplink);
   openTab("gateways");
 }
 
@@ -110,6 +113,7 @@ wireChart();
 for (const item of document.querySelectorAll<HTMLButtonElement>("nav button"))
   item.onclick = () => openTab(item.dataset.tab ?? "gateways");
 startLiveRefresh();
+startUplinkRefresh();
 
 // On load: a running session, the setup form, or the login form.
 void guarded(async () => {
