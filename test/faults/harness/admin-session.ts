@@ -1,12 +1,10 @@
 /** An admin session on a running server, as the admin page holds one: an account made with the CLI, then a login. */
 import { repoRoot } from "../../harness/cli.ts";
 
-export async function adminSession(
-  baseUrl: string,
-  dataDir: string,
-  account: { user: string; role: "owner" | "admin" | "viewer" } = { user: "owner", role: "owner" },
-) {
-  const password = "fault-suite-password-1";
+type AdminAccount = { user: string; role: "owner" | "admin" | "viewer" };
+
+/** `fieldhub admin set-password` as an operator runs it: the password on stdin. */
+export async function setAdminPassword(dataDir: string, account: AdminAccount, password: string): Promise<void> {
   const setPassword = Bun.spawn(
     [
       process.execPath,
@@ -30,6 +28,15 @@ export async function adminSession(
   );
   if ((await setPassword.exited) !== 0)
     throw new Error(`admin set-password failed: ${await new Response(setPassword.stderr).text()}`);
+}
+
+export async function adminSession(
+  baseUrl: string,
+  dataDir: string,
+  account: AdminAccount = { user: "owner", role: "owner" },
+) {
+  const password = "fault-suite-password-1";
+  await setAdminPassword(dataDir, account, password);
   const login = await fetch(`${baseUrl}/admin/api/login`, {
     method: "POST",
     headers: { "content-type": "application/json" },
