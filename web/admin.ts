@@ -5,6 +5,7 @@ import { loadAlerts, wireAlerts } from "./alerts.ts";
 import { call, setCsrfToken, whenSessionEnds } from "./api.ts";
 import { wireChart } from "./chart.ts";
 import { $, fillCheckboxes, fillSelect, guarded, say, show } from "./dom.ts";
+import { detectSites, loadSites, startSitesRefresh } from "./edges.ts";
 import { loadEndpoints, wireEndpoints } from "./endpoints.ts";
 import { loadGateways, startLiveRefresh, wireGateways } from "./gateways.ts";
 import { loadKeys, wireKeys } from "./keys.ts";
@@ -23,6 +24,7 @@ const loaders: Record<string, () => Promise<void>> = {
   endpoints: loadEndpoints,
   writes: loadWrites,
   uplink: loadUplink,
+  sites: loadSites,
 };
 
 function openTab(name: string): void {
@@ -59,6 +61,7 @@ async function enter(session: Session): Promise<void> {
   show("app", true);
   await guarded(loadChoices);
   await guarded(detectUplink);
+  await guarded(detectSites);
   openTab("gateways");
 }
 
@@ -114,6 +117,7 @@ for (const item of document.querySelectorAll<HTMLButtonElement>("nav button"))
   item.onclick = () => openTab(item.dataset.tab ?? "gateways");
 startLiveRefresh();
 startUplinkRefresh();
+startSitesRefresh();
 
 // On load: a running session, the setup form, or the login form.
 void guarded(async () => {

@@ -3,9 +3,7 @@
 // shown. The tab is offered only on a box whose config has an `uplink`.
 import type { UplinkView } from "../src/lib/uplink-report.ts";
 import { call } from "./api.ts";
-import { $, agoText, badge, show, timeText } from "./dom.ts";
-
-const refreshMs = 2000;
+import { $, agoText, badge, refreshWhileShown, show, timeText } from "./dom.ts";
 
 /** "4 s", "12 min 5 s", "3 h 20 min", "2 days 4 h": a lag at a glance. */
 function durationText(seconds: number): string {
@@ -64,19 +62,5 @@ export async function loadUplink(): Promise<void> {
 }
 
 export function startUplinkRefresh(): void {
-  const tick = async () => {
-    if (!$("uplink").hidden && !$("app").hidden && document.visibilityState === "visible") {
-      try {
-        await loadUplink();
-        $("uplink-live").textContent = `Live: updated ${new Date().toLocaleTimeString()}`;
-        $("uplink-live").className = "";
-      } catch (error) {
-        $("uplink-live").textContent =
-          `Live updates failing: ${error instanceof Error ? error.message : String(error)}`;
-        $("uplink-live").className = "error";
-      }
-    }
-    setTimeout(() => void tick(), refreshMs);
-  };
-  setTimeout(() => void tick(), refreshMs);
+  refreshWhileShown("uplink", "uplink-live", loadUplink);
 }

@@ -218,7 +218,7 @@ export async function createHttpApp(deps: HttpAppDeps) {
     )
     .use(opsRoutes(store, metrics, deps.healthChecks, deps.healthDetails))
     .use(docsRoutes(openApi))
-    .use(edgeSessionRoutes(store))
+    .use(edgeSessionRoutes(store, clock))
     .use(edgeInventoryRoutes(store))
     .use(edgeReadingRoutes(store))
     .use(edgeStatusRoutes(store))

@@ -6,7 +6,8 @@
  * pymodbus peer), the owner made with `fieldhub admin set-password` and logged in
  * through the form. The tab shows the link connected with its lag and progress at
  * desktop and phone width (no horizontal overflow), and turns unreachable by
- * itself, without a reload, when the central stops. Screenshots go to
+ * itself, without a reload, when the central stops; the central's Sites tab lists
+ * the site with its last contact. Screenshots go to
  * test-results/admin-page/ beside the other pages'.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -29,6 +30,7 @@ let central: RunningCli | undefined;
 let peer: Awaited<ReturnType<typeof startModbusPeer>> | undefined;
 let site: RunningCli | undefined;
 let siteUrl: string;
+let token: string;
 let browser: Browser;
 let page: Page;
 const requested: string[] = [];
@@ -62,7 +64,7 @@ describe.skipIf(!hasPymodbus || !existsSync(chromiumPath))(
       const centralPort = freePort();
       centralUrl = `http://127.0.0.1:${centralPort}`;
       central = await startCentral(workDir, centralPort);
-      const token = await cli([
+      token = await cli([
         "edges",
         "create",
         "--data",
@@ -139,6 +141,43 @@ describe.skipIf(!hasPymodbus || !existsSync(chromiumPath))(
       await page.setViewportSize({ width: 1280, height: 900 });
     });
 
+    test("the central's Sites tab lists the site with its status and last contact, at desktop and phone width", async () => {
+      const centralData = join(workDir, "central");
+      await setAdminPassword(centralData, { user: owner.username, role: "owner" }, owner.password);
+      // A context of its own: the two processes share a host, so their session cookies would collide.
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      try {
+        const central = await context.newPage();
+        central.on("request", (request) => requested.push(request.url()));
+        central.on("pageerror", (error) => pageErrors.push(error.message));
+        await central.goto(`${centralUrl}/admin`);
+        const login = central.locator("#login");
+        await login.getByLabel("User name").fill(owner.username);
+        await login.getByLabel("Password").fill(owner.password);
+        await login.getByRole("button", { name: "Log in" }).click();
+        await central.getByRole("heading", { level: 2, name: "Gateways" }).waitFor();
+        const nav = central.getByRole("navigation");
+        // A central forwards to no central of its own; it has sites.
+        await nav.getByRole("button", { name: "Sites" }).click();
+        await central.getByRole("heading", { level: 2, name: "Sites" }).waitFor();
+        expect(await nav.getByRole("button", { name: "Central" }).isVisible()).toBe(false);
+        const row = central.locator("#site-rows tr").filter({ hasText: "greenhouse-north" });
+        await row.waitFor();
+        const cells = await row.locator("td").allTextContents();
+        expect(cells.slice(0, 4)).toEqual(["greenhouse-north", "acme", `${token.slice(0, 12)}…`, "active"]);
+        expect(cells[5]).toMatch(/^\d+ s ago$/);
+        await central.screenshot({ path: join(screenshots, "23-central-sites.png"), fullPage: true });
+
+        await central.setViewportSize({ width: 375, height: 800 });
+        await central.waitForTimeout(200);
+        const overflow = await central.evaluate<number>("document.documentElement.scrollWidth - window.innerWidth");
+        expect(overflow).toBe(0);
+        await central.screenshot({ path: join(screenshots, "24-phone-central-sites.png"), fullPage: true });
+      } finally {
+        await context.close();
+      }
+    });
+
     test("the central stops: the tab turns unreachable with the reason, without a reload", async () => {
       await central?.stop();
       central = undefined;
@@ -150,7 +189,11 @@ describe.skipIf(!hasPymodbus || !existsSync(chromiumPath))(
 
     test("nothing was loaded from outside and no script failed", () => {
       expect(requested.some((url) => url.endsWith("/admin/api/uplink"))).toBe(true);
-      expect(requested.filter((url) => !url.startsWith(`${siteUrl}/`) && !url.startsWith("data:"))).toEqual([]);
+      expect(
+        requested.filter(
+          (url) => !url.startsWith(`${siteUrl}/`) && !url.startsWith(`${centralUrl}/`) && !url.startsWith("data:"),
+        ),
+      ).toEqual([]);
       expect(pageErrors).toEqual([]);
     });
   },

@@ -6,7 +6,8 @@
  * GET /admin/api/uplink says connected with the forwarding progress and lag (the
  * same presentation as /healthz, plus the central's URL, never the token), says
  * `configured: false` on a box of its own, `unreachable` once the central is gone,
- * and answers 401 problem+json without a session.
+ * and answers 401 problem+json without a session. The central's own admin API
+ * lists its sites (GET /admin/api/edges) with each token's last session check.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -166,6 +167,37 @@ describe.skipIf(!hasPymodbus)("the admin API's view of the uplink (needs Debian'
     const response = await session.get("/admin/api/uplink");
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ configured: false });
+  });
+
+  test("the central lists its sites: name, organisation, prefix, status, created and the last session check; never a token", async () => {
+    const centralData = join(workDir, "central");
+    const spare = await cli(["edges", "create", "--data", centralData, "--org", "acme", "--name", "spare"]);
+    await cli(["edges", "revoke", "--data", centralData, spare.slice(0, 12)]);
+    const unauthenticated = await fetch(`${centralUrl}/admin/api/edges`);
+    expect(unauthenticated.status).toBe(401);
+    expect(unauthenticated.headers.get("content-type")).toBe("application/problem+json");
+
+    const session = await adminSession(centralUrl, centralData, { user: "watcher", role: "viewer" });
+    const response = await session.get("/admin/api/edges");
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    expect(text).not.toContain(token);
+    expect(text).not.toContain(spare);
+    const { data } = JSON.parse(text) as { data: Record<string, string | null>[] };
+    expect(data.map((edge) => [edge.name, edge.organization, edge.prefix, edge.status])).toEqual([
+      ["spare", "acme", spare.slice(0, 12), "revoked"],
+      ["north", "acme", token.slice(0, 12), "active"],
+    ]);
+    const north = data[1] ?? {};
+    // The site checks every second: its last use is this minute's (written at most once a minute).
+    expect(Date.now() - Date.parse(north.last_used_at ?? "")).toBeLessThan(65_000);
+    expect(Date.parse(north.created_at ?? "")).toBeLessThanOrEqual(Date.parse(north.last_used_at ?? ""));
+    expect(data[0]?.last_used_at).toBeNull();
+    expect(data[0]?.revoked_at).not.toBeNull();
+
+    // `fieldhub edges list --json` shows the same shape, and the table names the last use.
+    expect(JSON.parse(await cli(["edges", "list", "--data", centralData, "--json"]))).toEqual(data);
+    expect(await cli(["edges", "list", "--data", centralData])).toContain(`last used ${north.last_used_at}`);
   });
 
   test("the central stopped: unreachable with the reason, last contact kept, the lag growing", async () => {

@@ -11,6 +11,7 @@ import type { AdminSession } from "../../store/admin.ts";
 import { adminAlertRoutes } from "./alerts.ts";
 import { adminAuthRoutes } from "./auth.ts";
 import { type AdminContext, type AdminDeps, adminPrefix } from "./context.ts";
+import { adminEdgeRoutes } from "./edges.ts";
 import { adminEndpointRoutes } from "./endpoints.ts";
 import { adminInventoryRoutes } from "./inventory.ts";
 import { adminKeyRoutes } from "./keys.ts";
@@ -72,5 +73,6 @@ export function adminRoutes(deps: AdminDeps) {
       .use(adminEndpointRoutes(context))
       .use(adminWriteRoutes(context))
       .use(adminUplinkRoutes(context))
+      .use(adminEdgeRoutes(context))
   );
 }

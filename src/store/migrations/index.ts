@@ -21,6 +21,7 @@ import deviceStorageInterval from "./0012_device_storage_interval.sql" with { ty
 import historyGeneration from "./0013_history_generation.sql" with { type: "text" };
 import edgeTokens from "./0014_edge_tokens.sql" with { type: "text" };
 import gatewayEdgeSite from "./0015_gateway_edge_site.sql" with { type: "text" };
+import edgeTokenLastUsed from "./0016_edge_token_last_used.sql" with { type: "text" };
 import journal from "./meta/_journal.json" with { type: "json" };
 
 export const migrationSql: Record<string, string> = {
@@ -40,6 +41,7 @@ export const migrationSql: Record<string, string> = {
   "0013_history_generation": historyGeneration,
   "0014_edge_tokens": edgeTokens,
   "0015_gateway_edge_site": gatewayEdgeSite,
+  "0016_edge_token_last_used": edgeTokenLastUsed,
 };
 
 export const migrationJournal: { entries: { tag: string; when: number; breakpoints: boolean }[] } = journal;

@@ -10,6 +10,7 @@ import webhooksRateLimits from "./0001_webhooks_rate_limits.sql" with { type: "t
 import inventoryAlertsKeysAdmin from "./0002_inventory_alerts_keys_admin.sql" with { type: "text" };
 import gatewayEdgeSite from "./0003_gateway_edge_site.sql" with { type: "text" };
 import edgeTokens from "./0004_edge_tokens.sql" with { type: "text" };
+import edgeTokenLastUsed from "./0005_edge_token_last_used.sql" with { type: "text" };
 import journal from "./meta/_journal.json" with { type: "json" };
 
 export const postgresMigrationSql: Record<string, string> = {
@@ -18,6 +19,7 @@ export const postgresMigrationSql: Record<string, string> = {
   "0002_inventory_alerts_keys_admin": inventoryAlertsKeysAdmin,
   "0003_gateway_edge_site": gatewayEdgeSite,
   "0004_edge_tokens": edgeTokens,
+  "0005_edge_token_last_used": edgeTokenLastUsed,
 };
 
 export const postgresMigrationJournal: { entries: { tag: string; when: number }[] } = journal;
