@@ -5,9 +5,11 @@ import { loadAlerts, wireAlerts } from "./alerts.ts";
 import { call, setCsrfToken, whenSessionEnds } from "./api.ts";
 import { wireChart } from "./chart.ts";
 import { $, fillCheckboxes, fillSelect, guarded, say, show } from "./dom.ts";
+import { detectSites, loadSites, startSitesRefresh } from "./edges.ts";
 import { loadEndpoints, wireEndpoints } from "./endpoints.ts";
 import { loadGateways, startLiveRefresh, wireGateways } from "./gateways.ts";
 import { loadKeys, wireKeys } from "./keys.ts";
+import { detectUplink, loadUplink, startUplinkRefresh } from "./uplink.ts";
 import { loadWrites } from "./writes.ts";
 
 interface Session {
@@ -21,6 +23,8 @@ const loaders: Record<string, () => Promise<void>> = {
   keys: loadKeys,
   endpoints: loadEndpoints,
   writes: loadWrites,
+  uplink: loadUplink,
+  sites: loadSites,
 };
 
 function openTab(name: string): void {
@@ -56,6 +60,8 @@ async function enter(session: Session): Promise<void> {
   show("setup", false);
   show("app", true);
   await guarded(loadChoices);
+  await guarded(detectUplink);
+  await guarded(detectSites);
   openTab("gateways");
 }
 
@@ -110,6 +116,8 @@ wireChart();
 for (const item of document.querySelectorAll<HTMLButtonElement>("nav button"))
   item.onclick = () => openTab(item.dataset.tab ?? "gateways");
 startLiveRefresh();
+startUplinkRefresh();
+startSitesRefresh();
 
 // On load: a running session, the setup form, or the login form.
 void guarded(async () => {

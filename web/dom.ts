@@ -136,3 +136,24 @@ export function askForNote(title: string): Promise<string | null> {
     dialog.onclose = () => resolve(dialog.returnValue === "ok" ? text.value.trim() : null);
   });
 }
+
+/**
+ * Calls `load` every `everyMs` while the tab `tabId` is on screen (and the page
+ * visible), saying in `statusId` when it last worked or why it fails.
+ */
+export function refreshWhileShown(tabId: string, statusId: string, load: () => Promise<void>, everyMs = 2000): void {
+  const tick = async () => {
+    if (!$(tabId).hidden && !$("app").hidden && document.visibilityState === "visible") {
+      try {
+        await load();
+        $(statusId).textContent = `Live: updated ${new Date().toLocaleTimeString()}`;
+        $(statusId).className = "";
+      } catch (error) {
+        $(statusId).textContent = `Live updates failing: ${error instanceof Error ? error.message : String(error)}`;
+        $(statusId).className = "error";
+      }
+    }
+    setTimeout(() => void tick(), everyMs);
+  };
+  setTimeout(() => void tick(), everyMs);
+}

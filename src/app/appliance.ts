@@ -74,6 +74,7 @@ export async function startAppliance(options: ApplianceOptions): Promise<Applian
     logRequests: requestLogsWanted(config.http.logRequests),
     healthChecks: parts.healthChecks,
     healthDetails: parts.healthDetails,
+    uplinkView: parts.uplinkView,
     deviceHealth: parts.deviceHealth,
     onEvent: parts.eventRecorded,
     writeRegister: parts.writeRegister,

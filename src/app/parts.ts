@@ -14,14 +14,16 @@ import type { Clock } from "../lib/clock.ts";
 import { CodedError } from "../lib/errors.ts";
 import type { Logger } from "../lib/logger.ts";
 import type { MetricsRegistry } from "../lib/metrics.ts";
+import type { UplinkView } from "../lib/uplink-report.ts";
 import { createDeviceHealthBoard } from "../modbus/device-health.ts";
 import type { LinkOpener } from "../modbus/link.ts";
 import { registerModbusMetrics } from "../modbus/metrics.ts";
 import { type PollSink, startGatewayPoller } from "../modbus/poller.ts";
 import type { Store } from "../store/index.ts";
-import { createForwarder, type ForwardStats } from "../uplink/forwarder.ts";
-import { startUplink, type UplinkStatus, uplinkCallTimeoutMs } from "../uplink/link.ts";
+import { createForwarder } from "../uplink/forwarder.ts";
+import { startUplink, uplinkCallTimeoutMs } from "../uplink/link.ts";
 import { registerUplinkMetrics } from "../uplink/metrics.ts";
+import { presentUplink } from "../uplink/present.ts";
 import { startDispatcher } from "../webhooks/dispatcher.ts";
 import { registerWebhookMetrics } from "../webhooks/metrics.ts";
 import { createRegisterWriter } from "./register-writes.ts";
@@ -212,9 +214,21 @@ export async function startParts(options: PartsOptions) {
           : { ok: true as const };
       },
     ],
-    /** /healthz shows a site's link to its central (docs/fleet.md): state, reason, last contact. */
+    /** /healthz shows a site's link to its central (docs/fleet.md): state, reason, last contact, progress. */
     healthDetails: (): Record<string, unknown> =>
-      uplink === null || forwarder === null ? {} : { uplink: presentUplink(uplink.status(), forwarder.stats()) },
+      uplink === null || forwarder === null ? {} : { uplink: presentUplink(uplink.status(), forwarder, clock.now()) },
+    /**
+     * The admin page's view of the same (docs/admin.md, "Central"), with the central's
+     * URL: behind a session, where /healthz is open to anyone who can reach the box.
+     */
+    uplinkView: (): UplinkView =>
+      config.uplink === null || uplink === null || forwarder === null
+        ? { configured: false }
+        : {
+            configured: true,
+            central_url: config.uplink.url,
+            ...presentUplink(uplink.status(), forwarder, clock.now()),
+          },
     async stop(): Promise<void> {
       await Promise.all(schedules.map((schedule) => schedule.stop()));
       // Pollers first, so nothing arrives after the last flush.
@@ -225,21 +239,5 @@ export async function startParts(options: PartsOptions) {
       await dispatcher.stop();
       await uplink?.stop();
     },
-  };
-}
-
-function presentUplink(status: UplinkStatus, forwarding: ForwardStats) {
-  return {
-    forwarded_readings: forwarding.forwarded,
-    forwarded_alert_events: forwarding.alertEvents,
-    forwarded_through:
-      forwarding.forwardedThrough === null ? null : new Date(forwarding.forwardedThrough).toISOString(),
-    complete_through: forwarding.completeThrough === null ? null : new Date(forwarding.completeThrough).toISOString(),
-    state: status.state,
-    reason: status.reason,
-    organization: status.organization,
-    site: status.site,
-    since: new Date(status.since).toISOString(),
-    last_contact_at: status.lastContactAt === null ? null : new Date(status.lastContactAt).toISOString(),
   };
 }

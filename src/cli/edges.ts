@@ -1,7 +1,7 @@
 /** `fieldhub edges create|list|revoke`: the edge tokens site boxes present to this central (docs/fleet.md). */
 
-import { isoOrNull } from "../lib/clock.ts";
-import { EdgeNameTakenError, type EdgeTokenListing } from "../store/edges.ts";
+import { presentEdgeToken } from "../http/presenters/edge-tokens.ts";
+import { EdgeNameTakenError } from "../store/edges.ts";
 import { UnknownOrganizationError } from "../store/keys.ts";
 import { CommandError, parseCommandArgs, requireDataDir, requireOption, UsageError } from "./args.ts";
 import { openCommandStore } from "./command-store.ts";
@@ -22,7 +22,8 @@ export const edgesHelp: readonly CommandHelp[] = [
   {
     command: "edges list",
     arguments: "--data DIR [--org ORG] [--json]",
-    summary: "List edge tokens (prefix, id, organisation, site name, status, created); never the tokens themselves.",
+    summary:
+      "List edge tokens (prefix, id, organisation, site name, status, created, last used: the site's last session check, to the minute); never the tokens themselves.",
     options: [dataOption, { ...orgOption, text: "only the tokens of this organisation" }, jsonOption],
   },
   {
@@ -66,7 +67,9 @@ async function createEdgeToken(argv: string[], now: number): Promise<void> {
     const created = await store.edges.create(orgKey, name, now);
     if (values.json === true) {
       const { token, ...listed } = created;
-      process.stdout.write(`${JSON.stringify({ token, ...presentEdgeToken({ ...listed, revokedAt: null }) })}\n`);
+      process.stdout.write(
+        `${JSON.stringify({ token, ...presentEdgeToken({ ...listed, revokedAt: null, lastUsedAt: null }) })}\n`,
+      );
     } else {
       process.stdout.write(`${created.token}\n`);
       process.stderr.write(
@@ -89,18 +92,6 @@ async function createEdgeToken(argv: string[], now: number): Promise<void> {
   }
 }
 
-function presentEdgeToken(edge: EdgeTokenListing) {
-  return {
-    id: edge.id,
-    prefix: edge.prefix,
-    name: edge.name,
-    organization: edge.orgKey,
-    status: edge.revokedAt === null ? "active" : "revoked",
-    created_at: isoOrNull(edge.createdAt),
-    revoked_at: isoOrNull(edge.revokedAt),
-  };
-}
-
 async function listEdgeTokens(argv: string[]): Promise<void> {
   const { values } = parseCommandArgs(argv, {
     data: { type: "string" },
@@ -116,9 +107,15 @@ async function listEdgeTokens(argv: string[]): Promise<void> {
     }
     const lines = edges.map((edge) => {
       const shown = presentEdgeToken(edge);
-      return [shown.prefix, shown.id, shown.organization, shown.name, shown.status, `created ${shown.created_at}`].join(
-        "\t",
-      );
+      return [
+        shown.prefix,
+        shown.id,
+        shown.organization,
+        shown.name,
+        shown.status,
+        `created ${shown.created_at}`,
+        `last used ${shown.last_used_at ?? "never"}`,
+      ].join("\t");
     });
     process.stdout.write(lines.length > 0 ? `${lines.join("\n")}\n` : "no edge tokens\n");
   } finally {

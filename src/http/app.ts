@@ -11,6 +11,7 @@ import { CodedError, type ErrorCode } from "../lib/errors.ts";
 import type { Logger } from "../lib/logger.ts";
 import { createMetricsRegistry, type MetricsRegistry } from "../lib/metrics.ts";
 import type { RegisterWriter } from "../lib/register-write.ts";
+import type { UplinkView } from "../lib/uplink-report.ts";
 import type { Store } from "../store/index.ts";
 import { adminPageRoutes } from "./admin/page.ts";
 import { adminRoutes } from "./admin/router.ts";
@@ -50,6 +51,8 @@ export interface HttpAppDeps {
   healthChecks?: readonly HealthCheck[];
   /** More for /healthz's body, by name (the uplink's state on a site, for example). */
   healthDetails?: () => Record<string, unknown>;
+  /** The site's link to its central for the admin page; absent: `{ "configured": false }`. */
+  uplinkView?: () => UplinkView;
   /** Called after an admin change or a site's forwarded change that recorded an event: wakes webhook delivery at once. */
   onEvent?: () => void;
   /** Origins a browser may call /v1 from (config `api.cors_origins`); `*` for any. Default: none. */
@@ -216,7 +219,7 @@ export async function createHttpApp(deps: HttpAppDeps) {
     )
     .use(opsRoutes(store, metrics, deps.healthChecks, deps.healthDetails))
     .use(docsRoutes(openApi))
-    .use(edgeSessionRoutes(store))
+    .use(edgeSessionRoutes(store, clock))
     .use(edgeInventoryRoutes(store))
     .use(edgeReadingRoutes(store))
     .use(edgeStatusRoutes(store, deps.onEvent))
@@ -228,6 +231,7 @@ export async function createHttpApp(deps: HttpAppDeps) {
         deviceHealth: deps.deviceHealth ?? noDeviceHealth,
         onEvent: deps.onEvent,
         writeRegister: deps.writeRegister,
+        uplinkView: deps.uplinkView,
         problem: (request, code, detail, headers) => {
           const response = fail(request, code, detail);
           for (const [name, value] of Object.entries(headers ?? {})) response.headers.set(name, value);

@@ -31,6 +31,8 @@ export interface EdgeTokenListing {
   orgKey: string;
   createdAt: number;
   revokedAt: number | null;
+  /** When the site's session check last passed with the token, to the minute; null: never. */
+  lastUsedAt: number | null;
 }
 
 /** Another token of the organisation that is not revoked already has this site name. */
@@ -61,6 +63,29 @@ export interface EdgeStore {
   revoke(idOrPrefix: string, now: number): Promise<number>;
   /** The token's site, looked up by hash on every call, so a revoke from the CLI counts at once; null when unknown. */
   lookup(token: string): Promise<EdgeForRequest | null>;
+  /**
+   * Notes a session check that passed with the token (its id), as the central's last
+   * contact with the site; written at most once a minute per token and process, never
+   * moved back. A store that takes no writes just now loses the note, not the check.
+   */
+  recordUse(tokenId: string, now: number): Promise<void>;
+}
+
+/** The minute a token's last use was written in, per token: the session check costs no write within it. */
+export function minuteThrottle() {
+  const writtenMinute = new Map<string, number>();
+  return {
+    /** Whether this use needs a write; call `forget` if the write failed, so the next use tries again. */
+    due(tokenId: string, now: number): boolean {
+      const minute = Math.floor(now / 60_000);
+      if (writtenMinute.get(tokenId) === minute) return false;
+      writtenMinute.set(tokenId, minute);
+      return true;
+    },
+    forget(tokenId: string): void {
+      writtenMinute.delete(tokenId);
+    },
+  };
 }
 
 export function sqliteEdgeStore({ sqlite, db }: SqliteConnection): Synchronous<EdgeStore> {
@@ -70,6 +95,10 @@ export function sqliteEdgeStore({ sqlite, db }: SqliteConnection): Synchronous<E
        FROM edge_tokens e
       WHERE e.hash = ?`,
   );
+  const touch = sqlite.prepare<unknown, [number, string, number]>(
+    "UPDATE edge_tokens SET last_used_at = ? WHERE uuid = ? AND (last_used_at IS NULL OR last_used_at < ?)",
+  );
+  const throttle = minuteThrottle();
   const listing = () =>
     db
       .select({
@@ -79,6 +108,7 @@ export function sqliteEdgeStore({ sqlite, db }: SqliteConnection): Synchronous<E
         orgKey: organizations.key,
         createdAt: edgeTokens.createdAt,
         revokedAt: edgeTokens.revokedAt,
+        lastUsedAt: edgeTokens.lastUsedAt,
       })
       .from(edgeTokens)
       .innerJoin(organizations, eq(organizations.id, edgeTokens.orgId))
@@ -133,6 +163,14 @@ export function sqliteEdgeStore({ sqlite, db }: SqliteConnection): Synchronous<E
     },
     lookup(token) {
       return byHash.get(sha256Hex(token));
+    },
+    recordUse(tokenId, now) {
+      if (!throttle.due(tokenId, now)) return;
+      try {
+        touch.run(now, tokenId, now);
+      } catch {
+        throttle.forget(tokenId);
+      }
     },
   };
 }

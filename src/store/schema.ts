@@ -240,6 +240,8 @@ export const edgeTokens = sqliteTable(
     hash: text("hash").notNull().unique(),
     createdAt: integer("created_at").notNull(),
     revokedAt: integer("revoked_at"),
+    /** When the site's session check last passed with this token, to the minute (the central's last contact with it). */
+    lastUsedAt: integer("last_used_at"),
   },
   (table) => [uniqueIndex("edge_tokens_live_name").on(table.orgId, table.name).where(sql`${table.revokedAt} IS NULL`)],
 );

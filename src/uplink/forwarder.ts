@@ -70,6 +70,7 @@ export function createForwarder(options: ForwarderOptions) {
   const appliedRequests = new Set<string>();
   const siteGateways = new Set(options.gateways.map((gateway) => gateway.id));
   let openAlertsSent = false;
+  const startedAt = options.now();
   const siteRegisters = new Set(
     options.gateways.flatMap((gateway) =>
       gateway.modbusDevices.flatMap((device) => device.registers.map((register) => register.id)),
@@ -179,6 +180,11 @@ export function createForwarder(options: ForwarderOptions) {
 
   return {
     stats: (): ForwardStats => stats,
+    /**
+     * How far behind the central is at `now`: every reading stored before `now`
+     * minus this is there. Since start while no round has completed.
+     */
+    lagMs: (now: number): number => Math.max(0, now - (stats.completeThrough ?? startedAt)),
     /** After a failure or a reconnect the inventory is sent and the positions asked again. */
     reset(): void {
       inventorySent = false;

@@ -8,9 +8,8 @@
  */
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/logger.ts";
+import type { UplinkState } from "../lib/uplink-report.ts";
 import { ForwardError, type Forwarder } from "./forwarder.ts";
-
-export type UplinkState = "connecting" | "connected" | "unreachable" | "refused";
 
 export interface UplinkStatus {
   state: UplinkState;

@@ -1,15 +1,13 @@
 /** The uplink's Prometheus metrics (docs/fleet.md): the link's state, forwarding progress and lag, read at each scrape. */
 import type { Clock } from "../lib/clock.ts";
 import { countedFrom, gaugedFrom, type MetricsRegistry } from "../lib/metrics.ts";
+import { uplinkStates } from "../lib/uplink-report.ts";
 import type { Forwarder } from "./forwarder.ts";
-import type { Uplink, UplinkState } from "./link.ts";
-
-const states: readonly UplinkState[] = ["connecting", "connected", "unreachable", "refused"];
+import type { Uplink } from "./link.ts";
 
 export function registerUplinkMetrics(registry: MetricsRegistry, uplink: Uplink, forwarder: Forwarder, clock: Clock) {
-  const startedAt = clock.now();
   gaugedFrom(registry, "fieldhub_uplink_state", "1 for the uplink's current state, 0 for the others", ["state"], () =>
-    states.map((state) => ({ labels: { state }, value: uplink.status().state === state ? 1 : 0 })),
+    uplinkStates.map((state) => ({ labels: { state }, value: uplink.status().state === state ? 1 : 0 })),
   );
   gaugedFrom(
     registry,
@@ -44,9 +42,6 @@ export function registerUplinkMetrics(registry: MetricsRegistry, uplink: Uplink,
     "fieldhub_uplink_lag_seconds",
     "How far behind the central is: every reading stored before now minus this is there (since start when none is yet)",
     [],
-    () => {
-      const { completeThrough } = forwarder.stats();
-      return [{ labels: {}, value: Math.max(0, clock.now() - (completeThrough ?? startedAt)) / 1000 }];
-    },
+    () => [{ labels: {}, value: forwarder.lagMs(clock.now()) / 1000 }],
   );
 }

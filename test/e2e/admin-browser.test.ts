@@ -370,6 +370,12 @@ describe("the admin page in chromium", () => {
     await page.setViewportSize({ width: 1280, height: 900 });
   });
 
+  test("the demo forwards to no central: the page asked, and offers no Central tab", async () => {
+    await waitUntil(async () => requested.some((url) => url === `${base}/admin/api/uplink`), "GET /admin/api/uplink");
+    expect(await page.locator("#uplink-tab").isVisible()).toBe(false);
+    expect(await page.getByRole("navigation").getByRole("button", { name: "Central" }).count()).toBe(0);
+  });
+
   test("a viewer sees gateways, alerts, keys and endpoints, and is offered no change and no secret", async () => {
     const created = Bun.spawn(
       [

@@ -137,7 +137,7 @@ describe.skipIf(skipReason !== null)(`a central on PostgreSQL${skipReason === nu
   test("the admin page works on either process: a session signed in on one acts on the other", async () => {
     const [a, b] = centrals;
     if (a === undefined || b === undefined) throw new Error("two centrals expected");
-    const session = await adminSession(a.url, join(workDir, "central-a"), env);
+    const session = await adminSession(a.url, join(workDir, "central-a"), { user: "owner", role: "owner" }, env);
     const created = await session.post(
       "/admin/api/keys",
       { organization: "acme", name: "made on b", scopes: ["devices:read"] },

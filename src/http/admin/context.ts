@@ -3,6 +3,7 @@ import type { Clock } from "../../lib/clock.ts";
 import type { DeviceHealthReader } from "../../lib/device-health.ts";
 import type { ErrorCode } from "../../lib/errors.ts";
 import type { RegisterWriter } from "../../lib/register-write.ts";
+import type { UplinkView } from "../../lib/uplink-report.ts";
 import type { AdminSession } from "../../store/admin.ts";
 import type { Store } from "../../store/index.ts";
 
@@ -19,6 +20,8 @@ export interface AdminDeps {
   onEvent?: () => void;
   /** Register writes through the pollers; absent: nothing can be written. */
   writeRegister?: RegisterWriter;
+  /** The site's link to its central (docs/fleet.md); absent: this box forwards to none. */
+  uplinkView?: () => UplinkView;
   /** Login attempts per client address per minute (default 10). */
   loginLimitPerMinute?: number;
 }

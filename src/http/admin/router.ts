@@ -11,10 +11,12 @@ import type { AdminSession } from "../../store/admin.ts";
 import { adminAlertRoutes } from "./alerts.ts";
 import { adminAuthRoutes } from "./auth.ts";
 import { type AdminContext, type AdminDeps, adminPrefix } from "./context.ts";
+import { adminEdgeRoutes } from "./edges.ts";
 import { adminEndpointRoutes } from "./endpoints.ts";
 import { adminInventoryRoutes } from "./inventory.ts";
 import { adminKeyRoutes } from "./keys.ts";
 import { checkChange, isChange, requireSession, sessionCookie } from "./session.ts";
+import { adminUplinkRoutes } from "./uplink.ts";
 import { adminWriteRoutes } from "./writes.ts";
 
 export type { AdminDeps } from "./context.ts";
@@ -70,5 +72,7 @@ export function adminRoutes(deps: AdminDeps) {
       .use(adminAlertRoutes(context))
       .use(adminEndpointRoutes(context))
       .use(adminWriteRoutes(context))
+      .use(adminUplinkRoutes(context))
+      .use(adminEdgeRoutes(context))
   );
 }

@@ -22,6 +22,7 @@ import historyGeneration from "./0013_history_generation.sql" with { type: "text
 import edgeTokens from "./0014_edge_tokens.sql" with { type: "text" };
 import gatewayEdgeSite from "./0015_gateway_edge_site.sql" with { type: "text" };
 import alertForwarding from "./0016_alert_forwarding.sql" with { type: "text" };
+import edgeTokenLastUsed from "./0017_edge_token_last_used.sql" with { type: "text" };
 import journal from "./meta/_journal.json" with { type: "json" };
 
 export const migrationSql: Record<string, string> = {
@@ -42,6 +43,7 @@ export const migrationSql: Record<string, string> = {
   "0014_edge_tokens": edgeTokens,
   "0015_gateway_edge_site": gatewayEdgeSite,
   "0016_alert_forwarding": alertForwarding,
+  "0017_edge_token_last_used": edgeTokenLastUsed,
 };
 
 export const migrationJournal: { entries: { tag: string; when: number; breakpoints: boolean }[] } = journal;

@@ -13,6 +13,7 @@ import {
   type EdgeStore,
   type EdgeTokenListing,
   edgeTokenPrefixLength,
+  minuteThrottle,
 } from "../edges.ts";
 import { UnknownOrganizationError } from "../keys.ts";
 import type { Sql } from "./connection.ts";
@@ -21,10 +22,13 @@ import { firstOf, rowsOf } from "./rows.ts";
 /** SQLSTATE of a unique violation. */
 const uniqueViolation = "23505";
 
-const listing = `SELECT e.uuid AS id, e.prefix, e.name, o.key AS "orgKey", e.created_at::float8 AS "createdAt", e.revoked_at::float8 AS "revokedAt"
+const listing = `SELECT e.uuid AS id, e.prefix, e.name, o.key AS "orgKey", e.created_at::float8 AS "createdAt", e.revoked_at::float8 AS "revokedAt",
+                        e.last_used_at::float8 AS "lastUsedAt"
                    FROM edge_tokens e JOIN organizations o ON o.id = e.org_id`;
 
 export class PgEdgeStore implements EdgeStore {
+  private readonly throttle = minuteThrottle();
+
   constructor(private readonly sql: Sql) {}
 
   async create(orgKey: string, name: string, now: number): Promise<CreatedEdgeToken> {
@@ -66,5 +70,17 @@ export class PgEdgeStore implements EdgeStore {
       SELECT e.uuid AS id, e.name, e.org_id AS "orgId", e.revoked_at::float8 AS "revokedAt",
              (SELECT o.key FROM organizations o WHERE o.id = e.org_id) AS "orgKey"
         FROM edge_tokens e WHERE e.hash = ${sha256Hex(token)}`);
+  }
+
+  async recordUse(tokenId: string, now: number): Promise<void> {
+    if (!this.throttle.due(tokenId, now)) return;
+    try {
+      // Never back: another central process may have noted a later check.
+      await this.sql`
+        UPDATE edge_tokens SET last_used_at = ${now}
+         WHERE uuid = ${tokenId} AND (last_used_at IS NULL OR last_used_at < ${now})`;
+    } catch {
+      this.throttle.forget(tokenId);
+    }
   }
 }

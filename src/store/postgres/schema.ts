@@ -380,6 +380,7 @@ export const edgeTokens = pgTable(
     hash: text("hash").notNull().unique(),
     createdAt: ms("created_at").notNull(),
     revokedAt: ms("revoked_at"),
+    lastUsedAt: ms("last_used_at"),
   },
   (table) => [uniqueIndex("edge_tokens_live_name").on(table.orgId, table.name).where(sql`${table.revokedAt} IS NULL`)],
 );

@@ -62,6 +62,25 @@ for (const engine of bothEngines()) {
         expect((await store.edges.create("acme", "north", t0 + 5)).name).toBe("north");
       });
 
+      test("a token's last use: null until a session check, then that time, at most one write a minute, never back", async () => {
+        const site = await store.edges.create("acme", "last-use", t0);
+        const lastUsed = async () => (await store.edges.list("acme")).find((edge) => edge.id === site.id)?.lastUsedAt;
+        expect(await lastUsed()).toBeNull();
+        await store.edges.recordUse(site.id, t0 + 10 * minute + 1_000);
+        expect(await lastUsed()).toBe(t0 + 10 * minute + 1_000);
+        // Within the same minute: no write.
+        await store.edges.recordUse(site.id, t0 + 10 * minute + 30_000);
+        expect(await lastUsed()).toBe(t0 + 10 * minute + 1_000);
+        await store.edges.recordUse(site.id, t0 + 11 * minute);
+        expect(await lastUsed()).toBe(t0 + 11 * minute);
+        // An earlier time (another process's clock, or one stepped back) does not move it back.
+        await store.edges.recordUse(site.id, t0 + 9 * minute);
+        expect(await lastUsed()).toBe(t0 + 11 * minute);
+        // An unknown token id changes nothing and does not throw.
+        await store.edges.recordUse("00000000-0000-4000-8000-000000000000", t0 + 12 * minute);
+        expect((await store.edges.list()).filter((edge) => edge.lastUsedAt !== null).length).toBe(1);
+      });
+
       test("imported readings: one per register and storage period, the first in batch order; a resend stores nothing", async () => {
         const [first] = await store.query("SELECT id FROM registers ORDER BY id LIMIT 1");
         const registerId = Number(first?.id);

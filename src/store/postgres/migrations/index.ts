@@ -11,6 +11,7 @@ import inventoryAlertsKeysAdmin from "./0002_inventory_alerts_keys_admin.sql" wi
 import gatewayEdgeSite from "./0003_gateway_edge_site.sql" with { type: "text" };
 import edgeTokens from "./0004_edge_tokens.sql" with { type: "text" };
 import alertForwarding from "./0005_alert_forwarding.sql" with { type: "text" };
+import edgeTokenLastUsed from "./0006_edge_token_last_used.sql" with { type: "text" };
 import journal from "./meta/_journal.json" with { type: "json" };
 
 export const postgresMigrationSql: Record<string, string> = {
@@ -20,6 +21,7 @@ export const postgresMigrationSql: Record<string, string> = {
   "0003_gateway_edge_site": gatewayEdgeSite,
   "0004_edge_tokens": edgeTokens,
   "0005_alert_forwarding": alertForwarding,
+  "0006_edge_token_last_used": edgeTokenLastUsed,
 };
 
 export const postgresMigrationJournal: { entries: { tag: string; when: number }[] } = journal;

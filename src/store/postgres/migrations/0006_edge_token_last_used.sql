@@ -1,0 +1,1 @@
+ALTER TABLE "edge_tokens" ADD COLUMN "last_used_at" bigint;
