@@ -14,11 +14,11 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Webhook } from "standardwebhooks";
-import { createKey } from "../faults/harness/serve.ts";
 import { hasPymodbus, peerSiteYaml, startModbusPeer } from "../faults/harness/modbus-peer.ts";
+import { createKey } from "../faults/harness/serve.ts";
 import { freePort, type RunningCli, runCli, servedUrl, startCli } from "../harness/cli.ts";
 import { type PrivatePostgres, postgresAvailable, postgresMissingReason, startPostgres } from "../harness/postgres.ts";
-import { cli, getJson, startCentral, until } from "./harness.ts";
+import { cli, getJson, importSiteHistory, startCentral, until } from "./harness.ts";
 
 const centralYaml = `
 organizations:
@@ -192,26 +192,18 @@ for (const engine of ["SQLite", "PostgreSQL"] as const) {
         const configPath = join(workDir, "north.yaml");
         writeFileSync(configPath, peerSiteYaml({ serial: "NORTH-1", port: peer.port, before }), { mode: 0o600 });
         const siteDir = join(workDir, "north");
-        // The site's store made (one old reading imported) and its endpoint added before it first polls, so
-        // its receiver gets every alert event the site records.
-        const historyPath = join(workDir, "north.ndjson");
-        const ts = new Date(Date.now() - 3_600_000).toISOString();
-        const line = { gateway: "NORTH-1", device: "Meter", register: "r0", ts, raw_value: 1 };
-        writeFileSync(historyPath, `${JSON.stringify(line)}\n`);
-        await cli([
-          "history",
-          "import",
-          "--data",
-          siteDir,
-          "--config",
+        // The site's store made (a minute of history imported) and its endpoint added before it first
+        // polls, so its receiver gets every alert event the site records.
+        await importSiteHistory({
+          workDir,
+          dataDir: siteDir,
           configPath,
-          "--format",
-          "ndjson",
-          "--quiet",
-          historyPath,
-        ]);
+          serial: "NORTH-1",
+          start: Date.now() - 3_600_000,
+          minutes: 1,
+          value: () => 1,
+        });
         await addEndpoint(siteDir, "site", receivers.site);
-        // The site's own endpoint exists before its first alert, so it receives every alert event.
         site = startCli(["serve", "--config", configPath, "--data", siteDir, "--host", "127.0.0.1", "--port", "0"]);
         siteUrl = await site.waitFor(servedUrl, 30_000);
         siteKey = (await createKey(siteDir, "site", "devices:read,alerts:read")).key;

@@ -21,7 +21,16 @@ import { metricValue } from "../faults/harness/serve.ts";
 import { startVerifyingReceiver } from "../faults/harness/webhook-receivers.ts";
 import { freePort, type RunningCli, servedUrl, startCli } from "../harness/cli.ts";
 import { type PrivatePostgres, postgresAvailable, postgresMissingReason, startPostgres } from "../harness/postgres.ts";
-import { allReadings, cli, getJson, readKey, startBalancer, startCentral, until } from "./harness.ts";
+import {
+  allReadings,
+  cli,
+  getJson,
+  importSiteHistory,
+  readKey,
+  startBalancer,
+  startCentral,
+  until,
+} from "./harness.ts";
 
 const centralYaml = `
 organizations:
@@ -92,27 +101,16 @@ async function prepareSite(token: string, uplinkUrl: string): Promise<{ configPa
   writeFileSync(configPath, peerSiteYaml({ serial: "EAST-1", port: peer.port, storageIntervalS: 60, before: uplink }), {
     mode: 0o600,
   });
-  const lines: string[] = [];
-  for (let minute = 0; minute < historyDays * 24 * 60; minute++) {
-    const ts = new Date(historyStart + minute * 60_000).toISOString();
-    for (const register of ["r0", "r1"])
-      lines.push(JSON.stringify({ gateway: "EAST-1", device: "Meter", register, ts, raw_value: (minute * 3) % 700 }));
-  }
-  const historyPath = join(workDir, "site.ndjson");
-  writeFileSync(historyPath, `${lines.join("\n")}\n`);
   const dataDir = join(workDir, "site");
-  await cli([
-    "history",
-    "import",
-    "--data",
+  await importSiteHistory({
+    workDir,
     dataDir,
-    "--config",
     configPath,
-    "--format",
-    "ndjson",
-    "--quiet",
-    historyPath,
-  ]);
+    serial: "EAST-1",
+    start: historyStart,
+    minutes: historyDays * 24 * 60,
+    value: (minute) => (minute * 3) % 700,
+  });
   return { configPath, dataDir };
 }
 

@@ -14,7 +14,7 @@ import { adminSession } from "../faults/harness/admin-session.ts";
 import { hasPymodbus, peerSiteYaml, startModbusPeer } from "../faults/harness/modbus-peer.ts";
 import { type RunningCli, servedUrl, startCli } from "../harness/cli.ts";
 import { type PrivatePostgres, postgresAvailable, postgresMissingReason, startPostgres } from "../harness/postgres.ts";
-import { allReadings, cli, getJson, readKey, until } from "./harness.ts";
+import { allReadings, cli, getJson, importSiteHistory, readKey, until } from "./harness.ts";
 
 const centralYaml = `
 organizations:
@@ -73,25 +73,15 @@ describe.skipIf(skipReason !== null)(`a central on PostgreSQL${skipReason === nu
       { mode: 0o600 },
     );
     const dataDir = join(workDir, "site");
-    const lines: string[] = [];
-    for (let minute = 0; minute < 3 * 24 * 60; minute++) {
-      const ts = new Date(historyStart + minute * 60_000).toISOString();
-      for (const register of ["r0", "r1"])
-        lines.push(JSON.stringify({ gateway: "NORTH-1", device: "Meter", register, ts, raw_value: minute % 1000 }));
-    }
-    writeFileSync(join(workDir, "history.ndjson"), `${lines.join("\n")}\n`);
-    await cli([
-      "history",
-      "import",
-      "--data",
+    await importSiteHistory({
+      workDir,
       dataDir,
-      "--config",
       configPath,
-      "--format",
-      "ndjson",
-      "--quiet",
-      join(workDir, "history.ndjson"),
-    ]);
+      serial: "NORTH-1",
+      start: historyStart,
+      minutes: 3 * 24 * 60,
+      value: (minute) => minute % 1000,
+    });
     const process = startCli([
       "serve",
       "--config",

@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { hasPymodbus, peerSiteYaml, startModbusPeer } from "../faults/harness/modbus-peer.ts";
 import { freePort, type RunningCli, servedUrl, startCli } from "../harness/cli.ts";
-import { allReadings, cli, getJson, readKey, startCentral, until } from "./harness.ts";
+import { allReadings, cli, getJson, importSiteHistory, readKey, startCentral, until } from "./harness.ts";
 
 const centralYaml = `
 organizations:
@@ -95,20 +95,15 @@ async function prepareSite(name: string, org: string, serial: string): Promise<P
   });
   const dataDir = join(workDir, name);
   // The site's history before it first forwards: 60 days a minute apart (172,800 readings), so the first catch-up is a burst.
-  const historyPath = join(workDir, `${name}.ndjson`);
-  writeFileSync(historyPath, historyLines(serial));
-  await cli([
-    "history",
-    "import",
-    "--data",
+  await importSiteHistory({
+    workDir,
     dataDir,
-    "--config",
     configPath,
-    "--format",
-    "ndjson",
-    "--quiet",
-    historyPath,
-  ]);
+    serial,
+    start: historyStart,
+    minutes: historyDays * 24 * 60,
+    value: (minute, register) => (minute * 7 + register.length) % 500,
+  });
   return { name, configPath, dataDir };
 }
 
@@ -118,18 +113,6 @@ function launchSite(site: PreparedSite): RunningCli {
 
 const historyDays = 60;
 const historyStart = Math.floor(Date.now() / 60_000) * 60_000 - (historyDays * 24 * 60 + 10) * 60_000;
-
-function historyLines(serial: string): string {
-  const lines: string[] = [];
-  for (let minute = 0; minute < historyDays * 24 * 60; minute++) {
-    const ts = new Date(historyStart + minute * 60_000).toISOString();
-    for (const register of ["r0", "r1"]) {
-      const raw = (minute * 7 + register.length) % 500;
-      lines.push(JSON.stringify({ gateway: serial, device: "Meter", register, ts, raw_value: raw }));
-    }
-  }
-  return `${lines.join("\n")}\n`;
-}
 
 describe.skipIf(!hasPymodbus)("sites forwarding to a central (needs Debian's python3-pymodbus)", () => {
   beforeAll(async () => {

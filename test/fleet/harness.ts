@@ -3,6 +3,7 @@
  * be stopped and started again where the sites look for it), the CLI run to its end,
  * API keys that read every reading, and JSON reads of the API.
  */
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createKey } from "../faults/harness/serve.ts";
 import { type RunningCli, runCli, servedUrl, startCli } from "../harness/cli.ts";
@@ -142,4 +143,44 @@ export function startBalancer(upstreams: string[]) {
     cutOff: () => cutOff,
     stop: () => server.stop(true),
   };
+}
+
+/**
+ * A site's history imported before its first start (`fieldhub history import`, as an
+ * operator brings one in): a reading of each of the peer site's registers r0 and r1
+ * (test/faults/harness/modbus-peer.ts, `peerSiteYaml`) every minute from `start`,
+ * `minutes` of them, raw values from `value`. Returns how many readings.
+ */
+export async function importSiteHistory(site: {
+  workDir: string;
+  dataDir: string;
+  configPath: string;
+  serial: string;
+  start: number;
+  minutes: number;
+  value(minute: number, register: "r0" | "r1"): number;
+}): Promise<number> {
+  const lines: string[] = [];
+  for (let minute = 0; minute < site.minutes; minute++) {
+    const ts = new Date(site.start + minute * 60_000).toISOString();
+    for (const register of ["r0", "r1"] as const) {
+      const raw_value = site.value(minute, register);
+      lines.push(JSON.stringify({ gateway: site.serial, device: "Meter", register, ts, raw_value }));
+    }
+  }
+  const path = join(site.workDir, `${site.serial}-history.ndjson`);
+  writeFileSync(path, `${lines.join("\n")}\n`);
+  await cli([
+    "history",
+    "import",
+    "--data",
+    site.dataDir,
+    "--config",
+    site.configPath,
+    "--format",
+    "ndjson",
+    "--quiet",
+    path,
+  ]);
+  return lines.length;
 }

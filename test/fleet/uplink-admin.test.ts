@@ -17,7 +17,7 @@ import type { UplinkView } from "../../src/lib/uplink-report.ts";
 import { adminSession } from "../faults/harness/admin-session.ts";
 import { hasPymodbus, peerSiteYaml, startModbusPeer } from "../faults/harness/modbus-peer.ts";
 import { freePort, type RunningCli, servedUrl, startCli } from "../harness/cli.ts";
-import { cli, startCentral, until } from "./harness.ts";
+import { cli, importSiteHistory, startCentral, until } from "./harness.ts";
 
 const centralYaml = `
 organizations:
@@ -66,25 +66,15 @@ describe.skipIf(!hasPymodbus)("the admin API's view of the uplink (needs Debian'
       mode: 0o600,
     });
     const dataDir = join(workDir, "site");
-    const lines: string[] = [];
-    for (let minute = historyMinutes; minute > 0; minute--) {
-      const ts = new Date(historyEnd - minute * 60_000).toISOString();
-      for (const register of ["r0", "r1"])
-        lines.push(JSON.stringify({ gateway: "GW-N", device: "Meter", register, ts, raw_value: minute % 500 }));
-    }
-    writeFileSync(join(workDir, "history.ndjson"), `${lines.join("\n")}\n`);
-    await cli([
-      "history",
-      "import",
-      "--data",
+    await importSiteHistory({
+      workDir,
       dataDir,
-      "--config",
       configPath,
-      "--format",
-      "ndjson",
-      "--quiet",
-      join(workDir, "history.ndjson"),
-    ]);
+      serial: "GW-N",
+      start: historyEnd - historyMinutes * 60_000,
+      minutes: historyMinutes,
+      value: (minute) => (historyMinutes - minute) % 500,
+    });
     site = startCli(["serve", "--config", configPath, "--data", dataDir, "--host", "127.0.0.1", "--port", "0"]);
     siteUrl = await site.waitFor(servedUrl);
     owner = await adminSession(siteUrl, dataDir);
