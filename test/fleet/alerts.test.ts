@@ -13,9 +13,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Webhook } from "standardwebhooks";
 import { hasPymodbus, peerSiteYaml, startModbusPeer } from "../faults/harness/modbus-peer.ts";
 import { createKey } from "../faults/harness/serve.ts";
+import { startVerifyingReceiver } from "../faults/harness/webhook-receivers.ts";
 import { freePort, type RunningCli, runCli, servedUrl, startCli } from "../harness/cli.ts";
 import { type PrivatePostgres, postgresAvailable, postgresMissingReason, startPostgres } from "../harness/postgres.ts";
 import { cli, getJson, importSiteHistory, startCentral, until } from "./harness.ts";
@@ -26,53 +26,13 @@ organizations:
     name: Acme Greenhouses
 `;
 
-interface Delivery {
-  id: string;
-  type: string;
-  alertId: string | null;
-  status: string | null;
-}
+type Receiver = ReturnType<typeof startVerifyingReceiver>;
 
-/** A webhook receiver that verifies each delivery and keeps what it received, in order. */
-function startReceiver() {
-  const received: Delivery[] = [];
-  let secret = "";
-  let bad = 0;
-  const server = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    fetch: async (request) => {
-      const body = await request.text();
-      try {
-        const envelope = new Webhook(secret).verify(body, Object.fromEntries(request.headers.entries())) as {
-          type: string;
-          data: { alert_id?: string; status?: string };
-        };
-        received.push({
-          id: request.headers.get("webhook-id") ?? "",
-          type: envelope.type,
-          alertId: envelope.data.alert_id ?? null,
-          status: envelope.data.status ?? null,
-        });
-      } catch {
-        bad++;
-      }
-      return new Response(null, { status: 204 });
-    },
-  });
-  return {
-    url: `http://127.0.0.1:${server.port}/hook`,
-    received,
-    bad: () => bad,
-    useSecret(value: string) {
-      secret = value;
-    },
-    alertDeliveries: () => received.filter((delivery) => delivery.type.startsWith("alert.")),
-    stop: () => server.stop(true),
-  };
-}
-
-type Receiver = ReturnType<typeof startReceiver>;
+/** The alert events a receiver got, in order of arrival. */
+const alertDeliveries = (receiver: Receiver | undefined) =>
+  (receiver?.arrivals ?? [])
+    .filter((arrival) => arrival.type.startsWith("alert."))
+    .map((arrival) => ({ id: arrival.id, type: arrival.type, alertId: String(arrival.data.alert_id) }));
 
 interface AlertJson {
   id: string;
@@ -171,8 +131,8 @@ for (const engine of ["SQLite", "PostgreSQL"] as const) {
           centralEnv = { FIELDHUB_DATABASE_URL: await pg.database("central") };
         }
         central = await startCentral(workDir, centralPort, centralEnv);
-        receivers.central = startReceiver();
-        receivers.site = startReceiver();
+        receivers.central = startVerifyingReceiver();
+        receivers.site = startVerifyingReceiver();
         await addEndpoint(centralDir, "acme", receivers.central, centralEnv);
         centralKey = (await createKey(centralDir, "acme", "devices:read,alerts:read", centralEnv)).key;
 
@@ -235,13 +195,13 @@ for (const engine of ["SQLite", "PostgreSQL"] as const) {
         ruleAlertId = centralAlerts[0]?.id ?? "";
         // The central's receiver gets the same alert.triggered, by the same webhook-id, as the site's.
         const sent = await until(
-          async () => receivers.central?.alertDeliveries() ?? [],
+          async () => alertDeliveries(receivers.central),
           (deliveries) => deliveries.length === 1,
           15_000,
         );
         expect(sent[0]).toMatchObject({ type: "alert.triggered", alertId: siteAlerts[0]?.id });
         expect(sent.map((delivery) => delivery.id)).toEqual(
-          (receivers.site?.alertDeliveries() ?? []).map((delivery) => delivery.id),
+          alertDeliveries(receivers.site).map((delivery) => delivery.id),
         );
       }, 60_000);
 
@@ -265,7 +225,7 @@ for (const engine of ["SQLite", "PostgreSQL"] as const) {
         await cli(["alerts", "ack", "--data", join(workDir, "north"), ruleAlertId, "--note", "on site"]);
         // On the site: r0's triggered, the detector's triggered and returned, r0's acknowledged.
         await until(
-          async () => receivers.site?.alertDeliveries() ?? [],
+          async () => alertDeliveries(receivers.site),
           (deliveries) => deliveries.length === 4,
           15_000,
         );
@@ -278,18 +238,18 @@ for (const engine of ["SQLite", "PostgreSQL"] as const) {
           30_000,
         );
         // Every alert event the site recorded reaches the central's receiver once, under the site's message id.
-        const siteIds = (receivers.site?.alertDeliveries() ?? []).map((delivery) => delivery.id);
+        const siteIds = alertDeliveries(receivers.site).map((delivery) => delivery.id);
         const centralIds = await until(
-          async () => (receivers.central?.alertDeliveries() ?? []).map((delivery) => delivery.id),
+          async () => alertDeliveries(receivers.central).map((delivery) => delivery.id),
           (ids) => ids.length >= siteIds.length,
           30_000,
         );
         await Bun.sleep(1_500);
-        const settled = (receivers.central?.alertDeliveries() ?? []).map((delivery) => delivery.id);
+        const settled = alertDeliveries(receivers.central).map((delivery) => delivery.id);
         expect(new Set(settled).size).toBe(settled.length);
         expect([...settled].sort()).toEqual([...siteIds].sort());
         expect(centralIds.length).toBe(siteIds.length);
-        expect(receivers.central?.bad()).toBe(0);
+        expect(receivers.central?.invalid()).toBe(0);
       }, 120_000);
 
       test("a batch resent after a lost answer records nothing and sends nothing again", async () => {
@@ -297,10 +257,10 @@ for (const engine of ["SQLite", "PostgreSQL"] as const) {
           await fetch(`${centralUrl()}/edge/v1/alerts`, { headers: { authorization: `Bearer ${siteToken}` } })
         ).json()) as { forwarded_through: number; requests: unknown[] };
         expect(position.forwarded_through).toBeGreaterThan(0);
-        const [first] = receivers.site?.alertDeliveries() ?? [];
+        const [first] = alertDeliveries(receivers.site);
         const [alert] = (await alertsOf(centralUrl(), centralKey)).filter((row) => row.id === first?.alertId);
         if (first === undefined || alert === undefined) throw new Error("no forwarded alert");
-        const before = receivers.central?.received.length ?? 0;
+        const before = receivers.central?.arrivals.length ?? 0;
         const response = await fetch(`${centralUrl()}/edge/v1/alerts`, {
           method: "POST",
           headers: { authorization: `Bearer ${siteToken}`, "content-type": "application/json" },
@@ -314,7 +274,7 @@ for (const engine of ["SQLite", "PostgreSQL"] as const) {
         expect(response.status).toBe(200);
         expect(((await response.json()) as { recorded: number }).recorded).toBe(0);
         await Bun.sleep(1_000);
-        expect(receivers.central?.received.length).toBe(before);
+        expect(receivers.central?.arrivals.length).toBe(before);
       }, 30_000);
 
       test("a resolve asked on the central is applied by the site and comes back as its event", async () => {
@@ -337,14 +297,12 @@ for (const engine of ["SQLite", "PostgreSQL"] as const) {
           30_000,
         );
         const resolvedAtSite = await until(
-          async () =>
-            (receivers.site?.alertDeliveries() ?? []).filter((delivery) => delivery.type === "alert.resolved"),
+          async () => alertDeliveries(receivers.site).filter((delivery) => delivery.type === "alert.resolved"),
           (deliveries) => deliveries.length === 1,
           15_000,
         );
         const resolvedAtCentral = await until(
-          async () =>
-            (receivers.central?.alertDeliveries() ?? []).filter((delivery) => delivery.type === "alert.resolved"),
+          async () => alertDeliveries(receivers.central).filter((delivery) => delivery.type === "alert.resolved"),
           (deliveries) => deliveries.length === 1,
           15_000,
         );

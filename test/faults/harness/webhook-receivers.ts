@@ -45,6 +45,9 @@ export function startSilentReceiver() {
 export interface Arrival {
   at: number;
   id: string;
+  /** The verified payload's event type and data. */
+  type: string;
+  data: Record<string, unknown>;
 }
 
 /**
@@ -63,14 +66,20 @@ export function startVerifyingReceiver(options: { delayMs?: number } = {}) {
     port: 0,
     async fetch(request) {
       const body = await request.text();
+      let payload: { type: string; data: Record<string, unknown> };
       try {
         if (webhook === null) throw new Error("no secret yet");
-        webhook.verify(body, Object.fromEntries(request.headers.entries()));
+        payload = webhook.verify(body, Object.fromEntries(request.headers.entries())) as typeof payload;
       } catch {
         invalid++;
         return new Response(null, { status: 400 });
       }
-      arrivals.push({ at: Date.now(), id: request.headers.get("webhook-id") ?? "" });
+      arrivals.push({
+        at: Date.now(),
+        id: request.headers.get("webhook-id") ?? "",
+        type: payload.type,
+        data: payload.data,
+      });
       if (options.delayMs !== undefined) await Bun.sleep(options.delayMs);
       return new Response(null, { status: 204 });
     },
