@@ -92,47 +92,51 @@ export function startBalancer(upstreams: string[]) {
   const inFlight = upstreams.map(() => new Map<string, number>());
   let skipped = 0;
   let cutOff = 0;
-  const server = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    async fetch(request) {
-      const url = new URL(request.url);
-      const body = request.method === "GET" || request.method === "HEAD" ? undefined : await request.arrayBuffer();
-      const headers = new Headers(request.headers);
-      headers.delete("host");
-      for (let tried = 0; tried < upstreams.length; tried++) {
-        const index = turn++ % upstreams.length;
-        const paths = inFlight[index] as Map<string, number>;
-        paths.set(url.pathname, (paths.get(url.pathname) ?? 0) + 1);
-        try {
-          const response = await fetch(`${upstreams[index]}${url.pathname}${url.search}`, {
-            method: request.method,
-            headers,
-            body,
-            redirect: "manual",
-          });
-          served[index] = (served[index] ?? 0) + 1;
-          const answer = new Headers(response.headers);
-          // fetch decoded the body: its encoding and length no longer apply.
-          answer.delete("content-encoding");
-          answer.delete("content-length");
-          return new Response(await response.arrayBuffer(), { status: response.status, headers: answer });
-        } catch (error) {
-          if ((error as { code?: string }).code === "ECONNREFUSED") {
-            skipped++;
-            continue;
-          }
-          cutOff++;
-          return new Response(`upstream ${upstreams[index]}: ${String(error)}`, { status: 502 });
-        } finally {
-          paths.set(url.pathname, (paths.get(url.pathname) ?? 1) - 1);
+  const serve = (port: number) =>
+    Bun.serve({
+      hostname: "127.0.0.1",
+      port,
+      fetch: forward,
+    });
+  async function forward(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    const body = request.method === "GET" || request.method === "HEAD" ? undefined : await request.arrayBuffer();
+    const headers = new Headers(request.headers);
+    headers.delete("host");
+    for (let tried = 0; tried < upstreams.length; tried++) {
+      const index = turn++ % upstreams.length;
+      const paths = inFlight[index] as Map<string, number>;
+      paths.set(url.pathname, (paths.get(url.pathname) ?? 0) + 1);
+      try {
+        const response = await fetch(`${upstreams[index]}${url.pathname}${url.search}`, {
+          method: request.method,
+          headers,
+          body,
+          redirect: "manual",
+        });
+        served[index] = (served[index] ?? 0) + 1;
+        const answer = new Headers(response.headers);
+        // fetch decoded the body: its encoding and length no longer apply.
+        answer.delete("content-encoding");
+        answer.delete("content-length");
+        return new Response(await response.arrayBuffer(), { status: response.status, headers: answer });
+      } catch (error) {
+        if ((error as { code?: string }).code === "ECONNREFUSED") {
+          skipped++;
+          continue;
         }
+        cutOff++;
+        return new Response(`upstream ${upstreams[index]}: ${String(error)}`, { status: 502 });
+      } finally {
+        paths.set(url.pathname, (paths.get(url.pathname) ?? 1) - 1);
       }
-      return new Response("no upstream answers", { status: 502 });
-    },
-  });
+    }
+    return new Response("no upstream answers", { status: 502 });
+  }
+  let server: ReturnType<typeof serve> | null = serve(0);
+  const port = server.port as number;
   return {
-    url: `http://127.0.0.1:${server.port}`,
+    url: `http://127.0.0.1:${port}`,
     /** Requests each upstream answered, in the order of `upstreams`. */
     served: () => [...served],
     /** Requests to this path the upstream at `index` has not answered yet. */
@@ -141,7 +145,16 @@ export function startBalancer(upstreams: string[]) {
     skipped: () => skipped,
     /** Requests an upstream failed to answer once sent (answered 502). */
     cutOff: () => cutOff,
-    stop: () => server.stop(true),
+    /** The link cut: the balancer's port stops listening (connections refused), open requests dropped. */
+    cut(): void {
+      server?.stop(true);
+      server = null;
+    },
+    /** The link back, on the same address. */
+    restore(): void {
+      server ??= serve(port);
+    },
+    stop: () => server?.stop(true),
   };
 }
 
