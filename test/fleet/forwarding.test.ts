@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { hasPymodbus, peerSiteYaml, startModbusPeer } from "../faults/harness/modbus-peer.ts";
 import { freePort, type RunningCli, servedUrl, startCli } from "../harness/cli.ts";
-import { allReadings, cli, getJson, importSiteHistory, readKey, startCentral, until } from "./harness.ts";
+import { allReadings, cli, getJson, importSiteHistory, readKey, startCentral, storedTimes, until } from "./harness.ts";
 
 const centralYaml = `
 organizations:
@@ -38,27 +38,6 @@ let central: RunningCli | undefined;
 const sites: Box[] = [];
 const peers: Awaited<ReturnType<typeof startModbusPeer>>[] = [];
 const centralKeys = new Map<string, string>();
-
-/** Every stored reading time of each register of the gateway with this serial, in [since, until). */
-async function storedTimes(base: string, key: string, serial: string, since: string, until: string) {
-  const gateways = await getJson<{ data: { id: string; serial: string }[] }>(base, key, "/v1/devices");
-  const gateway = gateways.data.find((row) => row.serial === serial);
-  if (gateway === undefined) return null;
-  const registers = await getJson<{ data: { id: string; name: string }[] }>(
-    base,
-    key,
-    `/v1/devices/${gateway.id}/registers`,
-  );
-  const times = new Map<string, string[]>();
-  for (const register of registers.data) {
-    const rows = await allReadings([base], key, gateway.id, register.id, since, until);
-    times.set(
-      register.name,
-      rows.map(([ts]) => ts),
-    );
-  }
-  return times;
-}
 
 interface SiteHealth {
   status: string;

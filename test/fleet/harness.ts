@@ -197,3 +197,24 @@ export async function importSiteHistory(site: {
   ]);
   return lines.length;
 }
+
+/** Every stored reading time of each register of the gateway with this serial, by register name, in [since, until); null without that gateway. */
+export async function storedTimes(base: string, key: string, serial: string, since: string, until: string) {
+  const gateways = await getJson<{ data: { id: string; serial: string }[] }>(base, key, "/v1/devices");
+  const gateway = gateways.data.find((row) => row.serial === serial);
+  if (gateway === undefined) return null;
+  const registers = await getJson<{ data: { id: string; name: string }[] }>(
+    base,
+    key,
+    `/v1/devices/${gateway.id}/registers`,
+  );
+  const times = new Map<string, string[]>();
+  for (const register of registers.data) {
+    const rows = await allReadings([base], key, gateway.id, register.id, since, until);
+    times.set(
+      register.name,
+      rows.map(([ts]) => ts),
+    );
+  }
+  return times;
+}
