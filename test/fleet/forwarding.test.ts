@@ -13,7 +13,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { hasPymodbus, peerSiteYaml, startModbusPeer } from "../faults/harness/modbus-peer.ts";
 import { freePort, type RunningCli, servedUrl, startCli } from "../harness/cli.ts";
-import { allReadings, cli, getJson, importSiteHistory, readKey, startCentral, storedTimes, until } from "./harness.ts";
+import {
+  cli,
+  getJson,
+  importSiteHistory,
+  readKey,
+  siteHealth,
+  startCentral,
+  storedTimes,
+  until,
+  untilForwarded,
+} from "./harness.ts";
 
 const centralYaml = `
 organizations:
@@ -38,23 +48,6 @@ let central: RunningCli | undefined;
 const sites: Box[] = [];
 const peers: Awaited<ReturnType<typeof startModbusPeer>>[] = [];
 const centralKeys = new Map<string, string>();
-
-interface SiteHealth {
-  status: string;
-  problems: string[];
-  uplink?: {
-    state: string;
-    reason: string | null;
-    complete_through: string | null;
-    forwarded_readings: number;
-    forwarded_through: string | null;
-  };
-}
-
-async function health(site: Box): Promise<{ code: number; body: SiteHealth }> {
-  const response = await fetch(`${site.url}/healthz`);
-  return { code: response.status, body: (await response.json()) as SiteHealth };
-}
 
 interface PreparedSite {
   name: string;
@@ -123,20 +116,20 @@ describe.skipIf(!hasPymodbus)("sites forwarding to a central (needs Debian's pyt
     if (north === undefined) throw new Error("site missing");
     // Killed mid-burst: the north site has forwarded part of its history, not all.
     await until(
-      () => health(north),
+      () => siteHealth(north),
       (answer) => (answer.body.uplink?.forwarded_readings ?? 0) > 0,
       30_000,
       5,
     );
     central?.proc.kill("SIGKILL");
     await central?.proc.exited;
-    const atKill = (await health(north)).body.uplink;
+    const atKill = (await siteHealth(north)).body.uplink;
     console.log(
       `central killed with north at ${atKill?.forwarded_readings} of ${historyDays * 24 * 60 * 2} readings forwarded`,
     );
     for (const site of sites) {
       const away = await until(
-        () => health(site),
+        () => siteHealth(site),
         (answer) => answer.body.uplink?.state === "unreachable",
         15_000,
       );
@@ -145,18 +138,8 @@ describe.skipIf(!hasPymodbus)("sites forwarding to a central (needs Debian's pyt
     await Bun.sleep(3_000);
     central = await startCentral(workDir, centralPort);
     const restartedAt = Date.now();
-    // Readings are committed within commit_interval_s (1 s): a complete round that began 1.5 s after the cut has them all.
     const cut = new Date(restartedAt - 1_000).toISOString();
-    const complete = new Date(restartedAt + 500).toISOString();
-    for (const site of sites) {
-      await until(
-        () => health(site),
-        (answer) =>
-          answer.body.uplink?.state === "connected" && (answer.body.uplink.complete_through ?? "") >= complete,
-        60_000,
-      );
-    }
-    const completeAfterMs = Date.now() - restartedAt;
+    const completeAfterMs = await untilForwarded(sites, restartedAt);
     console.log(`both sites complete ${completeAfterMs} ms after the central's restart`);
     for (const site of sites) site.key = await readKey(site.dataDir, "site");
     const since = new Date(historyStart - 60_000).toISOString();
@@ -243,7 +226,7 @@ describe.skipIf(!hasPymodbus)("sites forwarding to a central (needs Debian's pyt
     const intruder: Box = { name: "intruder", dataDir: "", process, url: await process.waitFor(servedUrl), key: "" };
     sites.push(intruder);
     const refused = await until(
-      () => health(intruder),
+      () => siteHealth(intruder),
       (answer) => answer.body.uplink?.state === "refused",
       15_000,
     );

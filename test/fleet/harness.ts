@@ -5,10 +5,10 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createKey } from "../faults/harness/serve.ts";
+import { createKey, eventually as until } from "../faults/harness/serve.ts";
 import { type RunningCli, runCli, servedUrl, startCli } from "../harness/cli.ts";
 
-export { eventually as until } from "../faults/harness/serve.ts";
+export { until };
 
 /** `fieldhub serve --config DIR/central.yaml --data DIR/central` on 127.0.0.1:PORT. */
 export async function startCentral(
@@ -217,4 +217,40 @@ export async function storedTimes(base: string, key: string, serial: string, sin
     );
   }
   return times;
+}
+
+/** A site's /healthz, with what the fleet tests read of its `uplink` (docs/fleet.md, "Forwarding"). */
+export interface SiteHealth {
+  status: string;
+  problems: string[];
+  uplink?: {
+    state: string;
+    reason: string | null;
+    complete_through: string | null;
+    forwarded_readings: number;
+    forwarded_through: string | null;
+  };
+}
+
+export async function siteHealth(site: { url: string }): Promise<{ code: number; body: SiteHealth }> {
+  const response = await fetch(`${site.url}/healthz`);
+  return { code: response.status, body: (await response.json()) as SiteHealth };
+}
+
+/**
+ * Waits until every site is connected and has completed a round that began after
+ * `since` + 0.5 s: readings are committed within the sites' commit_interval_s (1 s),
+ * so every reading stored before `since` - 1 s is at the central then. Returns the
+ * wait in ms.
+ */
+export async function untilForwarded(sites: readonly { url: string }[], since: number): Promise<number> {
+  const complete = new Date(since + 500).toISOString();
+  for (const site of sites) {
+    await until(
+      () => siteHealth(site),
+      (answer) => answer.body.uplink?.state === "connected" && (answer.body.uplink.complete_through ?? "") >= complete,
+      60_000,
+    );
+  }
+  return Date.now() - since;
 }
