@@ -67,14 +67,7 @@ function syncSiteGateways(
         throw new GatewayOwnedElsewhereError(gateway.serial);
       }
       const values = gatewayColumns(gateway, { orgId: site.orgId, customerId: null, edgeSite: site.name });
-      const gatewayRow = tx
-        .insert(gateways)
-        .values({ uuid: gateway.id, status: firstStatus, createdAt: now, ...values })
-        .onConflictDoUpdate({ target: gateways.uuid, set: values })
-        .returning({ id: gateways.id })
-        .get();
-      liveGatewayIds.push(gatewayRow.id);
-      syncModbusDevices(tx, gatewayRow.id, gateway.modbusDevices, now);
+      liveGatewayIds.push(upsertGateway(tx, gateway, values, now));
     }
     retireMissing(
       tx,
@@ -85,6 +78,23 @@ function syncSiteGateways(
       and(eq(gateways.orgId, site.orgId), eq(gateways.edgeSite, site.name)),
     );
   });
+}
+
+/** A gateway as its list gives it (a new one `firstStatus`), with its Modbus devices; returns its row id. */
+function upsertGateway(
+  tx: Tx,
+  gateway: InventoryGateway,
+  values: ReturnType<typeof gatewayColumns>,
+  now: number,
+): number {
+  const row = tx
+    .insert(gateways)
+    .values({ uuid: gateway.id, status: firstStatus, createdAt: now, ...values })
+    .onConflictDoUpdate({ target: gateways.uuid, set: values })
+    .returning({ id: gateways.id })
+    .get();
+  syncModbusDevices(tx, row.id, gateway.modbusDevices, now);
+  return row.id;
 }
 
 function syncInventory(db: Db, inventory: Inventory, now: number): void {
@@ -124,14 +134,7 @@ function syncInventory(db: Db, inventory: Inventory, now: number): void {
           // A gateway in this box's config is its own, even if a site forwarded it before.
           edgeSite: null,
         });
-        const gatewayRow = tx
-          .insert(gateways)
-          .values({ uuid: gateway.id, status: firstStatus, createdAt: now, ...values })
-          .onConflictDoUpdate({ target: gateways.uuid, set: values })
-          .returning({ id: gateways.id })
-          .get();
-        liveGatewayIds.push(gatewayRow.id);
-        syncModbusDevices(tx, gatewayRow.id, gateway.modbusDevices, now);
+        liveGatewayIds.push(upsertGateway(tx, gateway, values, now));
       }
     }
     // Gateways that sites forward (docs/fleet.md) are not the config's to retire.

@@ -127,12 +127,16 @@ export function createForwarder(options: ForwarderOptions) {
       forwarded_through: number;
       requests: { alert_id: string; action: AlertRequestAction; note: string | null; requested_at: number }[];
     };
+    const waiting = new Set<string>();
     for (const asked of answer.requests) {
       const key = `${asked.alert_id} ${asked.action} ${asked.requested_at}`;
+      waiting.add(key);
       if (appliedRequests.has(key)) continue;
       await options.applyAlertRequest({ alertId: asked.alert_id, action: asked.action, note: asked.note });
       appliedRequests.add(key);
     }
+    // A request the central no longer lists is answered: forgotten, so the set stays as small as what waits.
+    for (const key of appliedRequests) if (!waiting.has(key)) appliedRequests.delete(key);
     let position = answer.forwarded_through;
     while (goOn()) {
       const events = await store.events.alertEventsAfter(position, maxForwardedAlertEvents);
