@@ -18,13 +18,7 @@ import { createKey } from "../faults/harness/serve.ts";
 import { startVerifyingReceiver } from "../faults/harness/webhook-receivers.ts";
 import { freePort, type RunningCli, runCli, servedUrl, startCli } from "../harness/cli.ts";
 import { type PrivatePostgres, postgresAvailable, postgresMissingReason, startPostgres } from "../harness/postgres.ts";
-import { cli, getJson, importSiteHistory, startCentral, until } from "./harness.ts";
-
-const centralYaml = `
-organizations:
-  - key: acme
-    name: Acme Greenhouses
-`;
+import { centralYaml, cli, getJson, importSiteHistory, startCentral, until } from "./harness.ts";
 
 type Receiver = ReturnType<typeof startVerifyingReceiver>;
 

@@ -23,6 +23,7 @@ import { freePort, type RunningCli, servedUrl, startCli } from "../harness/cli.t
 import { type PrivatePostgres, postgresAvailable, postgresMissingReason, startPostgres } from "../harness/postgres.ts";
 import {
   allReadings,
+  centralYaml,
   cli,
   getJson,
   importSiteHistory,
@@ -31,14 +32,6 @@ import {
   startCentral,
   until,
 } from "./harness.ts";
-
-const centralYaml = `
-organizations:
-  - key: acme
-    name: Acme Greenhouses
-  - key: globex
-    name: Globex Utilities
-`;
 
 /** Short, so the takeover fits the test; the default is 60 s (docs/fleet.md, "Webhook leases"). */
 const leaseS = 5;

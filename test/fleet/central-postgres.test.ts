@@ -14,13 +14,7 @@ import { adminSession } from "../faults/harness/admin-session.ts";
 import { hasPymodbus, peerSiteYaml, startModbusPeer } from "../faults/harness/modbus-peer.ts";
 import { type RunningCli, servedUrl, startCli } from "../harness/cli.ts";
 import { type PrivatePostgres, postgresAvailable, postgresMissingReason, startPostgres } from "../harness/postgres.ts";
-import { allReadings, cli, getJson, importSiteHistory, readKey, until } from "./harness.ts";
-
-const centralYaml = `
-organizations:
-  - key: acme
-    name: Acme Greenhouses
-`;
+import { allReadings, centralYaml, cli, getJson, importSiteHistory, readKey, until } from "./harness.ts";
 
 let workDir: string;
 let pg: PrivatePostgres | undefined;

@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { hasPymodbus, peerSiteYaml, startModbusPeer } from "../faults/harness/modbus-peer.ts";
 import { freePort, type RunningCli, servedUrl, startCli } from "../harness/cli.ts";
 import {
+  centralYaml,
   cli,
   getJson,
   importSiteHistory,
@@ -24,14 +25,6 @@ import {
   until,
   untilForwarded,
 } from "./harness.ts";
-
-const centralYaml = `
-organizations:
-  - key: acme
-    name: Acme Greenhouses
-  - key: globex
-    name: Globex Utilities
-`;
 
 interface Box {
   name: string;

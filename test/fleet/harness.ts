@@ -10,6 +10,15 @@ import { type RunningCli, runCli, servedUrl, startCli } from "../harness/cli.ts"
 
 export { until };
 
+/** The centrals' config in every fleet test: two organisations, no gateways of their own (sites bring theirs). */
+export const centralYaml = `
+organizations:
+  - key: acme
+    name: Acme Greenhouses
+  - key: globex
+    name: Globex Utilities
+`;
+
 /** `fieldhub serve --config DIR/central.yaml --data DIR/central` on 127.0.0.1:PORT. */
 export async function startCentral(
   workDir: string,

@@ -17,13 +17,7 @@ import type { UplinkView } from "../../src/lib/uplink-report.ts";
 import { adminSession } from "../faults/harness/admin-session.ts";
 import { hasPymodbus, peerSiteYaml, startModbusPeer } from "../faults/harness/modbus-peer.ts";
 import { freePort, type RunningCli, servedUrl, startCli } from "../harness/cli.ts";
-import { cli, importSiteHistory, startCentral, until } from "./harness.ts";
-
-const centralYaml = `
-organizations:
-  - key: acme
-    name: Acme Greenhouses
-`;
+import { centralYaml, cli, importSiteHistory, startCentral, until } from "./harness.ts";
 
 /** One day of history a minute apart for r0 and r1 (2,880 readings), ending ten minutes ago. */
 const historyMinutes = 24 * 60;

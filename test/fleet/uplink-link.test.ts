@@ -11,15 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort, type RunningCli, runCli, servedUrl, startCli } from "../harness/cli.ts";
-import { startCentral, until } from "./harness.ts";
-
-const centralYaml = `
-organizations:
-  - key: acme
-    name: Acme Greenhouses
-  - key: globex
-    name: Globex Utilities
-`;
+import { centralYaml, startCentral, until } from "./harness.ts";
 
 const siteYaml = (centralUrl: string, token: string) => `
 uplink:

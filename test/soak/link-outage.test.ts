@@ -16,6 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { hasPymodbus, peerSiteYaml, startModbusPeer } from "../faults/harness/modbus-peer.ts";
 import {
+  centralYaml,
   cli,
   readKey,
   siteHealth,
@@ -29,14 +30,6 @@ import { freePort, type RunningCli, servedUrl, startCli } from "../harness/cli.t
 import { type PrivatePostgres, postgresAvailable, postgresMissingReason, startPostgres } from "../harness/postgres.ts";
 
 const outageMs = Number(process.env.FIELDHUB_SOAK_OUTAGE_S ?? 180) * 1000;
-
-const centralYaml = `
-organizations:
-  - key: acme
-    name: Acme Greenhouses
-  - key: globex
-    name: Globex Utilities
-`;
 
 interface Site {
   name: string;

@@ -4,6 +4,7 @@
  * asynchronous domain interfaces. Each `open()` gives an empty store: an in-memory SQLite file,
  * or a new database on the file's private PostgreSQL.
  */
+import { afterAll, beforeAll, describe } from "bun:test";
 import type { Store } from "../../../src/store/index.ts";
 import { openStoreFile } from "../../../src/store/index.ts";
 import { PgEventStore } from "../../../src/store/postgres/event-store.ts";
@@ -17,6 +18,7 @@ import {
   postgresMissingReason,
   startPostgres,
 } from "../../harness/postgres.ts";
+import { inventory } from "./inventory-fixture.ts";
 
 const domains = [
   "organizations",
@@ -142,6 +144,40 @@ function postgresEngine(): Engine {
       return openAt(urls.get(of) as string);
     },
   };
+}
+
+/**
+ * One suite per engine, skipped with the reason where PostgreSQL is missing: an empty
+ * store with the fixture inventory (inventory-fixture.ts) synced at `syncedAt`, opened
+ * before the suite's own `beforeAll`s and closed (its engine stopped) after them.
+ * `opened()` gives that store.
+ */
+export function describeOnBothEngines(
+  title: string,
+  syncedAt: number,
+  suite: (opened: () => OpenDomains, engine: Engine) => void,
+): void {
+  for (const engine of bothEngines()) {
+    describe.skipIf(!engine.available)(
+      `${engine.name}: ${title}${engine.available ? "" : ` (${engine.skipReason})`}`,
+      () => {
+        let store: OpenDomains | undefined;
+        beforeAll(async () => {
+          await engine.start();
+          store = await engine.open();
+          await store.inventory.sync(inventory(), syncedAt);
+        });
+        afterAll(async () => {
+          await store?.close();
+          await engine.stop();
+        });
+        suite(() => {
+          if (store === undefined) throw new Error(`${engine.name}: the store is not open yet`);
+          return store;
+        }, engine);
+      },
+    );
+  }
 }
 
 /** Fresh per test file: each file starts (and stops) its own private PostgreSQL. */
