@@ -20,8 +20,8 @@ import { defaultReadingsPerBlock, periodOf, periodSeconds } from "./blocks.ts";
 import { type CompactionOptions, compactBefore } from "./compaction.ts";
 import type { Sql } from "./connection.ts";
 import { PendingLatest, setLatestIn } from "./latest-values.ts";
-import { DecodedBlocks, page } from "./page.ts";
 import { lockHistory } from "./locks.ts";
+import { DecodedBlocks, page } from "./page.ts";
 import { dropPartitionsBefore } from "./partitions.ts";
 import { deleteOldestOf, pruneBefore, registersBefore } from "./retention.ts";
 
