@@ -1,7 +1,8 @@
 /**
- * The HTTP door: the /v1 read API (spec section 4) and its docs. Every request
- * gets a request id; /v1 requests pass the gate (key, rate limit, read-only)
- * before routing; every error leaves as problem+json.
+ * The HTTP door: the /v1 API (docs/api.md section 4) and its docs, the admin API,
+ * the edge API for sites, /healthz and /metrics. Every request gets a request id;
+ * /v1 requests pass the gate (key, rate limit, read-only rule) before routing;
+ * every error leaves as problem+json.
  */
 import { Elysia, ValidationError } from "elysia";
 import { Counter, Histogram } from "prom-client";

@@ -1,7 +1,6 @@
 /**
- * CORS for the /v1 API (config `api.cors_origins`, docs/api.md "Calling the API
- * from a browser"): a dashboard on another origin may call the read-only API with
- * its key. A preflight from an allowed origin is answered here, before the API
+ * CORS for the /v1 API (config `api.cors_origins`, docs/api.md section 4.11): a
+ * dashboard on another origin may call the read API with its key. A preflight from an allowed origin is answered here, before the API
  * gate, since browsers send it without the Authorization header; every other
  * answer to an allowed origin (errors included) carries the headers a browser
  * needs to hand the body and the rate-limit headers to the page.
@@ -19,7 +18,7 @@ export interface CorsPolicy {
 /** The headers a page may read: the request id and the rate-limit headers (spec sections 7 and 8). */
 const exposedHeaders = "X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After";
 const allowedRequestHeaders = "Authorization, Content-Type";
-/** The API is read-only (spec section 4): nothing else is offered. */
+/** The read methods only (docs/api.md section 4.11): a page is not offered the register write. */
 const allowedMethods = "GET, HEAD, OPTIONS";
 /** How long a browser may reuse a preflight answer (browsers cap it at 2 h or less). */
 const preflightMaxAgeSeconds = "600";
