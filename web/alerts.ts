@@ -1,4 +1,4 @@
-// Alerts tab (spec section 3): filters by status, severity and gateway;
+// Alerts tab (docs/api.md section 3): filters by status, severity and gateway;
 // acknowledge and resolve with a note.
 import { call } from "./api.ts";
 import { $, askForNote, badge, button, cell, guarded, rowsOf, say, timeText } from "./dom.ts";

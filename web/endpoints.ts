@@ -1,4 +1,4 @@
-// Webhook endpoints tab (spec section 6): add, show and rotate the signing
+// Webhook endpoints tab (docs/api.md section 6): add, show and rotate the signing
 // secret, send a test and see its result, the delivery log with resend, and
 // enabling a paused endpoint.
 import { call } from "./api.ts";

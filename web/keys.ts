@@ -1,4 +1,4 @@
-// API keys tab (spec section 5): create with scopes and expiry, the key shown
+// API keys tab (docs/api.md section 5): create with scopes and expiry, the key shown
 // once with a copy button, the list, revoke with confirmation.
 import { call } from "./api.ts";
 import { $, badge, button, cell, guarded, rowsOf, show, timeText } from "./dom.ts";

@@ -1,5 +1,5 @@
 /**
- * Acknowledge and resolve (spec section 3): the one service behind the CLI's
+ * Acknowledge and resolve (docs/api.md section 3): the one service behind the CLI's
  * `fieldhub alerts` and, later, the admin page. Each change is written with its
  * event (AlertStatusEvent) in one transaction; an invalid transition is refused
  * with `conflict` and changes nothing. The transition is checked on the alert as

@@ -1,5 +1,5 @@
 /**
- * What each rule condition means (spec section 3, docs/alerts.md): when it is met,
+ * What each rule condition means (docs/api.md section 3, docs/alerts.md): when it is met,
  * when a breach counts as returned, and how it reads in a default message. One table,
  * so the config's checks and the engine cannot disagree on which conditions have a
  * hysteresis band.

@@ -1,5 +1,5 @@
 /**
- * Alert rules and the alert lifecycle (spec sections 2 Alert, 3 alert status,
+ * Alert rules and the alert lifecycle (docs/api.md sections 2 Alert, 3 alert status,
  * 6 alert events; the full transition table is docs/alerts.md).
  *
  * Every ingested value is evaluated, not only stored ones; rules are indexed by
@@ -291,7 +291,7 @@ export async function createRulesEngine(options: {
     /** Settles once the readings are evaluated and any alert change written (a refused write is logged). */
     evaluate: (readings: readonly PolledValue[]): Promise<void> => inTurn(() => evaluateNow(readings)),
     /**
-     * The offline detector: a gateway went offline (spec section 3: alert source `detector`).
+     * The offline detector: a gateway went offline (docs/api.md section 3: alert source `detector`).
      * Rejects when the store refused the alert.
      */
     async gatewayOffline(gatewayUuid: string, at: number): Promise<void> {

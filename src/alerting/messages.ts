@@ -1,5 +1,5 @@
 /**
- * What an alert message says (spec section 3 Alert.message): the placeholders a rule's
+ * What an alert message says (docs/api.md section 2, Alert.message): the placeholders a rule's
  * message may use, how the engine fills them, and the messages written when the file
  * gives none. The config accepts exactly the placeholders the engine fills.
  */

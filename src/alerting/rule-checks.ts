@@ -1,5 +1,5 @@
 /**
- * What the alerting part requires of a rule's and an automation's own fields (spec
+ * What the alerting part requires of a rule's and an automation's own fields (docs/api.md
  * sections 3 and 6). The config asks these on unchecked data and puts the answer at
  * the field's path; each returns the problem's message, or undefined when the field
  * is fine (or not of a type the structure check would let through).

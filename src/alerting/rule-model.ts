@@ -1,6 +1,6 @@
 /**
  * The alert rule model: rules and automations as the config decides them, the shapes
- * the config produces and the rules engine consumes (spec sections 3 and 6). What a
+ * the config produces and the rules engine consumes (docs/api.md sections 3 and 6). What a
  * condition means is in conditions.ts, what a message may say in messages.ts.
  */
 export const conditions = ["gt", "gte", "lt", "lte", "eq", "ne"] as const;

@@ -1,6 +1,6 @@
 /**
  * `fieldhub endpoints ...`: webhook endpoints in the store of a data directory
- * (spec section 6), through the endpoint service. The CLI writes to the store; the
+ * (docs/api.md section 6), through the endpoint service. The CLI writes to the store; the
  * dispatcher of the fieldhub running on that data directory does the sending.
  */
 import { systemClock } from "../lib/clock.ts";

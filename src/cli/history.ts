@@ -141,7 +141,7 @@ async function exportHistory(argv: string[]): Promise<void> {
   });
   const dataDir = requireDataDir(values.data);
   const format = parseFormat(values.format, "ndjson");
-  // Spec section 4 window rules: since inclusive, until exclusive, until defaults to
+  // docs/api.md section 4.6 window rules: since inclusive, until exclusive, until defaults to
   // now; no window limit here, and since defaults to the beginning of history.
   const until = parseTimeOption(values.until, "--until") ?? Date.now();
   const since = parseTimeOption(values.since, "--since") ?? 0;

@@ -1,9 +1,9 @@
 /**
  * `fieldhub mirror`: a client of any server speaking the Gateway Data API that
  * copies the history of every gateway its key sees into a file. Per gateway it
- * follows spec section 4, GET /devices/{id}/readings rule 3: `order=asc` from the
+ * follows docs/api.md section 4.6, rule 3: `order=asc` from the
  * last stored time, `next_cursor` until `has_more` is false, in windows of at most
- * 7 days (rule 1). It honours `X-RateLimit-*` and `Retry-After` (spec section 8),
+ * 7 days (rule 1). It honours `X-RateLimit-*` and `Retry-After` (docs/api.md section 8),
  * and resumes from its own output (history-io/mirror-file.ts).
  */
 import { historyEncoder, type RowEncoder } from "../history-io/encode.ts";
@@ -34,9 +34,9 @@ export const mirrorHelp: readonly CommandHelp[] = [
 ];
 
 const day = 86_400_000;
-/** Spec section 4, readings rule 1: a window over all registers is at most 7 days. */
+/** docs/api.md section 4.6, rule 1: a window over all registers is at most 7 days. */
 const windowMs = 7 * day;
-/** Without --since or earlier output: history retention's default (spec section 8, 12 months). */
+/** Without --since or earlier output: history retention's default (docs/api.md section 8, 12 months). */
 const defaultLookbackMs = 366 * day;
 const pageLimit = 1000;
 const transientRetries = 6;
@@ -74,7 +74,7 @@ function apiClient(base: string, key: string) {
       }
       const text = await response.text();
       if (response.status === 429) {
-        // Spec section 8: Retry-After on 429 says how long to wait.
+        // docs/api.md section 8: Retry-After on 429 says how long to wait.
         const retryAfter = Number(response.headers.get("retry-after") ?? "1");
         await sleep(Math.max(0.1, Number.isFinite(retryAfter) ? retryAfter : 1) * 1000);
         attempt = 0;
@@ -92,7 +92,7 @@ function apiClient(base: string, key: string) {
         } catch {}
         throw new CommandError(`GET ${base}${path}: ${response.status} ${detail}`);
       }
-      // Spec section 8: when the minute's requests are used up, wait for the window to reset.
+      // docs/api.md section 8: when the minute's requests are used up, wait for the window to reset.
       if (response.headers.get("x-ratelimit-remaining") === "0") {
         const reset = Number(response.headers.get("x-ratelimit-reset") ?? "1");
         await sleep(Math.max(0.1, Number.isFinite(reset) ? reset : 1) * 1000);

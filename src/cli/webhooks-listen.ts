@@ -1,6 +1,6 @@
 /**
  * `fieldhub webhooks listen`: a small receiver for people writing their own. It
- * verifies each delivery as a receiver should (spec section 6), answers 204 to a
+ * verifies each delivery as a receiver should (docs/api.md section 6), answers 204 to a
  * valid one and 400 otherwise, and prints every delivery with the reason for a
  * rejection: clock skew, a bad signature, or missing headers.
  */
@@ -118,7 +118,7 @@ function listen(argv: string[]): void {
             headers: { allow: "POST" },
           });
         }
-        // Verify the raw body bytes as received (spec 6, step 5); decode only to print it.
+        // Verify the raw body bytes as received (docs/api.md section 6.3, step 5); decode only to print it.
         const raw = new Uint8Array(await request.arrayBuffer());
         const body = Buffer.from(raw).toString("utf8");
         const receivedAt = Date.now();

@@ -1,4 +1,4 @@
-/** `fieldhub writes list`: the audit of register writes in a data directory (see docs/api.md, register writes). */
+/** `fieldhub writes list`: the audit of register writes in a data directory (docs/api.md section 4.8). */
 
 import { presentWrite } from "../http/presenters/register-writes.ts";
 import { CommandError, parseCommandArgs, requireDataDir, UsageError } from "./args.ts";

@@ -165,7 +165,7 @@ export const apiSchema = Type.Object(
 );
 
 /**
- * Webhook delivery (spec section 6). The spec's values are the defaults; a site
+ * Webhook delivery (docs/api.md section 6). The spec's values are the defaults; a site
  * (or a test) may shorten the schedule, never do without it.
  */
 export const webhooksSchema = Type.Object(
@@ -198,7 +198,7 @@ export const organizationSchema = Type.Object(
     id: Type.Optional(uuid),
     name: nonEmpty,
     customers: listOf(customerSchema),
-    // Register writes through the API: off until enabled, spec section 5.8.
+    // Register writes through the API: off until enabled, docs/api.md section 5.8.
     writes_enabled: Type.Boolean({ default: false }),
   },
   strict,
@@ -327,7 +327,7 @@ export const gatewaySchema = Type.Object(
 );
 
 /**
- * An alert rule on one register (spec section 3). What it names (gateway, device,
+ * An alert rule on one register (docs/api.md section 3). What it names (gateway, device,
  * register) is resolved in alerting-references.ts; what may go with which condition
  * and the message's placeholders are alerting/rule-checks.ts's to decide.
  */

@@ -1,5 +1,5 @@
 /**
- * The demo's alerts, one in each status (spec section 3), placed relative to
+ * The demo's alerts, one in each status (docs/api.md section 3), placed relative to
  * the moment the demo starts. Ids are fixed so a restart does not add them again.
  */
 import { stableUuid } from "../lib/ids.ts";

@@ -7,7 +7,7 @@
 export const demoOrganizationKey = "demo";
 
 /**
- * The sandbox key of the demo organisation (spec section 5.6): read-only, 60
+ * The sandbox key of the demo organisation (docs/api.md section 5.6): read-only, 60
  * requests per minute per client address. Fixed so that docs and scripts can use it.
  */
 export const demoSandboxKey = "fh_sandbox_demo_5f0c2e8a9b7d4613";
@@ -33,7 +33,7 @@ export interface DemoPorts {
 /** The demo's config; device ids depend on names only, so they stay the same whatever the ports. */
 export function demoConfigYaml(ports: DemoPorts): string {
   return `
-# A sandbox with a public key: any browser page may call it (docs/api.md "Calling the API from a browser").
+# A sandbox with a public key: any browser page may call it (docs/api.md section 4.11).
 api:
   cors_origins: ["*"]
 

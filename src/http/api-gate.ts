@@ -1,5 +1,5 @@
 /**
- * What every /v1 request passes before routing (spec sections 5, 7 and 8): a
+ * What every /v1 request passes before routing (docs/api.md sections 5, 7 and 8): a
  * request id, the API key, the rate limit, and the read-only rule. It runs before
  * the router so that unknown paths and write methods get the same treatment.
  */
@@ -27,7 +27,7 @@ export interface GateDeps {
   now(): number;
   /** Notes a request that a valid key passed with (GET /admin/api/keys shows `last_used_at`). */
   recordKeyUse?(keyId: string, now: number): Promise<void>;
-  /** Requests per minute of a key that sets no limit of its own (spec section 8: 100). */
+  /** Requests per minute of a key that sets no limit of its own (docs/api.md section 8: 100). */
   defaultLimitPerMinute: number;
 }
 
@@ -56,7 +56,7 @@ export async function passApiGate(
   request: Request,
   clientAddress: string,
 ): Promise<void> {
-  // Requests without a usable key are counted per client address (spec section 8).
+  // Requests without a usable key are counted per client address (docs/api.md section 8).
   // An address that has used up that allowance this minute is refused before its
   // key is even looked up: otherwise the 401 would be decided first and guessing
   // would never be throttled.

@@ -187,7 +187,7 @@ export async function createHttpApp(deps: HttpAppDeps) {
       if (code === "NOT_FOUND") {
         // Bun resolves dot segments before fieldhub sees the path (/v1/%2e%2e/x
         // arrives as /x), so an unrouted path may have begun as /v1: it carries
-        // the rate-limit headers too (spec section 4).
+        // the rate-limit headers too (docs/api.md section 4.10).
         if (!isApiPath(request.url))
           Object.assign(
             stateOf(request).headers,
@@ -278,7 +278,7 @@ function originOf(url: string): string {
 /**
  * Paths under /v1 pass the API gate. The prefix is matched whatever its case: the
  * API's paths are lower case and /V1/devices is not one of them, but it is
- * answered like any unknown /v1 path (gate, headers, 404), not as a page (docs/api.md).
+ * answered like any unknown /v1 path (gate, headers, 404), not as a page (docs/api.md section 4.10).
  */
 function isApiPath(url: string): boolean {
   const path = pathOf(url);

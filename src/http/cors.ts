@@ -15,7 +15,7 @@ export interface CorsPolicy {
   apply(request: Request, headers: Record<string, string>): Response | null;
 }
 
-/** The headers a page may read: the request id and the rate-limit headers (spec sections 7 and 8). */
+/** The headers a page may read: the request id and the rate-limit headers (docs/api.md sections 7 and 8). */
 const exposedHeaders = "X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After";
 const allowedRequestHeaders = "Authorization, Content-Type";
 /** The read methods only (docs/api.md section 4.11): a page is not offered the register write. */

@@ -1,4 +1,4 @@
-/** RFC 9457 problem details, the error body of spec sections 2 (Problem) and 7. */
+/** RFC 9457 problem details, the error body of docs/api.md sections 2 (Problem) and 7. */
 import { type ErrorCode, errorCatalog } from "../lib/errors.ts";
 
 export interface Problem {

@@ -1,5 +1,5 @@
 /**
- * Fixed one-minute windows that reset at the start of every minute (spec section
+ * Fixed one-minute windows that reset at the start of every minute (docs/api.md section
  * 8), counted by a `RateLimitStore`: the API's are the store's (`rateLimits`: in
  * memory on a box, shared by every central process on PostgreSQL, docs/fleet.md);
  * the admin login's are this process's own (`memoryRateLimitStore()`).
@@ -11,7 +11,7 @@ export interface RateDecision {
   allowed: boolean;
   limit: number;
   remaining: number;
-  /** Seconds until the window resets (spec: X-RateLimit-Reset). */
+  /** Seconds until the window resets (docs/api.md section 8.2: X-RateLimit-Reset). */
   resetSeconds: number;
 }
 

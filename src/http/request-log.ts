@@ -8,7 +8,7 @@
 
 export type RequestLogLevel = "debug" | "info" | "warn";
 
-/** 401, 403 and 429: a client that cannot get in or is throttled is worth a line (spec sections 5 and 8). */
+/** 401, 403 and 429: a client that cannot get in or is throttled is worth a line (docs/api.md sections 5 and 8). */
 const refusals = new Set([401, 403, 429]);
 
 export function requestLogLevel(route: string, status: number, logRequests: boolean): RequestLogLevel {

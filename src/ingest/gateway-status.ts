@@ -1,5 +1,5 @@
 /**
- * Gateway status from what the pollers report (spec section 3, gateway status):
+ * Gateway status from what the pollers report (docs/api.md section 3, gateway status):
  * online as soon as a device answers; offline when the gateway has been silent
  * longer than its heartbeat interval, or at once when its port or connection is
  * gone; `error` when its bus cannot be used at all (for example no permission on

@@ -1,5 +1,5 @@
 /**
- * Which polled values become stored history: spec section 8, at most one stored
+ * Which polled values become stored history: docs/api.md section 8, at most one stored
  * value per register per storage interval. docs/polling.md, "Stored density",
  * states the rule; in short, a value read at wall time `ts` is stored when
  *

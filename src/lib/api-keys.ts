@@ -1,9 +1,9 @@
-/** The API key model (spec section 5): scopes, kinds and when a key counts as active. */
+/** The API key model (docs/api.md section 5): scopes, kinds and when a key counts as active. */
 
 export const apiScopes = ["devices:read", "registers:read", "alerts:read", "registers:write"] as const;
 export type ApiScope = (typeof apiScopes)[number];
 
-/** Writing registers; a sandbox key never carries it (spec section 5.6: read-only). */
+/** Writing registers; a sandbox key never carries it (docs/api.md section 5.6: read-only). */
 export const writeScope: ApiScope = "registers:write";
 
 /** A sandbox key's default limit, per client address. */

@@ -51,7 +51,7 @@ let cachedDay = Number.NaN;
 let cachedDayPrefix = "";
 
 /**
- * Spec: all timestamps are ISO 8601 in UTC (stored as integer milliseconds).
+ * On the wire every timestamp is ISO 8601 in UTC (docs/api.md section 1); stored as integer milliseconds.
  * Same output as Date#toISOString; the date part is cached per day because a
  * page of readings formats a thousand timestamps from the same few days, and
  * stored readings fall on whole seconds, which take three table lookups.

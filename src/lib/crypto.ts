@@ -36,7 +36,7 @@ export function hashPassword(password: string): Promise<string> {
   return Bun.password.hash(password, { algorithm: "argon2id" });
 }
 
-/** API keys are 160 random bits, so a fast hash is enough to keep them (spec section 5). */
+/** API keys are 160 random bits, so a fast hash is enough to keep them (docs/api.md section 5). */
 export function hashApiKey(key: string): string {
   return sha256Hex(key);
 }
@@ -50,7 +50,7 @@ export function generateEdgeToken(): string {
   return `fhe_${randomBytes(32).toString("hex")}`;
 }
 
-/** `msg_<hex>`: the id every delivery of an event carries (spec section 6, Envelope). */
+/** `msg_<hex>`: the id every delivery of an event carries (docs/api.md section 6.1, the envelope). */
 export function newMessageId(): string {
   return `msg_${randomHex(16)}`;
 }

@@ -1,5 +1,5 @@
 /**
- * Error codes of spec section 7. One table drives the HTTP status, the problem
+ * Error codes of docs/api.md section 7. One table drives the HTTP status, the problem
  * title and the docs page at {docs_url}/errors, so the three cannot drift apart.
  */
 export const errorCatalog = {
@@ -77,7 +77,7 @@ export type ErrorCode = keyof typeof errorCatalog;
 export const errorCodes = Object.keys(errorCatalog) as ErrorCode[];
 
 const adminOnlyCodes = new Set<ErrorCode>(["unauthorized", "forbidden", "payload_too_large", "store_unavailable"]);
-/** The codes of the /v1 API (spec section 7); the others belong to the admin API. */
+/** The codes of the /v1 API (docs/api.md section 7); the others belong to the admin API. */
 export const apiErrorCodes = errorCodes.filter((code) => !adminOnlyCodes.has(code));
 
 /** An error that carries a stable code; transports map it to their own form. */

@@ -4,7 +4,7 @@ export function randomHex(bytes: number): string {
   return randomBytes(bytes).toString("hex");
 }
 
-/** Spec section 2, Problem.request_id: `req_<hex>`. */
+/** docs/api.md section 2, Problem.request_id: `req_<hex>`. */
 export function newRequestId(): string {
   return `req_${randomHex(12)}`;
 }

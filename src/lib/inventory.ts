@@ -62,7 +62,7 @@ export interface InventoryOrganization {
   id: string;
   key: string;
   name: string;
-  /** Register writes through the API are allowed (config `writes_enabled`; spec section 5.8). */
+  /** Register writes through the API are allowed (config `writes_enabled`; docs/api.md section 5.8). */
   writesEnabled: boolean;
   customers: InventoryCustomer[];
   gateways: InventoryGateway[];

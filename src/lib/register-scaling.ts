@@ -1,4 +1,4 @@
-/** Engineering values from raw register values (spec section 1: value = raw_value x scale_factor). */
+/** Engineering values from raw register values (docs/api.md section 1: value = raw_value x scale_factor). */
 
 export function scaleValue(raw: number | null, scaleFactor: number | null): number | null {
   return raw === null ? null : scalerFor(scaleFactor)(raw);

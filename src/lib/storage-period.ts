@@ -1,10 +1,10 @@
 /**
- * The storage density rule (spec section 8, "History density"): at most one
+ * The storage density rule (docs/api.md section 8.1, "history density"): at most one
  * stored reading per register per storage period. Periods are aligned on the Unix
  * epoch, so ingest, import and any store layout agree on which period a time is in.
  */
 
-/** Used when a device's period is not known (spec section 8: one value per five minutes). */
+/** Used when a device's period is not known (docs/api.md section 8: one value per five minutes). */
 export const defaultStorageIntervalMs = 300_000;
 
 /** Stored times are whole seconds: a shorter period would put two readings in one second. */

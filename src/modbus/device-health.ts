@@ -2,7 +2,7 @@
  * The health board: what the pollers last saw of each Modbus device and which
  * registers its device refuses. Kept in memory only: the API runs in the process
  * that polls, health is about now, and a restart polls again within a cycle, so
- * writing it to flash every cycle would buy nothing (docs/api.md, device health).
+ * writing it to flash every cycle would buy nothing (docs/api.md section 2.6, device health).
  */
 import {
   type DeviceHealth,

@@ -1,7 +1,7 @@
 /**
- * Alerts (spec section 2, Alert; GET /alerts) and the writes of their lifecycle
- * (spec section 3; docs/alerts.md). Each lifecycle change is one operation that
- * writes the change and records its event (spec section 6) in one transaction:
+ * Alerts (docs/api.md section 2, Alert; GET /alerts) and the writes of their lifecycle
+ * (docs/api.md section 3; docs/alerts.md). Each lifecycle change is one operation that
+ * writes the change and records its event (docs/api.md section 6) in one transaction:
  * no change without its event, no event without its change.
  */
 import { and, count, desc, eq, inArray, ne, or, sql } from "drizzle-orm";
@@ -67,7 +67,7 @@ export interface OpenAlert {
   entryCount: number;
 }
 
-/** An alert with what its status events need (spec section 6, AlertStatusEvent). */
+/** An alert with what its status events need (docs/api.md section 6.6, AlertStatusEvent). */
 export interface AlertRecord {
   id: number;
   uuid: string;

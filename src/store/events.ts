@@ -1,9 +1,9 @@
-/** The webhook outbox (spec section 6): events, each fanned out to the endpoints that subscribed. */
+/** The webhook outbox (docs/api.md section 6): events, each fanned out to the endpoints that subscribed. */
 import { newMessageId } from "../lib/crypto.ts";
 import type { SqliteConnection } from "./connection.ts";
 import type { Synchronous } from "./resolved-operations.ts";
 
-/** The event types of spec section 6, which endpoints subscribe to. */
+/** The event types of docs/api.md section 6, which endpoints subscribe to. */
 export const eventTypes = [
   "device.online",
   "device.offline",
@@ -12,7 +12,7 @@ export const eventTypes = [
   "alert.acknowledged",
   "alert.resolved",
   "automation.triggered",
-  // Added (spec section 9.2): a register write through the API or the admin page.
+  // Added (docs/api.md section 9.2): a register write through the API or the admin page.
   "register.written",
 ] as const;
 /** Plus the test message, sent on request to one endpoint only (docs/webhooks.md). */

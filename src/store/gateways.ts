@@ -76,7 +76,7 @@ export interface GatewayStatusRow {
 }
 
 /**
- * The event a status change records with it (spec section 6: device.online /
+ * The event a status change records with it (docs/api.md section 6: device.online /
  * device.offline; none for pending or error): the same whether a box's status
  * tracker decides the change or a central takes it from the site that forwards
  * the gateway (docs/fleet.md).
@@ -125,7 +125,7 @@ export interface GatewayStore {
   statusOf(gatewayUuid: string): Promise<GatewayStatusRow | null>;
   /**
    * Writes a new status (and `lastSeen`, when given) and records `event` if any,
-   * in one transaction (spec section 6: device.online / device.offline).
+   * in one transaction (docs/api.md section 6: device.online / device.offline).
    */
   changeStatus(
     gatewayId: number,

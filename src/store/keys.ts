@@ -1,5 +1,5 @@
 /**
- * API keys (spec section 5). A key is shown once when created; the store keeps
+ * API keys (docs/api.md section 5). A key is shown once when created; the store keeps
  * only its SHA-256 (keys are 160 random bits, so a fast hash is enough) and a
  * short prefix to tell keys apart.
  */
@@ -152,7 +152,7 @@ export function sqliteKeyStore({ sqlite, db }: SqliteConnection): Synchronous<Ke
         name: input.name,
         prefix: key.slice(0, keyPrefixLength),
         hash: hashApiKey(key),
-        // The sandbox key is read-only (spec section 5.6), whatever it was asked with.
+        // The sandbox key is read-only (docs/api.md section 5.6), whatever it was asked with.
         scopes: input.scopes.filter((scope) => kind !== "sandbox" || scope !== writeScope).join(" "),
         kind,
         rateLimitPerMinute,

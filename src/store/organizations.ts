@@ -1,4 +1,4 @@
-/** Organisations: the tenants every other row belongs to (spec section 5). */
+/** Organisations: the tenants every other row belongs to (docs/api.md section 5). */
 import { and, eq, isNull } from "drizzle-orm";
 import type { SqliteConnection } from "./connection.ts";
 import type { Synchronous } from "./resolved-operations.ts";
@@ -15,7 +15,7 @@ export interface OrganizationStore {
   list(): Promise<Organization[]>;
   /** By the handle config and CLI use (`--org`), or null (also for a removed one). */
   findByKey(key: string): Promise<Organization | null>;
-  /** Whether register writes are enabled for the organisation (spec section 5.8). */
+  /** Whether register writes are enabled for the organisation (docs/api.md section 5.8). */
   writesEnabled(orgId: number): Promise<boolean>;
 }
 

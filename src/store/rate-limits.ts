@@ -1,5 +1,5 @@
 /**
- * Requests counted per bucket and one-minute window (spec section 8, "Limits": the
+ * Requests counted per bucket and one-minute window (docs/api.md section 8.1, "Limits": the
  * window resets at the start of every minute; section 4: the X-RateLimit-* headers
  * on every response; section 7: 429 `rate_limited` with Retry-After). A bucket is what http/api-gate.ts
  * counts under: an API key, a sandbox key per address, or a client address.
@@ -12,7 +12,7 @@
  */
 import { resolvedOperations } from "./resolved-operations.ts";
 
-/** The windows are whole minutes (spec section 8: the count resets each minute). */
+/** The windows are whole minutes (docs/api.md section 8: the count resets each minute). */
 export const rateLimitWindowMs = 60_000;
 
 export interface RateLimitTake {

@@ -1,6 +1,6 @@
 /**
  * Reading history: the operations behind ingest, retention and the keyset-paged
- * reads of GET /devices/{id}/readings (spec section 4, rules 1 to 3), and the
+ * reads of GET /devices/{id}/readings (docs/api.md section 4.6, rules 1 to 3), and the
  * time conventions they share. The engine behind them is history/ (compressed
  * blocks and an append-only tail, docs/architecture.md "Store").
  */
@@ -68,7 +68,7 @@ export type ImportCounts = { stored: number; skipped: number };
 
 /** Reading history, in (register id, ts in Unix ms, raw value); how it is laid out is the engine's affair. */
 export interface ReadingStore {
-  /** One keyset page of history over one or more registers (spec section 4, rules 1 to 3). */
+  /** One keyset page of history over one or more registers (docs/api.md section 4.6, rules 1 to 3). */
   page(query: ReadingsPageQuery): Promise<ReadingsPage>;
   /**
    * Stores readings and moves each register's latest value forward, in one
@@ -100,7 +100,7 @@ export interface ReadingStore {
    * lib/storage-period.ts with the register's period from `storageIntervalMs`,
    * in ms, every register of the batch listed), taking the batch in order; the
    * others are skipped. So importing the same readings again stores nothing, and
-   * the density rule (spec section 8) holds across import and ingest. Each
+   * the density rule (docs/api.md section 8) holds across import and ingest. Each
    * register's latest value moves to its newest stored reading when that is newer.
    */
   importReadings(batch: readonly ReadingTuple[], storageIntervalMs: ReadonlyMap<number, number>): Promise<ImportCounts>;

@@ -1,5 +1,5 @@
 /**
- * Retention of reading history (spec section 8: 12 months by default). Old
+ * Retention of reading history (docs/api.md section 8: 12 months by default). Old
  * readings are deleted register by register in small batches, each its own short
  * transaction, with a pause between batches: readers never wait (WAL), and
  * ingest waits at most one batch. Freed pages are reused by SQLite for new

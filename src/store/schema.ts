@@ -16,7 +16,7 @@ export const organizations = sqliteTable("organizations", {
   key: text("key").notNull().unique(),
   name: text("name").notNull(),
   createdAt: integer("created_at").notNull(),
-  /** Register writes through the API allowed (config `writes_enabled`; spec section 5.8). */
+  /** Register writes through the API allowed (config `writes_enabled`; docs/api.md section 5.8). */
   writesEnabled: integer("writes_enabled", { mode: "boolean" }).notNull().default(false),
   /**
    * When the organisation left the config. A removed row keeps its history but
@@ -253,7 +253,7 @@ export const storeMeta = sqliteTable("store_meta", {
 });
 
 /**
- * The event outbox (spec section 6): every event is stored here, in the same
+ * The event outbox (docs/api.md section 6): every event is stored here, in the same
  * transaction as the change it reports, before any delivery starts.
  */
 export const events = sqliteTable(
@@ -277,7 +277,7 @@ export const events = sqliteTable(
 export const endpointStatuses = ["enabled", "paused"] as const;
 export type EndpointStatus = (typeof endpointStatuses)[number];
 
-/** Webhook endpoints (spec section 6), managed from the CLI and the admin page. */
+/** Webhook endpoints (docs/api.md section 6), managed from the CLI and the admin page. */
 export const webhookEndpoints = sqliteTable(
   "webhook_endpoints",
   {
@@ -298,7 +298,7 @@ export const webhookEndpoints = sqliteTable(
     /** The secret before the last rotation, still signed with until `previous_secret_until`. */
     previousSecret: text("previous_secret"),
     previousSecretUntil: integer("previous_secret_until"),
-    /** Messages in a row that failed every attempt (spec section 6: paused after ten). */
+    /** Messages in a row that failed every attempt (docs/api.md section 6: paused after ten). */
     failedMessagesInRow: integer("failed_messages_in_row").notNull().default(0),
     createdAt: integer("created_at").notNull(),
     deletedAt: integer("deleted_at"),

@@ -1,5 +1,5 @@
 /**
- * Delivers webhook messages from the store (spec section 6, "Delivery and
+ * Delivers webhook messages from the store (docs/api.md section 6.4, "Delivery and
  * retries"). Every message is in the store before its first attempt; every
  * attempt's outcome is written in one transaction with its log line, so a
  * restart (or a kill -9) resumes each message at its due time. Delivery is at
@@ -32,11 +32,11 @@ export interface DispatcherOptions {
   store: Store;
   clock: Clock;
   logger: Logger;
-  /** Delays before attempts 2..n (spec: 30 s, 2 min, 10 min, 1 h, 6 h). */
+  /** Delays before attempts 2..n (docs/api.md section 6.4: 30 s, 2 min, 10 min, 1 h, 6 h). */
   retryDelaysMs?: readonly number[];
-  /** How long a receiver has to answer (spec: 10 s). */
+  /** How long a receiver has to answer (docs/api.md section 6.4: 10 s). */
   timeoutMs?: number;
-  /** Messages in a row that failed every attempt before the endpoint is paused (spec: ten). */
+  /** Messages in a row that failed every attempt before the endpoint is paused (docs/api.md section 6.4: ten). */
   pauseAfterFailedMessages?: number;
   concurrency?: number;
   perEndpointConcurrency?: number;

@@ -1,6 +1,6 @@
 /**
  * The one service behind webhook endpoint management, for the CLI now and the
- * admin page later (spec section 6: endpoints added by owners and admins, who
+ * admin page later (docs/api.md section 6: endpoints added by owners and admins, who
  * choose the events and copy the signing secret).
  */
 import { isoFromMs } from "../lib/clock.ts";

@@ -1,5 +1,5 @@
 /**
- * Standard Webhooks signatures (spec section 6, "Signature verification"):
+ * Standard Webhooks signatures (docs/api.md section 6.3, "Signature verification"):
  * HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{raw body}` with the part of
  * the secret after `whsec_`, base64-decoded; sent as `v1,<base64>`. While a
  * rotated secret's grace period runs, both signatures are sent, space-separated.
@@ -51,14 +51,14 @@ export type Verification =
     };
 
 /**
- * Checks a delivery as a receiver should (spec 6, steps 1 to 5), saying why it
+ * Checks a delivery as a receiver should (docs/api.md section 6.3, steps 1 to 5), saying why it
  * was rejected: a timestamp outside the tolerance (clock skew) is told apart from
  * a signature that does not match.
  */
 export function verifyDelivery(
   secret: string,
   headers: { id: string | null; timestamp: string | null; signature: string | null },
-  /** The raw body bytes as received (spec 6, step 5); a string is taken as UTF-8. */
+  /** The raw body bytes as received (docs/api.md section 6.3, step 5); a string is taken as UTF-8. */
   body: string | Uint8Array,
   nowSeconds: number,
   toleranceSeconds = 300,

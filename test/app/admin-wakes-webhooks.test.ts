@@ -1,6 +1,6 @@
 /**
  * `fieldhub serve` as a user runs it: an admin change that records an event (the
- * endpoint "test" action, spec section 6) is delivered at once, not at the
+ * endpoint "test" action, docs/api.md section 6) is delivered at once, not at the
  * dispatcher's next look at the outbox. That look comes every second
  * (webhooks/dispatcher.ts `pollEveryMs`) and, with the config's delivery settings
  * (the defaults here), nothing else wakes the dispatcher between two admin changes:

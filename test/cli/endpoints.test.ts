@@ -2,7 +2,7 @@
  * `fieldhub endpoints ...` as an operator runs them: separate processes on the
  * data directory of a running `fieldhub serve`, whose dispatcher delivers to a
  * real HTTP receiver in this test. Signatures are checked with the reference
- * `standardwebhooks` library, not fieldhub's code (spec section 6).
+ * `standardwebhooks` library, not fieldhub's code (docs/api.md section 6).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";

@@ -1,7 +1,7 @@
 /**
  * `fieldhub keys create|list|revoke` as a user runs them: separate processes on the
  * data directory of a running `fieldhub serve`, checked through its HTTP API
- * (product: "A key is shown once; only its hash is stored"; spec section 5).
+ * (product: "A key is shown once; only its hash is stored"; docs/api.md section 5).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";

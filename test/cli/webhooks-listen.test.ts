@@ -2,7 +2,7 @@
  * `fieldhub webhooks listen` as someone writing a receiver runs it: deliveries
  * signed with the reference `standardwebhooks` library (not fieldhub's code) are
  * accepted with 204 and printed; tampered, stale or unsigned ones get 400 and the
- * output says why (spec section 6, "Signature verification").
+ * output says why (docs/api.md section 6.3, "Signature verification").
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";

@@ -4,10 +4,12 @@
  * documented there with its method and path (in the operation table and as a
  * section of its own, with each of its query parameters), every endpoint the page
  * documents is served, and every error code the API can answer is in its section 7.
+ * Comments and docs cite docs/api.md, never the specification by section number
+ * (scripts/cite-api-md rewrites such citations).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { readdirSync, readFileSync } from "node:fs";
+import { join, relative } from "node:path";
 import { repoRoot } from "../harness/cli.ts";
 import { startTestSite, type TestSite } from "../harness/site.ts";
 
@@ -122,4 +124,22 @@ describe("docs/api.md section 4 and the served /v1 routes", () => {
       expect(/^\| \d{3} \|/.test(row!)).toBe(true);
     }
   });
+});
+
+/** Citations of the specification by section: "docs/api.md section 4", "(docs/api.md section 6.3, step 5)", "(docs/api.md section 6.4: 10 s)". */
+const specCitation = /\b[Ss]pec(?:\s*(?:\*|\/\/)?\s*)(?:sections?\b|\d\.\d|\d, steps?\b)|(?<![\w$])\(spec: /;
+/** This file, whose comments show the forms. */
+const self = relative(repoRoot, import.meta.path);
+
+function filesUnder(directory: string): string[] {
+  return readdirSync(join(repoRoot, directory), { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && /\.(ts|md|sh|py|html|css|cjs)$/.test(entry.name))
+    .map((entry) => relative(repoRoot, join(entry.parentPath, entry.name)));
+}
+
+test("no comment or doc cites the specification by section: they cite docs/api.md", () => {
+  const files = ["src", "test", "scripts", "web", "docs"].flatMap(filesUnder).concat("README.md");
+  expect(files.length).toBeGreaterThan(100);
+  const citing = files.filter((file) => file !== self && specCitation.test(readFileSync(join(repoRoot, file), "utf8")));
+  expect(citing).toEqual([]);
 });

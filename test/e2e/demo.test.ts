@@ -1,6 +1,6 @@
 /**
  * `fieldhub demo` end to end (product: "A newcomer sees real data in one command";
- * spec section 5.6, the sandbox key): the real process on a free port, read through
+ * docs/api.md section 5.6, the sandbox key): the real process on a free port, read through
  * HTTP with the fixed sandbox key, stopped with SIGTERM and started again on the
  * same data directory.
  */

@@ -424,7 +424,7 @@ describe.skipIf(!canRun)("over Modbus TCP (needs Debian's python3-pymodbus and s
     expect(Date.now() - started).toBeLessThan(5000);
   });
 
-  test("every refusal: 400, 403, 404 as problem+json with spec section-7 codes", async () => {
+  test("every refusal: 400, 403, 404 as problem+json with codes of docs/api.md section 7", async () => {
     const i16 = register("W-TCP", "i16");
     expect((await expectProblem(await put(tcpGateway, i16, {}), 400, "invalid_parameter")).detail).toContain("value");
     await expectProblem(await put(tcpGateway, i16, { value: "hot" }), 400, "invalid_parameter");

@@ -1,7 +1,7 @@
 /**
  * The demo backfills history every 5 minutes up to its
  * start and then stores live readings once a minute; where the two meet, two
- * stored readings of one register were 35 s apart (the spec: at most one stored
+ * stored readings of one register were 35 s apart (docs/api.md section 8.1: at most one stored
  * value a minute). Made deterministic with libfaketime: the demo starts at
  * 10:04:35 (its backfill ends at 10:00:00); its first live reading is stored at
  * 10:04:35, mid-minute, and the next at the first poll of 10:05, 25 s later.

@@ -11,7 +11,7 @@ import { Cleanup } from "./harness/cleanup.ts";
 import { rawRequest } from "./harness/raw-http.ts";
 import { createKey, type RunningServe, startServe } from "./harness/serve.ts";
 
-// Failed keys allowed per minute and address: the default limit (spec section 8).
+// Failed keys allowed per minute and address: the default limit (docs/api.md section 8).
 const defaultLimit = 5;
 const cleanup = new Cleanup();
 let server: RunningServe;
@@ -93,7 +93,7 @@ describe("every answer to a /v1 request carries the spec's headers", () => {
     }
   }, 20_000);
 
-  test("headers past Bun's limit: 431 from Bun itself, which lets no handler add headers (docs/api.md)", async () => {
+  test("headers past Bun's limit: 431 from Bun itself, which lets no handler add headers (docs/api.md section 4.10)", async () => {
     const response = await rawRequest(
       server.url,
       `GET /v1/devices HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\nConnection: close\r\n\r\n`,

@@ -96,7 +96,7 @@ export async function call<T = any>(baseUrl: string, path: string, options: Call
   return result;
 }
 
-/** The spec's error shape (sections 2 and 7), for any problem answer. */
+/** The error shape of docs/api.md (sections 2.10 and 7), for any problem answer. */
 export function expectProblem(response: ApiResponse, status: number, code: string): void {
   expect(response.status).toBe(status);
   expect(response.headers.get("content-type")).toBe("application/problem+json");
@@ -109,7 +109,7 @@ export function expectProblem(response: ApiResponse, status: number, code: strin
   expect(body.request_id).toBe(response.headers.get("x-request-id"));
 }
 
-/** Spec section 4: every response carries these four headers. */
+/** docs/api.md section 4.10: every response carries these four headers. */
 export function expectApiHeaders(response: ApiResponse): void {
   expect(response.headers.get("x-request-id")).toMatch(/^req_[0-9a-f]+$/);
   for (const name of ["x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset"]) {

@@ -1,4 +1,4 @@
-/** Spec sections 2 (Alert), 4 (GET /alerts), 5.3 (one organisation per key) and introspection's open_alerts. */
+/** docs/api.md sections 2 (Alert), 4 (GET /alerts), 5.3 (one organisation per key) and introspection's open_alerts. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { call, expectApiHeaders, expectProblem } from "../harness/http.ts";
 import { ids, startTestSite, startTime, type TestSite } from "../harness/site.ts";

@@ -1,5 +1,5 @@
 /**
- * Spec section 5 (authentication) and 7 (errors) through HTTP. The operations and
+ * docs/api.md section 5 (authentication) and 7 (errors) through HTTP. The operations and
  * the scope each needs come from the running app's served OpenAPI description
  * (`security: [{ bearerAuth: [scope] }]`), so a new /v1 route joins the auth and
  * scope matrix by existing.

@@ -1,5 +1,5 @@
 /**
- * CORS on /v1 (config `api.cors_origins`, docs/api.md): a
+ * CORS on /v1 (config `api.cors_origins`, docs/api.md section 4.11): a
  * browser dashboard on an allowed origin gets its preflight answered without a key
  * and the CORS headers on every answer, errors included; other origins get none.
  * Through a real `fieldhub serve` with its config, as a browser would call it.

@@ -1,4 +1,4 @@
-/** Spec sections 2 (Gateway, GatewayDetail, ModbusDevice), 4 (GET /devices, GET /devices/{id}) and 7 through HTTP. */
+/** docs/api.md sections 2 (Gateway, GatewayDetail, ModbusDevice), 4 (GET /devices, GET /devices/{id}) and 7 through HTTP. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { stableUuid } from "../../src/lib/ids.ts";
 import { call, expectApiHeaders, expectProblem } from "../harness/http.ts";

@@ -1,7 +1,7 @@
 /**
  * Generated malformed, boundary and hostile requests against every /v1
  * operation: nothing a client sends may produce a 5xx, and every error is a
- * problem+json with a code of spec section 7.
+ * problem+json with a code of docs/api.md section 7.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { apiErrorCodes } from "../../src/lib/errors.ts";

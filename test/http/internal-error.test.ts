@@ -1,4 +1,4 @@
-/** Spec section 7: a failure inside fieldhub is 500 internal_error, with nothing internal in the body. */
+/** docs/api.md section 7: a failure inside fieldhub is 500 internal_error, with nothing internal in the body. */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Writable } from "node:stream";
 import pino from "pino";

@@ -1,5 +1,5 @@
 /**
- * Spec section 5.3: each key belongs to one organisation; all data returned is that
+ * docs/api.md section 5.3: each key belongs to one organisation; all data returned is that
  * organisation's, and a resource of another organisation is 404 not_found. Every
  * endpoint and every filter, both ways (acme <-> globex).
  */

@@ -1,6 +1,6 @@
 /**
  * The OpenAPI 3.1 description and the docs page served by the running program
- * (spec section 1: "described by an OpenAPI 3.1 description"; section 4: the six
+ * (docs/api.md section 1: the OpenAPI 3.1 description; section 4.1: the seven
  * operations; product: the docs page works on a LAN without internet).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -27,7 +27,7 @@ afterAll(async () => {
   await site.stop();
 });
 
-/** Spec section 4: operation id -> method and path (under /v1). */
+/** docs/api.md section 4: operation id -> method and path (under /v1). */
 const expectedOperations: Record<string, string> = {
   introspect: "get /v1/introspect",
   listGateways: "get /v1/devices",

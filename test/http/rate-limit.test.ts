@@ -1,4 +1,4 @@
-/** Spec sections 4 (headers on every response), 5.6 (sandbox key per visitor), 7 (429) and 8 (limits). */
+/** docs/api.md sections 4 (headers on every response), 5.6 (sandbox key per visitor), 7 (429) and 8 (limits). */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connect } from "node:net";
 import { type ApiResponse, call, expectApiHeaders, expectProblem } from "../harness/http.ts";

@@ -1,5 +1,5 @@
 /**
- * Spec section 4 (GET /devices/{id}/readings and its rules 1 to 3), section 2
+ * docs/api.md section 4 (GET /devices/{id}/readings and its rules 1 to 3), section 2
  * (Reading, CursorMeta), section 7 (errors) and section 8 (limits) through HTTP.
  *
  * Every test starts its own site (a fresh store, the clock at 2026-03-10T12:00:00Z)

@@ -1,4 +1,4 @@
-/** Spec sections 1 (value semantics), 2 (Register, Register list envelope) and 4 (GET /devices/{id}/registers). */
+/** docs/api.md sections 1 (value semantics), 2 (Register, Register list envelope) and 4 (GET /devices/{id}/registers). */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { stableUuid } from "../../src/lib/ids.ts";
 import { call, expectApiHeaders, expectProblem } from "../harness/http.ts";

@@ -1,6 +1,6 @@
 /**
- * Gateway status from what the pollers report (spec section 3), checked through
- * the API and the event outbox (spec section 6, DeviceStatusEvent).
+ * Gateway status from what the pollers report (docs/api.md section 3), checked through
+ * the API and the event outbox (docs/api.md section 6.6, DeviceStatusEvent).
  */
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import { createGatewayStatusTracker } from "../../src/ingest/gateway-status.ts";

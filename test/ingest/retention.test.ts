@@ -1,4 +1,4 @@
-/** Retention (spec section 8): history older than the cutoff is pruned in batches; newer history stays. */
+/** Retention (docs/api.md section 8): history older than the cutoff is pruned in batches; newer history stays. */
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import { pruneReadings } from "../../src/store/retention.ts";
 import { call } from "../harness/http.ts";

@@ -1,5 +1,5 @@
 /**
- * Webhook delivery against a real local HTTP receiver (spec section 6). Every
+ * Webhook delivery against a real local HTTP receiver (docs/api.md section 6). Every
  * signature is verified with the npm `standardwebhooks` library, not with
  * fieldhub's own code. Delays are shortened through the dispatcher's settings
  * (the same ones config `webhooks:` sets), never by editing constants.

@@ -1,4 +1,4 @@
-/** Alerts in the admin API (spec section 3), changed through the same service as `fieldhub alerts`. */
+/** Alerts in the admin API (docs/api.md section 3), changed through the same service as `fieldhub alerts`. */
 import { Elysia, t } from "elysia";
 import { alertService } from "../../alerting/alerts-service.ts";
 import { CodedError } from "../../lib/errors.ts";

@@ -1,5 +1,5 @@
 /**
- * Webhook endpoints in the admin API (spec section 6), through the same service
+ * Webhook endpoints in the admin API (docs/api.md section 6), through the same service
  * as `fieldhub endpoints`. Changes that queue a message wake delivery at once.
  */
 import { Elysia, t } from "elysia";

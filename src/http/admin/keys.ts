@@ -1,4 +1,4 @@
-/** API keys in the admin API (spec section 5): the key itself is shown once, on creation. */
+/** API keys in the admin API (docs/api.md section 5): the key itself is shown once, on creation. */
 import { Elysia, t } from "elysia";
 import { apiKeyStatus, apiScopes } from "../../lib/api-keys.ts";
 import { CodedError } from "../../lib/errors.ts";

@@ -2,7 +2,7 @@
  * Register writes from the admin page (docs/admin.md): the audit of every
  * attempt, and setting a writable register's value from the gateway view. Owners and
  * admins only (the router refuses a viewer's change); the organisation must have
- * writes enabled, as for the API (spec section 5.8).
+ * writes enabled, as for the API (docs/api.md section 5.8).
  */
 import { Elysia, t } from "elysia";
 import { CodedError } from "../../lib/errors.ts";

@@ -37,7 +37,7 @@ export interface V1Deps {
 
 /**
  * A route's `transform` hook, run before Elysia validates the query: checks the
- * operation's scope (scopes.ts) first, so a key without the scope hears 403 whatever it sent (spec
+ * operation's scope (scopes.ts) first, so a key without the scope hears 403 whatever it sent (docs/api.md
  * section 5.7); then what Elysia's coercion would let through: a repeated
  * parameter, or an integer written as `0x10`, `1e2` or ` 5`.
  */

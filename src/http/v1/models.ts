@@ -1,5 +1,5 @@
 /**
- * Response shapes of spec section 2. These schemas feed the OpenAPI description;
+ * Response shapes of docs/api.md section 2. These schemas feed the OpenAPI description;
  * the request schemas live beside each controller.
  */
 import { t } from "elysia";
@@ -40,7 +40,7 @@ export const Gateway = t.Object(gatewayFields, {
 
 export const DeviceTemplate = t.Object({ id: uuid, brand: t.String(), model: t.String() }, { $id: "DeviceTemplate" });
 
-/** Added to spec section 2's Modbus device (section 9.2 allows added fields); docs/api.md, device health. */
+/** Added to the Modbus device (docs/api.md section 2.6; section 9.2 allows added fields). */
 export const DeviceHealth = t.Object(
   {
     status: oneOf(

@@ -1,4 +1,4 @@
-/** Store rows to the JSON shapes of spec section 2 (ISO 8601 UTC timestamps, snake_case). */
+/** Store rows to the JSON shapes of docs/api.md section 2 (ISO 8601 UTC timestamps, snake_case). */
 import { isoFromMs, isoOrNull } from "../../lib/clock.ts";
 import type { DeviceHealthReader } from "../../lib/device-health.ts";
 import { scaleValue } from "../../lib/register-scaling.ts";
@@ -24,7 +24,7 @@ export function presentGateway(row: GatewayRow) {
   };
 }
 
-/** A Modbus device with its health as this process's pollers see it (docs/api.md, device health). */
+/** A Modbus device with its health as this process's pollers see it (docs/api.md section 2.6, device health). */
 export function presentModbusDevice(row: ModbusDeviceRow, health: DeviceHealthReader) {
   const seen = health.device(row.uuid);
   return {
@@ -50,7 +50,7 @@ export function presentModbusDevice(row: ModbusDeviceRow, health: DeviceHealthRe
   };
 }
 
-/** A register with its latest value or text, and whether its device refuses it (docs/api.md). */
+/** A register with its latest value or text, and whether its device refuses it (docs/api.md section 2.7). */
 export function presentRegister(row: RegisterRow, health: DeviceHealthReader) {
   const setAside = health.setAside(row.uuid);
   return {
@@ -76,7 +76,7 @@ export function presentRegister(row: RegisterRow, health: DeviceHealthReader) {
   };
 }
 
-/** What every alert shape starts with (spec section 2, Alert). */
+/** What every alert shape starts with (docs/api.md section 2, Alert). */
 function alertCore(
   alert: Pick<AlertRow, "uuid" | "gatewayUuid" | "ruleId" | "severity" | "message" | "status" | "value">,
 ) {

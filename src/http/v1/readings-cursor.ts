@@ -1,5 +1,5 @@
 /**
- * Cursors of GET /devices/{id}/readings (spec section 4, rule 2). A cursor pins
+ * Cursors of GET /devices/{id}/readings (docs/api.md section 4.6, rule 2). A cursor pins
  * the window the first page resolved (so "now" does not move under a traversal),
  * says where the previous page stopped, and carries a fingerprint of the request's
  * other parameters. It is signed, so a tampered cursor is refused, not obeyed.

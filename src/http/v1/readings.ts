@@ -13,7 +13,7 @@ import { decodeCursor, encodeCursor, parameterFingerprint } from "./readings-cur
 
 const hourMs = 3_600_000;
 const dayMs = 24 * hourMs;
-/** Spec section 4, rule 1 and section 8. */
+/** docs/api.md section 4.6, rule 1 and section 8. */
 const defaultWindowMs = 24 * hourMs;
 const maxWindowMs = 7 * dayMs;
 const maxSingleRegisterWindowMs = 366 * dayMs;

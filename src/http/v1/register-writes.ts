@@ -1,7 +1,7 @@
 /**
  * PUT /devices/{id}/registers/{register_id} (scope registers:write): writes
  * a value in engineering units through the gateway's poller and answers the register
- * with the value read back from the device. Spec sections 1 and 5.8: an organisation
+ * with the value read back from the device. docs/api.md sections 1 and 5.8: an organisation
  * not enabled hears 403 write_not_enabled whatever the key's scopes, so that is
  * decided before the scope.
  */

@@ -1,5 +1,5 @@
 /**
- * The scope each /v1 operation needs, by operationId (spec section 4's operation
+ * The scope each /v1 operation needs, by operationId (docs/api.md section 4.1's operation
  * table, section 5.4); null: any valid key. Routes check it (`guardRoute`) and the
  * OpenAPI description states it (`security`), from this one table.
  */

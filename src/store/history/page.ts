@@ -1,5 +1,5 @@
 /**
- * A page of readings over closed blocks and the open tail (spec section 4, rules
+ * A page of readings over closed blocks and the open tail (docs/api.md section 4.6, rules
  * 1 to 3): `since` inclusive, `until` exclusive, ordered by (ts, register id) either
  * way, continuing strictly after a keyset cursor. Each register is walked lazily,
  * block by block, and several registers are merged through a heap, so a page costs

@@ -1,5 +1,5 @@
 /**
- * The event outbox on PostgreSQL (spec section 6), the same semantics as
+ * The event outbox on PostgreSQL (docs/api.md section 6), the same semantics as
  * ../events.ts: an event and its messages, one per subscribed endpoint, commit
  * together, so every message is in the store before any delivery starts.
  */

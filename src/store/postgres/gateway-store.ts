@@ -96,7 +96,7 @@ export class PgGatewayStore implements GatewayStore {
         FROM gateways WHERE uuid = ${gatewayUuid}`);
   }
 
-  /** The status and its event in one transaction (spec section 6: device.online / device.offline). */
+  /** The status and its event in one transaction (docs/api.md section 6: device.online / device.offline). */
   changeStatus(
     gatewayId: number,
     status: GatewayStatus,

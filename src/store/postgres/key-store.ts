@@ -35,7 +35,7 @@ export class PgKeyStore implements KeyStore {
     const rateLimitPerMinute = input.rateLimitPerMinute ?? (kind === "sandbox" ? sandboxRateLimitPerMinute : null);
     const uuid = randomUuid();
     const prefix = key.slice(0, keyPrefixLength);
-    // The sandbox key is read-only (spec section 5.6), whatever it was asked with.
+    // The sandbox key is read-only (docs/api.md section 5.6), whatever it was asked with.
     const scopes = input.scopes.filter((scope) => kind !== "sandbox" || scope !== writeScope).join(" ");
     const [org] = await rowsOf<{ id: number }>(this.sql`
       WITH org AS (SELECT id FROM organizations WHERE key = ${input.orgKey}),

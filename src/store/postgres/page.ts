@@ -1,5 +1,5 @@
 /**
- * A keyset page of readings on PostgreSQL (spec section 4, rules 1 to 3), with the
+ * A keyset page of readings on PostgreSQL (docs/api.md section 4.6, rules 1 to 3), with the
  * semantics of the SQLite engine's page (../history/page.ts): `since` inclusive,
  * `until` exclusive, ordered by (ts, register id) either way, strictly after the
  * cursor. One statement reads, in one snapshot, each register's first blocks and

@@ -1,5 +1,5 @@
 /**
- * Rate-limit counters shared by every central process (spec sections 4 and 8; docs/fleet.md,
+ * Rate-limit counters shared by every central process (docs/api.md sections 4 and 8; docs/fleet.md,
  * "Shared rate limits"): one upsert per request counts it and returns the count, so
  * two processes counting the same key in the same minute never both see a free slot.
  *

@@ -94,7 +94,7 @@ export const organizations = pgTable("organizations", {
   removedAt: ms("removed_at"),
 });
 
-/** The event outbox (spec section 6), as on SQLite. */
+/** The event outbox (docs/api.md section 6), as on SQLite. */
 export const events = pgTable(
   "events",
   {
@@ -187,7 +187,7 @@ export const webhookAttempts = pgTable(
 
 /**
  * Requests counted per bucket (an API key, or a client address) and minute window
- * (spec section 8), shared by every central process: one upsert per request.
+ * (docs/api.md section 8), shared by every central process: one upsert per request.
  * Windows that ended are deleted by the first take of a new window (rate-limit-store.ts).
  */
 export const rateLimits = pgTable(

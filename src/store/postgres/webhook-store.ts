@@ -12,7 +12,7 @@
  *   process whose lease ran out and whose message another process took and
  *   settled changes nothing, so it never overwrites the newer outcome.
  * - A process killed mid-delivery leaves its claims behind; they are taken again
- *   when their lease ends (at least once, spec section 6 rule 4: same webhook-id).
+ *   when their lease ends (at least once, docs/api.md section 6.4, rule 4: same webhook-id).
  *
  * Lock order is endpoint row, then message rows, in every transaction that takes
  * both (settle, deleteEndpoint, enable), so concurrent settles cannot deadlock.
@@ -42,7 +42,7 @@ import {
 } from "./webhook-rows.ts";
 
 export interface PgWebhookStoreOptions {
-  /** How long a claim holds (ms; default 60 s, six times the spec's 10 s answer time). */
+  /** How long a claim holds (ms; default 60 s, six times the 10 s answer time of docs/api.md section 6.4). */
   leaseMs?: number;
   /** This process's id on its claims (default a random one per store). */
   owner?: string;

@@ -1,6 +1,6 @@
 /**
  * The block history engine against a plain in-memory model of the same readings
- * (spec section 4 rules 1 to 3): pages over closed blocks and
+ * (docs/api.md section 4.6, rules 1 to 3): pages over closed blocks and
  * the open tail in both orders, cursors while readings arrive and while a period
  * closes, late readings, retention at the exact edge, restarts and a close cut short.
  */

@@ -395,7 +395,7 @@ describe.skipIf(!postgresAvailable)(`the outbox on PostgreSQL (${postgresMissing
     await Bun.sleep(Math.max(0, claimed.leaseUntil - Date.now() + 20));
     const after = await parent.webhooks.due(Date.now(), 100);
     expect(after.map((d) => d.id).sort((x, y) => x - y)).toEqual([...claimed.ids].sort((x, y) => x - y));
-    // Sent again with the webhook-id the child used (spec section 6 rule 4: receivers skip duplicates).
+    // Sent again with the webhook-id the child used (docs/api.md section 6.4, rule 4: receivers skip duplicates).
     expect(after.map((d) => d.messageId).sort()).toEqual([...fromChild].sort());
     for (const delivery of after) {
       const result = await parent.webhooks.settle(delivery, attempt(Date.now(), 204), { kind: "delivered" });

@@ -1,5 +1,5 @@
 /**
- * Rate limits counted per key and minute (spec section 8, "Limits"; section 4: the
+ * Rate limits counted per key and minute (docs/api.md section 8.1, "Limits"; section 4: the
  * X-RateLimit-* headers): the PostgreSQL counter is exact across processes (two
  * pools counting one key at once), and answers as the in-memory one of a box does.
  */

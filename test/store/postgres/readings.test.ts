@@ -1,7 +1,7 @@
 /**
  * The PostgreSQL readings store against a plain in-memory model of the same
  * readings, as test/store/history/history.test.ts does for the SQLite block engine
- * (spec section 4 rules 1 to 3): pages over compacted blocks and the tail in both
+ * (docs/api.md section 4.6, rules 1 to 3): pages over compacted blocks and the tail in both
  * orders with random windows, limits and cursors, resent and late batches, newest
  * times, retention at the exact edge (whole month partitions and the cut), and two
  * processes (two pools) recording and compacting at once.
