@@ -20,8 +20,9 @@ import type { LinkOpener } from "../modbus/link.ts";
 import { registerModbusMetrics } from "../modbus/metrics.ts";
 import { type PollSink, startGatewayPoller } from "../modbus/poller.ts";
 import type { Store } from "../store/index.ts";
+import { createCentralClient } from "../uplink/central-client.ts";
 import { createForwarder } from "../uplink/forwarder.ts";
-import { startUplink, uplinkCallTimeoutMs } from "../uplink/link.ts";
+import { startUplink } from "../uplink/link.ts";
 import { registerUplinkMetrics } from "../uplink/metrics.ts";
 import { presentUplink } from "../uplink/present.ts";
 import { startDispatcher } from "../webhooks/dispatcher.ts";
@@ -153,15 +154,15 @@ export async function startParts(options: PartsOptions) {
   const uplinkLog = logger.child({ part: "uplink" });
   const siteAlerts = alertService(store, () => clock.now(), eventRecorded);
   // A site with an uplink forwards to its central (docs/fleet.md); a box on its own has none.
+  const central = config.uplink === null ? null : createCentralClient(config.uplink);
   const forwarder =
-    config.uplink === null
+    central === null
       ? null
       : createForwarder({
-          ...config.uplink,
+          central,
           store,
           gateways: config.inventory.organizations.flatMap((organization) => organization.gateways),
           now: () => clock.now(),
-          timeoutMs: uplinkCallTimeoutMs,
           async applyAlertRequest({ alertId, action, note }) {
             try {
               if (action === "acknowledge") await siteAlerts.acknowledge(alertId, note);
@@ -179,9 +180,9 @@ export async function startParts(options: PartsOptions) {
           },
         });
   const uplink =
-    config.uplink === null || forwarder === null
+    config.uplink === null || central === null || forwarder === null
       ? null
-      : startUplink({ ...config.uplink, clock, logger: uplinkLog, forwarder });
+      : startUplink({ ...config.uplink, central, clock, logger: uplinkLog, forwarder });
   if (uplink !== null && forwarder !== null) registerUplinkMetrics(metrics, uplink, forwarder, clock);
 
   const writeRegister = createRegisterWriter({

@@ -6,30 +6,26 @@
  * nothing twice). Only committed readings are read, so nothing is forwarded that a
  * crash of the site could take back.
  */
-import { maxForwardedAlertEvents, maxForwardedReadings } from "../lib/edge-protocol.ts";
+import { isAlertEventType } from "../lib/edge-protocol/alerts.ts";
+import { inventoryToWire } from "../lib/edge-protocol/inventory.ts";
+import { maxForwardedAlertEvents, maxForwardedReadings } from "../lib/edge-protocol/limits.ts";
+import { edgeMessages, type RequestOf } from "../lib/edge-protocol/messages.ts";
 import type { InventoryGateway } from "../lib/inventory.ts";
+import { presentAlert } from "../lib/present-alert.ts";
 import type { AlertRow } from "../store/alerts.ts";
 import type { Store } from "../store/index.ts";
 import type { AlertRequestAction } from "../store/schema.ts";
+import type { CentralClient } from "./central-client.ts";
 
-/** The central refused or failed a call: `refused` for 4xx answers (an operator must act), else unreachable. */
-export class ForwardError extends Error {
-  constructor(
-    message: string,
-    readonly refused: boolean,
-  ) {
-    super(message);
-  }
-}
+type ReadingsBatch = RequestOf<typeof edgeMessages.readings>["readings"];
 
 export interface ForwarderOptions {
-  url: string;
-  token: string;
+  /** The calls to the central; each answer is checked before anything counts as forwarded. */
+  central: CentralClient;
   store: Store;
   /** What the site polls, with its stable ids (the config's inventory). */
   gateways: readonly InventoryGateway[];
   now(): number;
-  timeoutMs: number;
   /**
    * Applies an acknowledge or resolve asked on the central (the site's alerts
    * service, which records its event); one that no longer applies (the alert is
@@ -69,6 +65,9 @@ export function createForwarder(options: ForwarderOptions) {
   /** Requests applied by this process, so one asked again before its outcome reached the central is not applied twice. */
   const appliedRequests = new Set<string>();
   const siteGateways = new Set(options.gateways.map((gateway) => gateway.id));
+  // Alerts of the site's gateways only: the central takes no other (a seeded alert without one, say).
+  const isSiteAlert = (alert: AlertRow): alert is SiteAlert =>
+    alert.gatewayUuid !== null && siteGateways.has(alert.gatewayUuid);
   let openAlertsSent = false;
   const startedAt = options.now();
   const siteRegisters = new Set(
@@ -77,26 +76,11 @@ export function createForwarder(options: ForwarderOptions) {
     ),
   );
 
-  const call = async (method: string, path: string, body?: unknown): Promise<Response> => {
-    let response: Response;
-    try {
-      response = await fetch(`${options.url}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${options.token}`, "content-type": "application/json" },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(options.timeoutMs),
-      });
-    } catch (error) {
-      throw new ForwardError(`${method} ${path}: ${error instanceof Error ? error.message : String(error)}`, false);
-    }
-    if (response.ok) return response;
-    const problem = (await response.json().catch(() => null)) as { code?: unknown; detail?: unknown } | null;
-    const said = typeof problem?.code === "string" ? `${problem.code}: ${String(problem.detail ?? "")}` : "";
-    throw new ForwardError(`${method} ${path}: HTTP ${response.status} ${said}`.trim(), response.status < 500);
-  };
+  const { central } = options;
 
-  const send = async (batch: [string, number, number | null][]): Promise<void> => {
-    await call("POST", "/edge/v1/readings", { readings: batch });
+  const send = async (batch: ReadingsBatch): Promise<void> => {
+    // Counted only once the central's receipt is read: an unreadable answer throws first.
+    await central.call(edgeMessages.readings, { readings: batch });
     for (const [uuid, ts] of batch) {
       if (ts > (positions?.get(uuid) ?? Number.NEGATIVE_INFINITY)) positions?.set(uuid, ts);
       if (ts > (stats.forwardedThrough ?? Number.NEGATIVE_INFINITY)) stats.forwardedThrough = ts;
@@ -106,14 +90,14 @@ export function createForwarder(options: ForwarderOptions) {
 
   /** The gateways' status and last-seen time as this site's tracker stored them, when changed since last sent. */
   const sendStatus = async (): Promise<void> => {
-    const changed: { id: string; status: string; last_seen: number | null }[] = [];
+    const changed: RequestOf<typeof edgeMessages.status>["gateways"] = [];
     for (const gateway of options.gateways) {
       const row = await store.gateways.statusOf(gateway.id);
       if (row === null || statusSent.get(gateway.id) === `${row.status} ${row.lastSeen}`) continue;
       changed.push({ id: gateway.id, status: row.status, last_seen: row.lastSeen });
     }
     if (changed.length === 0) return;
-    await call("PUT", "/edge/v1/status", { gateways: changed });
+    await central.call(edgeMessages.status, { gateways: changed });
     for (const entry of changed) statusSent.set(entry.id, `${entry.status} ${entry.last_seen}`);
   };
 
@@ -123,10 +107,7 @@ export function createForwarder(options: ForwarderOptions) {
    * the central's position, oldest first, with the whole state of each alert named.
    */
   const forwardAlerts = async (goOn: () => boolean): Promise<void> => {
-    const answer = (await (await call("GET", "/edge/v1/alerts")).json()) as {
-      forwarded_through: number;
-      requests: { alert_id: string; action: AlertRequestAction; note: string | null; requested_at: number }[];
-    };
+    const answer = await central.call(edgeMessages.alertPosition);
     const waiting = new Set<string>();
     for (const asked of answer.requests) {
       const key = `${asked.alert_id} ${asked.action} ${asked.requested_at}`;
@@ -139,18 +120,16 @@ export function createForwarder(options: ForwarderOptions) {
     for (const key of appliedRequests) if (!waiting.has(key)) appliedRequests.delete(key);
     let position = answer.forwarded_through;
     while (goOn()) {
-      const events = await store.events.alertEventsAfter(position, maxForwardedAlertEvents);
-      if (events.length === 0) break;
-      position = events[events.length - 1]?.id ?? position;
+      const stored = await store.events.alertEventsAfter(position, maxForwardedAlertEvents);
+      if (stored.length === 0) break;
+      position = stored[stored.length - 1]?.id ?? position;
+      const events = stored.flatMap(({ type, ...event }) => (isAlertEventType(type) ? [{ ...event, type }] : []));
       const named = [...new Set(events.map((event) => String(event.data.alert_id)))];
-      // Alerts of the site's gateways only: the central takes no other (a seeded alert without one, say).
-      const alerts = (await store.alerts.byUuids(named)).filter(
-        (alert) => alert.gatewayUuid !== null && siteGateways.has(alert.gatewayUuid),
-      );
+      const alerts = (await store.alerts.byUuids(named)).filter(isSiteAlert);
       const sent = new Set(alerts.map((alert) => alert.uuid));
       const forwarded = events.filter((event) => sent.has(String(event.data.alert_id)));
       if (forwarded.length === 0) continue;
-      await call("POST", "/edge/v1/alerts", {
+      await central.call(edgeMessages.alerts, {
         alerts: alerts.map(presentForwardedAlert),
         events: forwarded.map((event) => ({
           seq: event.id,
@@ -174,10 +153,10 @@ export function createForwarder(options: ForwarderOptions) {
     const open = (await store.alerts.allOpen()).map((alert) => alert.uuid);
     for (let start = 0; start < open.length; start += maxForwardedAlertEvents) {
       const alerts = (await store.alerts.byUuids(open.slice(start, start + maxForwardedAlertEvents))).filter(
-        (alert) => alert.gatewayUuid !== null && siteGateways.has(alert.gatewayUuid),
+        isSiteAlert,
       );
       if (alerts.length > 0)
-        await call("POST", "/edge/v1/alerts", { alerts: alerts.map(presentForwardedAlert), events: [] });
+        await central.call(edgeMessages.alerts, { alerts: alerts.map(presentForwardedAlert), events: [] });
     }
     openAlertsSent = true;
   };
@@ -199,18 +178,16 @@ export function createForwarder(options: ForwarderOptions) {
     /**
      * One round: the inventory if not yet sent, then every reading newer than its
      * position, while `goOn()` (checked between batches: a stop need not wait for a
-     * long catch-up). Throws ForwardError.
+     * long catch-up). Throws CentralCallError.
      */
     async forward(goOn: () => boolean = () => true): Promise<void> {
       const began = options.now();
       if (!inventorySent) {
-        await call("PUT", "/edge/v1/inventory", { gateways: options.gateways });
+        await central.call(edgeMessages.inventory, { gateways: options.gateways.map(inventoryToWire) });
         inventorySent = true;
       }
       if (positions === null) {
-        const answer = (await (await call("GET", "/edge/v1/positions")).json()) as {
-          positions: Record<string, number>;
-        };
+        const answer = await central.call(edgeMessages.positions);
         positions = new Map(Object.entries(answer.positions));
       }
       const known = positions;
@@ -224,7 +201,7 @@ export function createForwarder(options: ForwarderOptions) {
       const uuidOf = new Map(ids.map((register) => [register.id, register.uuid]));
       // Oldest first from the register furthest behind; a register the central has nothing of starts at the beginning.
       const since = Math.min(...ids.map((register) => (known.get(register.uuid) ?? -1) + 1));
-      let batch: [string, number, number | null][] = [];
+      let batch: ReadingsBatch = [];
       for await (const page of store.readings.scan({
         registerIds: ids.map((register) => register.id),
         since: Math.max(0, since),
@@ -252,23 +229,8 @@ export function createForwarder(options: ForwarderOptions) {
 
 export type Forwarder = ReturnType<typeof createForwarder>;
 
-/** An alert's whole state as `POST /edge/v1/alerts` takes it (times in Unix ms). */
-function presentForwardedAlert(alert: AlertRow) {
-  return {
-    id: alert.uuid,
-    device_id: alert.gatewayUuid,
-    rule_id: alert.ruleId,
-    severity: alert.severity,
-    message: alert.message,
-    status: alert.status,
-    value: alert.value,
-    created_at: alert.createdAt,
-    last_triggered_at: alert.lastTriggeredAt,
-    returned_at: alert.returnedAt,
-    ack_at: alert.ackAt,
-    ack_note: alert.ackNote,
-    resolved_at: alert.resolvedAt,
-    resolve_note: alert.resolveNote,
-    entry_count: alert.entryCount,
-  };
-}
+/** An alert of one of the site's gateways. */
+type SiteAlert = AlertRow & { gatewayUuid: string };
+
+/** An alert's whole state as `POST /edge/v1/alerts` takes it: the one alert presenter, times in Unix ms. */
+const presentForwardedAlert = (alert: SiteAlert) => presentAlert(alert, (ms) => ms);

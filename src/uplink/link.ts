@@ -7,13 +7,18 @@
  * act, so /healthz says so). While connected, each round forwards what is new.
  */
 import type { Clock } from "../lib/clock.ts";
+import { edgeMessages } from "../lib/edge-protocol/messages.ts";
 import type { Logger } from "../lib/logger.ts";
 import type { UplinkState } from "../lib/uplink-report.ts";
-import { ForwardError, type Forwarder } from "./forwarder.ts";
+import { CentralCallError, type CentralClient } from "./central-client.ts";
+import type { Forwarder } from "./forwarder.ts";
 
 export interface UplinkStatus {
   state: UplinkState;
-  /** Why it is unreachable or refused (the central's error code and detail, or the network error). */
+  /**
+   * Why it is unreachable or refused: the central's error code and detail, the
+   * network error, or the answer this site cannot read (docs/fleet.md, "The edge protocol").
+   */
   reason: string | null;
   /** The organisation and site name the central knows this token by, once connected. */
   organization: string | null;
@@ -24,13 +29,13 @@ export interface UplinkStatus {
 }
 
 export interface UplinkOptions {
+  /** The central's URL, for the log. */
   url: string;
-  token: string;
+  /** The calls to the central, with the site's edge token. */
+  central: CentralClient;
   checkIntervalMs: number;
   clock: Clock;
   logger: Logger;
-  /** How long one call may take before it counts as unreachable. */
-  timeoutMs?: number;
   /** Forwarding (forwarder.ts), run after each accepted check; absent: the link is only checked. */
   forwarder?: Forwarder;
 }
@@ -40,12 +45,8 @@ export interface Uplink {
   stop(): Promise<void>;
 }
 
-/** How long one call to the central may take before it counts as unreachable. */
-export const uplinkCallTimeoutMs = 10_000;
-
 export function startUplink(options: UplinkOptions): Uplink {
   const { clock, logger } = options;
-  const sessionUrl = `${options.url}/edge/v1/session`;
   let status: UplinkStatus = {
     state: "connecting",
     reason: null,
@@ -75,39 +76,15 @@ export function startUplink(options: UplinkOptions): Uplink {
   };
 
   /** Asks the central about the token: the accepted session, or null (the state then says why). */
-  const check = async (): Promise<{ organization: string | null; site: string | null } | null> => {
-    let response: Response;
+  const check = async (): Promise<{ organization: string; site: string } | null> => {
     try {
-      response = await fetch(sessionUrl, {
-        headers: { authorization: `Bearer ${options.token}` },
-        signal: AbortSignal.timeout(options.timeoutMs ?? uplinkCallTimeoutMs),
-      });
+      const session = await options.central.call(edgeMessages.session);
+      return { organization: session.organization, site: session.site };
     } catch (error) {
-      become({ state: "unreachable", reason: describeNetworkError(error), organization: null, site: null }, false);
+      if (!(error instanceof CentralCallError)) throw error;
+      become(sessionRefusal(error), error.failure.kind !== "network");
       return null;
     }
-    const body = (await response.json().catch(() => null)) as Record<string, unknown> | null;
-    if (response.ok) {
-      return {
-        organization: typeof body?.organization === "string" ? body.organization : null,
-        site: typeof body?.site === "string" ? body.site : null,
-      };
-    } else if (response.status === 401 || response.status === 403) {
-      const code = typeof body?.code === "string" ? body.code : `HTTP ${response.status}`;
-      const detail = typeof body?.detail === "string" ? `: ${body.detail}` : "";
-      become({ state: "refused", reason: `${code}${detail}`, organization: null, site: null }, true);
-    } else {
-      become(
-        {
-          state: "unreachable",
-          reason: `the central answered HTTP ${response.status}`,
-          organization: null,
-          site: null,
-        },
-        true,
-      );
-    }
-    return null;
   };
 
   /**
@@ -123,7 +100,7 @@ export function startUplink(options: UplinkOptions): Uplink {
     try {
       await forwarder?.forward(() => !stopped);
     } catch (error) {
-      if (!(error instanceof ForwardError)) throw error;
+      if (!(error instanceof CentralCallError)) throw error;
       forwarder?.reset();
       become({ state: error.refused ? "refused" : "unreachable", reason: error.message, ...session }, true);
       return;
@@ -162,8 +139,20 @@ export function startUplink(options: UplinkOptions): Uplink {
   };
 }
 
-function describeNetworkError(error: unknown): string {
-  if (error instanceof Error && error.name === "TimeoutError") return "no answer in time";
-  const code = (error as { code?: unknown }).code;
-  return typeof code === "string" ? code : error instanceof Error ? error.message : String(error);
+/**
+ * The state a failed session check leaves: a token the central refuses (401, 403)
+ * or an answer this site cannot read is refused (an operator must act); no answer
+ * or any other status is an outage the site rides out.
+ */
+function sessionRefusal(error: CentralCallError): Omit<UplinkStatus, "since" | "lastContactAt"> {
+  const failure = error.failure;
+  const none = { organization: null, site: null };
+  if (failure.kind === "network") return { state: "unreachable", reason: failure.reason, ...none };
+  if (failure.kind === "unreadable") return { state: "refused", reason: error.message, ...none };
+  if (failure.status === 401 || failure.status === 403) {
+    const code = failure.problem?.code ?? `HTTP ${failure.status}`;
+    const detail = failure.problem?.detail === undefined ? "" : `: ${failure.problem.detail}`;
+    return { state: "refused", reason: `${code}${detail}`, ...none };
+  }
+  return { state: "unreachable", reason: `the central answered HTTP ${failure.status}`, ...none };
 }

@@ -1,9 +1,11 @@
 /** Alerts in the admin API (docs/api.md section 3), changed through the same service as `fieldhub alerts`. */
 import { Elysia, t } from "elysia";
 import { alertService } from "../../alerting/alerts-service.ts";
+import { isoFromMs } from "../../lib/clock.ts";
 import { CodedError } from "../../lib/errors.ts";
+import { presentAlert } from "../../lib/present-alert.ts";
 import { alertSeverities, alertStatuses } from "../../store/schema.ts";
-import { presentAlert, presentAlertStatusChange } from "../v1/present.ts";
+import { presentAlertStatusChange } from "../v1/present.ts";
 import { optionalEnum } from "../v1/query.ts";
 import { type AdminContext, adminPrefix } from "./context.ts";
 
@@ -50,7 +52,7 @@ export function adminAlertRoutes(context: AdminContext) {
             offset: 0,
           });
           total += page.total;
-          for (const row of page.rows) rows.push({ organization: org.key, ...presentAlert(row) });
+          for (const row of page.rows) rows.push({ organization: org.key, ...presentAlert(row, isoFromMs) });
         }
         rows.sort((a, b) => (b.last_triggered_at ?? "").localeCompare(a.last_triggered_at ?? ""));
         return { data: rows.slice(0, limit), meta: { total } };

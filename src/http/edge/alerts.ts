@@ -10,62 +10,24 @@
  *   id, so its webhook stream carries each once and a resent batch records nothing.
  *   An alert or gateway that is not the site's refuses the whole batch (409).
  */
-import { Elysia, t } from "elysia";
-import { maxForwardedAlertEvents } from "../../lib/edge-protocol.ts";
+import { Elysia } from "elysia";
+import { edgeMessages } from "../../lib/edge-protocol/messages.ts";
 import { CodedError } from "../../lib/errors.ts";
 import type { ForwardedAlert } from "../../store/alerts.ts";
-import { eventTypes } from "../../store/events.ts";
 import type { Store } from "../../store/index.ts";
-import { alertSeverities, alertStatuses } from "../../store/schema.ts";
 import { authenticateSite } from "./auth.ts";
-
-const literals = <T extends string>(values: readonly T[]) => t.Union(values.map((value) => t.Literal(value)));
-const msOrNull = t.Union([t.Integer({ minimum: 0 }), t.Null()]);
-const textOrNull = (maxLength: number) => t.Union([t.String({ maxLength }), t.Null()]);
-const alertEventTypes = eventTypes.filter((type) => type.startsWith("alert."));
-
-const ForwardedAlerts = t.Object({
-  alerts: t.Array(
-    t.Object({
-      id: t.String({ minLength: 1, maxLength: 64 }),
-      device_id: t.String({ minLength: 1, maxLength: 64 }),
-      rule_id: textOrNull(200),
-      severity: literals(alertSeverities),
-      message: t.String({ maxLength: 2000 }),
-      status: literals(alertStatuses),
-      value: t.Union([t.Number(), t.Null()]),
-      created_at: t.Integer({ minimum: 0 }),
-      last_triggered_at: msOrNull,
-      returned_at: msOrNull,
-      ack_at: msOrNull,
-      ack_note: textOrNull(2000),
-      resolved_at: msOrNull,
-      resolve_note: textOrNull(2000),
-      entry_count: t.Integer({ minimum: 1 }),
-    }),
-    { maxItems: maxForwardedAlertEvents },
-  ),
-  events: t.Array(
-    t.Object({
-      seq: t.Integer({ minimum: 1 }),
-      message_id: t.String({ pattern: "^msg_[0-9A-Za-z]{1,60}$" }),
-      type: literals(alertEventTypes),
-      occurred_at: t.Integer({ minimum: 0 }),
-      data: t.Record(t.String(), t.Unknown()),
-    }),
-    { maxItems: maxForwardedAlertEvents },
-  ),
-});
+import { edgeReply } from "./reply.ts";
 
 const notTheSites = (site: string, what: string) =>
   new CodedError("conflict", `${what} is not one of site "${site}"'s. Nothing was changed.`);
 
 export function edgeAlertRoutes(store: Store, onEvent?: () => void) {
+  const { alertPosition, alerts: alertsMessage } = edgeMessages;
   return new Elysia()
-    .get("/edge/v1/alerts", async ({ request }) => {
+    .get(alertPosition.path, async ({ request }) => {
       const site = await authenticateSite(store, request);
       const requests = await store.alerts.requestsOfSite(site.orgId, site.name);
-      return Response.json({
+      return edgeReply(alertPosition, {
         forwarded_through: await store.alerts.forwardedPosition(site.orgId, site.name),
         requests: requests.map((asked) => ({
           alert_id: asked.alertUuid,
@@ -76,7 +38,7 @@ export function edgeAlertRoutes(store: Store, onEvent?: () => void) {
       });
     })
     .post(
-      "/edge/v1/alerts",
+      alertsMessage.path,
       async ({ request, body }) => {
         const site = await authenticateSite(store, request);
         const alerts: ForwardedAlert[] = [];
@@ -129,8 +91,8 @@ export function edgeAlertRoutes(store: Store, onEvent?: () => void) {
         });
         const recorded = await store.alerts.applyForwarded({ orgId: site.orgId, alerts, events }, Date.now());
         if (recorded > 0) onEvent?.();
-        return Response.json({ alerts: alerts.length, events: events.length, recorded });
+        return edgeReply(alertsMessage, { alerts: alerts.length, events: events.length, recorded });
       },
-      { body: ForwardedAlerts },
+      { body: alertsMessage.request },
     );
 }

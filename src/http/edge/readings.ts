@@ -7,29 +7,19 @@
  *   resent batch stores nothing twice. A register that is not one of the site's
  *   refuses the whole batch (a site writes into no other organisation or site).
  */
-import { Elysia, t } from "elysia";
-import { maxForwardedReadings } from "../../lib/edge-protocol.ts";
+import { Elysia } from "elysia";
+import { edgeMessages } from "../../lib/edge-protocol/messages.ts";
 import { CodedError } from "../../lib/errors.ts";
 import { effectiveStorageInterval } from "../../lib/storage-period.ts";
 import type { Store } from "../../store/index.ts";
 import type { ReadingTuple } from "../../store/readings.ts";
 import { authenticateSite } from "./auth.ts";
-
-// A register id is checked by looking it up among the site's registers (unknown ones
-// refuse the batch), not by a UUID format: that check cost about 16 µs a row
-// and made it most of a batch's time (docs/benchmarks.md, "Forwarding").
-const ForwardedReadings = t.Object({
-  readings: t.Array(
-    t.Tuple([t.String({ minLength: 1, maxLength: 64 }), t.Integer({ minimum: 0 }), t.Union([t.Number(), t.Null()])]),
-    {
-      maxItems: maxForwardedReadings,
-    },
-  ),
-});
+import { edgeReply } from "./reply.ts";
 
 export function edgeReadingRoutes(store: Store) {
+  const { positions: positionsMessage, readings: readingsMessage } = edgeMessages;
   return new Elysia()
-    .get("/edge/v1/positions", async ({ request }) => {
+    .get(positionsMessage.path, async ({ request }) => {
       const site = await authenticateSite(store, request);
       const registers = await store.registers.ofSite(site.orgId, site.name);
       const newest = await store.readings.newestTimes();
@@ -38,10 +28,10 @@ export function edgeReadingRoutes(store: Store) {
         const ts = newest.get(register.id);
         if (ts !== undefined) positions[register.uuid] = ts;
       }
-      return Response.json({ positions });
+      return edgeReply(positionsMessage, { positions });
     })
     .post(
-      "/edge/v1/readings",
+      readingsMessage.path,
       async ({ request, body }) => {
         const site = await authenticateSite(store, request);
         const registers = new Map(
@@ -64,9 +54,9 @@ export function edgeReadingRoutes(store: Store) {
         for (const register of registers.values()) {
           periods.set(register.id, effectiveStorageInterval(register.storageIntervalMs));
         }
-        const counts = await store.readings.importReadings(batch, periods);
-        return Response.json(counts);
+        const { stored, skipped } = await store.readings.importReadings(batch, periods);
+        return edgeReply(readingsMessage, { stored, skipped });
       },
-      { body: ForwardedReadings },
+      { body: readingsMessage.request },
     );
 }

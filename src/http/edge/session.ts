@@ -7,13 +7,16 @@
  */
 import { Elysia } from "elysia";
 import type { Clock } from "../../lib/clock.ts";
+import { edgeMessages } from "../../lib/edge-protocol/messages.ts";
 import type { Store } from "../../store/index.ts";
 import { authenticateSite } from "./auth.ts";
+import { edgeReply } from "./reply.ts";
 
 export function edgeSessionRoutes(store: Store, clock: Clock) {
-  return new Elysia().get("/edge/v1/session", async ({ request }) => {
+  const message = edgeMessages.session;
+  return new Elysia().get(message.path, async ({ request }) => {
     const site = await authenticateSite(store, request);
     await store.edges.recordUse(site.id, clock.now());
-    return Response.json({ organization: site.orgKey, site: site.name, token_id: site.id });
+    return edgeReply(message, { organization: site.orgKey, site: site.name, token_id: site.id });
   });
 }

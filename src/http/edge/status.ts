@@ -6,27 +6,18 @@
  * already the central's records nothing. A gateway that is not the site's refuses
  * the whole request (409) and changes nothing.
  */
-import { Elysia, t } from "elysia";
+import { Elysia } from "elysia";
+import { edgeMessages } from "../../lib/edge-protocol/messages.ts";
 import { CodedError } from "../../lib/errors.ts";
 import { gatewayStatusEvent } from "../../store/gateways.ts";
 import type { Store } from "../../store/index.ts";
-import { gatewayStatuses } from "../../store/schema.ts";
 import { authenticateSite } from "./auth.ts";
-
-const ForwardedStatus = t.Object({
-  gateways: t.Array(
-    t.Object({
-      id: t.String({ minLength: 1, maxLength: 64 }),
-      status: t.Union(gatewayStatuses.map((status) => t.Literal(status))),
-      last_seen: t.Union([t.Integer({ minimum: 0 }), t.Null()]),
-    }),
-    { maxItems: 10_000 },
-  ),
-});
+import { edgeReply } from "./reply.ts";
 
 export function edgeStatusRoutes(store: Store, onEvent?: () => void) {
+  const message = edgeMessages.status;
   return new Elysia().put(
-    "/edge/v1/status",
+    message.path,
     async ({ request, body }) => {
       const site = await authenticateSite(store, request);
       const rows = [];
@@ -51,8 +42,8 @@ export function edgeStatusRoutes(store: Store, onEvent?: () => void) {
         changed++;
         if (event !== null) onEvent?.();
       }
-      return Response.json({ gateways: body.gateways.length, changed });
+      return edgeReply(message, { gateways: body.gateways.length, changed });
     },
-    { body: ForwardedStatus },
+    { body: message.request },
   );
 }

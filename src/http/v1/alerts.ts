@@ -1,10 +1,11 @@
 import { Elysia, t } from "elysia";
+import { isoFromMs } from "../../lib/clock.ts";
 import { CodedError } from "../../lib/errors.ts";
+import { presentAlert } from "../../lib/present-alert.ts";
 import { alertSeverities, alertStatuses } from "../../store/schema.ts";
 import { lookupErrors, offsetMeta, offsetPaging } from "./common.ts";
 import { guardRoute, principalOf, type V1Deps } from "./deps.ts";
 import { Alert, OffsetMeta } from "./models.ts";
-import { presentAlert } from "./present.ts";
 import { optionalEnum, queryObject } from "./query.ts";
 
 const ListAlertsQuery = queryObject({
@@ -35,7 +36,10 @@ export function alertRoutes(deps: V1Deps) {
         limit,
         offset,
       });
-      return deps.json(request, { data: rows.map(presentAlert), meta: offsetMeta(total, limit, offset) });
+      return deps.json(request, {
+        data: rows.map((row) => presentAlert(row, isoFromMs)),
+        meta: offsetMeta(total, limit, offset),
+      });
     },
     {
       query: ListAlertsQuery,

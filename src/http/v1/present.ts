@@ -1,8 +1,9 @@
 /** Store rows to the JSON shapes of docs/api.md section 2 (ISO 8601 UTC timestamps, snake_case). */
 import { isoFromMs, isoOrNull } from "../../lib/clock.ts";
 import type { DeviceHealthReader } from "../../lib/device-health.ts";
+import { presentAlertCore } from "../../lib/present-alert.ts";
 import { scaleValue } from "../../lib/register-scaling.ts";
-import type { AlertRecord, AlertRow } from "../../store/alerts.ts";
+import type { AlertRecord } from "../../store/alerts.ts";
 import type { GatewayRow, ModbusDeviceRow } from "../../store/gateways.ts";
 import type { RegisterRow } from "../../store/registers.ts";
 
@@ -76,39 +77,10 @@ export function presentRegister(row: RegisterRow, health: DeviceHealthReader) {
   };
 }
 
-/** What every alert shape starts with (docs/api.md section 2, Alert). */
-function alertCore(
-  alert: Pick<AlertRow, "uuid" | "gatewayUuid" | "ruleId" | "severity" | "message" | "status" | "value">,
-) {
-  return {
-    id: alert.uuid,
-    device_id: alert.gatewayUuid,
-    rule_id: alert.ruleId,
-    severity: alert.severity,
-    message: alert.message,
-    status: alert.status,
-    value: alert.value,
-  };
-}
-
-export function presentAlert(row: AlertRow) {
-  return {
-    ...alertCore(row),
-    created_at: isoFromMs(row.createdAt),
-    last_triggered_at: isoOrNull(row.lastTriggeredAt),
-    returned_at: isoOrNull(row.returnedAt),
-    ack_at: isoOrNull(row.ackAt),
-    ack_note: row.ackNote,
-    resolved_at: isoOrNull(row.resolvedAt),
-    resolve_note: row.resolveNote,
-    entry_count: row.entryCount,
-  };
-}
-
 /** An alert after acknowledge or resolve (the admin API's answer): the status fields of the change. */
 export function presentAlertStatusChange(alert: AlertRecord) {
   return {
-    ...alertCore(alert),
+    ...presentAlertCore(alert),
     ack_at: isoOrNull(alert.ackAt),
     resolved_at: isoOrNull(alert.resolvedAt),
     // On a central, a site's alert changes at the site: what was asked of it (docs/fleet.md, "Alerts").

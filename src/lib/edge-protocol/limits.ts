@@ -1,7 +1,4 @@
-/**
- * The contract between a site and its central's /edge door (docs/fleet.md): both
- * halves read their limits from here.
- */
+/** The batch limits of the /edge door (docs/fleet.md, "Forwarding"): the site sends within them, the central refuses past them. */
 
 /**
  * Readings per `POST /edge/v1/readings` at most: one store transaction on the
@@ -16,3 +13,6 @@ export const maxForwardedReadings = 10_000;
  * body cap.
  */
 export const maxForwardedAlertEvents = 500;
+
+/** Gateways per `PUT /edge/v1/inventory` and `PUT /edge/v1/status` at most. */
+export const maxForwardedGateways = 10_000;
