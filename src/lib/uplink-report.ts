@@ -8,7 +8,8 @@
  * - `connecting`: before the central's first answer;
  * - `connected`: the last round's check and forwarding went through;
  * - `unreachable`: no answer, a network error or a 5xx (an outage the site rides out);
- * - `refused`: the central refused the token or a forward (an operator must act).
+ * - `refused`: the central refused the token or a forward, or answered what this site
+ *   cannot read (docs/fleet.md, "The edge protocol"): an operator must act.
  */
 export const uplinkStates = ["connecting", "connected", "unreachable", "refused"] as const;
 export type UplinkState = (typeof uplinkStates)[number];
