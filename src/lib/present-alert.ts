@@ -1,5 +1,5 @@
 /**
- * An alert as JSON, the one presentation of it (spec section 2, Alert): the /v1 API
+ * An alert as JSON, the one presentation of it (docs/api.md section 2.9): the /v1 API
  * and the admin API give it with RFC 3339 times, a site forwards it to its central
  * with Unix ms times (docs/fleet.md, "Alerts"; lib/edge-protocol/alerts.ts).
  */
