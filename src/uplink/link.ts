@@ -3,8 +3,9 @@
  * site asks `GET {url}/edge/v1/session` with its edge token, outward only (sites
  * sit behind NAT). The answer is the link's state: connected, unreachable (the
  * site keeps polling and storing; its history is the buffer) or refused (a
- * revoked or unknown token, or a forward the central refuses: an operator must
- * act, so /healthz says so). While connected, each round forwards what is new.
+ * revoked or unknown token, a forward the central refuses, or an answer this site
+ * cannot read, docs/fleet.md "The edge protocol": an operator must act, so
+ * /healthz says so). While connected, each round forwards what is new.
  */
 import type { Clock } from "../lib/clock.ts";
 import { edgeMessages } from "../lib/edge-protocol/messages.ts";
