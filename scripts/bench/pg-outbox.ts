@@ -23,6 +23,7 @@ import { openPostgresStore, type PostgresStore } from "../../src/store/postgres/
 import { memoryRateLimitStore, rateLimitWindowOf } from "../../src/store/rate-limits.ts";
 import { sqliteOf } from "../../src/store/sqlite-internals.ts";
 import type { AttemptRow, WebhookStore } from "../../src/store/webhooks.ts";
+import { sampleEvent } from "../../test/harness/events.ts";
 import { startPostgres } from "../../test/harness/postgres.ts";
 
 const { values: options, positionals } = parseArgs({
@@ -121,7 +122,7 @@ async function seedPg(url: string): Promise<void> {
   for (let i = 0; i < events; i += 50) {
     await Promise.all(
       Array.from({ length: Math.min(50, events - i) }, (_, k) =>
-        store.events.record({ orgId: 1, type: "device.online", occurredAt: now, data: { i: i + k } }),
+        store.events.record(sampleEvent("device.online", 1, now, `FH-${i + k}`)),
       ),
     );
   }
@@ -185,8 +186,7 @@ async function sqliteLoop(): Promise<number> {
   );
   await createEndpoints(store.webhooks);
   const now = Date.now();
-  for (let i = 0; i < events; i++)
-    await store.events.record({ orgId: 1, type: "device.online", occurredAt: now, data: { i } });
+  for (let i = 0; i < events; i++) await store.events.record(sampleEvent("device.online", 1, now, `FH-${i}`));
   const start = performance.now();
   let settled = 0;
   for (;;) {

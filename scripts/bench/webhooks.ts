@@ -22,6 +22,7 @@ import { sqliteOf } from "../../src/store/sqlite-internals.ts";
 import { startDispatcher } from "../../src/webhooks/dispatcher.ts";
 import { endpointService } from "../../src/webhooks/endpoints.ts";
 import { generateSigningSecret, signatureHeader } from "../../src/webhooks/signing.ts";
+import { sampleEvent } from "../../test/harness/events.ts";
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
@@ -102,9 +103,7 @@ async function fieldhub(): Promise<{ rate: number; latencies: number[] }> {
     // synchronous inside), so all of them commit together; their promises are awaited after.
     sqliteOf(store).transaction(() => {
       for (let index = from; index < Math.min(perEvent, from + 100); index++) {
-        recorded.push(
-          events.record({ orgId: org.id, type: "device.online", occurredAt: Date.now(), data: { n: index } }),
-        );
+        recorded.push(events.record(sampleEvent("device.online", org.id, Date.now(), `FH-${index}`)));
       }
     })();
     await Promise.all(recorded);

@@ -6,9 +6,9 @@
  * read and written only if its status is still that one (the store's
  * acknowledge/resolve), so a concurrent change is refused too.
  */
-import { isoOrNull } from "../lib/clock.ts";
 import { CodedError } from "../lib/errors.ts";
 import type { AlertRecord } from "../store/alerts.ts";
+import { alertStatusChanged } from "../store/contract/event-types.ts";
 import type { NewEvent } from "../store/events.ts";
 import type { Store } from "../store/index.ts";
 import type { AlertRequestAction } from "../store/schema.ts";
@@ -28,23 +28,7 @@ export function alertService(store: Store, now: () => number, onEvent?: () => vo
     at: number,
     note: string | null,
   ): NewEvent {
-    return {
-      orgId: alert.orgId,
-      type: status === "acknowledged" ? "alert.acknowledged" : "alert.resolved",
-      occurredAt: at,
-      data: {
-        alert_id: alert.uuid,
-        device_id: alert.gatewayUuid,
-        rule_id: alert.ruleId,
-        severity: alert.severity,
-        message: alert.message,
-        status,
-        value: alert.value,
-        acknowledged_at: isoOrNull(status === "acknowledged" ? at : alert.ackAt),
-        resolved_at: isoOrNull(status === "resolved" ? at : null),
-        note,
-      },
-    };
+    return { orgId: alert.orgId, occurredAt: at, ...alertStatusChanged(alert, status, at, note) };
   }
 
   /** Raised when the alert changed between reading it and writing (another process acted on it). */

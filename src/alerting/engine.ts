@@ -13,6 +13,13 @@ import { randomUuid } from "../lib/ids.ts";
 import type { Logger } from "../lib/logger.ts";
 import type { PolledValue } from "../lib/polled-value.ts";
 import { scalerFor } from "../lib/register-scaling.ts";
+import {
+  type AlertSubject,
+  alertReturned,
+  alertTriggered,
+  automationTriggered,
+  type GatewayNames,
+} from "../store/contract/event-types.ts";
 import type { NewEvent } from "../store/events.ts";
 import type { Store } from "../store/index.ts";
 import { isCleared, isMet } from "./conditions.ts";
@@ -24,10 +31,11 @@ type RuleState = { breaching: boolean; pendingSince: number | null };
 type Target = {
   rule: RuleConfig;
   scale: (raw: number) => number;
-  unit: string | null;
-  register: string;
+  /** The rule, gateway and register as its events name them. */
+  subject: AlertSubject;
+  /** The Modbus device as messages name it (its name, else its unit id). */
   device: string;
-  gateway: { id: number; orgId: number; name: string };
+  gateway: { id: number; orgId: number };
   state: RuleState;
 };
 
@@ -46,7 +54,12 @@ export async function createRulesEngine(options: {
 
   const registerInfo = new Map((await store.registers.contexts()).map((row) => [row.uuid, row]));
   const gatewayInfo = new Map((await store.gateways.all()).map((row) => [row.uuid, row]));
-  const gatewayUuidById = new Map([...gatewayInfo.values()].map((gateway) => [gateway.id, gateway.uuid]));
+  const gatewayById = new Map([...gatewayInfo.values()].map((gateway) => [gateway.id, gateway]));
+  const gatewayNames = (gateway: { uuid: string; serial: string; name: string }): GatewayNames => ({
+    id: gateway.uuid,
+    serial: gateway.serial,
+    name: gateway.name,
+  });
   const openAtStart = await alerts.allOpen();
 
   // Rules by register: a reading costs only its own register's rules.
@@ -54,7 +67,8 @@ export async function createRulesEngine(options: {
   for (const rule of options.rules) {
     if (!rule.enabled) continue;
     const info = registerInfo.get(rule.registerId);
-    if (info === undefined) {
+    const gateway = info === undefined ? undefined : gatewayById.get(info.gatewayId);
+    if (info === undefined || gateway === undefined) {
       logger.warn({ rule: rule.name }, "rule names a register the store does not have; ignored");
       continue;
     }
@@ -63,10 +77,21 @@ export async function createRulesEngine(options: {
     const target: Target = {
       rule,
       scale: scalerFor(info.scaleFactor),
-      unit: info.unit,
-      register: info.name,
+      subject: {
+        rule: { id: rule.id, name: rule.name, severity: rule.severity },
+        source: "rule",
+        condition: rule.condition,
+        gateway: gatewayNames(gateway),
+        register: {
+          modbusDeviceId: rule.modbusDeviceId,
+          modbusDeviceName: info.deviceName,
+          id: rule.registerId,
+          name: info.name,
+          unit: info.unit,
+        },
+      },
       device: info.deviceName ?? `unit ${info.slaveId}`,
-      gateway: { id: info.gatewayId, orgId: info.orgId, name: info.gatewayName },
+      gateway: { id: info.gatewayId, orgId: info.orgId },
       state: { breaching: open !== undefined && open.status !== "returned", pendingSince: null },
     };
     const list = byRegister.get(rule.registerId) ?? [];
@@ -82,34 +107,45 @@ export async function createRulesEngine(options: {
   }
 
   const orgIdByKey = new Map((await store.organizations.list()).map((org) => [org.key, org.id]));
-  /** The events of the automations on this rule that belong to the organisation where it fired. */
-  function automationEvents(ruleId: string, at: number, orgId: number): NewEvent[] {
-    return (automationsByRule.get(ruleId) ?? [])
-      .filter((automation) => orgIdByKey.get(automation.orgKey) === orgId)
-      .map((automation) => automationEvent(automation, at, orgId));
-  }
-  function automationEvent(automation: AutomationConfig, at: number, orgId: number): NewEvent {
-    return {
-      orgId,
-      type: "automation.triggered",
-      occurredAt: at,
-      data: {
-        rule_id: automation.id,
-        rule_name: automation.name,
-        actions: automation.actions.map((action) => ({ ...action })),
-      },
-    };
+  /**
+   * The events of an alert triggered at `at`: its `alert.triggered` and the
+   * automations on its rule that belong to the organisation where it fired, each
+   * naming the alert (active after a trigger: docs/alerts.md).
+   */
+  function triggeredEvents(
+    subject: AlertSubject,
+    orgId: number,
+    at: number,
+    message: string,
+    measured: { value: number; threshold: number } | null,
+  ) {
+    const automations = (automationsByRule.get(subject.rule.id) ?? []).filter(
+      (automation) => orgIdByKey.get(automation.orgKey) === orgId,
+    );
+    return (alertId: string): NewEvent[] => [
+      { orgId, occurredAt: at, ...alertTriggered(alertId, subject, message, measured) },
+      ...automations.map((automation) => ({
+        orgId,
+        occurredAt: at,
+        ...automationTriggered(automation, {
+          alertId,
+          alertStatus: "active",
+          subject,
+          value: measured?.value ?? null,
+        }),
+      })),
+    ];
   }
 
   function breach(target: Target, value: number, at: number): Promise<unknown> {
-    const { rule } = target;
+    const { rule, subject } = target;
     const message = fillMessage(rule.message, {
       value,
-      unit: target.unit,
+      unit: subject.register?.unit ?? null,
       threshold: rule.threshold,
-      register: target.register,
+      register: subject.register?.name ?? "",
       device: target.device,
-      gateway: target.gateway.name,
+      gateway: subject.gateway.name,
     });
     const { orgId } = target.gateway;
     const trigger = {
@@ -122,45 +158,14 @@ export async function createRulesEngine(options: {
       at,
       newUuid: randomUuid(),
     };
-    // The store puts the alert's id first in the event's data (alert_id).
-    const event: NewEvent = {
-      orgId,
-      type: "alert.triggered",
-      occurredAt: at,
-      data: {
-        rule_id: rule.id,
-        rule_name: rule.name,
-        device_id: gatewayUuidById.get(target.gateway.id) ?? null,
-        severity: rule.severity,
-        value,
-        threshold: rule.threshold,
-        condition: rule.condition,
-        message,
-        source: "rule",
-        register_id: rule.registerId,
-        modbus_device_id: rule.modbusDeviceId,
-      },
-    };
-    return alerts.trigger(trigger, event, automationEvents(rule.id, at, orgId));
+    return alerts.trigger(trigger, triggeredEvents(subject, orgId, at, message, { value, threshold: rule.threshold }));
   }
 
   function clear(target: Target, value: number, at: number): Promise<unknown> {
-    const { rule } = target;
-    const event: NewEvent = {
-      orgId: target.gateway.orgId,
-      type: "alert.returned",
-      occurredAt: at,
-      data: {
-        rule_id: rule.id,
-        rule_name: rule.name,
-        device_id: gatewayUuidById.get(target.gateway.id) ?? null,
-        severity: rule.severity,
-        value,
-        condition: rule.condition,
-        source: "rule",
-      },
-    };
-    return alerts.markReturned({ ruleId: rule.id, gatewayId: target.gateway.id, at, value }, event);
+    const { rule, subject, gateway } = target;
+    return alerts.markReturned({ ruleId: rule.id, gatewayId: gateway.id, at, value }, (alertId) => [
+      { orgId: gateway.orgId, occurredAt: at, ...alertReturned(alertId, subject, value) },
+    ]);
   }
 
   let writeError: string | null = null;
@@ -237,8 +242,15 @@ export async function createRulesEngine(options: {
   }
 
   const detector = options.offlineDetector;
+  const detectorSubject = (gateway: { uuid: string; serial: string; name: string }): AlertSubject => ({
+    rule: { id: detector.id, name: detector.name, severity: detector.severity },
+    source: "detector",
+    condition: "offline",
+    gateway: gatewayNames(gateway),
+    register: null,
+  });
   function detectorOpened(
-    gateway: { id: number; uuid: string; orgId: number; name: string },
+    gateway: { id: number; uuid: string; orgId: number; serial: string; name: string },
     at: number,
   ): Promise<unknown> {
     const message = offlineMessage(gateway.name);
@@ -252,39 +264,15 @@ export async function createRulesEngine(options: {
       at,
       newUuid: randomUuid(),
     };
-    const event: NewEvent = {
-      orgId: gateway.orgId,
-      type: "alert.triggered",
-      occurredAt: at,
-      data: {
-        rule_id: detector.id,
-        rule_name: detector.name,
-        device_id: gateway.uuid,
-        severity: detector.severity,
-        condition: "offline",
-        message,
-        source: "detector",
-        register_id: null,
-        modbus_device_id: null,
-      },
-    };
-    return alerts.trigger(trigger, event, automationEvents(detector.id, at, gateway.orgId));
+    return alerts.trigger(trigger, triggeredEvents(detectorSubject(gateway), gateway.orgId, at, message, null));
   }
-  function detectorReturned(gateway: { id: number; uuid: string; orgId: number }, at: number): Promise<unknown> {
-    const event: NewEvent = {
-      orgId: gateway.orgId,
-      type: "alert.returned",
-      occurredAt: at,
-      data: {
-        rule_id: detector.id,
-        rule_name: detector.name,
-        device_id: gateway.uuid,
-        severity: detector.severity,
-        condition: "offline",
-        source: "detector",
-      },
-    };
-    return alerts.markReturned({ ruleId: detector.id, gatewayId: gateway.id, at, value: null }, event);
+  function detectorReturned(
+    gateway: { id: number; uuid: string; orgId: number; serial: string; name: string },
+    at: number,
+  ): Promise<unknown> {
+    return alerts.markReturned({ ruleId: detector.id, gatewayId: gateway.id, at, value: null }, (alertId) => [
+      { orgId: gateway.orgId, occurredAt: at, ...alertReturned(alertId, detectorSubject(gateway), null) },
+    ]);
   }
 
   return {
@@ -309,7 +297,7 @@ export async function createRulesEngine(options: {
     },
     /** Runs a scheduled automation now. */
     async runScheduled(automation: AutomationConfig, orgId: number): Promise<void> {
-      await store.events.record(automationEvent(automation, clock.now(), orgId));
+      await store.events.record({ orgId, occurredAt: clock.now(), ...automationTriggered(automation, null) });
       options.onEvent?.();
     },
     /** How many rules were indexed (enabled and on a known register). */

@@ -9,6 +9,7 @@ import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/logger.ts";
 import type { RegisterWriteOutcome, RegisterWriter } from "../lib/register-write.ts";
 import type { GatewayPoller } from "../modbus/poller.ts";
+import { registerWritten } from "../store/contract/event-types.ts";
 import type { Store } from "../store/index.ts";
 
 export interface RegisterWritesOptions {
@@ -55,23 +56,26 @@ export function createRegisterWriter(options: RegisterWritesOptions): RegisterWr
       },
       (id) => ({
         orgId: request.orgId,
-        type: "register.written",
         occurredAt: finishedAt,
-        data: {
-          id,
-          device_id: request.gatewayId.toLowerCase(),
-          modbus_device_id: target.modbusDeviceUuid,
-          register_id: target.uuid,
-          register_name: target.name,
+        ...registerWritten({
+          auditId: id,
+          gateway: { id: request.gatewayId.toLowerCase(), serial: target.gatewaySerial, name: target.gatewayName },
+          register: {
+            modbusDeviceId: target.modbusDeviceUuid,
+            modbusDeviceName: target.modbusDeviceName,
+            id: target.uuid,
+            name: target.name,
+            unit: target.unit,
+          },
           actor: request.actor,
-          value_before: outcome.valueBefore,
-          value_asked: request.value,
+          valueBefore: outcome.valueBefore,
+          valueAsked: request.value,
           result: outcome.result,
-          read_back: outcome.readBack,
+          readBack: outcome.readBack,
           detail: outcome.detail,
-          requested_at: new Date(requestedAt).toISOString(),
-          finished_at: new Date(finishedAt).toISOString(),
-        },
+          requestedAt,
+          finishedAt,
+        }),
       }),
     );
     onEvent();

@@ -20,7 +20,7 @@
 
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/logger.ts";
-import { gatewayStatusEvent } from "../store/gateways.ts";
+import { deviceStatusEvent } from "../store/contract/event-types.ts";
 import type { Store } from "../store/index.ts";
 import type { GatewayStatus } from "../store/schema.ts";
 
@@ -34,6 +34,7 @@ type GatewayState = {
   id: number;
   uuid: string;
   serial: string;
+  name: string;
   orgId: number;
   heartbeatMs: number;
   status: GatewayStatus;
@@ -77,8 +78,9 @@ export async function createGatewayStatusTracker(options: {
   }
 
   function transition(state: GatewayState, next: GatewayStatus, at: number): Promise<void> {
-    const event = gatewayStatusEvent(state, next, at);
+    const change = deviceStatusEvent({ ...state, id: state.uuid }, next);
     // last_seen goes with every change: between changes it is written only once a minute.
+    const event = change === null ? null : { orgId: state.orgId, occurredAt: at, ...change };
     return store.gateways.changeStatus(state.id, next, state.lastSeen, event);
   }
 

@@ -73,6 +73,8 @@ export interface AlertRecord {
   uuid: string;
   orgId: number;
   gatewayUuid: string | null;
+  gatewaySerial: string | null;
+  gatewayName: string | null;
   ruleId: string | null;
   severity: AlertSeverity;
   message: string;
@@ -99,8 +101,11 @@ export interface AlertTrigger {
   newUuid: string;
 }
 
-/** An alert event before the alert is known: the store puts the alert's id first in its data as `alert_id`. */
-export type AlertEventDraft = NewEvent;
+/**
+ * The events of an alert change, built once the store knows which alert changed
+ * (a new one, or the one still open for its rule and gateway): given its id.
+ */
+export type AlertEvents = (alertUuid: string) => readonly NewEvent[];
 
 /** A site's alert as it forwards it, with the central's row id of its gateway (docs/fleet.md, "Alerts"). */
 export interface ForwardedAlert extends AlertRow {
@@ -139,18 +144,18 @@ export interface AlertStore {
   find(uuid: string): Promise<AlertRecord | null>;
   /**
    * Opens an alert for the trigger, or re-triggers the one still open for its rule
-   * and gateway; records `event` (with the alert's id) and `followUps` (the
-   * automations it runs), all in one transaction. Returns the alert's id.
+   * and gateway; records its `events` (`alert.triggered` and the automations it
+   * runs), all in one transaction. Returns the alert's id.
    */
-  trigger(trigger: AlertTrigger, event: AlertEventDraft, followUps: readonly NewEvent[]): Promise<string>;
+  trigger(trigger: AlertTrigger, events: AlertEvents): Promise<string>;
   /**
    * Marks the alert open for the rule and gateway as returned (condition no
-   * longer met) and records `event` with its id, in one transaction. Returns the
-   * alert's id, or null when no alert was open or it had already returned.
+   * longer met) and records its `events` (`alert.returned`), in one transaction.
+   * Returns the alert's id, or null when no alert was open or it had already returned.
    */
   markReturned(
     target: { ruleId: string; gatewayId: number; at: number; value: number | null },
-    event: AlertEventDraft,
+    events: AlertEvents,
   ): Promise<string | null>;
   /**
    * Acknowledges the alert if its status is still `from`, recording `event` with
@@ -263,12 +268,11 @@ export function sqliteAlertStore(
   );
   const byUuid = sqlite.prepare<AlertRecord, [string]>(
     `SELECT a.id AS id, a.uuid AS uuid, a.org_id AS orgId,
-            (SELECT g.uuid FROM gateways g WHERE g.id = a.gateway_id) AS gatewayUuid,
+            g.uuid AS gatewayUuid, g.serial AS gatewaySerial, g.name AS gatewayName,
             a.rule_id AS ruleId, a.severity AS severity, a.message AS message, a.status AS status, a.value AS value,
-            a.ack_at AS ackAt, a.resolved_at AS resolvedAt,
-            (SELECT g.edge_site FROM gateways g WHERE g.id = a.gateway_id) AS edgeSite,
+            a.ack_at AS ackAt, a.resolved_at AS resolvedAt, g.edge_site AS edgeSite,
             a.requested_action AS requestedAction
-       FROM alerts a WHERE a.uuid = ?1`,
+       FROM alerts a LEFT JOIN gateways g ON g.id = a.gateway_id WHERE a.uuid = ?1`,
   );
   const forwarded = sqlite.prepare<
     never,
@@ -319,11 +323,6 @@ export function sqliteAlertStore(
       WHERE a.org_id = ?1 AND g.edge_site = ?2 AND a.requested_action IS NOT NULL
       ORDER BY a.requested_at, a.id`,
   );
-  const withAlertId = (event: AlertEventDraft, alertUuid: string): NewEvent => ({
-    ...event,
-    data: { alert_id: alertUuid, ...event.data },
-  });
-
   return {
     list(orgId, filter) {
       const values = {
@@ -343,7 +342,7 @@ export function sqliteAlertStore(
     },
     allOpen: () => allOpen.all(),
     find: (uuid) => byUuid.get(uuid),
-    trigger: sqlite.transaction((trigger: AlertTrigger, event: AlertEventDraft, followUps: readonly NewEvent[]) => {
+    trigger: sqlite.transaction((trigger: AlertTrigger, events: AlertEvents) => {
       const current = openFor.get(trigger.ruleId, trigger.gatewayId);
       let alertUuid: string;
       if (current === null) {
@@ -362,16 +361,15 @@ export function sqliteAlertStore(
         alertUuid = current.uuid;
         retrigger.run(current.id, trigger.at, trigger.value, trigger.message);
       }
-      recordEvent(withAlertId(event, alertUuid));
-      for (const followUp of followUps) recordEvent(followUp);
+      for (const event of events(alertUuid)) recordEvent(event);
       return alertUuid;
     }),
     markReturned: sqlite.transaction(
-      (target: { ruleId: string; gatewayId: number; at: number; value: number | null }, event: AlertEventDraft) => {
+      (target: { ruleId: string; gatewayId: number; at: number; value: number | null }, events: AlertEvents) => {
         const current = openFor.get(target.ruleId, target.gatewayId);
         if (current === null || current.status === "returned") return null;
         markReturned.run(current.id, target.at, target.value);
-        recordEvent(withAlertId(event, current.uuid));
+        for (const event of events(current.uuid)) recordEvent(event);
         return current.uuid;
       },
     ),

@@ -1,37 +1,24 @@
 /** The webhook outbox (docs/api.md section 6): events, each fanned out to the endpoints that subscribed. */
 import { newMessageId } from "../lib/crypto.ts";
 import type { SqliteConnection } from "./connection.ts";
+import { type EventType, type TypedEvent, testEventType } from "./contract/event-types.ts";
 import type { Synchronous } from "./resolved-operations.ts";
 
-/** The event types of docs/api.md section 6, which endpoints subscribe to. */
-export const eventTypes = [
-  "device.online",
-  "device.offline",
-  "alert.triggered",
-  "alert.returned",
-  "alert.acknowledged",
-  "alert.resolved",
-  "automation.triggered",
-  // Added (docs/api.md section 9.2): a register write through the API or the admin page.
-  "register.written",
-] as const;
-/** Plus the test message, sent on request to one endpoint only (docs/webhooks.md). */
-export const testEventType = "webhook.test";
-export type EventType = (typeof eventTypes)[number] | typeof testEventType;
+export { type EventType, eventTypes, testEventType } from "./contract/event-types.ts";
 
-export interface NewEvent {
+/** An event to record: its type and data built by its constructor (contract/event-types.ts). */
+export type NewEvent = TypedEvent & {
   orgId: number;
-  type: EventType;
   occurredAt: number;
-  data: Record<string, unknown>;
   /**
    * An event a site recorded and forwards keeps the site's message id, so a
    * receiver sees one webhook-id for it wherever it was delivered (docs/fleet.md,
    * "Alerts"); recording it again records nothing. Others get a new id.
    */
   messageId?: string;
-}
+};
 
+/** An event as recorded (its data as stored; a site's forwarded one as the site built it). */
 export interface RecordedEvent {
   messageId: string;
   type: EventType;
@@ -56,8 +43,11 @@ export interface EventStore {
   alertEventsAfter(afterId: number, limit: number): Promise<(RecordedEvent & { id: number })[]>;
 }
 
+/** A new event, or one a site forwards as it recorded it (AlertStore.applyForwarded). */
+export type RecordableEvent = NewEvent | (RecordedEvent & { orgId: number });
+
 /** `eventId` 0: an event forwarded with a message id already recorded, nothing fanned out again. */
-export type EventRecorder = (event: NewEvent, now?: number) => { messageId: string; eventId: number };
+export type EventRecorder = (event: RecordableEvent, now?: number) => { messageId: string; eventId: number };
 
 /**
  * Records an event with its fan-out inside the caller's transaction: the store's

@@ -68,37 +68,12 @@ export interface ModbusDeviceRow {
 export interface GatewayStatusRow {
   id: number;
   serial: string;
+  name: string;
   orgId: number;
   status: GatewayStatus;
   lastSeen: number | null;
   /** On a central: the site that forwards the gateway (docs/fleet.md), or null. */
   edgeSite: string | null;
-}
-
-/**
- * The event a status change records with it (docs/api.md section 6: device.online /
- * device.offline; none for pending or error): the same whether a box's status
- * tracker decides the change or a central takes it from the site that forwards
- * the gateway (docs/fleet.md).
- */
-export function gatewayStatusEvent(
-  before: { orgId: number; uuid: string; serial: string; status: GatewayStatus; lastSeen: number | null },
-  next: GatewayStatus,
-  at: number,
-): NewEvent | null {
-  if (next !== "online" && next !== "offline") return null;
-  return {
-    orgId: before.orgId,
-    type: next === "online" ? "device.online" : "device.offline",
-    occurredAt: at,
-    data: {
-      device_id: before.uuid,
-      serial: before.serial,
-      status: next,
-      previous_status: before.status,
-      last_seen: before.lastSeen === null ? null : new Date(before.lastSeen).toISOString(),
-    },
-  };
 }
 
 export interface GatewayStore {
@@ -114,8 +89,8 @@ export interface GatewayStore {
   locate(orgId: number, uuid: string): Promise<number | null>;
   modbusDevices(gatewayId: number): Promise<ModbusDeviceRow[]>;
   findModbusDeviceId(gatewayId: number, uuid: string): Promise<number | null>;
-  /** Every gateway, retired ones too: internal id, public id, organisation and name. */
-  all(): Promise<{ id: number; uuid: string; orgId: number; name: string }[]>;
+  /** Every gateway, retired ones too: internal id, public id, organisation, serial and name. */
+  all(): Promise<{ id: number; uuid: string; orgId: number; serial: string; name: string }[]>;
   /** Sets a gateway's reported state as given (the demo and tests; the tracker uses changeStatus). */
   setStatus(
     gatewayUuid: string,
@@ -124,8 +99,8 @@ export interface GatewayStore {
   /** A gateway's status and last-seen time as stored, by public id. */
   statusOf(gatewayUuid: string): Promise<GatewayStatusRow | null>;
   /**
-   * Writes a new status (and `lastSeen`, when given) and records `event` if any,
-   * in one transaction (docs/api.md section 6: device.online / device.offline).
+   * Writes a new status (and `lastSeen`, when given) and records `event` if any
+   * (its `device.*` event, built by deviceStatusEvent), in one transaction.
    */
   changeStatus(
     gatewayId: number,
@@ -210,11 +185,12 @@ export function sqliteGatewayStore(
     )
     .prepare();
 
-  const all = sqlite.prepare<{ id: number; uuid: string; orgId: number; name: string }, []>(
-    "SELECT id, uuid, org_id AS orgId, name FROM gateways",
+  const all = sqlite.prepare<{ id: number; uuid: string; orgId: number; serial: string; name: string }, []>(
+    "SELECT id, uuid, org_id AS orgId, serial, name FROM gateways",
   );
   const statusOf = sqlite.prepare<GatewayStatusRow, [string]>(
-    "SELECT id, serial, org_id AS orgId, status, last_seen AS lastSeen, edge_site AS edgeSite FROM gateways WHERE uuid = ?1",
+    `SELECT id, serial, name, org_id AS orgId, status, last_seen AS lastSeen, edge_site AS edgeSite
+       FROM gateways WHERE uuid = ?1`,
   );
   const writeStatus = sqlite.prepare<never, [number, string, number | null]>(
     "UPDATE gateways SET status = ?2, last_seen = coalesce(?3, last_seen) WHERE id = ?1",

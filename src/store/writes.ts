@@ -13,7 +13,12 @@ export type WriteTarget = {
   id: number;
   uuid: string;
   name: string;
+  unit: string | null;
   modbusDeviceUuid: string;
+  modbusDeviceName: string | null;
+  /** The gateway's serial and name (the register.written event names them). */
+  gatewaySerial: string;
+  gatewayName: string;
   dataType: string;
   scaleFactor: number | null;
   isWritable: number;
@@ -65,9 +70,10 @@ export interface WriteStore {
 
 export function sqliteWriteStore({ sqlite }: SqliteConnection, recordEvent: EventRecorder): Synchronous<WriteStore> {
   const target = sqlite.prepare<WriteTarget, [number, string]>(
-    `SELECT r.id AS id, r.uuid AS uuid, r.name AS name, d.uuid AS modbusDeviceUuid, r.data_type AS dataType,
+    `SELECT r.id AS id, r.uuid AS uuid, r.name AS name, r.unit AS unit, d.uuid AS modbusDeviceUuid,
+            d.name AS modbusDeviceName, g.serial AS gatewaySerial, g.name AS gatewayName, r.data_type AS dataType,
             r.scale_factor AS scaleFactor, r.is_writable AS isWritable, r.write_min AS writeMin, r.write_max AS writeMax
-       FROM registers r JOIN modbus_devices d ON d.id = r.modbus_device_id
+       FROM registers r JOIN modbus_devices d ON d.id = r.modbus_device_id JOIN gateways g ON g.id = r.gateway_id
       WHERE r.gateway_id = ?1 AND r.uuid = ?2 AND r.retired_at IS NULL`,
   );
   const insert = sqlite.prepare<

@@ -6,7 +6,7 @@
 import { isoFromMs } from "../lib/clock.ts";
 import { CodedError } from "../lib/errors.ts";
 import { randomUuid } from "../lib/ids.ts";
-import { eventTypes, testEventType } from "../store/events.ts";
+import { eventTypes, webhookTest } from "../store/contract/event-types.ts";
 import type { Store } from "../store/index.ts";
 import type { EndpointRow } from "../store/webhooks.ts";
 import { generateSigningSecret } from "./signing.ts";
@@ -154,15 +154,7 @@ export function endpointService(store: Store, now: () => number) {
     async sendTest(id: string): Promise<string> {
       const row = await find(id);
       const at = now();
-      const queued = await queries.queueMessage(row.id, {
-        orgId: row.orgId,
-        type: testEventType,
-        occurredAt: at,
-        data: {
-          endpoint_id: row.uuid,
-          message: "Test message from fieldhub. A receiver that verifies this signature is set up right.",
-        },
-      });
+      const queued = await queries.queueMessage(row.id, { orgId: row.orgId, occurredAt: at, ...webhookTest(row.uuid) });
       return queued.messageId;
     },
     /** Sends a message again to an endpoint (same webhook-id, new attempts). */

@@ -12,6 +12,7 @@ import { parseConfig } from "../../src/config/index.ts";
 import { openStore } from "../../src/store/index.ts";
 import { sqliteOf } from "../../src/store/sqlite-internals.ts";
 import { endpointService } from "../../src/webhooks/endpoints.ts";
+import { sampleEvent } from "../harness/events.ts";
 
 const dataDir = mkdtempSync(join(tmpdir(), "fieldhub-webhook-crash-"));
 const children: { kill(signal?: number | NodeJS.Signals): void }[] = [];
@@ -69,9 +70,7 @@ test("kill -9 during a burst of 1000 messages: after a restart every message is 
     // synchronous inside), so all of them commit together; their promises are awaited after.
     sqliteOf(store).transaction(() => {
       for (let index = 0; index < 1000; index++) {
-        recorded.push(
-          events.record({ orgId: org.id, type: "device.online", occurredAt: Date.now(), data: { n: index } }),
-        );
+        recorded.push(events.record(sampleEvent("device.online", org.id, Date.now(), `FH-${index}`)));
       }
     })();
     await Promise.all(recorded);

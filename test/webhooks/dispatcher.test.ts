@@ -14,6 +14,7 @@ import { silentLogger } from "../../src/lib/logger.ts";
 import { openStore, storeFileName } from "../../src/store/index.ts";
 import { type Dispatcher, startDispatcher } from "../../src/webhooks/dispatcher.ts";
 import { endpointService } from "../../src/webhooks/endpoints.ts";
+import { sampleEvent } from "../harness/events.ts";
 import { startTestSite, type TestSite } from "../harness/site.ts";
 
 type Received = { at: number; headers: Record<string, string>; body: string };
@@ -69,13 +70,10 @@ async function endpoint(url: string, events: string[] = []) {
 }
 
 /** Records a device.online event for acme (which fans out to its endpoints). */
-async function event(
-  type: "device.online" | "device.offline" = "device.online",
-  data: Record<string, unknown> = { device_id: "x" },
-) {
+async function event(type: "device.online" | "device.offline" = "device.online") {
   const org = await site.store.organizations.findByKey("acme");
   if (org === null) throw new Error("no acme");
-  return (await site.store.events.record({ orgId: org.id, type, occurredAt: Date.now(), data })).messageId;
+  return (await site.store.events.record(sampleEvent(type, org.id, Date.now()))).messageId;
 }
 
 async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
@@ -99,13 +97,12 @@ describe("delivery", () => {
   test("a message arrives signed, in the spec's envelope and headers, and is logged delivered", async () => {
     const hook = receiver();
     const { endpoint: created, secret } = await endpoint(hook.url);
-    const messageId = await event("device.online", {
-      device_id: "d1",
-      serial: "S",
-      status: "online",
-      previous_status: "offline",
-      last_seen: null,
-    });
+    const recorded = sampleEvent(
+      "device.online",
+      (await site.store.organizations.findByKey("acme"))?.id ?? 0,
+      Date.now(),
+    );
+    const { messageId } = await site.store.events.record(recorded);
     start();
     await until(() => hook.received.length === 1);
     const [delivery] = hook.received;
@@ -115,7 +112,7 @@ describe("delivery", () => {
       id: messageId,
       type: "device.online",
       timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
-      data: { device_id: "d1", serial: "S", status: "online", previous_status: "offline", last_seen: null },
+      data: recorded.data,
     });
     expect(messageId).toMatch(/^msg_[0-9a-f]+$/);
     expect(delivery.headers["webhook-id"]).toBe(messageId);

@@ -11,6 +11,7 @@ import pino from "pino";
 import { systemClock } from "../../src/lib/clock.ts";
 import { openPostgresAsStore, type Store } from "../../src/store/index.ts";
 import { startDispatcher } from "../../src/webhooks/dispatcher.ts";
+import { sampleEvent } from "../harness/events.ts";
 import { type PrivatePostgres, postgresAvailable, postgresMissingReason, startPostgres } from "../harness/postgres.ts";
 
 let pg: PrivatePostgres | undefined;
@@ -56,7 +57,7 @@ describe.skipIf(!postgresAvailable)(`a lease lost mid-attempt (${postgresMissing
         secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
         now: Date.now(),
       });
-      await first.events.record({ orgId: 1, type: "device.online", occurredAt: Date.now(), data: {} });
+      await first.events.record(sampleEvent("device.online", 1, Date.now()));
 
       const lines: string[] = [];
       const logger = pino({ level: "warn" }, { write: (line: string) => lines.push(line) });

@@ -9,7 +9,7 @@
 import { Elysia } from "elysia";
 import { edgeMessages } from "../../lib/edge-protocol/messages.ts";
 import { CodedError } from "../../lib/errors.ts";
-import { gatewayStatusEvent } from "../../store/gateways.ts";
+import { deviceStatusEvent } from "../../store/contract/event-types.ts";
 import type { Store } from "../../store/index.ts";
 import { authenticateSite } from "./auth.ts";
 import { edgeReply } from "./reply.ts";
@@ -34,10 +34,11 @@ export function edgeStatusRoutes(store: Store, onEvent?: () => void) {
       let changed = 0;
       for (const { row, reported } of rows) {
         if (row.status === reported.status && row.lastSeen === reported.last_seen) continue;
-        const event =
+        const change =
           row.status === reported.status
             ? null
-            : gatewayStatusEvent({ ...row, uuid: reported.id.toLowerCase() }, reported.status, Date.now());
+            : deviceStatusEvent({ ...row, id: reported.id.toLowerCase() }, reported.status);
+        const event = change === null ? null : { orgId: row.orgId, occurredAt: Date.now(), ...change };
         await store.gateways.changeStatus(row.id, reported.status, reported.last_seen, event);
         changed++;
         if (event !== null) onEvent?.();

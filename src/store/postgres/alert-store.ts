@@ -14,7 +14,7 @@
  *   the open row `FOR UPDATE` against a concurrent acknowledge or resolve.
  */
 import {
-  type AlertEventDraft,
+  type AlertEvents,
   type AlertFilter,
   type AlertRecord,
   type AlertRequest,
@@ -42,12 +42,6 @@ const rowColumns = `a.uuid, g.uuid AS "gatewayUuid", a.rule_id AS "ruleId", a.se
   a.resolved_at::float8 AS "resolvedAt", a.resolve_note AS "resolveNote", a.entry_count AS "entryCount"`;
 
 const openColumns = `id, uuid, rule_id AS "ruleId", gateway_id AS "gatewayId", status, entry_count AS "entryCount"`;
-
-/** The store puts the alert's id first in an alert event's data, as on SQLite. */
-const withAlertId = (event: AlertEventDraft, alertUuid: string): NewEvent => ({
-  ...event,
-  data: { alert_id: alertUuid, ...event.data },
-});
 
 export class PgAlertStore implements AlertStore {
   constructor(private readonly sql: Sql) {}
@@ -99,15 +93,14 @@ export class PgAlertStore implements AlertStore {
 
   find(uuid: string): Promise<AlertRecord | null> {
     return firstOf(this.sql`
-      SELECT a.id, a.uuid, a.org_id AS "orgId", (SELECT g.uuid FROM gateways g WHERE g.id = a.gateway_id) AS "gatewayUuid",
-             a.rule_id AS "ruleId", a.severity, a.message, a.status, a.value, a.ack_at::float8 AS "ackAt",
-             a.resolved_at::float8 AS "resolvedAt",
-             (SELECT g.edge_site FROM gateways g WHERE g.id = a.gateway_id) AS "edgeSite",
+      SELECT a.id, a.uuid, a.org_id AS "orgId", g.uuid AS "gatewayUuid", g.serial AS "gatewaySerial",
+             g.name AS "gatewayName", a.rule_id AS "ruleId", a.severity, a.message, a.status, a.value,
+             a.ack_at::float8 AS "ackAt", a.resolved_at::float8 AS "resolvedAt", g.edge_site AS "edgeSite",
              a.requested_action AS "requestedAction"
-        FROM alerts a WHERE a.uuid = ${uuid}`);
+        FROM alerts a LEFT JOIN gateways g ON g.id = a.gateway_id WHERE a.uuid = ${uuid}`);
   }
 
-  trigger(trigger: AlertTrigger, event: AlertEventDraft, followUps: readonly NewEvent[]): Promise<string> {
+  trigger(trigger: AlertTrigger, events: AlertEvents): Promise<string> {
     return this.sql.begin(async (tx) => {
       const current = await openFor(tx, trigger.ruleId, trigger.gatewayId);
       let alertUuid: string;
@@ -125,15 +118,14 @@ export class PgAlertStore implements AlertStore {
                  value = ${trigger.value}, message = ${trigger.message}
            WHERE id = ${current.id}`;
       }
-      await recordEventIn(tx, withAlertId(event, alertUuid));
-      for (const followUp of followUps) await recordEventIn(tx, followUp);
+      for (const event of events(alertUuid)) await recordEventIn(tx, event);
       return alertUuid;
     });
   }
 
   markReturned(
     target: { ruleId: string; gatewayId: number; at: number; value: number | null },
-    event: AlertEventDraft,
+    events: AlertEvents,
   ): Promise<string | null> {
     return this.sql.begin(async (tx) => {
       const current = await openFor(tx, target.ruleId, target.gatewayId);
@@ -141,7 +133,7 @@ export class PgAlertStore implements AlertStore {
       await tx`
         UPDATE alerts SET status = 'returned', returned_at = ${target.at}, value = coalesce(${target.value}::float8, value)
          WHERE id = ${current.id}`;
-      await recordEventIn(tx, withAlertId(event, current.uuid));
+      for (const event of events(current.uuid)) await recordEventIn(tx, event);
       return current.uuid;
     });
   }

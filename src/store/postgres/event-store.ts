@@ -4,13 +4,20 @@
  * together, so every message is in the store before any delivery starts.
  */
 import { newMessageId } from "../../lib/crypto.ts";
-import { type EventStore, type EventType, type NewEvent, type RecordedEvent, testEventType } from "../events.ts";
+import {
+  type EventStore,
+  type EventType,
+  type NewEvent,
+  type RecordableEvent,
+  type RecordedEvent,
+  testEventType,
+} from "../events.ts";
 import type { Sql } from "./connection.ts";
 
 /** Records an event with its fan-out inside the caller's transaction `tx`. */
 export async function recordEventIn(
   tx: Sql,
-  event: NewEvent,
+  event: RecordableEvent,
   now = event.occurredAt,
 ): Promise<{ messageId: string; eventId: number }> {
   const messageId = event.messageId ?? newMessageId();

@@ -74,8 +74,8 @@ export class PgGatewayStore implements GatewayStore {
     return row?.id ?? null;
   }
 
-  all(): Promise<{ id: number; uuid: string; orgId: number; name: string }[]> {
-    return rowsOf(this.sql`SELECT id, uuid, org_id AS "orgId", name FROM gateways ORDER BY id`);
+  all(): Promise<{ id: number; uuid: string; orgId: number; serial: string; name: string }[]> {
+    return rowsOf(this.sql`SELECT id, uuid, org_id AS "orgId", serial, name FROM gateways ORDER BY id`);
   }
 
   /** Sets the fields given (claimed_at only when given), as SQLite's update with the state object. */
@@ -92,7 +92,7 @@ export class PgGatewayStore implements GatewayStore {
 
   statusOf(gatewayUuid: string): Promise<GatewayStatusRow | null> {
     return firstOf(this.sql`
-      SELECT id, serial, org_id AS "orgId", status, last_seen::float8 AS "lastSeen", edge_site AS "edgeSite"
+      SELECT id, serial, name, org_id AS "orgId", status, last_seen::float8 AS "lastSeen", edge_site AS "edgeSite"
         FROM gateways WHERE uuid = ${gatewayUuid}`);
   }
 

@@ -15,10 +15,11 @@ export class PgWriteStore implements WriteStore {
 
   target(gatewayId: number, registerUuid: string): Promise<WriteTarget | null> {
     return firstOf(this.sql`
-      SELECT r.id, r.uuid, r.name, d.uuid AS "modbusDeviceUuid", r.data_type AS "dataType",
+      SELECT r.id, r.uuid, r.name, r.unit, d.uuid AS "modbusDeviceUuid", d.name AS "modbusDeviceName",
+             g.serial AS "gatewaySerial", g.name AS "gatewayName", r.data_type AS "dataType",
              r.scale_factor AS "scaleFactor", r.is_writable::int AS "isWritable", r.write_min AS "writeMin",
              r.write_max AS "writeMax"
-        FROM registers r JOIN modbus_devices d ON d.id = r.modbus_device_id
+        FROM registers r JOIN modbus_devices d ON d.id = r.modbus_device_id JOIN gateways g ON g.id = r.gateway_id
        WHERE r.gateway_id = ${gatewayId} AND r.uuid = ${registerUuid.toLowerCase()} AND r.retired_at IS NULL`);
   }
 

@@ -6,18 +6,17 @@
  * acknowledging or triggering the same alert at once: exactly one wins.
  */
 import { beforeAll, expect, test } from "bun:test";
-import type { AlertEventDraft } from "../../../src/store/alerts.ts";
+import type { EventType } from "../../../src/store/contract/event-types.ts";
+import { sampleEvent } from "../../harness/events.ts";
 import { describeOnBothEngines, type OpenDomains } from "./engines.ts";
 import { ids } from "./inventory-fixture.ts";
 
 const t0 = Date.UTC(2026, 5, 1);
 const uuid = (n: number) => `10000000-0000-4000-8000-${n.toString(16).padStart(12, "0")}`;
-const draft = (orgId: number, type: AlertEventDraft["type"], at: number): AlertEventDraft => ({
-  orgId,
-  type,
-  occurredAt: at,
-  data: { status: type },
-});
+/** The events of an alert change, naming the alert the store says changed. */
+const draft = (orgId: number, type: EventType, at: number) => (alertUuid: string) => [
+  sampleEvent(type, orgId, at, "FH-1", alertUuid),
+];
 
 describeOnBothEngines("alerts", t0, (opened, engine) => {
   let store: OpenDomains;
@@ -110,13 +109,15 @@ describeOnBothEngines("alerts", t0, (opened, engine) => {
       newUuid: uuid(10),
     };
     const before = (await store.events(acme)).length;
-    const follow = { orgId: acme, type: "automation.triggered" as const, occurredAt: t0 + 10_000, data: { n: 1 } };
-    expect(await store.alerts.trigger(trigger, draft(acme, "alert.triggered", t0 + 10_000), [follow])).toBe(uuid(10));
+    const withFollowUp = (alertUuid: string) => [
+      ...draft(acme, "alert.triggered", t0 + 10_000)(alertUuid),
+      sampleEvent("automation.triggered", acme, t0 + 10_000),
+    ];
+    expect(await store.alerts.trigger(trigger, withFollowUp)).toBe(uuid(10));
     expect(
       await store.alerts.trigger(
         { ...trigger, at: t0 + 20_000, value: 90, message: "hotter", newUuid: uuid(11) },
         draft(acme, "alert.triggered", t0 + 20_000),
-        [],
       ),
     ).toBe(uuid(10));
     expect(await store.alerts.find(uuid(10))).toEqual({
@@ -124,6 +125,8 @@ describeOnBothEngines("alerts", t0, (opened, engine) => {
       uuid: uuid(10),
       orgId: acme,
       gatewayUuid: ids.gatewayA,
+      gatewaySerial: "SN-A",
+      gatewayName: "Alpha",
       ruleId: "hot",
       severity: "warning",
       message: "hotter",
@@ -157,16 +160,15 @@ describeOnBothEngines("alerts", t0, (opened, engine) => {
       "alert.triggered",
       "alert.returned",
     ]);
-    // The store puts the alert's id first in an alert event's data.
-    expect(Object.keys(events[0]?.data ?? {})[0]).toBe("alert_id");
-    expect(events[0]?.data).toEqual({ alert_id: uuid(10), status: "alert.triggered" });
+    // The events are built with the id of the alert the store opened, then of the one it re-triggered.
+    expect(events.map((e) => e.data.alert_id)).toEqual([uuid(10), undefined, uuid(10), uuid(10)]);
   });
 
   test("acknowledge and resolve write only while the status is the one seen, each with its event", async () => {
     const alert = await store.alerts.find(uuid(10));
     const id = alert?.id as number;
     const before = (await store.events(acme)).length;
-    const ackEvent = draft(acme, "alert.acknowledged", t0 + 40_000);
+    const ackEvent = sampleEvent("alert.acknowledged", acme, t0 + 40_000);
     expect(await store.alerts.acknowledge({ id, from: "active", at: t0 + 40_000, note: "stale" }, ackEvent)).toBe(
       false,
     );
@@ -176,7 +178,7 @@ describeOnBothEngines("alerts", t0, (opened, engine) => {
     expect(await store.alerts.acknowledge({ id, from: "returned", at: t0 + 41_000, note: "again" }, ackEvent)).toBe(
       false,
     );
-    const resolveEvent = draft(acme, "alert.resolved", t0 + 50_000);
+    const resolveEvent = sampleEvent("alert.resolved", acme, t0 + 50_000);
     expect(await store.alerts.resolve({ id, from: "returned", at: t0 + 50_000, note: null }, resolveEvent)).toBe(false);
     expect(await store.alerts.resolve({ id, from: "acknowledged", at: t0 + 50_000, note: "fixed" }, resolveEvent)).toBe(
       true,
@@ -206,7 +208,6 @@ describeOnBothEngines("alerts", t0, (opened, engine) => {
           newUuid: uuid(12),
         },
         draft(acme, "alert.triggered", t0 + 60_000),
-        [],
       ),
     ).toBe(uuid(12));
   });
@@ -235,7 +236,7 @@ describeOnBothEngines("alerts", t0, (opened, engine) => {
             [store, twin].map((process, index) =>
               process.alerts.acknowledge(
                 { id, from: "active", at: t0 + index, note: `process ${index}` },
-                draft(beta, "alert.acknowledged", t0 + index),
+                sampleEvent("alert.acknowledged", beta, t0 + index),
               ),
             ),
           ),
@@ -257,9 +258,7 @@ describeOnBothEngines("alerts", t0, (opened, engine) => {
           newUuid: uuid(200 + n),
         });
         const opened = await Promise.all(
-          [store, twin].map((process, n) =>
-            process.alerts.trigger(trigger(n), draft(beta, "alert.triggered", t0 + n), []),
-          ),
+          [store, twin].map((process, n) => process.alerts.trigger(trigger(n), draft(beta, "alert.triggered", t0 + n))),
         );
         expect(opened[0]).toBe(opened[1] as string);
         const race = (await store.alerts.allOpen()).filter((a) => a.ruleId === "race");

@@ -5,6 +5,7 @@
  * foreign keys included (a referenced row cannot be deleted on either).
  */
 import { beforeAll, expect, test } from "bun:test";
+import { deviceStatusEvent } from "../../../src/store/contract/event-types.ts";
 import { describeOnBothEngines, type OpenDomains } from "./engines.ts";
 import { ids, inventory } from "./inventory-fixture.ts";
 
@@ -81,6 +82,7 @@ describeOnBothEngines("organisations, inventory, gateways, registers", t0, (open
     expect(await store.gateways.statusOf(ids.gatewayA)).toEqual({
       id: found?.id as number,
       serial: "SN-A",
+      name: "Alpha",
       orgId: acme,
       status: "offline",
       lastSeen: t0 + 1000,
@@ -112,17 +114,19 @@ describeOnBothEngines("organisations, inventory, gateways, registers", t0, (open
     const acme = (await store.organizations.findByKey("acme"))?.id ?? -1;
     const gatewayId = (await store.gateways.locate(acme, ids.gatewayA)) ?? -1;
     const before = (await store.events(acme)).length;
+    const gateway = { id: ids.gatewayA, serial: "SN-A", name: "Alpha", status: "offline" as const, lastSeen: t0 };
+    const change = deviceStatusEvent(gateway, "online");
+    if (change === null) throw new Error("online has an event");
     await store.gateways.changeStatus(gatewayId, "online", t0 + 9000, {
       orgId: acme,
-      type: "device.online",
       occurredAt: t0 + 9000,
-      data: { device_id: ids.gatewayA },
+      ...change,
     });
     await store.gateways.changeStatus(gatewayId, "error", null, null);
     expect(await store.gateways.statusOf(ids.gatewayA)).toMatchObject({ status: "error", lastSeen: t0 + 9000 });
     const events = await store.events(acme);
     expect(events.length).toBe(before + 1);
-    expect(events.at(-1)).toMatchObject({ type: "device.online", data: { device_id: ids.gatewayA } });
+    expect(events.at(-1)).toMatchObject({ type: "device.online", data: change.data });
     await store.gateways.writeLastSeenAll([
       { gatewayId, at: t0 + 20_000 },
       { gatewayId, at: t0 + 15_000 },

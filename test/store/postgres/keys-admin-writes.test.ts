@@ -10,6 +10,7 @@ import { beforeAll, expect, test } from "bun:test";
 import { hashApiKey, sha256Hex } from "../../../src/lib/crypto.ts";
 import { sessionLifetimeMs } from "../../../src/store/admin.ts";
 import type { WriteAttempt } from "../../../src/store/writes.ts";
+import { sampleEvent } from "../../harness/events.ts";
 import { describeOnBothEngines, type OpenDomains } from "./engines.ts";
 import { ids } from "./inventory-fixture.ts";
 
@@ -151,7 +152,11 @@ describeOnBothEngines("keys, admin, writes, secrets", t0, (opened, engine) => {
       id: target?.id as number,
       uuid: ids.register(1),
       name: "r1",
+      unit: null,
       modbusDeviceUuid: ids.deviceA1,
+      modbusDeviceName: "meter",
+      gatewaySerial: "SN-A",
+      gatewayName: "Alpha",
       dataType: "uint16",
       scaleFactor: null,
       isWritable: 1,
@@ -175,15 +180,10 @@ describeOnBothEngines("keys, admin, writes, secrets", t0, (opened, engine) => {
     const written: string[] = [];
     for (const n of [0, 1, 2])
       written.push(
-        await store.writes.record(attempt(n), (id) => ({
-          orgId: acme,
-          type: "register.written",
-          occurredAt: t0 + n * 1000,
-          data: { write_id: id },
-        })),
+        await store.writes.record(attempt(n), (id) => sampleEvent("register.written", acme, t0 + n * 1000, "SN-A", id)),
       );
     const events = (await store.events(acme)).slice(before);
-    expect(events.map((e) => e.data.write_id)).toEqual(written);
+    expect(events.map((e) => e.data.id)).toEqual(written);
     await store.writes.settleReadBack(written[1] as string, 1.5, "read at the next poll");
     const listed = await store.writes.list({ orgId: acme, limit: 10 });
     expect(listed.map((w) => w.id)).toEqual([...written].reverse());

@@ -19,6 +19,7 @@ import type { EventStore } from "../../../src/store/events.ts";
 import { openStoreFile, type Store } from "../../../src/store/index.ts";
 import { openPostgresStore, type PostgresStore } from "../../../src/store/postgres/index.ts";
 import type { AttemptRow, DueDelivery, WebhookStore } from "../../../src/store/webhooks.ts";
+import { sampleEvent } from "../../harness/events.ts";
 import {
   type PrivatePostgres,
   postgresAvailable,
@@ -128,12 +129,11 @@ async function script(outbox: Outbox): Promise<unknown[]> {
   await endpoint("e2", 1, "device.offline alert.triggered", 101);
   await endpoint("e3", 2, "", 102);
   await endpoint("e4", 1, "device.online", 103);
-  const data = { device_id: "d" };
-  await events.record({ orgId: 1, type: "device.online", occurredAt: 1000, data });
-  await events.record({ orgId: 1, type: "device.offline", occurredAt: 1001, data });
-  await events.record({ orgId: 2, type: "device.online", occurredAt: 1002, data });
-  await events.record({ orgId: 1, type: "alert.triggered", occurredAt: 1003, data }, 900);
-  await webhooks.queueMessage(1, { orgId: 1, type: "webhook.test", occurredAt: 1004, data: { test: true } });
+  await events.record(sampleEvent("device.online", 1, 1000));
+  await events.record(sampleEvent("device.offline", 1, 1001));
+  await events.record(sampleEvent("device.online", 2, 1002));
+  await events.record(sampleEvent("alert.triggered", 1, 1003), 900);
+  await webhooks.queueMessage(1, sampleEvent("webhook.test", 1, 1004));
   out.push(["listAfter", (await events.listAfter(1)).map((e) => [name(e.messageId), e.type, e.occurredAt, e.data])]);
   out.push(["pending", await webhooks.pendingCount(), "next", await webhooks.nextDueAt()]);
   out.push(["due 999", show(await webhooks.due(999, 10))]);
@@ -157,7 +157,7 @@ async function script(outbox: Outbox): Promise<unknown[]> {
   const [f1, f2] = e2 as [DueDelivery, DueDelivery];
   out.push(["fail 1", await settle(f1, attempt(2004, 503), { kind: "failed", pauseAfter: 2 })]);
   out.push(["fail 2", await settle(f2, attempt(2005, 503), { kind: "failed", pauseAfter: 2 })]);
-  await events.record({ orgId: 1, type: "device.offline", occurredAt: 2006, data });
+  await events.record(sampleEvent("device.offline", 1, 2006));
   const e2Row = await webhooks.endpointById(2);
   out.push(["e2 paused", e2Row?.status, e2Row?.pauseReason, e2Row?.failedMessagesInRow, e2Row?.pausedAt]);
   out.push([
@@ -174,7 +174,7 @@ async function script(outbox: Outbox): Promise<unknown[]> {
   // e3 answers 410: paused at once, its later message held; enabling with discard drops it.
   const [g] = e3 as [DueDelivery];
   out.push(["gone", await settle(g, attempt(2007, 410), { kind: "gone" })]);
-  await events.record({ orgId: 2, type: "device.offline", occurredAt: 2008, data });
+  await events.record(sampleEvent("device.offline", 2, 2008));
   out.push([
     "e3",
     (await webhooks.endpointById(3))?.status,
@@ -261,8 +261,7 @@ describe.skipIf(!postgresAvailable)(`the outbox on PostgreSQL (${postgresMissing
         secret: "s",
         now: 0,
       });
-    for (let i = 0; i < 150; i++)
-      await a.events.record({ orgId: 1, type: "device.online", occurredAt: 1000 + i, data: { i } });
+    for (let i = 0; i < 150; i++) await a.events.record(sampleEvent("device.online", 1, 1000 + i, `FH-${i}`));
     expect(await a.webhooks.pendingCount()).toBe(600);
     const taken = new Map<string, number[]>([
       ["a", []],
@@ -305,8 +304,8 @@ describe.skipIf(!postgresAvailable)(`the outbox on PostgreSQL (${postgresMissing
       secret: "s",
       now: 0,
     });
-    await a.events.record({ orgId: 1, type: "device.online", occurredAt: 1000, data: {} });
-    await a.events.record({ orgId: 1, type: "device.offline", occurredAt: 1001, data: {} });
+    await a.events.record(sampleEvent("device.online", 1, 1000));
+    await a.events.record(sampleEvent("device.offline", 1, 1001));
     const held = await a.webhooks.due(2000, 1);
     expect(held.map((d) => d.type)).toEqual(["device.online"]);
     // Within the lease: b sees only the other message; the held one is due for b when the lease ends.
@@ -366,8 +365,7 @@ describe.skipIf(!postgresAvailable)(`the outbox on PostgreSQL (${postgresMissing
       secret: "s",
       now: 0,
     });
-    for (let i = 0; i < 40; i++)
-      await parent.events.record({ orgId: 1, type: "device.online", occurredAt: Date.now(), data: { i } });
+    for (let i = 0; i < 40; i++) await parent.events.record(sampleEvent("device.online", 1, Date.now(), `FH-${i}`));
     const child = Bun.spawn(
       [process.execPath, join(import.meta.dir, "../../fixtures/pg-outbox-claimer.ts"), url, "1500", "25"],
       { stdout: "pipe", stderr: "inherit" },
