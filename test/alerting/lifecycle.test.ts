@@ -65,6 +65,24 @@ async function feed(rules: Awaited<ReturnType<typeof engine>>, value: number, af
   await rules.evaluate([{ registerId: site.registerUuid(air), ts: site.clock.now(), raw: Math.round(value * 10) }]);
 }
 
+/** The gateway of the watched register, as events name it. */
+const gateway1 = { device_id: stableUuid("gateway", "ACME-1"), serial: "ACME-1", device_name: "Greenhouse 1" };
+/** The watched register and its Modbus device, as events name them. */
+const airNames = () => ({
+  modbus_device_id: rule().modbusDeviceId,
+  modbus_device_name: "Climate computer",
+  register_id: site.registerUuid(air),
+  register_name: "air_temperature",
+  unit: "°C",
+});
+const noRegister = {
+  modbus_device_id: null,
+  modbus_device_name: null,
+  register_id: null,
+  register_name: null,
+  unit: null,
+};
+
 type AlertBody = {
   id: string;
   device_id: string | null;
@@ -117,15 +135,14 @@ describe("rule lifecycle", () => {
         alert_id: alert?.id,
         rule_id: rule().id,
         rule_name: "Too hot",
-        device_id: ids.acmeGateway1,
+        ...gateway1,
         severity: "warning",
         value: 31.5,
         threshold: 30,
         condition: "gt",
         message: "air_temperature above 30 °C: 31.5 °C",
         source: "rule",
-        register_id: site.registerUuid(air),
-        modbus_device_id: rule().modbusDeviceId,
+        ...airNames(),
       },
     ]);
   });
@@ -148,11 +165,12 @@ describe("rule lifecycle", () => {
         alert_id: alert?.id,
         rule_id: rule().id,
         rule_name: "Too hot",
-        device_id: ids.acmeGateway1,
+        ...gateway1,
         severity: "warning",
         value: 29,
         condition: "gt",
         source: "rule",
+        ...airNames(),
       },
     ]);
   });
@@ -185,7 +203,7 @@ describe("rule lifecycle", () => {
     expect((await eventsOfType("alert.acknowledged")).map((event) => event.data)).toEqual([
       {
         alert_id: open?.id,
-        device_id: ids.acmeGateway1,
+        ...gateway1,
         rule_id: rule().id,
         severity: "warning",
         message: "air_temperature above 30 °C: 31 °C",
@@ -385,20 +403,28 @@ describe("offline detector", () => {
       rule_id: detector.id,
       rule_name: "Gateway offline",
       device_id: ids.acmeGateway2,
+      serial: "ACME-2",
+      device_name: "Greenhouse 2",
       severity: "critical",
       condition: "offline",
       message: "Gateway Greenhouse 2 is offline",
       source: "detector",
-      register_id: null,
-      modbus_device_id: null,
+      ...noRegister,
     });
     site.clock.advance(60_000);
     await rules.gatewayOnline(ids.acmeGateway2, site.clock.now());
     expect((await alerts(`?device_id=${ids.acmeGateway2}`))[0]?.status).toBe("returned");
-    expect(await (await eventsOfType("alert.returned"))[0]?.data).toMatchObject({
+    expect((await eventsOfType("alert.returned"))[0]?.data).toEqual({
+      alert_id: alert?.id,
       rule_id: detector.id,
+      rule_name: "Gateway offline",
+      device_id: ids.acmeGateway2,
+      serial: "ACME-2",
+      device_name: "Greenhouse 2",
+      severity: "critical",
       condition: "offline",
       source: "detector",
+      ...noRegister,
     });
   });
 });
@@ -417,9 +443,23 @@ describe("automations", () => {
     await feed(rules, 31);
     await feed(rules, 29);
     await feed(rules, 32);
+    const [alert] = await alerts();
+    // What triggered it: the alert (re-triggered the second time) on the watched register, and the value.
+    const triggered = (value: number) => ({
+      rule_id: automation.id,
+      rule_name: "Notify",
+      actions: [{ type: "webhook" }],
+      trigger: "alert",
+      alert_id: alert?.id,
+      alert_status: "active",
+      source: "rule",
+      ...gateway1,
+      ...airNames(),
+      value,
+    });
     expect((await eventsOfType("automation.triggered")).map((event) => event.data)).toEqual([
-      { rule_id: automation.id, rule_name: "Notify", actions: [{ type: "webhook" }] },
-      { rule_id: automation.id, rule_name: "Notify", actions: [{ type: "webhook" }] },
+      triggered(31),
+      triggered(32),
     ]);
   });
 });
@@ -437,6 +477,6 @@ test("a scheduled automation records automation.triggered when its time comes", 
   const org = sqliteOf(site.store).query<{ id: number }, []>("SELECT id FROM organizations WHERE key = 'acme'").get();
   await rules.runScheduled(automation, org?.id ?? 0);
   expect((await eventsOfType("automation.triggered")).map((event) => event.data)).toEqual([
-    { rule_id: automation.id, rule_name: "Morning report", actions: [{ type: "webhook" }] },
+    { rule_id: automation.id, rule_name: "Morning report", actions: [{ type: "webhook" }], trigger: "schedule" },
   ]);
 });

@@ -15,6 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Webhook } from "standardwebhooks";
 import { stableUuid } from "../../src/lib/ids.ts";
+import { isEventData } from "../../src/store/contract/event-types.ts";
 import { type RunningCli, runCli, servedUrl, startCli } from "../harness/cli.ts";
 
 const python = "/usr/bin/python3";
@@ -501,11 +502,17 @@ describe.skipIf(!canRun)("over Modbus TCP (needs Debian's python3-pymodbus and s
         },
     );
     expect(events.every((event) => event.type === "register.written")).toBe(true);
+    // Each as declared (src/store/contract/event-types.ts): no field missing, none unknown.
+    expect(events.filter((event) => !isEventData("register.written", event.data))).toEqual([]);
     expect(
       events.find((event) => event.data.register_name === "i16" && event.data.result === "written")?.data,
     ).toMatchObject({
       register_id: register("W-TCP", "i16"),
+      register_name: "i16",
       device_id: tcpGateway,
+      serial: "W-TCP",
+      device_name: "TCP peer",
+      modbus_device_name: "Peer",
       value_before: 0,
       value_asked: -12.3,
       read_back: -12.3,

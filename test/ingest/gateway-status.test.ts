@@ -51,6 +51,7 @@ test("an answer brings an offline gateway online, with device.online and previou
       data: {
         device_id: ids.acmeGateway2,
         serial: "ACME-2",
+        device_name: "Greenhouse 2",
         status: "online",
         previous_status: "offline",
         last_seen: new Date(at).toISOString(),

@@ -18,7 +18,7 @@ export type { AlertSubject } from "./event-data/alerts.ts";
 export { alertReturned, alertStatusChanged, alertTriggered } from "./event-data/alerts.ts";
 export { automationTriggered } from "./event-data/automation.ts";
 export { deviceStatusEvent } from "./event-data/device-status.ts";
-export type { GatewayNames, RegisterNames } from "./event-data/fields.ts";
+export type { GatewayNames } from "./event-data/fields.ts";
 export { registerWritten } from "./event-data/register-written.ts";
 export { webhookTest } from "./event-data/webhook-test.ts";
 
