@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { TObject } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
-import { eventDataSchemas, type EventType, isEventData } from "../../src/store/contract/event-types.ts";
+import { type EventType, eventDataSchemas, isEventData } from "../../src/store/contract/event-types.ts";
 import { repoRoot } from "../harness/cli.ts";
 
 const document = readFileSync(join(repoRoot, "docs", "webhooks.md"), "utf8");
@@ -76,7 +76,9 @@ test("every event type has an example, and every example validates against its t
     const where = `docs/webhooks.md:${example.line} (${String(example.type)})`;
     const type = String(example.type);
     if (!isDeclared(type)) throw new Error(`${where}: not a declared event type`);
-    const errors = [...Value.Errors(eventDataSchemas[type], example.data)].map((error) => `${error.path} ${error.message}`);
+    const errors = [...Value.Errors(eventDataSchemas[type], example.data)].map(
+      (error) => `${error.path} ${error.message}`,
+    );
     expect(errors, where).toEqual([]);
     expect(isEventData(type, example.data)).toBe(true);
   }
