@@ -1,6 +1,6 @@
 /**
  * Every webhook event type and its data, declared once (docs/webhooks.md, "Event
- * types"; spec section 6, fields added under section 9.2). Each type's data is a
+ * types"; docs/api.md section 6.6, fields added under section 9.2). Each type's data is a
  * TypeBox schema, which gives its static type and its check, and a constructor in
  * event-data/ builds it from typed inputs: every part that records an event builds
  * it there, and test/webhooks/event-docs.test.ts holds docs/webhooks.md to these
@@ -31,7 +31,7 @@ export const subscribableEventData = {
   "alert.acknowledged": AlertStatusData,
   "alert.resolved": AlertStatusData,
   "automation.triggered": AutomationTriggeredData,
-  // Added (spec section 9.2): a register write through the API or the admin page.
+  // Added (docs/api.md section 9.2): a register write through the API or the admin page.
   "register.written": RegisterWrittenData,
 } as const satisfies Record<string, TObject>;
 

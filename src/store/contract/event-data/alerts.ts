@@ -1,6 +1,6 @@
 /**
- * The alert events (spec section 6: AlertTriggeredEvent, AlertReturnedEvent,
- * AlertStatusEvent; docs/alerts.md, the transition table), with the gateway's
+ * The alert events (docs/api.md section 6.6: alert triggered, alert returned, alert
+ * status; docs/alerts.md, the transition table), with the gateway's
  * `serial` and `device_name` and the register's names added (section 9.2). An
  * offline alert (source `detector`) concerns the gateway only: no value or
  * threshold, null register fields.

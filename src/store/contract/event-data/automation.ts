@@ -1,6 +1,6 @@
 /**
- * `automation.triggered` (spec section 6, AutomationEvent: the automation's own id
- * and name as `rule_id` and `rule_name`, its action objects), with what triggered
+ * `automation.triggered` (docs/api.md section 6.6, automation: the automation's own
+ * id and name as `rule_id` and `rule_name`, its action objects), with what triggered
  * it added (section 9.2): `trigger` is `alert` (an `alert.triggered` of the
  * automation's rule, the detector included) or `schedule`; for an alert, the alert's
  * id and status, its source, the gateway and register it fired on, and the value.

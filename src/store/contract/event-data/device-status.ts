@@ -1,5 +1,5 @@
 /**
- * `device.online` / `device.offline` (spec section 6, DeviceStatusEvent; the
+ * `device.online` / `device.offline` (docs/api.md section 6.6, device status; the
  * gateway's `device_name` added): the same whether a box's status tracker decides
  * the change or a central takes it from the site that forwards the gateway
  * (docs/fleet.md). None for `pending` or `error`.

@@ -1,7 +1,7 @@
 /**
  * Field groups several event types share (docs/webhooks.md, "Event types"): the
  * gateway, the Modbus device and the register an event concerns, each with the
- * names a receiver routes on (spec section 9.2 allows added fields). On the wire
+ * names a receiver routes on (docs/api.md section 9.2 allows added fields). On the wire
  * `device` means the gateway: `device_id`, `serial`, `device_name`.
  */
 import { type TSchema, Type } from "@sinclair/typebox";

@@ -1,5 +1,5 @@
 /**
- * `register.written` (added, spec section 9.2; docs/webhooks.md): every register
+ * `register.written` (added, docs/api.md section 9.2; docs/webhooks.md): every register
  * write attempt through the API or the admin page, successful or not, as its audit
  * entry records it. Values are in engineering units.
  */
