@@ -6,6 +6,7 @@
  */
 import { and, count, desc, eq, inArray, ne, or, sql } from "drizzle-orm";
 import type { SqliteConnection } from "./connection.ts";
+import type { AlertStatusSubject } from "./contract/event-types.ts";
 import type { EventRecorder, NewEvent, RecordedEvent } from "./events.ts";
 import type { Synchronous } from "./resolved-operations.ts";
 import { type AlertRequestAction, type AlertSeverity, type AlertStatus, alerts, gateways } from "./schema.ts";
@@ -67,20 +68,11 @@ export interface OpenAlert {
   entryCount: number;
 }
 
-/** An alert with what its status events need (docs/api.md section 6.6, AlertStatusEvent). */
-export interface AlertRecord {
+/** An alert with what its status events need (docs/api.md section 6.6, alert status). */
+export interface AlertRecord extends AlertStatusSubject {
   id: number;
-  uuid: string;
   orgId: number;
-  gatewayUuid: string | null;
-  gatewaySerial: string | null;
-  gatewayName: string | null;
-  ruleId: string | null;
-  severity: AlertSeverity;
-  message: string;
   status: AlertStatus;
-  value: number | null;
-  ackAt: number | null;
   resolvedAt: number | null;
   /** On a central, the site that owns the alert (it evaluates and changes it), else null. */
   edgeSite: string | null;

@@ -14,7 +14,7 @@ import { DeviceStatusData } from "./event-data/device-status.ts";
 import { RegisterWrittenData } from "./event-data/register-written.ts";
 import { WebhookTestData } from "./event-data/webhook-test.ts";
 
-export type { AlertSubject } from "./event-data/alerts.ts";
+export type { AlertStatusSubject, AlertSubject } from "./event-data/alerts.ts";
 export { alertReturned, alertStatusChanged, alertTriggered } from "./event-data/alerts.ts";
 export { automationTriggered } from "./event-data/automation.ts";
 export { deviceStatusEvent } from "./event-data/device-status.ts";

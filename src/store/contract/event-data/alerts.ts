@@ -25,13 +25,18 @@ import {
 export const alertSources = ["rule", "detector"] as const;
 export type AlertSource = (typeof alertSources)[number];
 
-const ruleFields = { alert_id: publicId, rule_id: publicId, rule_name: Type.String() };
+/** The alert, its rule and gateway: the first fields of `alert.triggered` and `alert.returned`. */
+const subjectFields = {
+  alert_id: publicId,
+  rule_id: publicId,
+  rule_name: Type.String(),
+  ...gatewayFields,
+  severity: literals(alertSeverities),
+};
 
 export const AlertTriggeredData = Type.Object(
   {
-    ...ruleFields,
-    ...gatewayFields,
-    severity: literals(alertSeverities),
+    ...subjectFields,
     value: Type.Optional(Type.Number()),
     threshold: Type.Optional(Type.Number()),
     /** The rule's comparison (`gt`, ...), or `offline`. */
@@ -46,9 +51,7 @@ export type AlertTriggeredData = Static<typeof AlertTriggeredData>;
 
 export const AlertReturnedData = Type.Object(
   {
-    ...ruleFields,
-    ...gatewayFields,
-    severity: literals(alertSeverities),
+    ...subjectFields,
     value: Type.Optional(Type.Number()),
     condition: Type.String(),
     source: literals(alertSources),
