@@ -162,6 +162,10 @@ export async function createHttpApp(deps: HttpAppDeps) {
       if (api) {
         const preflight = cors.apply(request, state.headers);
         if (preflight !== null) {
+          // A preflight carries no key: the client address's window, shown but not
+          // counted, since the browser sends it on the page's behalf (docs/api.md section 4.10).
+          const rateHeaders = await anonymousRateHeaders(gateDeps, clientAddressOf(server, request));
+          for (const [name, value] of Object.entries(rateHeaders)) preflight.headers.set(name, value);
           state.status = preflight.status;
           finish(request, "(CORS preflight)");
           return preflight;

@@ -1,7 +1,8 @@
 /**
  * CORS for the /v1 API (config `api.cors_origins`, docs/api.md section 4.11): a
  * dashboard on another origin may call the read API with its key. A preflight from an allowed origin is answered here, before the API
- * gate, since browsers send it without the Authorization header; every other
+ * gate, since browsers send it without the Authorization header (app.ts adds the
+ * request id and the address's rate-limit headers, uncounted); every other
  * answer to an allowed origin (errors included) carries the headers a browser
  * needs to hand the body and the rate-limit headers to the page.
  */

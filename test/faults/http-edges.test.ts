@@ -13,6 +13,8 @@ import { createKey, type RunningServe, startServe } from "./harness/serve.ts";
 
 // Failed keys allowed per minute and address: the default limit (docs/api.md section 8).
 const defaultLimit = 5;
+// A dashboard's origin the server allows, so that its preflights are answered (docs/api.md).
+const dashboard = "https://dash.example.com";
 const cleanup = new Cleanup();
 let server: RunningServe;
 let key = "";
@@ -22,7 +24,7 @@ beforeAll(async () => {
   cleanup.add(() => rmSync(workDir, { recursive: true, force: true }));
   server = await startServe({
     workDir,
-    yaml: `api: { rate_limit_per_minute: ${defaultLimit} }\norganizations: [{ key: site, name: Site }]\n`,
+    yaml: `api: { rate_limit_per_minute: ${defaultLimit}, cors_origins: ["${dashboard}"] }\norganizations: [{ key: site, name: Site }]\n`,
   });
   cleanup.add(() => server.stop());
   key = (await createKey(server.dataDir, "site")).key;
@@ -92,6 +94,64 @@ describe("every answer to a /v1 request carries the spec's headers", () => {
       expectApiHeaders(response.headers);
     }
   }, 20_000);
+
+  test("a preflight shows the client address's window without counting against it", async () => {
+    const preflight = () =>
+      rawRequest(
+        server.url,
+        `OPTIONS /v1/devices HTTP/1.1\r\nHost: x\r\nOrigin: ${dashboard}\r\nAccess-Control-Request-Method: GET\r\nConnection: close\r\n\r\n`,
+      );
+    // Inside one minute (windows reset on the minute), three preflights leave the same allowance.
+    if (Date.now() % 60_000 > 55_000) await Bun.sleep(60_000 - (Date.now() % 60_000) + 100);
+    const remaining: string[] = [];
+    for (let n = 0; n < 3; n++) {
+      const response = await preflight();
+      expect(response.status).toBe(204);
+      expect(response.headers["x-ratelimit-limit"]).toBe(String(defaultLimit));
+      remaining.push(response.headers["x-ratelimit-remaining"] ?? "missing");
+    }
+    // Run before the tests that use the window up: there is room left to see a count.
+    expect(Number(remaining[0])).toBeGreaterThan(0);
+    expect(remaining).toEqual([remaining[0]!, remaining[0]!, remaining[0]!]);
+    // A request without a key from the same address is counted in that window: the preflight's figure moves.
+    await fetch(`${server.url}/v1/devices`);
+    const after = Number((await preflight()).headers["x-ratelimit-remaining"]);
+    expect(after).toBe(Number(remaining[0]) - 1);
+  }, 80_000);
+
+  test("every method on every /v1 path, with a key, without one, and as a browser's preflight", async () => {
+    const openApi = (await (await fetch(`${server.url}/openapi.json`)).json()) as { paths: Record<string, unknown> };
+    const someId = "00000000-0000-4000-8000-000000000000";
+    const paths = [
+      ...Object.keys(openApi.paths)
+        .filter((path) => path.startsWith("/v1/"))
+        .map((path) => path.replaceAll(/\{[^}]+\}/g, someId)),
+      "/v1",
+      "/v1/nothing",
+    ];
+    expect(paths.length).toBeGreaterThanOrEqual(7);
+    const methods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
+    const answers: { request: string; status: number; missing: string[] }[] = [];
+    const check = async (request: string, head: string) => {
+      const response = await rawRequest(server.url, `${head}Host: x\r\nConnection: close\r\n\r\n`);
+      const missing = apiHeaders.filter((name) => response.headers[name] === undefined);
+      answers.push({ request, status: response.status, missing });
+      return response;
+    };
+    for (const path of paths) {
+      for (const method of methods) {
+        await check(`${method} ${path} with a key`, `${method} ${path} HTTP/1.1\r\nAuthorization: Bearer ${key}\r\n`);
+        await check(`${method} ${path} without a key`, `${method} ${path} HTTP/1.1\r\n`);
+      }
+      const preflight = await check(
+        `preflight ${path}`,
+        `OPTIONS ${path} HTTP/1.1\r\nOrigin: ${dashboard}\r\nAccess-Control-Request-Method: GET\r\n`,
+      );
+      expect({ path, status: preflight.status }).toEqual({ path, status: 204 });
+    }
+    expect(answers.filter((answer) => answer.missing.length > 0 || answer.status === 0)).toEqual([]);
+    expect(answers.length).toBe(paths.length * (methods.length * 2 + 1));
+  }, 60_000);
 
   test("headers past Bun's limit: 431 from Bun itself, which lets no handler add headers (docs/api.md section 4.10)", async () => {
     const response = await rawRequest(
