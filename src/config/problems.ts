@@ -94,9 +94,19 @@ export function formatLocatedProblems(problems: readonly LocatedProblem[], file?
   return problems
     .map((problem) => {
       if (problem.at === undefined) return problemLine(problem);
-      const { line, column, where } = problem.at;
+      const { line, column, where, text } = problem.at;
       const position = file === undefined ? `line ${line}, column ${column}` : `${file}:${line}:${column}`;
-      return `${problemLine(problem)}\n  ${position}  ${where}`;
+      const located = `${problemLine(problem)}\n  ${where === "" ? position : `${position}  ${where}`}`;
+      return text === undefined ? located : `${located}\n${snippet(text, column)}`;
     })
     .join("\n");
+}
+
+/**
+ * The line's text and a caret under `column` (from 1), indented under the
+ * location: the tabs before the column are kept, so the caret lines up in a terminal.
+ */
+function snippet(text: string, column: number): string {
+  const before = text.slice(0, column - 1).replace(/[^\t]/g, " ");
+  return `    ${text}\n    ${before}^`;
 }

@@ -13,11 +13,12 @@ export type ConfigResult = { ok: true; config: FieldhubConfig } | { ok: false; p
 /**
  * A problem with where it is in the file: line and column (from 1) of the field, or
  * of its parent when the field is missing, and the path with list items named
- * (`gateways[0] "GW-1" > devices[0] "boiler" > address`). Problems about the whole
- * file (YAML syntax, unreadable file) have no `at`; their message says where.
+ * (`gateways[0] "GW-1" > devices[0] "boiler" > address`). A YAML syntax error is at
+ * its mistake, with `where` empty and `text` the line's text (shown with a caret);
+ * other problems about the whole file (unreadable, empty) have no `at`.
  */
 export interface LocatedProblem extends ConfigProblem {
-  at?: { line: number; column: number; where: string };
+  at?: { line: number; column: number; where: string; text?: string };
 }
 
 export type CheckedConfig = { ok: true; config: FieldhubConfig } | { ok: false; problems: LocatedProblem[] };

@@ -5,7 +5,8 @@
 import { type Document, isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
 import type { Path } from "./problems.ts";
 import { formatPath } from "./problems.ts";
-import type { ConfigProblem } from "./types.ts";
+import type { LocatedProblem } from "./types.ts";
+import { yamlSyntaxProblems } from "./yaml-syntax.ts";
 
 export type YamlReadResult =
   | {
@@ -16,7 +17,7 @@ export type YamlReadResult =
       /** Where a path is in the text, for listing problems in file order. */
       locate: (path: Path) => SourceSpot;
     }
-  | { ok: false; problems: ConfigProblem[] };
+  | { ok: false; problems: LocatedProblem[] };
 
 /**
  * `offset` is where the deepest existing node on the path starts; `found` says the
@@ -41,26 +42,14 @@ export function readYaml(text: string): YamlReadResult {
     merge: true,
     uniqueKeys: true,
   });
-  const where = (offset: number | undefined) => {
-    if (offset === undefined) return "";
-    const { line, col } = lineCounter.linePos(offset);
-    return ` at line ${line}, column ${col}`;
-  };
-
   // Warnings too (an unknown tag, say): a value YAML could not read as written must not pass.
   const issues = [
-    ...doc.errors.map((e) => ({ kind: "syntax error", error: e })),
-    ...doc.warnings.map((e) => ({ kind: "warning", error: e })),
-  ].sort((a, b) => (a.error.pos[0] ?? 0) - (b.error.pos[0] ?? 0));
+    ...doc.errors.map((error) => ({ kind: "syntax error", error })),
+    ...doc.warnings.map((error) => ({ kind: "warning", error })),
+  ];
   if (issues.length > 0) {
     // Stop here: the structure YAML recovers from broken text would only add confusing problems.
-    return {
-      ok: false,
-      problems: issues.map(({ kind, error }) => ({
-        path: "",
-        message: `YAML ${kind}${where(error.pos[0])}: ${error.message}`,
-      })),
-    };
+    return { ok: false, problems: yamlSyntaxProblems(text, issues, lineCounter) };
   }
 
   let data: unknown;

@@ -165,6 +165,79 @@ describe("config check", () => {
     expect(result.stderr).toMatch(/YAML syntax error at line \d+, column \d+/);
   });
 
+  describe("a YAML syntax mistake is reported once, at FILE:LINE:COL, with the line and a caret under the column", () => {
+    const gateway = [
+      "organizations:",
+      "  - key: acme",
+      "    name: Acme",
+      "gateways:",
+      "  - serial: GW-1",
+      "    organization: acme",
+      "    bus:",
+      "      type: tcp",
+      "      host: 10.0.0.5",
+      "    devices: []",
+    ];
+    const edit = (lines: readonly string[], line: number, text: string) =>
+      `${lines.map((old, i) => (i === line - 1 ? text : old)).join("\n")}\n`;
+    const mistakes = [
+      // The parser reports these at the value of the line above (5:13), twice.
+      {
+        name: "a key indented one column too deep",
+        yaml: edit(gateway, 6, "     organization: acme"),
+        line: 6,
+        column: 6,
+      },
+      {
+        name: "a key indented too deep under a nested mapping",
+        yaml: edit(gateway, 9, "        host: 10.0.0.5"),
+        line: 9,
+        column: 9,
+      },
+      // The parser reports these at column 1, not at the key.
+      { name: "a dedented key in a mapping", yaml: edit(gateway, 9, "     host: 10.0.0.5"), line: 9, column: 6 },
+      { name: "a dedented key in a list item", yaml: edit(gateway, 6, "   organization: acme"), line: 6, column: 4 },
+      { name: "tab indentation", yaml: edit(gateway, 8, "\t  type: tcp"), line: 8, column: 1 },
+      // The parser reports these where it gives up: the end of the file or the next section.
+      { name: "an unclosed quote", yaml: edit(gateway, 3, "    name: 'Acme"), line: 3, column: 11 },
+      { name: "an unclosed flow list", yaml: edit(gateway, 10, "    devices: [a, b"), line: 10, column: 14 },
+      {
+        name: "an unclosed flow map",
+        yaml: edit(gateway, 7, "    bus: { type: tcp, host: 10.0.0.5"),
+        line: 7,
+        column: 10,
+      },
+      { name: "a duplicate key", yaml: edit(gateway, 10, "    bus: {}"), line: 10, column: 5 },
+      { name: "a key without its colon", yaml: edit(gateway, 6, "    organization acme"), line: 6, column: 5 },
+    ];
+    for (const [n, mistake] of mistakes.entries()) {
+      test(mistake.name, async () => {
+        const file = writeTemp(`mistake-${n}.yaml`, mistake.yaml);
+        const result = await runCli(["config", "check", file]);
+        expect(result.code).toBe(1);
+        const lines = result.stderr.trimEnd().split("\n");
+        const text = mistake.yaml.split("\n")[mistake.line - 1]!;
+        const caret = `    ${text.slice(0, mistake.column - 1).replace(/[^\t]/g, " ")}^`;
+        expect(lines).toEqual([
+          `fieldhub: ${file}: 1 problem`,
+          expect.stringMatching(new RegExp(`^YAML syntax error at line ${mistake.line}, column ${mistake.column}: `)),
+          `  ${file}:${mistake.line}:${mistake.column}`,
+          `    ${text}`,
+          caret,
+        ]);
+      });
+    }
+
+    test("mistakes in two top-level sections: one report each", async () => {
+      const yaml = edit(edit(gateway, 3, "     name: Acme").trimEnd().split("\n"), 9, "     host: 10.0.0.5");
+      const file = writeTemp("two-mistakes.yaml", yaml);
+      const result = await runCli(["config", "check", file]);
+      expect(result.stderr).toContain(`${file}: 2 problems`);
+      const located = result.stderr.split("\n").filter((line) => line.startsWith(`  ${file}:`));
+      expect(located).toEqual([`  ${file}:3:6`, `  ${file}:9:6`]);
+    });
+  });
+
   test("a missing file is a problem, not a crash", async () => {
     const file = join(workDir, "does-not-exist.yaml");
     const result = await runCli(["config", "check", file]);

@@ -8,7 +8,13 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { checkConfig, formatLocatedProblems, formatProblems, parseConfig } from "../../src/config/index.ts";
+import {
+  checkConfig,
+  checkConfigFile,
+  formatLocatedProblems,
+  formatProblems,
+  parseConfig,
+} from "../../src/config/index.ts";
 import { runCli } from "../harness/cli.ts";
 
 // Line numbers below count from the first line of this text.
@@ -103,8 +109,16 @@ describe("in process", () => {
     expect(result.problems[0]?.at).toEqual({ line: 4, column: 5, where: 'organizations[0] "acme" > colour' });
     const syntax = checkConfig("organizations: [\n");
     if (syntax.ok) throw new Error("expected problems");
-    expect(syntax.problems[0]?.at).toBeUndefined();
-    expect(formatLocatedProblems(syntax.problems)).toMatch(/^YAML syntax error at line \d+, column \d+/);
+    expect(syntax.problems[0]?.at).toEqual({ line: 1, column: 16, where: "", text: "organizations: [" });
+    expect(formatLocatedProblems(syntax.problems, "site.yaml").split("\n")).toEqual([
+      "YAML syntax error at line 1, column 16: the [ here is never closed with ]",
+      "  site.yaml:1:16",
+      "    organizations: [",
+      "                   ^",
+    ]);
+    const unreadable = checkConfigFile(join(tmpdir(), "fieldhub-no-such-config.yaml"));
+    if (unreadable.ok) throw new Error("expected problems");
+    expect(unreadable.problems[0]?.at).toBeUndefined();
   });
 });
 

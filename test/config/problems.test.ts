@@ -442,11 +442,11 @@ describe("device fields that depend on the bus", () => {
 });
 
 describe("YAML syntax", () => {
-  test("errors give line and column", () => {
+  test("errors give the line and column of the mistake: an unclosed [ where it opens", () => {
     expectOnlyProblem(
       "organizations:\n  - key: acme\n    name: [Acme\nservers: {}\n",
       "",
-      /^YAML syntax error at line 4, column 1: /,
+      /^YAML syntax error at line 3, column 11: /,
     );
   });
 
