@@ -284,12 +284,13 @@ if (parts.has("mirror")) {
   const demo = Bun.spawn([bun, "src/main.ts", "demo", "--port", "0", "--data", demoDir, "--days", "7"], {
     cwd: repoRoot,
     env: { ...process.env, CI: "true" },
-    stdout: "pipe",
-    stderr: "ignore",
+    // JSON logs (CI=true) on stdout; the banner with the URL on stderr.
+    stdout: "ignore",
+    stderr: "pipe",
   });
   let banner = "";
   const decoder = new TextDecoder();
-  const reader = demo.stdout.getReader();
+  const reader = demo.stderr.getReader();
   let url: string | undefined;
   while (url === undefined) {
     const { value, done } = await reader.read();

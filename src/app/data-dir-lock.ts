@@ -19,7 +19,6 @@ import {
   fchmodSync,
   fstatSync,
   ftruncateSync,
-  mkdirSync,
   openSync,
   readFileSync,
   statSync,
@@ -57,10 +56,12 @@ function flock(fd: number, operation: number): number {
   return libc.symbols.flock(fd, operation);
 }
 
-/** Creates DATA if needed and takes its lock, or throws `DataDirInUseError` at once (no waiting). */
+/**
+ * Takes the lock of DATA (a directory that exists: the command checked or created
+ * it), or throws `DataDirInUseError` at once (no waiting).
+ */
 export function lockDataDir(dataDir: string): DataDirLock {
-  // Private, whoever creates it: the store beside it holds secrets.
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  // Private, whoever made it: the store beside it holds secrets.
   if ((statSync(dataDir).mode & 0o077) !== 0) chmodSync(dataDir, 0o700);
   const path = join(dataDir, lockFileName);
   const fd = openSync(path, constants.O_RDWR | constants.O_CREAT, 0o600);

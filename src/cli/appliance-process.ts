@@ -5,27 +5,41 @@
 import type { Appliance } from "../app/appliance.ts";
 import { DataDirInUseError, lockDataDir } from "../app/data-dir-lock.ts";
 import { ListenError } from "../app/http-server.ts";
-import type { Logger } from "../lib/logger.ts";
-import type { Store } from "../store/index.ts";
-import { CommandError } from "./args.ts";
+import { defaultLogFormat, type LogFormat, type Logger, logFormats } from "../lib/logger.ts";
+import { databaseUrlVariable, type Store } from "../store/index.ts";
+import { CommandError, UsageError } from "./args.ts";
 import { openCommandStore } from "./command-store.ts";
+import { newStoreNote, prepareDataDir, reason } from "./data-dir.ts";
+
+/** What `runAppliance` started, and whether its store is new. */
+export interface RunningAppliance {
+  appliance: Appliance;
+  /** The banner's and log's words about a new store, or null when the store was there. */
+  newStore: string | null;
+}
 
 /**
- * Locks DATA (or fails at once naming the running pid), opens its store and
- * runs `start` on it; stops everything `start` started on SIGINT/SIGTERM.
+ * Checks DATA (created only inside a parent that exists, data-dir.ts), locks it
+ * (or fails at once naming the running pid), opens its store and runs `start` on
+ * it; stops everything `start` started on SIGINT/SIGTERM.
  */
 export async function runAppliance(
   dataDir: string,
   logger: Logger,
   start: (store: Store) => Promise<{ appliance: Appliance; stopAlso?: () => Promise<void> }>,
-): Promise<Appliance> {
+): Promise<RunningAppliance> {
+  const newStore = newStoreNote(dataDir, prepareDataDir(dataDir, onPostgres()));
   let lock: ReturnType<typeof lockDataDir>;
   try {
     lock = lockDataDir(dataDir);
   } catch (error) {
     if (error instanceof DataDirInUseError) throw new CommandError(error.message);
+    if (typeof (error as NodeJS.ErrnoException).code === "string") {
+      throw new CommandError(`--data ${dataDir}: cannot take its lock: ${reason(error)}`);
+    }
     throw error;
   }
+  if (newStore !== null) logger.info({ data: dataDir, new_store: true }, newStore);
   // The serving process never waits long for another process's lock: a write is
   // synchronous and would hold every request; its writers retry on timers instead
   //. The short CLI commands keep the default and may wait.
@@ -47,7 +61,31 @@ export async function runAppliance(
     await store.close();
     lock.release();
   }, logger);
-  return appliance;
+  return { appliance, newStore };
+}
+
+/**
+ * `--log-format json|pretty` of serve and demo; without it, pretty on a terminal
+ * and JSON lines otherwise (README, "Command line").
+ */
+export function parseLogFormat(text: string | undefined): LogFormat {
+  if (text === undefined) return defaultLogFormat();
+  const format = logFormats.find((known) => known === text);
+  if (format === undefined) throw new UsageError(`--log-format: json or pretty, not ${JSON.stringify(text)}`);
+  return format;
+}
+
+/**
+ * Prints the banner, the lines for a person at start: on stdout beside pretty log
+ * lines; on stderr with JSON lines, so that stdout stays JSON only (journald, log
+ * shippers).
+ */
+export function printBanner(format: LogFormat, text: string): void {
+  (format === "json" ? process.stderr : process.stdout).write(text.endsWith("\n") ? text : `${text}\n`);
+}
+
+function onPostgres(): boolean {
+  return (process.env[databaseUrlVariable] ?? "") !== "";
 }
 
 /** At most this long a write of the serving process waits for a lock (docs/reliability.md). */

@@ -1,5 +1,5 @@
 /** Command-line parsing on node:util's parseArgs, with usage errors that name the command. */
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import { databaseUrlVariable, storeFileName } from "../store/index.ts";
@@ -42,6 +42,11 @@ export function requireDataDir(value: string | undefined): string {
   const dataDir = requireOption(value, "--data");
   // On a central the store is PostgreSQL (command-store.ts): the directory holds no store file.
   const onPostgres = (process.env[databaseUrlVariable] ?? "") !== "";
+  if (!onPostgres && existsSync(dataDir) && !statSync(dataDir).isDirectory()) {
+    throw new CommandError(
+      `--data ${dataDir}: not a directory; give the --data directory \`fieldhub serve\` runs with`,
+    );
+  }
   if (!onPostgres && !existsSync(join(dataDir, storeFileName))) {
     throw new CommandError(
       `no fieldhub store in ${dataDir} (no ${storeFileName} there); give the --data directory \`fieldhub serve\` runs with`,

@@ -17,7 +17,7 @@ import { createLogger } from "../lib/logger.ts";
 import { createMetricsRegistry } from "../lib/metrics.ts";
 import { version } from "../lib/version.ts";
 import type { Store } from "../store/index.ts";
-import { runAppliance } from "./appliance-process.ts";
+import { parseLogFormat, printBanner, runAppliance } from "./appliance-process.ts";
 import { CommandError, parseCommandArgs, parsePort } from "./args.ts";
 
 export async function demoCommand(argv: string[]): Promise<void> {
@@ -26,7 +26,9 @@ export async function demoCommand(argv: string[]): Promise<void> {
     host: { type: "string" },
     data: { type: "string" },
     days: { type: "string" },
+    "log-format": { type: "string" },
   });
+  const logFormat = parseLogFormat(values["log-format"]);
   const days = values.days === undefined ? 7 : Number(values.days);
   if (!Number.isInteger(days) || days < 1 || days > 400) throw new CommandError("--days: a whole number from 1 to 400");
   const port = parsePort(values.port, 8080);
@@ -39,10 +41,10 @@ export async function demoCommand(argv: string[]): Promise<void> {
       throw error;
     }
   }
-  const logger = createLogger();
+  const logger = createLogger({ format: logFormat });
   const clock = systemClock;
   let stored = 0;
-  const appliance = await runAppliance(dataDir, logger, async (store) => {
+  const { appliance, newStore } = await runAppliance(dataDir, logger, async (store) => {
     const { ports, simulators } = await startDemoEquipment(
       parseDemoConfig({ climateComputer: 1, thermostat: 1, energyMeter: 1, inverter: 1 }),
     );
@@ -66,7 +68,14 @@ export async function demoCommand(argv: string[]): Promise<void> {
     };
   });
   const { url, setupToken } = appliance;
-  process.stdout.write(
+  logger.info(
+    { url, data: dataDir, new_store: newStore !== null, readings_backfilled: stored },
+    `fieldhub demo on ${url}${newStore === null ? "" : `; ${newStore}`}`,
+  );
+  // The banner is for a person (it holds the setup token): beside pretty lines on
+  // stdout, on stderr with JSON lines.
+  printBanner(
+    logFormat,
     [
       "",
       `fieldhub demo on ${url}`,
@@ -74,7 +83,7 @@ export async function demoCommand(argv: string[]): Promise<void> {
       `  API docs       ${url}/docs`,
       `  admin page     ${url}/admin${setupToken === null ? "" : `   (create the owner with setup token ${setupToken})`}`,
       `  sandbox key    ${demoSandboxKey}   (read-only, 60 requests/minute per client address)`,
-      `  data           ${dataDir} (${stored} readings backfilled now)`,
+      `  data           ${dataDir} (${newStore === null ? "" : "new store, "}${stored} readings backfilled now)`,
       "",
       `  curl -H "Authorization: Bearer ${demoSandboxKey}" ${url}/v1/devices`,
       "",

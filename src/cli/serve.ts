@@ -4,7 +4,7 @@ import { checkConfigFile, formatLocatedProblems } from "../config/index.ts";
 import { systemClock } from "../lib/clock.ts";
 import { createLogger } from "../lib/logger.ts";
 import { createMetricsRegistry } from "../lib/metrics.ts";
-import { runAppliance } from "./appliance-process.ts";
+import { parseLogFormat, printBanner, runAppliance } from "./appliance-process.ts";
 import { CommandError, parseCommandArgs, parsePort, requireOption } from "./args.ts";
 
 export async function serveCommand(argv: string[]): Promise<void> {
@@ -13,18 +13,20 @@ export async function serveCommand(argv: string[]): Promise<void> {
     data: { type: "string" },
     host: { type: "string" },
     port: { type: "string" },
+    "log-format": { type: "string" },
   });
   const configPath = requireOption(values.config, "--config");
   const dataDir = requireOption(values.data, "--data");
   const port = values.port === undefined ? undefined : parsePort(values.port, 0);
+  const logFormat = parseLogFormat(values["log-format"]);
   const loaded = checkConfigFile(configPath);
   if (!loaded.ok) {
     throw new CommandError(
       `${configPath} is not a valid config; nothing was started:\n${formatLocatedProblems(loaded.problems, configPath)}`,
     );
   }
-  const logger = createLogger();
-  const appliance = await runAppliance(dataDir, logger, async (store) => ({
+  const logger = createLogger({ format: logFormat });
+  const { appliance, newStore } = await runAppliance(dataDir, logger, async (store) => ({
     appliance: await startAppliance({
       config: loaded.config,
       store,
@@ -35,12 +37,25 @@ export async function serveCommand(argv: string[]): Promise<void> {
       port,
     }),
   }));
+  const { url, setupToken } = appliance;
+  const serving = `fieldhub serving on ${url}`;
   logger.info(
-    { url: appliance.url, data: dataDir },
-    `fieldhub serving on ${appliance.url} (API ${appliance.url}/v1, docs ${appliance.url}/docs)`,
+    { url, data: dataDir, new_store: newStore !== null },
+    `${serving} (API ${url}/v1, docs ${url}/docs)${newStore === null ? "" : `; ${newStore}`}`,
   );
-  // The setup token is a credential: on the console only, never in the log.
-  process.stdout.write(
-    `fieldhub serving on ${appliance.url}${appliance.setupToken === null ? "" : `; no admin account yet: create the owner at ${appliance.url}/admin with setup token ${appliance.setupToken}, or run \`fieldhub admin set-password --data ${dataDir} --user NAME\``}\n`,
-  );
+  // The setup token is a credential: in the banner only, never in the log. With
+  // JSON logs the banner goes to stderr, and only when it carries the token: the
+  // rest of it is the log line above, so journald gets JSON lines alone once an
+  // admin account exists.
+  const setup =
+    setupToken === null
+      ? null
+      : `no admin account yet: create the owner at ${url}/admin with setup token ${setupToken}, or run \`fieldhub admin set-password --data ${dataDir} --user NAME\``;
+  if (logFormat === "pretty" || setup !== null) {
+    printBanner(logFormat, [serving, newStore, setup].filter(isText).join("; "));
+  }
+}
+
+function isText(part: string | null): part is string {
+  return part !== null;
 }

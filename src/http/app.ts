@@ -146,9 +146,10 @@ export async function createHttpApp(deps: HttpAppDeps) {
     const ms = clock.monotonic() - state.startedAt;
     requestsByRoute.inc({ route, method: request.method, status: String(state.status) });
     requestSeconds.observe({ route }, ms / 1000);
-    const level = requestLogLevel(route, state.status, deps.logRequests === true);
+    const answer = { route, method: request.method, path: pathOf(request.url), status: state.status };
+    const level = requestLogLevel(answer, deps.logRequests === true);
     logger[level](
-      { request_id: state.requestId, method: request.method, path: pathOf(request.url), status: state.status, ms },
+      { request_id: state.requestId, method: answer.method, path: answer.path, status: state.status, ms },
       "request",
     );
   };

@@ -1,16 +1,37 @@
-/** pino: JSON lines for machines; pretty lines when a person watches a terminal. */
+/**
+ * pino: JSON lines for machines (journald, log shippers); pretty lines when a
+ * person watches a terminal. `serve` and `demo` choose with `--log-format`
+ * (README, "Command line").
+ */
 import pino from "pino";
 import pretty from "pino-pretty";
 
 export type Logger = pino.Logger;
 
-export function createLogger(options: { level?: string; pretty?: boolean } = {}): Logger {
+export const logFormats = ["json", "pretty"] as const;
+export type LogFormat = (typeof logFormats)[number];
+
+/** Without a choice: pretty when stdout is a terminal (and not in CI), JSON lines otherwise. */
+export function defaultLogFormat(): LogFormat {
+  return process.stdout.isTTY === true && process.env.CI !== "true" ? "pretty" : "json";
+}
+
+export function createLogger(options: { level?: string; format?: LogFormat; destination?: 1 | 2 } = {}): Logger {
   const level = options.level ?? process.env.FIELDHUB_LOG_LEVEL ?? "info";
-  const wantPretty = options.pretty ?? (process.stdout.isTTY === true && process.env.CI !== "true");
-  if (!wantPretty) return pino({ level, base: { app: "fieldhub" } });
+  const destination = options.destination ?? 1;
+  if ((options.format ?? defaultLogFormat()) === "json") {
+    return pino({ level, base: { app: "fieldhub" } }, pino.destination({ fd: destination, sync: true }));
+  }
   // pino-pretty as a stream in this thread, not a transport: a transport loads
   // its module by name in a worker, which a compiled executable cannot do.
-  return pino({ level, base: undefined }, pretty({ colorize: true, translateTime: "SYS:HH:MM:ss.l", sync: true }));
+  return pino(
+    { level, base: undefined },
+    pretty({ colorize: isTerminal(destination), translateTime: "SYS:HH:MM:ss.l", sync: true, destination }),
+  );
+}
+
+function isTerminal(fd: 1 | 2): boolean {
+  return (fd === 1 ? process.stdout : process.stderr).isTTY === true;
 }
 
 /** A logger that drops everything, for tests and benchmarks. */

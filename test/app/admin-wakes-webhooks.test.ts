@@ -73,12 +73,16 @@ async function waitForMessage(count: number, timeoutMs = 5_000): Promise<number>
   return received[count - 1]!.at;
 }
 
-test("the setup token is on serve's console banner, not in its JSON log", () => {
-  const lines = serve.stdout().split("\n");
-  const banner = lines.find((line) => !line.startsWith("{") && line.includes("setup token"));
+test("the setup token is on serve's banner (stderr beside JSON logs), not in its JSON log", () => {
+  const banner = serve
+    .stderr()
+    .split("\n")
+    .find((line) => line.includes("setup token"));
   expect(banner).toMatch(/setup token \S+/);
   const token = /setup token (\S+?),? /.exec(banner ?? "")?.[1] ?? "missing";
-  expect(lines.filter((line) => line.startsWith("{") && line.includes(token))).toEqual([]);
+  const log = serve.stdout().split("\n");
+  expect(log.filter((line) => line.includes(token))).toEqual([]);
+  expect(log.filter((line) => line !== "" && !line.startsWith("{"))).toEqual([]);
 });
 
 test("admin test messages reach the receiver well within the dispatcher's poll period", async () => {

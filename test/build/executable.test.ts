@@ -76,7 +76,7 @@ afterAll(async () => {
   if (work !== undefined) rmSync(work, { recursive: true, force: true });
 });
 
-/** Starts the executable and waits until `ready` matches its stdout. */
+/** Starts the executable and waits until `ready` matches its output (banners are on stderr beside JSON logs). */
 async function start(args: string[], ready: RegExp, timeoutMs = 30_000) {
   const proc = Bun.spawn([exe, ...args], { cwd: runDir, env: cleanEnv, stdout: "pipe", stderr: "pipe" });
   running.push(proc);
@@ -89,7 +89,7 @@ async function start(args: string[], ready: RegExp, timeoutMs = 30_000) {
     for await (const chunk of proc.stderr) stderr += new TextDecoder().decode(chunk);
   })();
   const deadline = Date.now() + timeoutMs;
-  while (!ready.test(stdout)) {
+  while (!ready.test(stdout) && !ready.test(stderr)) {
     if (proc.exitCode !== null || Date.now() > deadline) {
       throw new Error(`fieldhub ${args.join(" ")} did not start (exit ${proc.exitCode}):\n${stdout}\n${stderr}`);
     }

@@ -94,7 +94,10 @@ beforeAll(async () => {
   chmodSync(shim, 0o755);
   shimPath = `${bin}:${process.env.PATH ?? ""}`;
   demo = startCli(["demo", "--port", "0", "--data", dataDir, "--days", "1"]);
-  baseUrl = await demo.waitFor((stdout) => /API base URL\s+(http:\/\/\S+)\/v1\n/.exec(stdout)?.[1] ?? null, 60_000);
+  baseUrl = await demo.waitFor(
+    (_log, banner) => /API base URL\s+(http:\/\/\S+)\/v1\n/.exec(banner)?.[1] ?? null,
+    60_000,
+  );
 }, 90_000);
 
 afterAll(async () => {
@@ -165,7 +168,7 @@ describe("the docs' examples", () => {
 
 describe("the CLI's hints", () => {
   test("the demo banner's curl line runs as printed", async () => {
-    const line = /^\s*(curl .*)$/m.exec(demo.stdout())?.[1];
+    const line = /^\s*(curl .*)$/m.exec(demo.stderr())?.[1];
     expect(line).toBeDefined();
     const result = await runShell(line!.replace(/^curl /, "curl -sS --fail --max-time 10 "));
     expect(result.code).toBe(0);

@@ -50,8 +50,8 @@ async function v1(path: string, key = demoSandboxKey): Promise<{ status: number;
 }
 
 /** The setup token `demo` prints on its console banner (never in the log) while no admin account exists. */
-function setupToken(stdout: string): string | null {
-  return /setup token (\S+)\)/.exec(stdout)?.[1] ?? null;
+function setupToken(banner: string): string | null {
+  return /setup token (\S+)\)/.exec(banner)?.[1] ?? null;
 }
 
 async function openTab(name: string): Promise<void> {
@@ -86,7 +86,7 @@ beforeAll(async () => {
   const port = freePort();
   base = `http://127.0.0.1:${port}`;
   demo = startCli(["demo", "--port", String(port), "--data", dataDir, "--days", "1"]);
-  await demo.waitFor((stdout) => (stdout.includes(`curl -H`) ? true : null), 30_000);
+  await demo.waitFor((_log, banner) => (banner.includes(`curl -H`) ? true : null), 30_000);
 
   receiver = Bun.serve({
     hostname: "127.0.0.1",
@@ -127,7 +127,7 @@ afterAll(async () => {
 
 describe("the admin page in chromium", () => {
   test("first start: the owner is created with the setup token from the console banner, then logs in", async () => {
-    const token = await demo.waitFor(setupToken);
+    const token = await demo.waitFor((_log, banner) => setupToken(banner));
     await page.goto(`${base}/admin`);
     const setup = page.locator("#setup");
     await setup.getByRole("heading", { name: "Create the owner account" }).waitFor();

@@ -27,7 +27,8 @@ async function waitForBanner(demo: RunningCli, port: number, timeoutMs = 30_000)
   const deadline = Date.now() + timeoutMs;
   const lastLine = new RegExp(`curl -H "Authorization: Bearer [^"]+" http://127\\.0\\.0\\.1:${port}/v1/devices\\n`);
   while (Date.now() < deadline) {
-    if (lastLine.test(demo.stdout())) return demo.stdout();
+    // The banner is on stderr beside JSON log lines (CI=true).
+    if (lastLine.test(demo.stderr())) return demo.stderr();
     if (demo.proc.exitCode !== null) break;
     await Bun.sleep(25);
   }

@@ -310,7 +310,7 @@ describe("the admin page in chromium", () => {
   test.skipIf(!existsSync(chromiumPath))(
     "shows device health, the set-aside register and the text",
     async () => {
-      const token = await server.waitFor((stdout) => /with setup token (\S+?),/.exec(stdout)?.[1] ?? null);
+      const token = await server.waitFor((_log, banner) => /with setup token (\S+?),/.exec(banner)?.[1] ?? null);
       const browser = await chromium.launch({
         executablePath: chromiumPath,
         args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],

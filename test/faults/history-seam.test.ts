@@ -31,7 +31,7 @@ test.skipIf(!hasFaketime)(
     clock.step("@2026-03-02 10:04:35");
     const demo = await startServe({ workDir, command: "demo", env: clock.env, extraArgs: ["--days", "1"] });
     cleanup.add(() => demo.stop());
-    const key = sandboxKey.exec(demo.stdout())?.[1] ?? "";
+    const key = sandboxKey.exec(demo.stderr())?.[1] ?? "";
     const get = async <T>(path: string) =>
       (
         (await (await fetch(`${demo.url}${path}`, { headers: { authorization: `Bearer ${key}` } })).json()) as {

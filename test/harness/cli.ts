@@ -1,6 +1,7 @@
 /**
  * fieldhub's CLI as a user runs it: separate processes from the source tree
- * (CI=true, so logs are JSON lines), with their output collected as it arrives.
+ * (CI=true, so logs are JSON lines on stdout and the banners of serve and demo on
+ * stderr), with their output collected as it arrives.
  */
 import { join } from "node:path";
 
@@ -69,11 +70,14 @@ export function startCli(args: string[], env: Record<string, string> = {}) {
     proc,
     stdout,
     stderr,
-    /** Waits until `find` returns something for the output so far. */
-    async waitFor<T>(find: (stdout: string) => T | null, timeoutMs = 15_000): Promise<T> {
+    /**
+     * Waits until `find` returns something for the output so far. With JSON logs
+     * (CI=true) stdout is the log and stderr the banner (src/cli/appliance-process.ts).
+     */
+    async waitFor<T>(find: (stdout: string, stderr: string) => T | null, timeoutMs = 15_000): Promise<T> {
       const deadline = Date.now() + timeoutMs;
       while (Date.now() < deadline) {
-        const found = find(stdout());
+        const found = find(stdout(), stderr());
         if (found !== null) return found;
         if (proc.exitCode !== null) break;
         await Bun.sleep(25);

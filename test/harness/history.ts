@@ -21,7 +21,7 @@ export function writeDemoConfig(dir: string): string {
 export async function startDemo(dataDir: string, days: number) {
   const demo = startCli(["demo", "--port", "0", "--data", dataDir, "--days", String(days)]);
   const url = await demo.waitFor(
-    (stdout) => /curl -H "[^"]+" (http:\/\/127\.0\.0\.1:\d+)\/v1\/devices\n/.exec(stdout)?.[1] ?? null,
+    (_log, banner) => /curl -H "[^"]+" (http:\/\/127\.0\.0\.1:\d+)\/v1\/devices\n/.exec(banner)?.[1] ?? null,
     60_000,
   );
   return { demo, url };

@@ -26,6 +26,8 @@ interface LogLine {
 const info = 30;
 const warn = 40;
 
+const answer = (path: string, status: number) => ({ route: path, method: "GET", path, status });
+
 const requestLines = (stdout: string): LogLine[] =>
   stdout
     .split("\n")
@@ -84,15 +86,70 @@ describe("serve", () => {
   }, 30_000);
 });
 
+describe("the admin page", () => {
+  test("a page load without a session logs no warning; a wrong password still does", async () => {
+    const configPath = join(workDir, "admin-page.yaml");
+    writeFileSync(configPath, configYaml(null));
+    const server = startCli([
+      "serve",
+      "--config",
+      configPath,
+      "--data",
+      join(workDir, "admin-page"),
+      "--host",
+      "127.0.0.1",
+      "--port",
+      "0",
+    ]);
+    try {
+      const url = await server.waitFor(servedUrl);
+      // What web/admin.ts asks at every load: the page, then whether it has a session, then whether setup is needed.
+      expect((await fetch(`${url}/admin`)).status).toBe(200);
+      expect((await fetch(`${url}/admin/api/me`)).status).toBe(401);
+      expect((await fetch(`${url}/admin/api/setup`)).status).toBe(200);
+      const login = await fetch(`${url}/admin/api/login`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ username: "nobody", password: "not the password" }),
+      });
+      expect(login.status).toBe(401);
+      // Lines come in order: once the failed login is logged, the page load's lines would be too.
+      const loginLine = (stdout: string) =>
+        requestLines(stdout).some((line) => line.path === "/admin/api/login") ? true : null;
+      await server.waitFor(loginLine);
+      const warnings = server
+        .stdout()
+        .split("\n")
+        .filter((line) => line.startsWith("{"))
+        .map((line) => JSON.parse(line) as LogLine)
+        .filter((line) => line.level >= warn);
+      // The one warning: the failed login.
+      expect(warnings).toEqual([expect.objectContaining({ level: warn, path: "/admin/api/login", status: 401 })]);
+    } finally {
+      await server.stop();
+    }
+  }, 30_000);
+});
+
 describe("the rule", () => {
   test("refusals (401, 403, 429) and server errors always; the rest only when asked", () => {
-    for (const status of [401, 403, 429, 500, 503]) expect(requestLogLevel("/v1/devices", status, false)).toBe("warn");
+    for (const status of [401, 403, 429, 500, 503])
+      expect(requestLogLevel(answer("/v1/devices", status), false)).toBe("warn");
     for (const status of [200, 204, 304, 400, 404]) {
-      expect(requestLogLevel("/v1/devices", status, false)).toBe("debug");
-      expect(requestLogLevel("/v1/devices", status, true)).toBe("info");
+      expect(requestLogLevel(answer("/v1/devices", status), false)).toBe("debug");
+      expect(requestLogLevel(answer("/v1/devices", status), true)).toBe("info");
     }
     // Health checks and scrapes stay at debug even when requests are logged.
-    expect(requestLogLevel("/healthz", 200, true)).toBe("debug");
+    expect(requestLogLevel(answer("/healthz", 200), true)).toBe("debug");
+  });
+
+  test("the admin page asking whether it has a session is not a warning; a failed login is", () => {
+    const me = { route: "(no route)", method: "GET", path: "/admin/api/me", status: 401 };
+    expect(requestLogLevel(me, false)).toBe("debug");
+    expect(requestLogLevel(me, true)).toBe("info");
+    const login = { route: "/admin/api/login", method: "POST", path: "/admin/api/login", status: 401 };
+    expect(requestLogLevel(login, false)).toBe("warn");
+    expect(requestLogLevel({ ...me, status: 403 }, false)).toBe("warn");
   });
 
   test("FIELDHUB_LOG_REQUESTS=1 turns the log on like the config setting", () => {
