@@ -83,7 +83,7 @@ export async function demoCommand(argv: string[]): Promise<void> {
       `  API docs       ${url}/docs`,
       `  admin page     ${url}/admin${setupToken === null ? "" : `   (create the owner with setup token ${setupToken})`}`,
       `  sandbox key    ${demoSandboxKey}   (read-only, 60 requests/minute per client address)`,
-      `  data           ${dataDir} (${newStore === null ? "" : "new store, "}${stored} readings backfilled now)`,
+      `  data           ${dataDir} (${stored} readings backfilled now)${newStore === null ? "" : "; a new store"}`,
       "",
       `  curl -H "Authorization: Bearer ${demoSandboxKey}" ${url}/v1/devices`,
       "",
