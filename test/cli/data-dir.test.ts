@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runCli, servedUrl, startCli } from "../harness/cli.ts";
+import { runCli, serveArgs, servedUrl, startCli } from "../harness/cli.ts";
 
 let workDir: string;
 let configPath: string;
@@ -25,17 +25,7 @@ afterAll(() => {
   rmSync(workDir, { recursive: true, force: true });
 });
 
-const serveArgs = (dataDir: string) => [
-  "serve",
-  "--config",
-  configPath,
-  "--data",
-  dataDir,
-  "--host",
-  "127.0.0.1",
-  "--port",
-  "0",
-];
+const serveOn = (dataDir: string) => serveArgs(configPath, dataDir);
 
 /** One line on stderr, naming the path; nothing that looks like a stack trace or source. */
 function expectOneLineNaming(result: { code: number; stdout: string; stderr: string }, path: string) {
@@ -61,7 +51,7 @@ const logLines = (stdout: string): LogLine[] =>
 
 describe("--data naming a file", () => {
   test("serve: one line naming the path, exit 1", async () => {
-    expectOneLineNaming(await runCli(serveArgs(aFile)), aFile);
+    expectOneLineNaming(await runCli(serveOn(aFile)), aFile);
   });
 
   test("demo: one line naming the path, exit 1", async () => {
@@ -83,14 +73,14 @@ describe("--data naming a file", () => {
   });
 
   test("serve with a file on the way (FILE/data): one line naming the path, exit 1", async () => {
-    expectOneLineNaming(await runCli(serveArgs(join(aFile, "data"))), aFile);
+    expectOneLineNaming(await runCli(serveOn(join(aFile, "data"))), aFile);
   });
 });
 
 describe("a data directory that does not exist", () => {
   test("inside a parent that does not exist either: refused, nothing created", async () => {
     const mistyped = join(workDir, "var-lib-fieldhbu", "data");
-    const result = await runCli(serveArgs(mistyped));
+    const result = await runCli(serveOn(mistyped));
     expectOneLineNaming(result, mistyped);
     expect(result.stderr).toContain("does not exist");
     expect(existsSync(join(workDir, "var-lib-fieldhbu"))).toBe(false);
@@ -98,7 +88,7 @@ describe("a data directory that does not exist", () => {
 
   test("inside a parent that exists: created private, and the banner and log say a new store starts there", async () => {
     const dataDir = join(workDir, "fresh");
-    const serve = startCli(serveArgs(dataDir));
+    const serve = startCli(serveOn(dataDir));
     try {
       await serve.waitFor(servedUrl);
       const banner = await serve.waitFor((_log, stderr) => (stderr.includes("setup token") ? stderr : null));
@@ -113,7 +103,7 @@ describe("a data directory that does not exist", () => {
       expect(await serve.stop()).toBe(0);
     }
     // The next start finds its store: no word of a new one.
-    const again = startCli(serveArgs(dataDir));
+    const again = startCli(serveOn(dataDir));
     try {
       await again.waitFor(servedUrl);
       expect(logLines(again.stdout()).filter((line) => line.new_store === true)).toEqual([]);
@@ -126,7 +116,7 @@ describe("a data directory that does not exist", () => {
   test("a directory that exists but holds no store: the banner and log say so too", async () => {
     const dataDir = join(workDir, "empty");
     mkdirSync(dataDir);
-    const serve = startCli(serveArgs(dataDir));
+    const serve = startCli(serveOn(dataDir));
     try {
       await serve.waitFor(servedUrl);
       const banner = await serve.waitFor((_log, stderr) => (stderr.includes("setup token") ? stderr : null));

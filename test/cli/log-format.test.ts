@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { repoRoot, runCli, servedUrl, startCli } from "../harness/cli.ts";
+import { repoRoot, runCli, serveArgs, servedUrl, startCli } from "../harness/cli.ts";
 
 let workDir: string;
 let configPath: string;
@@ -21,18 +21,8 @@ afterAll(() => {
   rmSync(workDir, { recursive: true, force: true });
 });
 
-const serveArgs = (dataDir: string, format?: string) => [
-  "serve",
-  "--config",
-  configPath,
-  "--data",
-  dataDir,
-  "--host",
-  "127.0.0.1",
-  "--port",
-  "0",
-  ...(format === undefined ? [] : ["--log-format", format]),
-];
+const serveOn = (dataDir: string, format?: string) =>
+  serveArgs(configPath, dataDir, ...(format === undefined ? [] : ["--log-format", format]));
 
 const lines = (text: string) => text.split("\n").filter((line) => line !== "");
 
@@ -54,7 +44,7 @@ async function logAfterARequest(serve: ReturnType<typeof startCli>, url: string)
 describe("serve --log-format json", () => {
   test("stdout is JSON lines only; the banner with the setup token is on stderr, and only while there is one", async () => {
     const dataDir = join(workDir, "json");
-    const first = startCli(serveArgs(dataDir, "json"));
+    const first = startCli(serveOn(dataDir, "json"));
     try {
       const url = await first.waitFor(servedUrl);
       const log = await logAfterARequest(first, url);
@@ -72,7 +62,7 @@ describe("serve --log-format json", () => {
       { cwd: repoRoot, stdin: new TextEncoder().encode("correct horse battery\n"), stdout: "pipe", stderr: "pipe" },
     );
     expect(await account.exited).toBe(0);
-    const second = startCli(serveArgs(dataDir, "json"));
+    const second = startCli(serveOn(dataDir, "json"));
     try {
       const url = await second.waitFor(servedUrl);
       const log = await logAfterARequest(second, url);
@@ -86,7 +76,7 @@ describe("serve --log-format json", () => {
 
 describe("serve --log-format pretty", () => {
   test("lines for a person: the banner and the log's lines, none of them JSON, no colours into a pipe", async () => {
-    const serve = startCli(serveArgs(join(workDir, "pretty"), "pretty"));
+    const serve = startCli(serveOn(join(workDir, "pretty"), "pretty"));
     try {
       const url = await serve.waitFor(
         (stdout) => /fieldhub serving on (http:\/\/127\.0\.0\.1:\d+);/.exec(stdout)?.[1] ?? null,
@@ -111,7 +101,7 @@ describe("without --log-format", () => {
     async () => {
       const env = { ...process.env };
       delete env.CI;
-      const command = [process.execPath, "src/main.ts", ...serveArgs(join(workDir, "terminal"))].join(" ");
+      const command = [process.execPath, "src/main.ts", ...serveOn(join(workDir, "terminal"))].join(" ");
       const proc = Bun.spawn([script!, "-qec", `timeout -s INT 5 ${command}`, "/dev/null"], {
         cwd: repoRoot,
         env,
@@ -129,7 +119,7 @@ describe("without --log-format", () => {
   );
 
   test("JSON lines into a pipe", async () => {
-    const serve = startCli(serveArgs(join(workDir, "pipe")));
+    const serve = startCli(serveOn(join(workDir, "pipe")));
     try {
       const url = await serve.waitFor(servedUrl);
       expect((await logAfterARequest(serve, url)).filter((line) => !parsesAsJson(line))).toEqual([]);
@@ -139,7 +129,7 @@ describe("without --log-format", () => {
   }, 30_000);
 
   test("another format is a usage error", async () => {
-    const result = await runCli(serveArgs(join(workDir, "xml"), "xml"));
+    const result = await runCli(serveOn(join(workDir, "xml"), "xml"));
     expect(result.code).toBe(2);
     expect(result.stderr).toStartWith('fieldhub: --log-format: json or pretty, not "xml"');
   });

@@ -96,6 +96,11 @@ export function startCli(args: string[], env: Record<string, string> = {}) {
   };
 }
 
+/** The arguments of `serve` on CONFIG and DATA, on 127.0.0.1 and any free port. */
+export function serveArgs(configPath: string, dataDir: string, ...extra: string[]): string[] {
+  return ["serve", "--config", configPath, "--data", dataDir, "--host", "127.0.0.1", "--port", "0", ...extra];
+}
+
 /** `serve` logs pino JSON lines on stdout; one of them carries the URL it serves on. */
 export function servedUrl(stdout: string): string | null {
   for (const line of stdout.split("\n")) {

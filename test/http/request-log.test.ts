@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { requestLogLevel, requestLogsWanted } from "../../src/http/request-log.ts";
-import { servedUrl, startCli } from "../harness/cli.ts";
+import { serveArgs, servedUrl, startCli } from "../harness/cli.ts";
 
 const configYaml = (logRequests: boolean | null) => `
 ${logRequests === null ? "" : `api:\n  log_requests: ${logRequests}\n`}organizations:
@@ -47,17 +47,7 @@ afterAll(() => {
 async function requestLogOf(name: string, logRequests: boolean | null): Promise<LogLine[]> {
   const configPath = join(workDir, `${name}.yaml`);
   writeFileSync(configPath, configYaml(logRequests));
-  const server = startCli([
-    "serve",
-    "--config",
-    configPath,
-    "--data",
-    join(workDir, name),
-    "--host",
-    "127.0.0.1",
-    "--port",
-    "0",
-  ]);
+  const server = startCli(serveArgs(configPath, join(workDir, name)));
   try {
     const url = await server.waitFor(servedUrl);
     expect((await fetch(`${url}/openapi.json`)).status).toBe(200);
@@ -90,17 +80,7 @@ describe("the admin page", () => {
   test("a page load without a session logs no warning; a wrong password still does", async () => {
     const configPath = join(workDir, "admin-page.yaml");
     writeFileSync(configPath, configYaml(null));
-    const server = startCli([
-      "serve",
-      "--config",
-      configPath,
-      "--data",
-      join(workDir, "admin-page"),
-      "--host",
-      "127.0.0.1",
-      "--port",
-      "0",
-    ]);
+    const server = startCli(serveArgs(configPath, join(workDir, "admin-page")));
     try {
       const url = await server.waitFor(servedUrl);
       // What web/admin.ts asks at every load: the page, then whether it has a session, then whether setup is needed.
