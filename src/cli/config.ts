@@ -8,7 +8,7 @@ export const configHelp: readonly CommandHelp[] = [
     command: "config check",
     arguments: "FILE",
     summary:
-      "Check a config file without starting anything: every problem with its path, line and column; exit 1 if any.",
+      "Check a config file without starting anything: every problem with its path, line and column; exit 1 if any. Warnings (an address that looks like a Modicon reference) are printed the same way on stderr and do not fail the check.",
     options: [],
   },
 ];
@@ -24,6 +24,11 @@ export function configCommand(argv: string[]): void {
     throw new CommandError(
       `${file}: ${result.problems.length} problem${result.problems.length === 1 ? "" : "s"}\n${formatLocatedProblems(result.problems, file)}`,
     );
+  }
+  // Warnings go to stderr, located like problems; they do not fail the check.
+  if (result.warnings.length > 0) {
+    const count = `${result.warnings.length} warning${result.warnings.length === 1 ? "" : "s"}`;
+    process.stderr.write(`${file}: ${count}\n${formatLocatedProblems(result.warnings, file)}\n`);
   }
   const { inventory } = result.config;
   const gateways = inventory.organizations.reduce((sum, org) => sum + org.gateways.length, 0);

@@ -26,6 +26,12 @@ export async function serveCommand(argv: string[]): Promise<void> {
     );
   }
   const logger = createLogger({ format: logFormat });
+  for (const warning of loaded.warnings) {
+    logger.warn(
+      { path: warning.path, line: warning.at?.line, column: warning.at?.column },
+      `config: ${warning.message}`,
+    );
+  }
   const { appliance, newStore } = await runAppliance(dataDir, logger, async (store) => ({
     appliance: await startAppliance({
       config: loaded.config,

@@ -1,10 +1,12 @@
 /**
  * parse -> check structure (TypeBox) -> index the file -> check cross-field rules ->
- * default -> normalise (with the same index).
+ * default -> normalise (with the same index) -> warnings (what is allowed but most
+ * likely a mistake).
  * Both checks always run in full, so a refused file lists every problem at once.
  */
 import { readFileSync } from "node:fs";
 import { Value } from "@sinclair/typebox/value";
+import { modiconAddressWarnings } from "./address-references.ts";
 import { normaliseConfig } from "./normalise.ts";
 import { finishProblems } from "./problems.ts";
 import { ruleFindings } from "./rules.ts";
@@ -60,7 +62,7 @@ export function checkConfigFile(path: string): CheckedConfig {
 }
 
 function withoutLocations(result: CheckedConfig): ConfigResult {
-  if (result.ok) return result;
+  if (result.ok) return { ok: true, config: result.config };
   return { ok: false, problems: result.problems.map(({ path, message }) => ({ path, message })) };
 }
 
@@ -89,7 +91,11 @@ function checkAndNormalise(yamlText: string): CheckedConfig {
   const defaulted = Value.Default(configSchema, Value.Clone(data));
   // Defaults only add fields the checks allowed to be missing; this guards that promise.
   if (!Value.Check(configSchema, defaulted)) throw new Error("config no longer matches its schema after defaults");
-  return { ok: true, config: normaliseConfig(defaulted, rules.index) };
+  return {
+    ok: true,
+    config: normaliseConfig(defaulted, rules.index),
+    warnings: finishProblems(modiconAddressWarnings(rules.index), read.locate),
+  };
 }
 
 /**

@@ -296,6 +296,8 @@ export const deviceSchema = Type.Object(
     // Names of template registers to leave out; only with a template: rules.ts.
     exclude: Type.Optional(Type.Array(nonEmpty)),
     registers: listOf(registerSchema),
+    // The addresses are protocol addresses even where they look like Modicon references: no warning (address-references.ts).
+    addresses: Type.Optional(Type.Literal("protocol")),
   },
   strict,
 );

@@ -21,7 +21,15 @@ export interface LocatedProblem extends ConfigProblem {
   at?: { line: number; column: number; where: string; text?: string };
 }
 
-export type CheckedConfig = { ok: true; config: FieldhubConfig } | { ok: false; problems: LocatedProblem[] };
+/**
+ * A checked config; a usable one may still carry warnings (located like problems):
+ * what is allowed but most likely a mistake, such as an address written as a Modicon
+ * reference (address-references.ts). `config check` prints them and exits 0; `serve`
+ * logs them.
+ */
+export type CheckedConfig =
+  | { ok: true; config: FieldhubConfig; warnings: LocatedProblem[] }
+  | { ok: false; problems: LocatedProblem[] };
 
 export const busTypes = ["tcp", "rtu", "rtu_over_tcp"] as const;
 export type BusType = (typeof busTypes)[number];

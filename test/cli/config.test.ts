@@ -337,3 +337,87 @@ describe("version and usage", () => {
     expect(result.stderr).toContain("Usage:");
   });
 });
+
+describe("config check: addresses written as Modicon references (docs/config.md)", () => {
+  const device = (registers: string, extra = "") => `
+organizations:
+  - key: acme
+    name: Acme
+gateways:
+  - serial: MOD-1
+    name: Boiler room
+    bus: { type: tcp }
+    devices:
+      - name: boiler
+        slave_id: 1
+        host: 10.0.0.5${extra}
+        registers:
+${registers}
+`;
+
+  test("a holding register at 40002 is warned about with its path, line and the protocol address; exit 0", async () => {
+    const file = writeTemp(
+      "modicon-holding.yaml",
+      device(
+        [
+          "          - { name: flow_temp, address: 40002, data_type: int16 }",
+          "          - { name: supply, address: 30010, function_code: 4, data_type: int16 }",
+          "          - { name: alarm, address: 10001, function_code: 2, data_type: bool }",
+        ].join("\n"),
+      ),
+    );
+    const result = await runCli(["config", "check", file]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`${file}: ok`);
+    expect(result.stderr).toContain(`${file}: 3 warnings`);
+    expect(result.stderr).toContain(
+      "gateways[0].devices[0].registers[0].address: 40002 looks like a 1-based Modicon reference (holding register 2); with function_code 3 the protocol address would be 1.",
+    );
+    expect(result.stderr).toContain(`${file}:14:`);
+    expect(result.stderr).toContain(
+      "gateways[0].devices[0].registers[1].address: 30010 looks like a 1-based Modicon reference (input register 10); with function_code 4 the protocol address would be 9.",
+    );
+    expect(result.stderr).toContain(`${file}:15:`);
+    expect(result.stderr).toContain(
+      "gateways[0].devices[0].registers[2].address: 10001 looks like a 1-based Modicon reference (discrete input 1); with function_code 2 the protocol address would be 0.",
+    );
+  });
+
+  test("protocol addresses outside the ranges, coils, and a device saying addresses: protocol get no warning", async () => {
+    const plain = writeTemp(
+      "modicon-none.yaml",
+      device(
+        [
+          "          - { name: base, address: 40000, data_type: uint16 }",
+          "          - { name: input_as_holding, address: 30002, data_type: uint16 }",
+          "          - { name: coil, address: 40002, function_code: 1, data_type: bool }",
+          "          - { name: high, address: 50001, data_type: uint16 }",
+        ].join("\n"),
+      ),
+    );
+    const clean = await runCli(["config", "check", plain]);
+    expect(clean.code).toBe(0);
+    expect(clean.stderr).toBe("");
+
+    const declared = writeTemp(
+      "modicon-declared.yaml",
+      device(
+        "          - { name: sma_power, address: 30775, function_code: 4, data_type: int32 }",
+        "\n        addresses: protocol",
+      ),
+    );
+    const quiet = await runCli(["config", "check", declared]);
+    expect(quiet.code).toBe(0);
+    expect(quiet.stderr).toBe("");
+  });
+
+  test("a value other than protocol for addresses is a problem with its path", async () => {
+    const file = writeTemp(
+      "modicon-bad.yaml",
+      device("          - { name: flow_temp, address: 1, data_type: int16 }", "\n        addresses: modicon"),
+    );
+    const result = await runCli(["config", "check", file]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("gateways[0].devices[0].addresses");
+  });
+});
