@@ -9,6 +9,7 @@ import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/logger.ts";
 import type { RegisterWriteOutcome, RegisterWriter } from "../lib/register-write.ts";
 import type { GatewayPoller } from "../modbus/poller.ts";
+import { settledByReadBack } from "../modbus/write-protocol.ts";
 import { registerWritten } from "../store/contract/event-types.ts";
 import type { Store } from "../store/index.ts";
 
@@ -87,10 +88,13 @@ export function createRegisterWriter(options: RegisterWritesOptions): RegisterWr
       // Not sent again: read what the device holds now, between polls, and note it.
       void poller
         .readRegisterNow(target.uuid)
-        .then((read) => {
-          const detail = `${outcome.detail}; read back afterwards: ${read === null ? "no answer" : read.value}`;
-          return store.writes.settleReadBack(auditId, read?.value ?? null, detail);
-        })
+        .then((read) =>
+          store.writes.settleReadBack(
+            auditId,
+            read?.value ?? null,
+            settledByReadBack(outcome.detail, read?.value ?? null),
+          ),
+        )
         .catch((error: unknown) => {
           logger.error({ err: error, register: target.uuid }, "read back after a timed-out write not recorded");
         });

@@ -1,0 +1,216 @@
+/**
+ * One poll cycle of one device, and what the device taught the poller about its
+ * register map (docs/polling.md, "The reading plan"): the planner's fewest requests;
+ * a block the device refuses with exception 2 or 3 is split and the split remembered;
+ * a register still refused on its own is set aside and tried again after
+ * `failingRegisterRetryMs`. Each request is one turn on the channel (a higher-priority
+ * job may go on the wire between two of them).
+ */
+import type { Clock } from "../lib/clock.ts";
+import type { Logger } from "../lib/logger.ts";
+import type { PolledValue } from "../lib/polled-value.ts";
+import { decodeBits, decodeWords } from "./decode.ts";
+import type { DeviceHealthBoard } from "./device-health.ts";
+import type { ReadOutcome } from "./link.ts";
+import { breakKey, planReadRequests, type ReadRequest, splitRequest } from "./plan.ts";
+import type { PolledRegister, PollingDevice } from "./polling-config.ts";
+import type { RegisterDecoding } from "./register-model.ts";
+
+/** `answered` in full, `partial` (answered, but a request failed), `silent`, or `disconnected`. */
+export type CycleResult = "answered" | "partial" | "silent" | "disconnected";
+
+export interface CycleParts {
+  /** Sends one request as a poll on the device's channel, after `pause_ms` when `pause` is set. */
+  read(request: ReadRequest, pause: boolean): Promise<ReadOutcome>;
+  clock: Clock;
+  log: Logger;
+  health: DeviceHealthBoard;
+  readings(values: PolledValue[]): void;
+  answered(at: number): void;
+  failingRegisterRetryMs: number;
+}
+
+const largestBitRead = 2000;
+const exceptionIllegalAddress = 2;
+const exceptionIllegalValue = 3;
+/** A gateway in front of the device answers these when the device itself does not (Modbus application protocol, section 7). */
+const exceptionsMeaningNoAnswer = new Set([10, 11]);
+const exceptionNames: Record<number, string> = {
+  1: "illegal function",
+  2: "illegal data address",
+  3: "illegal data value",
+  4: "server device failure",
+  5: "acknowledge",
+  6: "server device busy",
+  8: "memory parity error",
+  10: "gateway path unavailable",
+  11: "gateway target device failed to respond",
+};
+
+export class DeviceCycle {
+  /** Where a request must start, after the device refused a block across it. */
+  private readonly breaks = new Set<string>();
+  /** Registers set aside after failing on their own: id -> when to try again (monotonic). */
+  private readonly setAside = new Map<string, number>();
+  /** The plan of the last cycle, reused while nothing it depends on changed. */
+  private plan: ReadRequest[] | null = null;
+  /** The last failure in words, for the log line that says the device went silent. */
+  lastError: string | null = null;
+
+  constructor(
+    readonly device: PollingDevice,
+    private readonly parts: CycleParts,
+  ) {}
+
+  /** One cycle: every planned request, or only the first (a quarantined device's probe). */
+  async run(shape: { firstRequestOnly: boolean; retries: number }): Promise<CycleResult> {
+    const { device, parts } = this;
+    const { clock } = parts;
+    let requests = this.currentPlan(clock.monotonic());
+    if (shape.firstRequestOnly) requests = requests.slice(0, 1);
+    let answered = false;
+    let partial = false;
+    const values: PolledValue[] = [];
+    const pending = [...requests];
+    let first = true;
+    while (pending.length > 0) {
+      const request = pending.shift() as ReadRequest;
+      const pause = !first && device.pauseMs > 0;
+      first = false;
+      let attempt = 0;
+      const outcome = await readWithRetries(() => parts.read(request, pause && attempt++ === 0), shape.retries);
+      if (outcome.ok) {
+        answered = true;
+        const ts = clock.now();
+        const monotonic = clock.monotonic();
+        for (const register of request.registers) {
+          values.push(decodeValue(register, request, outcome, ts, monotonic));
+          if (this.setAside.delete(register.id)) this.readsAgain(register);
+        }
+        continue;
+      }
+      if (outcome.kind === "disconnected") {
+        if (values.length > 0) parts.readings(values);
+        return "disconnected";
+      }
+      const at = `${request.functionCode}:${request.start}`;
+      if (outcome.kind === "timeout") {
+        // That request got no answer; the rest of the cycle goes on.
+        this.failed(`timeout after ${device.timeoutMs} ms at ${at}`);
+        partial = true;
+        continue;
+      }
+      const error = `exception ${outcome.code} (${exceptionNames[outcome.code] ?? "unknown exception"}) at ${at}`;
+      if (exceptionsMeaningNoAnswer.has(outcome.code)) {
+        // The gateway answered for a device that did not: the device is as silent as on a timeout.
+        this.failed(error);
+        partial = true;
+        continue;
+      }
+      answered = true;
+      if (outcome.code === exceptionIllegalAddress || outcome.code === exceptionIllegalValue) {
+        const halves = splitRequest(request);
+        if (halves !== null) {
+          // Remember the split, so the next cycles read the halves directly.
+          this.breaks.add(breakKey(halves[1].functionCode, halves[1].start));
+          this.plan = null;
+          pending.unshift(...halves);
+          continue;
+        }
+      }
+      this.failed(error);
+      partial = true;
+      this.putAside(request, error);
+    }
+    if (values.length > 0) parts.readings(values);
+    if (answered) parts.answered(clock.now());
+    if (!answered) return "silent";
+    return partial ? "partial" : "answered";
+  }
+
+  /** The plan changes only when a block is split or a register is set aside or due again. */
+  private currentPlan(now: number): ReadRequest[] {
+    if (this.plan !== null && this.setAside.size === 0) return this.plan;
+    const due: RegisterDecoding[] = [];
+    for (const register of this.device.registers) {
+      const retryAt = this.setAside.get(register.id);
+      if (retryAt === undefined || retryAt <= now) due.push(register);
+    }
+    this.plan = planReadRequests(due, {
+      maxRegisters: this.device.maxRegistersPerRequest,
+      maxBits: largestBitRead,
+      maxGap: this.device.maxGap,
+      breaks: this.breaks,
+    });
+    return this.plan;
+  }
+
+  /** A failure in words, for the health board and the log: `timeout after 1000 ms at 3:40010`. */
+  private failed(error: string): void {
+    this.lastError = error;
+    this.parts.health.failed(this.device.id, this.parts.clock.now(), error);
+  }
+
+  private putAside(request: ReadRequest, error: string): void {
+    const { clock, health, log, failingRegisterRetryMs } = this.parts;
+    const since = clock.now();
+    // Set aside on the monotonic clock; the board shows the wall time of the retry.
+    const retryAt = clock.monotonic() + failingRegisterRetryMs;
+    for (const register of request.registers) {
+      if (!this.setAside.has(register.id)) {
+        log.warn(
+          { ...deviceFields(this.device), ...registerFields(register), error },
+          "register refused by the device; set aside",
+        );
+      }
+      this.setAside.set(register.id, retryAt);
+      health.setAside(this.device.id, register.id, { reason: error, since, retryAt: since + failingRegisterRetryMs });
+    }
+    this.plan = null;
+  }
+
+  private readsAgain(register: PolledRegister): void {
+    this.plan = null;
+    this.parts.health.readsAgain(this.device.id, register.id);
+    this.parts.log.info({ ...deviceFields(this.device), ...registerFields(register) }, "register reads again");
+  }
+}
+
+/** Reads until an answer, an exception or a lost connection; a timeout is tried again `retries` times. */
+export async function readWithRetries(readOnce: () => Promise<ReadOutcome>, retries: number): Promise<ReadOutcome> {
+  let outcome: ReadOutcome = { ok: false, kind: "timeout" };
+  for (let attempt = 0; attempt <= retries; attempt++) {
+    outcome = await readOnce();
+    if (outcome.ok || outcome.kind !== "timeout") return outcome;
+  }
+  return outcome;
+}
+
+/** The value of `register` in the answer to `request`. */
+export function decodeValue(
+  register: RegisterDecoding,
+  request: ReadRequest,
+  outcome: { words: number[] | null; bits: boolean[] | null },
+  ts: number,
+  monotonic: number,
+): PolledValue {
+  const offset = register.address - request.start;
+  if (outcome.bits !== null) return { registerId: register.id, ts, monotonic, raw: decodeBits(outcome.bits, offset) };
+  const decoded = decodeWords(register, outcome.words ?? [], offset);
+  if (typeof decoded === "string") return { registerId: register.id, ts, monotonic, raw: null, text: decoded };
+  return { registerId: register.id, ts, monotonic, raw: decoded };
+}
+
+/** A device in log lines: by name (or unit id) and by id. */
+export function deviceFields(device: PollingDevice) {
+  return { device: device.name ?? `unit ${device.slaveId}`, device_id: device.id };
+}
+
+/** A register in log lines: by name, id and where it is read. */
+function registerFields(register: PolledRegister) {
+  return {
+    register: register.name ?? null,
+    register_id: register.id,
+    address: `${register.functionCode}:${register.address}`,
+  };
+}

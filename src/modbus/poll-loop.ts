@@ -1,0 +1,149 @@
+/**
+ * The regular polling of one channel's devices (docs/polling.md, "Scheduling"): the
+ * device due first has its cycle, each request queued as a poll on the channel; then
+ * quarantine.ts decides when it is due again. On a shared connection devices take
+ * turns by due time, so a slow or dead device delays the others by at most its
+ * timeouts, and once quarantined by one probe per backoff. Failures are logged when
+ * they begin and when they end.
+ */
+import type { Clock } from "../lib/clock.ts";
+import { LoggedFailure } from "../lib/log-once.ts";
+import type { Logger } from "../lib/logger.ts";
+import type { PolledValue } from "../lib/polled-value.ts";
+import type { Channel } from "./channel.ts";
+import { type CycleResult, DeviceCycle, deviceFields } from "./device-cycle.ts";
+import type { DeviceHealthBoard } from "./device-health.ts";
+import type { ReadOutcome } from "./link.ts";
+import type { ReadRequest } from "./plan.ts";
+import type { PollingDevice } from "./polling-config.ts";
+import {
+  afterAnswer,
+  afterReconnect,
+  afterSilence,
+  cycleShape,
+  firstTurn,
+  type PollTurn,
+  type QuarantineRules,
+} from "./quarantine.ts";
+import { Sleeper } from "./sleeper.ts";
+
+export interface PollLoopOptions {
+  channel: Channel;
+  devices: readonly PollingDevice[];
+  clock: Clock;
+  log: Logger;
+  health: DeviceHealthBoard;
+  readings(values: PolledValue[]): void;
+  answered(at: number): void;
+  quarantineAfter: number;
+  maxBackoffMs: number;
+  failingRegisterRetryMs: number;
+}
+
+type PolledDevice = {
+  cycle: DeviceCycle;
+  rules: QuarantineRules;
+  turn: PollTurn;
+  /** "Does not answer" is logged once, when the silence begins, and its end once. */
+  silence: LoggedFailure;
+};
+
+/** What a poll answers when the channel closed before sending it. */
+const channelClosed: ReadOutcome = { ok: false, kind: "disconnected", message: "the channel is closed" };
+
+export class PollLoop {
+  private readonly devices: PolledDevice[];
+  /** The wait until the next device is due; a reopened connection ends it. */
+  private readonly idle = new Sleeper();
+  /** A device's `pause_ms` between two of its requests, inside the turn so nothing else comes between. */
+  private readonly pauses = new Sleeper();
+
+  constructor(private readonly options: PollLoopOptions) {
+    const { channel, clock, log, health, readings, answered, failingRegisterRetryMs } = options;
+    this.devices = options.devices.map((device) => {
+      const rules = {
+        pollIntervalMs: device.pollIntervalMs,
+        quarantineAfter: options.quarantineAfter,
+        maxBackoffMs: options.maxBackoffMs,
+      };
+      const read = (request: ReadRequest, pause: boolean) =>
+        channel.transact(
+          {
+            run: async (link) => {
+              if (pause) await this.pauses.sleep(device.pauseMs);
+              return link.read(request.functionCode, device.slaveId, request.start, request.count, device.timeoutMs);
+            },
+            unsent: () => channelClosed,
+          },
+          "poll",
+        );
+      const parts = { read, clock, log, health, readings, answered, failingRegisterRetryMs };
+      return {
+        cycle: new DeviceCycle(device, parts),
+        rules,
+        turn: firstTurn(rules, clock.monotonic()),
+        silence: new LoggedFailure(),
+      };
+    });
+  }
+
+  /** Polls until `stop()`. */
+  async run(): Promise<void> {
+    const { clock, health, channel } = this.options;
+    while (!this.idle.stopped && !channel.isClosed && this.devices.length > 0) {
+      const polled = this.devices.reduce((earliest, candidate) =>
+        candidate.turn.nextDue < earliest.turn.nextDue ? candidate : earliest,
+      );
+      const wait = polled.turn.nextDue - clock.monotonic();
+      if (wait > 0) {
+        await this.idle.sleep(wait);
+        continue;
+      }
+      const startedAt = clock.monotonic();
+      const result = await polled.cycle.run(cycleShape(polled.turn, polled.cycle.device.retries));
+      // A lost connection is the channel's to report; the device is polled again once it is back.
+      if (result === "disconnected") continue;
+      health.cycle(polled.cycle.device.id, clock.now(), {
+        answered: result !== "silent",
+        partial: result === "partial",
+      });
+      this.settle(polled, result, startedAt);
+    }
+  }
+
+  /** The connection was opened again: quarantined devices are probed at once. */
+  reconnected(): void {
+    const now = this.options.clock.monotonic();
+    for (const polled of this.devices) polled.turn = afterReconnect(polled.turn, now);
+    this.idle.wake();
+  }
+
+  stop(): void {
+    this.idle.stop();
+    this.pauses.stop();
+  }
+
+  private settle(polled: PolledDevice, result: Exclude<CycleResult, "disconnected">, startedAt: number): void {
+    const { clock, log, health } = this.options;
+    const { device, lastError } = polled.cycle;
+    const now = clock.monotonic();
+    if (result !== "silent") {
+      const { turn, change } = afterAnswer(polled.turn, polled.rules, startedAt, now);
+      polled.turn = turn;
+      const wasLogged = polled.silence.ended();
+      if (change === "rejoined") log.info(deviceFields(device), "device answers again; back in the poll cycle");
+      else if (wasLogged) log.info(deviceFields(device), "device answers again");
+      return;
+    }
+    const { turn, change } = afterSilence(polled.turn, polled.rules, startedAt, now);
+    polled.turn = turn;
+    if (polled.silence.occurred("no answer")) {
+      log.warn({ ...deviceFields(device), error: lastError }, "device does not answer");
+    }
+    if (change === "quarantined") {
+      log.warn({ ...deviceFields(device), error: lastError }, "device quarantined: probed with growing backoff");
+    }
+    // The board shows wall time: when the next probe is, as a person reads a clock.
+    if (turn.quarantined) health.quarantined(device.id, clock.now() + turn.backoffMs);
+  }
+}
