@@ -9,7 +9,14 @@ import { LoggedFailure } from "../lib/log-once.ts";
 import type { Logger } from "../lib/logger.ts";
 import type { BusCounters } from "./bus-stats.ts";
 import { ChannelQueue, type Priority, type QueuedJob } from "./channel-queue.ts";
-import { describeTarget, type LinkOpener, type LinkTarget, type ModbusLink } from "./link.ts";
+import {
+  describeTarget,
+  type LinkOpener,
+  type LinkTarget,
+  type ModbusLink,
+  type ReadOutcome,
+  type WriteOutcome,
+} from "./link.ts";
 import type { PollingDevice, PollingGateway } from "./polling-config.ts";
 import { Sleeper } from "./sleeper.ts";
 
@@ -58,7 +65,7 @@ export class Channel {
   /** Serves the queue until `stop()`; the link is closed when it returns. */
   async run(): Promise<void> {
     try {
-      await this.queue.serve(() => this.ready());
+      await this.queue.serve({ current: () => this.openLink(), prepare: () => this.reopen() });
     } finally {
       this.queue.close();
       await this.link?.close();
@@ -71,16 +78,20 @@ export class Channel {
     this.queue.close();
   }
 
-  /** The open link, opened first if it must be; null once stopped. */
-  private async ready(): Promise<ModbusLink | null> {
+  /** The link as jobs see it, if it is open and no transaction found it lost. */
+  private openLink(): ModbusLink | null {
+    return this.link?.isOpen && !this.lost ? this.counted : null;
+  }
+
+  /** Closes a lost link and opens a new one, with backoff; false once stopped. */
+  private async reopen(): Promise<boolean> {
     const { log, onDown, onUp } = this.options;
+    if (this.link !== null) {
+      await this.link.close();
+      this.link = null;
+      if (this.lost) onDown(`${this.name}: connection lost`, false);
+    }
     while (!this.backoff.stopped) {
-      if (this.link?.isOpen && !this.lost) return this.counted;
-      if (this.link !== null) {
-        await this.link.close();
-        this.link = null;
-        if (this.lost) onDown(`${this.name}: connection lost`, false);
-      }
       this.lost = false;
       try {
         this.link = await this.options.openLink(this.options.target, this.options.connectTimeoutMs);
@@ -99,40 +110,35 @@ export class Channel {
       this.reconnectMs = firstReconnectMs;
       this.counted = this.countedLink(this.link);
       onUp();
-      return this.counted;
+      return true;
     }
-    return null;
+    return false;
   }
 
   private countedLink(link: ModbusLink): ModbusLink {
     const { counters } = this.options;
-    const noteLost = (outcome: { ok: boolean; kind?: string }) => {
+    const counted = <T extends ReadOutcome | WriteOutcome>(began: number, outcome: T): T => {
+      counters.transaction(outcome, performance.now() - began);
       if (!outcome.ok && outcome.kind === "disconnected") this.lost = true;
+      return outcome;
     };
-    const counted: ModbusLink = {
+    const write = link.write?.bind(link);
+    return {
       get isOpen() {
         return link.isOpen;
       },
       close: () => link.close(),
-      read: async (functionCode, unitId, start, count, timeoutMs) => {
+      read: (functionCode, unitId, start, count, timeoutMs) => {
         const began = performance.now();
-        const outcome = await link.read(functionCode, unitId, start, count, timeoutMs);
-        counters.transaction(outcome, performance.now() - began);
-        noteLost(outcome);
-        return outcome;
+        return link.read(functionCode, unitId, start, count, timeoutMs).then((outcome) => counted(began, outcome));
       },
+      write:
+        write &&
+        ((functionCode, unitId, start, payload, timeoutMs) => {
+          const began = performance.now();
+          return write(functionCode, unitId, start, payload, timeoutMs).then((outcome) => counted(began, outcome));
+        }),
     };
-    const write = link.write?.bind(link);
-    if (write !== undefined) {
-      counted.write = async (functionCode, unitId, start, payload, timeoutMs) => {
-        const began = performance.now();
-        const outcome = await write(functionCode, unitId, start, payload, timeoutMs);
-        counters.transaction(outcome, performance.now() - began);
-        noteLost(outcome);
-        return outcome;
-      };
-    }
-    return counted;
   }
 }
 

@@ -69,9 +69,10 @@ export class PollLoop {
       const read = (request: ReadRequest, pause: boolean) =>
         channel.transact(
           {
-            run: async (link) => {
-              if (pause) await this.pauses.sleep(device.pauseMs);
-              return link.read(request.functionCode, device.slaveId, request.start, request.count, device.timeoutMs);
+            run: (link) => {
+              const send = () =>
+                link.read(request.functionCode, device.slaveId, request.start, request.count, device.timeoutMs);
+              return pause ? this.pauses.sleep(device.pauseMs).then(send) : send();
             },
             unsent: () => channelClosed,
           },

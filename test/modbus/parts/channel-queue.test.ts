@@ -27,7 +27,7 @@ function servedQueue() {
       },
       priority,
     );
-  const serving = queue.serve(async () => "link");
+  const serving = queue.serve({ current: () => "link", prepare: async () => true });
   return { queue, order, job, serving, mostAtOnce: () => mostAtOnce };
 }
 
@@ -135,18 +135,31 @@ describe("channel queue", () => {
     await serving;
   });
 
-  test("jobs wait while the context is not ready, and run once it is", async () => {
+  test("jobs wait while the context is prepared, and run once it is ready", async () => {
     const queue = new ChannelQueue<string>();
     let connected = false;
-    const serving = queue.serve(async () => {
-      while (!connected && !queue.isClosed) await Bun.sleep(5);
-      return queue.isClosed ? null : "reopened link";
+    let prepared = 0;
+    const serving = queue.serve({
+      current: () => (connected ? "reopened link" : null),
+      prepare: async () => {
+        prepared++;
+        await Bun.sleep(20);
+        connected = true;
+        return true;
+      },
     });
     const pending = queue.enqueue({ run: async (link) => link, unsent: () => "unsent" }, "poll");
-    await Bun.sleep(20);
-    connected = true;
     expect(await pending).toBe("reopened link");
+    expect(prepared).toBe(1);
     queue.close();
     await serving;
+  });
+
+  test("a context that will never be ready (stopped) closes the queue: waiting jobs are answered unsent", async () => {
+    const queue = new ChannelQueue<string>();
+    const serving = queue.serve({ current: () => null, prepare: async () => false });
+    expect(await queue.enqueue({ run: async (link) => link, unsent: () => "unsent" }, "write")).toBe("unsent");
+    await serving;
+    expect(queue.isClosed).toBe(true);
   });
 });
