@@ -58,18 +58,7 @@ export class ChannelQueue<Context> {
     const free = this.freeContext();
     if (free !== null) {
       // The wire is free and nothing waits: start it now, without a waiting entry.
-      this.busy = true;
-      let running: Promise<T>;
-      try {
-        running = job.run(free);
-      } catch (error) {
-        running = Promise.reject(error);
-      }
-      running.then(
-        () => this.freed(null),
-        () => this.freed(null),
-      );
-      return running;
+      return this.startTurn((context) => job.run(context), free);
     }
     return new Promise<T>((resolve, reject) => {
       const queue = this.waiting[priority];
@@ -153,23 +142,26 @@ export class ChannelQueue<Context> {
     }
     const next = this.next();
     if (next === undefined) return;
+    this.startTurn(next.run, context).then(
+      (result) => next.settle({ result }),
+      (error: unknown) => next.settle({ error }),
+    );
+  }
+
+  /** Puts a job on the wire; the wire is free again (and the next job started) before its caller hears of it. */
+  private startTurn<T>(run: (context: Context) => Promise<T>, context: Context): Promise<T> {
     this.busy = true;
-    let running: Promise<unknown>;
+    let running: Promise<T>;
     try {
-      running = next.run(context);
+      running = run(context);
     } catch (error) {
       running = Promise.reject(error);
     }
     running.then(
-      (result) => {
-        this.freed(null);
-        next.settle({ result });
-      },
-      (error: unknown) => {
-        this.freed(null);
-        next.settle({ error });
-      },
+      () => this.freed(null),
+      () => this.freed(null),
     );
+    return running;
   }
 
   /** The wire is free again; a context that will never be ready closes the queue. */
