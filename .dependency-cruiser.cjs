@@ -26,14 +26,17 @@ const mayImport = {
   main: ["cli", "lib"],
 };
 
-/** Store modules only the store itself (and tests) may import. */
-const storeInternals = ["src/store/sqlite-internals.ts"];
-
 /**
- * The PostgreSQL store is reached through `openStoreAt` in src/store/index.ts
- * (docs/fleet.md): only src/store/, tests and benchmarks import it directly.
+ * The store's engines (docs/architecture.md "Store"): SQLite on a box, PostgreSQL on a
+ * central. Each is reached through src/store/index.ts (openStore, openStoreAt); only
+ * src/store/, tests and benchmarks import an engine folder directly (the SQLite test
+ * door, sqlite/sqlite-internals.ts, among them). Everything else imports the store's
+ * types, enums and errors from src/store/contract/ or src/store/index.ts.
  */
-const postgresStore = ["src/store/postgres/"];
+const storeEngines = ["src/store/sqlite/", "src/store/postgres/"];
+
+/** What the store contract never imports: either engine, or an engine's client or schema builder. */
+const engineModules = [...storeEngines.map((folder) => `^${folder}`), "^bun:sqlite$", "^bun$", "(^|/)node_modules/drizzle-orm/"];
 
 const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 const folderPath = (folder) => (folder === "main" ? "^src/main\\.ts$" : `^src/${folder}/`);
@@ -59,18 +62,18 @@ module.exports = {
   forbidden: [
     ...directionRules,
     {
-      name: "store-internals-stay-in-store",
-      comment: "A store-internal module is imported only by src/store/, test/ and scripts/bench/ (the store is the only place that speaks SQL).",
+      name: "store-engines-behind-store-index",
+      comment: "src/store/sqlite/ and src/store/postgres/ are imported only by src/store/ (index.ts opens them), test/ and scripts/bench/ (the store is the only place that speaks SQL).",
       severity: "error",
       from: { pathNot: "^(src/store/|test/|scripts/bench/)" },
-      to: { path: `^(${storeInternals.map(escape).join("|")})$` },
+      to: { path: `^(${storeEngines.map(escape).join("|")})` },
     },
     {
-      name: "postgres-store-behind-store-index",
-      comment: "src/store/postgres/ is imported only by src/store/ (openStoreAt), test/ and scripts/bench/ (docs/fleet.md).",
+      name: "store-contract-imports-no-engine",
+      comment: "src/store/contract/ imports neither engine folder nor bun:sqlite, Bun's SQL client or drizzle: both engines implement it.",
       severity: "error",
-      from: { pathNot: "^(src/store/|test/|scripts/bench/)" },
-      to: { path: `^(${postgresStore.map(escape).join("|")})` },
+      from: { path: "^src/store/contract/" },
+      to: { path: `(${engineModules.join("|")})` },
     },
     {
       name: "src-does-not-import-tests-or-scripts",
@@ -89,7 +92,8 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: "node_modules" },
-    exclude: { path: "(^|/)(node_modules|migrations/meta)/" },
+    // node_modules stays in the graph (not followed): the store contract rule sees drizzle-orm.
+    exclude: { path: "(^|/)migrations/meta/" },
     tsConfig: { fileName: "tsconfig.json" },
     tsPreCompilationDeps: true,
     enhancedResolveOptions: {

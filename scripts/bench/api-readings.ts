@@ -24,9 +24,9 @@ import { parseConfig } from "../../src/config/index.ts";
 import { presentRegister } from "../../src/http/v1/present.ts";
 import { noDeviceHealth } from "../../src/lib/device-health.ts";
 import { stableUuid } from "../../src/lib/ids.ts";
+import { boundSeconds, type NewReading, readingEpochMs, storedSeconds } from "../../src/store/contract/readings.ts";
 import { openStore, storeFileName } from "../../src/store/index.ts";
-import { boundSeconds, type NewReading, readingEpochMs, storedSeconds } from "../../src/store/readings.ts";
-import { sqliteOf } from "../../src/store/sqlite-internals.ts";
+import { sqliteOf } from "../../src/store/sqlite/sqlite-internals.ts";
 import { startBenchApi } from "./api-server.ts";
 
 const { values } = parseArgs({

@@ -14,9 +14,9 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, wr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { storedSeconds } from "../../src/store/contract/readings.ts";
 import { openStore, storeFileName } from "../../src/store/index.ts";
-import { storedSeconds } from "../../src/store/readings.ts";
-import { sqliteOf } from "../../src/store/sqlite-internals.ts";
+import { sqliteOf } from "../../src/store/sqlite/sqlite-internals.ts";
 import { createSource, intervalMs, plantInventory, registersPerDevice } from "./plant.ts";
 
 const { values } = parseArgs({
@@ -38,7 +38,7 @@ const start = end - perRegister * intervalMs;
 const readings = registerCount * perRegister;
 const progress = (text: string) => process.stderr.write(`${text}\n`);
 
-const migrationsDir = join(import.meta.dir, "..", "..", "src", "store", "migrations");
+const migrationsDir = join(import.meta.dir, "..", "..", "src", "store", "sqlite", "migrations");
 const journal = JSON.parse(readFileSync(join(migrationsDir, "meta", "_journal.json"), "utf8")) as {
   entries: { tag: string; when: number }[];
 };

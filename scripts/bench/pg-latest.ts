@@ -15,8 +15,8 @@
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import type { ReadingTuple } from "../../src/store/contract/readings.ts";
 import { openPostgresStore } from "../../src/store/postgres/index.ts";
-import type { ReadingTuple } from "../../src/store/readings.ts";
 import { startPostgres } from "../../test/harness/postgres.ts";
 import { createSource, plantInventory, registersPerDevice } from "./plant.ts";
 

@@ -18,11 +18,12 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { rateLimitWindowOf } from "../../src/store/contract/rate-limits.ts";
+import type { AttemptRow, WebhookStore } from "../../src/store/contract/webhooks.ts";
 import { openStoreFile } from "../../src/store/index.ts";
+import { memoryRateLimitStore } from "../../src/store/memory-rate-limits.ts";
 import { openPostgresStore, type PostgresStore } from "../../src/store/postgres/index.ts";
-import { memoryRateLimitStore, rateLimitWindowOf } from "../../src/store/rate-limits.ts";
-import { sqliteOf } from "../../src/store/sqlite-internals.ts";
-import type { AttemptRow, WebhookStore } from "../../src/store/webhooks.ts";
+import { sqliteOf } from "../../src/store/sqlite/sqlite-internals.ts";
 import { sampleEvent } from "../../test/harness/events.ts";
 import { startPostgres } from "../../test/harness/postgres.ts";
 

@@ -4,7 +4,7 @@
  *
  * 1. Bytes per stored reading at rest. The store benchmark's plant (plant.ts: same
  *    registers, same seed as its big store, written minute by minute) goes into
- *    fieldhub's block layout (src/store/history/) with periods closing as the
+ *    fieldhub's block layout (src/store/codec/, src/store/sqlite/history/) with periods closing as the
  *    simulated time passes, once per --periods value; then checkpoint + VACUUM and
  *    the allocated size of the SQLite file (st_blocks x 512) minus that of an empty
  *    store of the same schema, divided by the readings. The same readings go into a
@@ -35,10 +35,10 @@ import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } f
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { openBlockHistory } from "../../src/store/history/history.ts";
+import type { NewReading } from "../../src/store/contract/readings.ts";
 import { openStore, type Store } from "../../src/store/index.ts";
-import type { NewReading } from "../../src/store/readings.ts";
-import { sqliteOf } from "../../src/store/sqlite-internals.ts";
+import { openBlockHistory } from "../../src/store/sqlite/history/history.ts";
+import { sqliteOf } from "../../src/store/sqlite/sqlite-internals.ts";
 import { seededRandom } from "../../test/harness/seeded-random.ts";
 import { createSource, devicesPerGateway, intervalMs, kindOf, registersPerDevice } from "./plant.ts";
 

@@ -14,11 +14,11 @@
  *    by the readings. Target: <= 20 bytes. Explained with dbstat, and compared with
  *    a sample of the same readings in other layouts (raw_value NUMERIC; compressed
  *    hourly blocks per register).
- * 3. Readings page latency at 10 million readings while pruneReadings deletes about
+ * 3. Readings page latency at 10 million readings while retention deletes about
  *    1,000,000 of them: the API (createHttpApp) runs in this process, as in `serve`;
  *    a separate client process requests 1000-row pages one after another. Target:
  *    the longest page during the prune < 100 ms. The same without a prune, before it.
- *    Each prune statement is timed (the real pruneReadings on a timing proxy).
+ *    Each prune statement is timed (the real retention batches on a timing proxy).
  *
  * Usage: bun scripts/bench/store.ts [--rows 10000000] [--registers 2000]
  *          [--ingest-rows 1000000] [--flush-rounds 1,10] [--sustained-rates 101000,150000] [--repeat 2] [--prune-rows 1000000]
@@ -47,10 +47,11 @@ import { createIngest, type Ingest } from "../../src/ingest/ingest.ts";
 import { systemClock } from "../../src/lib/clock.ts";
 import { silentLogger } from "../../src/lib/logger.ts";
 import type { PolledValue } from "../../src/lib/polled-value.ts";
+import { readingEpochMs, storedSeconds } from "../../src/store/contract/readings.ts";
 import { openStore, type Store, storeFileName } from "../../src/store/index.ts";
-import { type ReadingStore, readingEpochMs, storedSeconds } from "../../src/store/readings.ts";
-import { pruneReadings } from "../../src/store/retention.ts";
-import { sqliteOf } from "../../src/store/sqlite-internals.ts";
+import { type BatchPruner, pruneInBatches } from "../../src/store/shared/prune-in-batches.ts";
+import { openStore as openSqliteStore } from "../../src/store/sqlite/index.ts";
+import { sqliteOf } from "../../src/store/sqlite/sqlite-internals.ts";
 import { seededRandom } from "../../test/harness/seeded-random.ts";
 import { startBenchApi } from "./api-server.ts";
 import {
@@ -666,11 +667,11 @@ function scratchBytes(create: string, fill: (write: Write) => void): number {
 }
 
 /**
- * The store's reading operations with every call timed: the real pruneReadings,
+ * The store's reading operations with every call timed: the real retention batches,
  * with the time each of its store operations (one or two statements each) held
  * the event loop.
  */
-function timedReadings(readings: ReadingStore, record: (operation: string, ms: number) => void): ReadingStore {
+function timedReadings(readings: BatchPruner, record: (operation: string, ms: number) => void): BatchPruner {
   return new Proxy(readings, {
     get(target, property) {
       const value = Reflect.get(target, property, target);
@@ -702,7 +703,8 @@ async function pruneBenchmark(): Promise<void> {
   closeSync(copy);
   // Likewise whatever the earlier parts left for the kernel to write back.
   Bun.spawnSync(["sync"]);
-  const store = openStore(workDir);
+  // The engine's own open: its readings offer the retention batch steps timed here.
+  const store = openSqliteStore(workDir);
   const rows = countReadings(store);
   const { app, key, base } = await startBenchApi(store);
 
@@ -789,11 +791,11 @@ async function pruneBenchmark(): Promise<void> {
   const quietTo = epochNow();
   const quietStall = stopProbe();
 
-  progress(`prune: pruneReadings up to ${iso(cutoff)} while pages are requested`);
+  progress(`prune: retention up to ${iso(cutoff)} while pages are requested`);
   stopProbe = stallProbe();
   const pruneFrom = epochNow();
   const statements: { sql: string; ms: number }[] = [];
-  const pruned = await pruneReadings(
+  const pruned = await pruneInBatches(
     timedReadings(store.readings, (sql, ms) => statements.push({ sql, ms })),
     cutoff,
   );

@@ -18,7 +18,7 @@ import { systemClock } from "../../src/lib/clock.ts";
 import { newMessageId } from "../../src/lib/crypto.ts";
 import { silentLogger } from "../../src/lib/logger.ts";
 import { openStore } from "../../src/store/index.ts";
-import { sqliteOf } from "../../src/store/sqlite-internals.ts";
+import { sqliteOf } from "../../src/store/sqlite/sqlite-internals.ts";
 import { startDispatcher } from "../../src/webhooks/dispatcher.ts";
 import { endpointService } from "../../src/webhooks/endpoints.ts";
 import { generateSigningSecret, signatureHeader } from "../../src/webhooks/signing.ts";

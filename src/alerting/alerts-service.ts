@@ -7,11 +7,10 @@
  * acknowledge/resolve), so a concurrent change is refused too.
  */
 import { CodedError } from "../lib/errors.ts";
-import type { AlertRecord } from "../store/alerts.ts";
+import type { AlertRecord, AlertRequestAction } from "../store/contract/alerts.ts";
 import { alertStatusChanged } from "../store/contract/event-types.ts";
-import type { NewEvent } from "../store/events.ts";
+import type { NewEvent } from "../store/contract/events.ts";
 import type { Store } from "../store/index.ts";
-import type { AlertRequestAction } from "../store/schema.ts";
 
 export function alertService(store: Store, now: () => number, onEvent?: () => void) {
   const { alerts } = store;

@@ -20,7 +20,7 @@ import {
   automationTriggered,
   type GatewayNames,
 } from "../store/contract/event-types.ts";
-import type { NewEvent } from "../store/events.ts";
+import type { NewEvent } from "../store/contract/events.ts";
 import type { Store } from "../store/index.ts";
 import { isCleared, isMet } from "./conditions.ts";
 import { fillMessage, offlineMessage } from "./messages.ts";

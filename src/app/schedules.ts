@@ -10,7 +10,6 @@ import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/logger.ts";
 import { createTrustedWallClock, type TrustedWallClock } from "../lib/trusted-wall-clock.ts";
 import type { Store } from "../store/index.ts";
-import { pruneReadings } from "../store/retention.ts";
 
 export interface Schedule {
   stop(): Promise<void>;
@@ -63,7 +62,7 @@ export function scheduleRetention(
             "retention: the wall clock stepped ahead; pruning as of the time before the step until the new time has held an hour",
           );
         }
-        const result = await pruneReadings(store.readings, cutoff, { signal: abort.signal });
+        const result = await store.readings.prune(cutoff, { signal: abort.signal });
         logger.info(
           {
             deleted: result.deleted,
@@ -106,7 +105,7 @@ export function scheduleRetention(
 
 /**
  * Once a minute, encodes the history periods that ended into compressed blocks
- * (store/history/; a day's period closes ten minutes after midnight UTC) and
+ * (the store's history engines; a day's period closes ten minutes after midnight UTC) and
  * persists the latest values when due.
  */
 export function scheduleHistoryClose(store: Store, clock: Clock, logger: Logger): Schedule {

@@ -1,6 +1,6 @@
 /** `fieldhub admin set-password|sign-out`: admin page accounts in the store of a data directory (see docs/admin.md). */
 import { hashPassword, minPasswordLength } from "../lib/crypto.ts";
-import { type AdminRole, adminRoles } from "../store/admin.ts";
+import { type AdminRole, adminRoles } from "../store/contract/admin.ts";
 import { CommandError, parseCommandArgs, requireDataDir, requireOption, UsageError } from "./args.ts";
 import { openCommandStore } from "./command-store.ts";
 import { type CommandHelp, dataOption } from "./help.ts";

@@ -3,8 +3,8 @@
 import { alertService } from "../alerting/alerts-service.ts";
 import { systemClock } from "../lib/clock.ts";
 import { CodedError } from "../lib/errors.ts";
+import { alertSeverities, alertStatuses } from "../store/contract/alerts.ts";
 import type { Store } from "../store/index.ts";
-import { alertSeverities, alertStatuses } from "../store/schema.ts";
 import { CommandError, parseCommandArgs, requireDataDir, UsageError } from "./args.ts";
 import { openCommandStore } from "./command-store.ts";
 import { type CommandHelp, dataOption, jsonOption, type OptionHelp, orgOption } from "./help.ts";

@@ -1,8 +1,8 @@
 /** `fieldhub edges create|list|revoke`: the edge tokens site boxes present to this central (docs/fleet.md). */
 
 import { presentEdgeToken } from "../http/presenters/edge-tokens.ts";
-import { EdgeNameTakenError } from "../store/edges.ts";
-import { UnknownOrganizationError } from "../store/keys.ts";
+import { EdgeNameTakenError } from "../store/contract/edges.ts";
+import { UnknownOrganizationError } from "../store/contract/keys.ts";
 import { CommandError, parseCommandArgs, requireDataDir, requireOption, UsageError } from "./args.ts";
 import { openCommandStore } from "./command-store.ts";
 import { type CommandHelp, dataOption, jsonOption, orgOption } from "./help.ts";

@@ -4,7 +4,7 @@ import { presentApiKey, presentCreatedApiKey } from "../http/presenters/api-keys
 import { type ApiScope, apiKeyStatus, apiScopes } from "../lib/api-keys.ts";
 import { isoOrNull } from "../lib/clock.ts";
 import { parseRfc3339 } from "../lib/timestamps.ts";
-import { UnknownOrganizationError } from "../store/keys.ts";
+import { UnknownOrganizationError } from "../store/contract/keys.ts";
 import { CommandError, parseCommandArgs, requireDataDir, requireOption, UsageError } from "./args.ts";
 import { openCommandStore } from "./command-store.ts";
 import { type CommandHelp, dataOption, jsonOption, orgOption } from "./help.ts";

@@ -7,7 +7,7 @@
 import { apiKeyStatus } from "../lib/api-keys.ts";
 import { CodedError } from "../lib/errors.ts";
 import { newRequestId } from "../lib/ids.ts";
-import type { KeyForRequest } from "../store/keys.ts";
+import type { KeyForRequest } from "../store/contract/keys.ts";
 import { type RateDecision, rateLimitHeaders, type StoreRateLimiter } from "./rate-limit.ts";
 
 export interface RequestState {

@@ -5,7 +5,7 @@
  * the admin login's are this process's own (`memoryRateLimitStore()`).
  */
 import type { Clock } from "../lib/clock.ts";
-import { type RateLimitStore, rateLimitWindowMs, rateLimitWindowOf } from "../store/rate-limits.ts";
+import { type RateLimitStore, rateLimitWindowMs, rateLimitWindowOf } from "../store/contract/rate-limits.ts";
 
 export interface RateDecision {
   allowed: boolean;

@@ -21,8 +21,8 @@
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/logger.ts";
 import { deviceStatusEvent } from "../store/contract/event-types.ts";
+import type { GatewayStatus } from "../store/contract/gateways.ts";
 import type { Store } from "../store/index.ts";
-import type { GatewayStatus } from "../store/schema.ts";
 
 export interface TrackedGateway {
   /** Public gateway id (UUID). */

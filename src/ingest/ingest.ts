@@ -19,8 +19,8 @@ import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/logger.ts";
 import type { PolledValue } from "../lib/polled-value.ts";
 import { effectiveStorageInterval } from "../lib/storage-period.ts";
+import type { LatestValue, ReadingTuple } from "../store/contract/readings.ts";
 import type { Store } from "../store/index.ts";
-import type { LatestValue, ReadingTuple } from "../store/readings.ts";
 import { createDensityGate } from "./storage-density.ts";
 
 export interface IngestOptions {

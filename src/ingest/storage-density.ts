@@ -14,7 +14,7 @@
  *
  * The tolerance is the poll's own jitter: the first poll of a period comes up to
  * a poll interval after the period starts. Stored times are whole seconds
- * (store/readings.ts), so the rule is judged on whole seconds.
+ * (store/contract/readings.ts), so the rule is judged on whole seconds.
  */
 
 /** The newest stored (or queued) reading time of a register in [fromMs, toMs), or null. */

@@ -12,9 +12,8 @@ import { maxForwardedAlertEvents, maxForwardedReadings } from "../lib/edge-proto
 import { edgeMessages, type RequestOf } from "../lib/edge-protocol/messages.ts";
 import type { InventoryGateway } from "../lib/inventory.ts";
 import { presentAlert } from "../lib/present-alert.ts";
-import type { AlertRow } from "../store/alerts.ts";
+import type { AlertRequestAction, AlertRow } from "../store/contract/alerts.ts";
 import type { Store } from "../store/index.ts";
-import type { AlertRequestAction } from "../store/schema.ts";
 import type { CentralClient } from "./central-client.ts";
 
 type ReadingsBatch = RequestOf<typeof edgeMessages.readings>["readings"];

@@ -22,8 +22,8 @@ import { isoFromMs } from "../lib/clock.ts";
 import { urlForLog } from "../lib/log-url.ts";
 import type { Logger } from "../lib/logger.ts";
 import { version } from "../lib/version.ts";
+import type { AttemptOutcome, AttemptRow, DueDelivery, EndpointRow } from "../store/contract/webhooks.ts";
 import type { Store } from "../store/index.ts";
-import type { AttemptOutcome, AttemptRow, DueDelivery, EndpointRow } from "../store/webhooks.ts";
 import { signatureHeader } from "./signing.ts";
 
 export const defaultRetryDelaysMs = [30_000, 120_000, 600_000, 3_600_000, 21_600_000];

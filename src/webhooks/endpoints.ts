@@ -7,8 +7,8 @@ import { isoFromMs } from "../lib/clock.ts";
 import { CodedError } from "../lib/errors.ts";
 import { randomUuid } from "../lib/ids.ts";
 import { eventTypes, webhookTest } from "../store/contract/event-types.ts";
+import type { EndpointRow } from "../store/contract/webhooks.ts";
 import type { Store } from "../store/index.ts";
-import type { EndpointRow } from "../store/webhooks.ts";
 import { generateSigningSecret } from "./signing.ts";
 
 export interface EndpointView {

@@ -2,8 +2,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { adminSessions } from "../../src/store/schema.ts";
-import { drizzleOf, sqliteOf } from "../../src/store/sqlite-internals.ts";
+import { adminSessions } from "../../src/store/sqlite/schema.ts";
+import { drizzleOf, sqliteOf } from "../../src/store/sqlite/sqlite-internals.ts";
 import { startTestSite, type TestSite } from "../harness/site.ts";
 import { type AdminClient, addAdmin, adminCall, login } from "./helpers.ts";
 

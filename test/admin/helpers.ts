@@ -1,6 +1,6 @@
 /** Talking to the admin API as the admin page does: JSON, a session cookie, a CSRF header. */
 import { hashPassword } from "../../src/lib/crypto.ts";
-import type { AdminRole } from "../../src/store/schema.ts";
+import type { AdminRole } from "../../src/store/contract/admin.ts";
 import type { TestSite } from "../harness/site.ts";
 
 export interface AdminResponse {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createHttpApp } from "../../src/http/app.ts";
 import { createIngest } from "../../src/ingest/ingest.ts";
 import { silentLogger } from "../../src/lib/logger.ts";
-import { sqliteOf } from "../../src/store/sqlite-internals.ts";
+import { sqliteOf } from "../../src/store/sqlite/sqlite-internals.ts";
 import { call } from "../harness/http.ts";
 import { ids, startTestSite, type TestSite } from "../harness/site.ts";
 

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { Webhook } from "standardwebhooks";
 import { parseConfig } from "../../src/config/index.ts";
 import { openStore } from "../../src/store/index.ts";
-import { sqliteOf } from "../../src/store/sqlite-internals.ts";
+import { sqliteOf } from "../../src/store/sqlite/sqlite-internals.ts";
 import { endpointService } from "../../src/webhooks/endpoints.ts";
 import { sampleEvent } from "../harness/events.ts";
 

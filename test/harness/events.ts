@@ -13,7 +13,7 @@ import {
   registerWritten,
   webhookTest,
 } from "../../src/store/contract/event-types.ts";
-import type { NewEvent } from "../../src/store/events.ts";
+import type { NewEvent } from "../../src/store/contract/events.ts";
 
 const gatewayId = "0d9f3b7e-6c2a-5e41-8b3d-1f7a9c2e4b60";
 

@@ -12,10 +12,10 @@ import type { ApiScope } from "../../src/lib/api-keys.ts";
 import { ManualClock } from "../../src/lib/clock.ts";
 import { stableUuid } from "../../src/lib/ids.ts";
 import { silentLogger } from "../../src/lib/logger.ts";
-import type { SeededAlert } from "../../src/store/alerts.ts";
+import type { SeededAlert } from "../../src/store/contract/alerts.ts";
+import type { NewReading } from "../../src/store/contract/readings.ts";
 import { openPostgresAsStore, openStore, type Store } from "../../src/store/index.ts";
-import type { NewReading } from "../../src/store/readings.ts";
-import { sqliteOf } from "../../src/store/sqlite-internals.ts";
+import { sqliteOf } from "../../src/store/sqlite/sqlite-internals.ts";
 import { postgresAvailable, postgresMissingReason, startPostgres } from "./postgres.ts";
 
 /** The API tests on the PostgreSQL store (`FIELDHUB_TEST_STORE=postgres`, docs/fleet.md) instead of SQLite. */

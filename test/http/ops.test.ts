@@ -1,6 +1,6 @@
 /** /healthz (liveness, store writable) and /metrics (Prometheus text) of the HTTP door. */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { sqliteOf } from "../../src/store/sqlite-internals.ts";
+import { sqliteOf } from "../../src/store/sqlite/sqlite-internals.ts";
 import { onPostgres, sqliteOnlyReason, startTestSite, type TestSite } from "../harness/site.ts";
 
 let site: TestSite;

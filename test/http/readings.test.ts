@@ -34,7 +34,7 @@ type ReadingList = { data: Reading[]; meta: CursorMeta };
 type Params = Record<string, string | number | undefined>;
 type Order = "asc" | "desc";
 
-// Stored history has whole seconds (store/readings.ts): readings are seeded on whole
+// Stored history has whole seconds (store/contract/readings.ts): readings are seeded on whole
 // seconds; window bounds in queries are still exact to the millisecond.
 const second = 1000;
 const minute = 60 * second;

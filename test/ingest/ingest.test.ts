@@ -69,7 +69,7 @@ describe("stored density", () => {
     }));
     ingest.accept(polled);
     expect(await ingest.flush()).toBe(3);
-    // Stored history keeps whole seconds (store/readings.ts): 1.234 s past the poll's start is stored as 1 s.
+    // Stored history keeps whole seconds (store/contract/readings.ts): 1.234 s past the poll's start is stored as 1 s.
     expect(await history(air)).toEqual([
       [new Date(start + 1_000).toISOString(), 200],
       [new Date(start + 30 * 10_000 + 1_000).toISOString(), 230],

@@ -1,6 +1,5 @@
 /** Retention (docs/api.md section 8): history older than the cutoff is pruned in batches; newer history stays. */
 import { afterEach, beforeEach, expect, test } from "bun:test";
-import { pruneReadings } from "../../src/store/retention.ts";
 import { call } from "../harness/http.ts";
 import { ids, startTestSite, type TestSite } from "../harness/site.ts";
 
@@ -37,7 +36,7 @@ test("readings older than the cutoff are deleted, in batches, for every register
   }
   await site.record(batch);
 
-  const result = await pruneReadings(site.store.readings, cutoff, { batchRows: 7, pauseMs: 0 });
+  const result = await site.store.readings.prune(cutoff, { batchRows: 7, pauseMs: 0 });
   // Readings at now - 300 days and later stay (300 + 1 of them); 29 older per register go.
   expect(result.deleted).toBe(2 * 29);
   expect(result.registers).toBe(2);
@@ -53,7 +52,7 @@ test("readings older than the cutoff are deleted, in batches, for every register
     expect(Math.min(...kept)).toBe(now - 300 * day);
   }
   // Running it again finds nothing to do.
-  expect((await pruneReadings(site.store.readings, cutoff)).deleted).toBe(0);
+  expect((await site.store.readings.prune(cutoff)).deleted).toBe(0);
 });
 
 test("an aborted prune stops between batches, leaving whole batches done", async () => {
@@ -66,7 +65,7 @@ test("an aborted prune stops between batches, leaving whole batches done", async
     })),
   );
   const abort = new AbortController();
-  const pruning = pruneReadings(site.store.readings, now - 365 * day, {
+  const pruning = site.store.readings.prune(now - 365 * day, {
     batchRows: 10,
     pauseMs: 5,
     signal: abort.signal,

@@ -11,11 +11,11 @@ import { join } from "node:path";
 import { getTableName, is } from "drizzle-orm";
 import { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { openStore, storeFileName } from "../../src/store/index.ts";
-import { migrationJournal, migrationSql } from "../../src/store/migrations/index.ts";
-import * as schema from "../../src/store/schema.ts";
-import { sqliteOf } from "../../src/store/sqlite-internals.ts";
+import { migrationJournal, migrationSql } from "../../src/store/sqlite/migrations/index.ts";
+import * as schema from "../../src/store/sqlite/schema.ts";
+import { sqliteOf } from "../../src/store/sqlite/sqlite-internals.ts";
 
-const migrationsDir = join(import.meta.dir, "..", "..", "src", "store", "migrations");
+const migrationsDir = join(import.meta.dir, "..", "..", "src", "store", "sqlite", "migrations");
 const journalOnDisk = JSON.parse(readFileSync(join(migrationsDir, "meta", "_journal.json"), "utf8")) as {
   entries: { idx: number; tag: string; when: number }[];
 };

@@ -4,7 +4,7 @@
  * dependency-cruiser's API on small fixture trees, so an upward import is proven to fail.
  */
 import { afterAll, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -24,13 +24,16 @@ async function violationsIn(files: Record<string, string>): Promise<string[]> {
     mkdirSync(dirname(join(root, path)), { recursive: true });
     writeFileSync(join(root, path), text);
   }
+  // Packages resolve as in the repository (drizzle-orm, for the store contract's rule).
+  symlinkSync(join(import.meta.dir, "../../node_modules"), join(root, "node_modules"));
   // Paths in the rules are relative to the tree's root, as they are to the repository's.
-  const folders = ["src", "test"].filter((folder) => existsSync(join(root, folder)));
+  const folders = ["src", "test", "scripts"].filter((folder) => existsSync(join(root, folder)));
   const result = await cruise(folders, {
     baseDir: root,
     validate: true,
     ruleSet: { forbidden: config.forbidden },
     exclude: config.options.exclude,
+    doNotFollow: config.options.doNotFollow,
     tsPreCompilationDeps: true,
     enhancedResolveOptions: config.options.enhancedResolveOptions,
   });
@@ -65,12 +68,43 @@ test("a sideways import between parts fails (ingest -> modbus)", async () => {
   expect(violations).toEqual(["ingest-imports-only-store-lib: src/ingest/ingest.ts -> src/modbus/poller.ts"]);
 });
 
-test("a store-internal module is imported only by the store and by tests", async () => {
+test("an engine folder is imported only by the store, by tests and by benchmarks", async () => {
   const violations = await violationsIn({
-    "src/store/sqlite-internals.ts": "export const raw = 1;\n",
-    "src/store/readings.ts": 'import { raw } from "./sqlite-internals.ts";\nexport const readings = raw;\n',
-    "src/cli/serve.ts": 'import { raw } from "../store/sqlite-internals.ts";\nexport const serve = raw;\n',
-    "test/store/raw.test.ts": 'import { raw } from "../../src/store/sqlite-internals.ts";\nexport const t = raw;\n',
+    "src/store/sqlite/sqlite-internals.ts": "export const raw = 1;\n",
+    "src/store/postgres/index.ts": "export const pg = 1;\n",
+    "src/store/index.ts":
+      'import { pg } from "./postgres/index.ts";\nimport { raw } from "./sqlite/sqlite-internals.ts";\nexport const store = raw + pg;\n',
+    "src/cli/serve.ts": 'import { raw } from "../store/sqlite/sqlite-internals.ts";\nexport const serve = raw;\n',
+    "src/http/app.ts": 'import { pg } from "../store/postgres/index.ts";\nexport const app = pg;\n',
+    "test/store/raw.test.ts":
+      'import { raw } from "../../src/store/sqlite/sqlite-internals.ts";\nexport const t = raw;\n',
+    "scripts/bench/pg.ts": 'import { pg } from "../../src/store/postgres/index.ts";\nexport const b = pg;\n',
   });
-  expect(violations).toEqual(["store-internals-stay-in-store: src/cli/serve.ts -> src/store/sqlite-internals.ts"]);
+  expect(violations.sort()).toEqual([
+    "store-engines-behind-store-index: src/cli/serve.ts -> src/store/sqlite/sqlite-internals.ts",
+    "store-engines-behind-store-index: src/http/app.ts -> src/store/postgres/index.ts",
+  ]);
+});
+
+test("the store contract imports neither engine nor an engine's client or drizzle", async () => {
+  const violations = await violationsIn({
+    "src/store/sqlite/schema.ts": "export const gateways = 1;\n",
+    "src/store/postgres/schema.ts": "export const pgGateways = 1;\n",
+    "src/store/contract/gateways.ts":
+      'import { gateways } from "../sqlite/schema.ts";\nimport { pgGateways } from "../postgres/schema.ts";\nexport const statuses = gateways + pgGateways;\n',
+    "src/store/contract/readings.ts": 'import { Database } from "bun:sqlite";\nexport const db = Database;\n',
+    "src/store/contract/alerts.ts": 'import { sql } from "drizzle-orm";\nexport const q = sql;\n',
+    "src/store/contract/events.ts": 'import { SQL } from "bun";\nexport const client = SQL;\n',
+    "src/store/contract/keys.ts": 'import { statuses } from "./gateways.ts";\nexport const kinds = statuses;\n',
+    "src/store/sqlite/keys.ts": 'import { kinds } from "../contract/keys.ts";\nexport const k = kinds;\n',
+  });
+  // A package's resolved path depends on where node_modules lives: named by the package here.
+  const named = violations.map((v) => v.replace(/-> \S*node_modules\/(drizzle-orm)\/\S*$/, "-> $1"));
+  expect(named.sort()).toEqual([
+    "store-contract-imports-no-engine: src/store/contract/alerts.ts -> drizzle-orm",
+    "store-contract-imports-no-engine: src/store/contract/events.ts -> bun",
+    "store-contract-imports-no-engine: src/store/contract/gateways.ts -> src/store/postgres/schema.ts",
+    "store-contract-imports-no-engine: src/store/contract/gateways.ts -> src/store/sqlite/schema.ts",
+    "store-contract-imports-no-engine: src/store/contract/readings.ts -> bun:sqlite",
+  ]);
 });

@@ -4,7 +4,7 @@ import { alertService } from "../../alerting/alerts-service.ts";
 import { isoFromMs } from "../../lib/clock.ts";
 import { CodedError } from "../../lib/errors.ts";
 import { presentAlert } from "../../lib/present-alert.ts";
-import { alertSeverities, alertStatuses } from "../../store/schema.ts";
+import { alertSeverities, alertStatuses } from "../../store/contract/alerts.ts";
 import { presentAlertStatusChange } from "../v1/present.ts";
 import { optionalEnum } from "../v1/query.ts";
 import { type AdminContext, adminPrefix } from "./context.ts";

@@ -4,7 +4,7 @@ import type { DeviceHealthReader } from "../../lib/device-health.ts";
 import type { ErrorCode } from "../../lib/errors.ts";
 import type { RegisterWriter } from "../../lib/register-write.ts";
 import type { UplinkView } from "../../lib/uplink-report.ts";
-import type { AdminSession } from "../../store/admin.ts";
+import type { AdminSession } from "../../store/contract/admin.ts";
 import type { Store } from "../../store/index.ts";
 
 export const adminPrefix = "/admin/api";

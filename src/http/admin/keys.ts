@@ -3,7 +3,7 @@ import { Elysia, t } from "elysia";
 import { apiKeyStatus, apiScopes } from "../../lib/api-keys.ts";
 import { CodedError } from "../../lib/errors.ts";
 import { parseRfc3339 } from "../../lib/timestamps.ts";
-import { UnknownOrganizationError } from "../../store/keys.ts";
+import { UnknownOrganizationError } from "../../store/contract/keys.ts";
 import { presentApiKey, presentCreatedApiKey } from "../presenters/api-keys.ts";
 import { type AdminContext, adminPrefix } from "./context.ts";
 

@@ -7,7 +7,7 @@
  */
 import { Elysia } from "elysia";
 import { CodedError } from "../../lib/errors.ts";
-import type { AdminSession } from "../../store/admin.ts";
+import type { AdminSession } from "../../store/contract/admin.ts";
 import { adminAlertRoutes } from "./alerts.ts";
 import { adminAuthRoutes } from "./auth.ts";
 import { type AdminContext, type AdminDeps, adminPrefix } from "./context.ts";

@@ -6,7 +6,7 @@
 
 import { sameSecret } from "../../lib/crypto.ts";
 import { CodedError } from "../../lib/errors.ts";
-import type { AdminSession, AdminStore } from "../../store/admin.ts";
+import type { AdminSession, AdminStore } from "../../store/contract/admin.ts";
 
 export const sessionCookie = "fieldhub_session";
 export const csrfHeader = "x-csrf-token";

@@ -6,7 +6,7 @@
  */
 import { Elysia, t } from "elysia";
 import { CodedError } from "../../lib/errors.ts";
-import type { Organization } from "../../store/organizations.ts";
+import type { Organization } from "../../store/contract/organizations.ts";
 import { presentWrite } from "../presenters/register-writes.ts";
 import { type AdminContext, adminPrefix } from "./context.ts";
 
@@ -55,8 +55,7 @@ export function adminWriteRoutes(context: AdminContext) {
             `Writing registers is not enabled for organisation "${found.org.key}" (writes_enabled in the config).`,
           );
         }
-        if (target.isWritable !== 1)
-          throw new CodedError("invalid_parameter", `register "${target.name}" is not writable.`);
+        if (!target.isWritable) throw new CodedError("invalid_parameter", `register "${target.name}" is not writable.`);
         if (context.writeRegister === undefined)
           throw new CodedError("conflict", "This server polls no equipment; nothing was written.");
         const outcome = await context.writeRegister({

@@ -13,7 +13,7 @@
 import { Elysia } from "elysia";
 import { edgeMessages } from "../../lib/edge-protocol/messages.ts";
 import { CodedError } from "../../lib/errors.ts";
-import type { ForwardedAlert } from "../../store/alerts.ts";
+import type { ForwardedAlert } from "../../store/contract/alerts.ts";
 import type { Store } from "../../store/index.ts";
 import { authenticateSite } from "./auth.ts";
 import { edgeReply } from "./reply.ts";

@@ -1,6 +1,6 @@
 /** Who is calling the central's /edge door: the site whose edge token is presented (docs/fleet.md). */
 import { CodedError } from "../../lib/errors.ts";
-import type { EdgeForRequest } from "../../store/edges.ts";
+import type { EdgeForRequest } from "../../store/contract/edges.ts";
 import type { Store } from "../../store/index.ts";
 
 const bearerPattern = /^Bearer (fhe_[0-9a-f]{64})$/;

@@ -8,8 +8,8 @@ import { Elysia } from "elysia";
 import { inventoryFromWire } from "../../lib/edge-protocol/inventory.ts";
 import { edgeMessages } from "../../lib/edge-protocol/messages.ts";
 import { CodedError } from "../../lib/errors.ts";
+import { GatewayOwnedElsewhereError } from "../../store/contract/inventory.ts";
 import type { Store } from "../../store/index.ts";
-import { GatewayOwnedElsewhereError } from "../../store/inventory.ts";
 import { authenticateSite } from "./auth.ts";
 import { edgeReply } from "./reply.ts";
 

@@ -11,8 +11,8 @@ import { Elysia } from "elysia";
 import { edgeMessages } from "../../lib/edge-protocol/messages.ts";
 import { CodedError } from "../../lib/errors.ts";
 import { effectiveStorageInterval } from "../../lib/storage-period.ts";
+import type { ReadingTuple } from "../../store/contract/readings.ts";
 import type { Store } from "../../store/index.ts";
-import type { ReadingTuple } from "../../store/readings.ts";
 import { authenticateSite } from "./auth.ts";
 import { edgeReply } from "./reply.ts";
 

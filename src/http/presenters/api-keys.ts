@@ -1,6 +1,6 @@
 /** The JSON shapes of API keys, shared by the admin API and the CLI's `--json` output. */
 import { isoOrNull } from "../../lib/clock.ts";
-import type { ApiKeyListing, CreatedApiKey } from "../../store/keys.ts";
+import type { ApiKeyListing, CreatedApiKey } from "../../store/contract/keys.ts";
 
 /** A listed key (`fieldhub keys list --json`, GET /admin/api/keys). */
 export function presentApiKey(key: ApiKeyListing) {

@@ -1,5 +1,5 @@
 /** The JSON shape of a register write's audit record, shared by the admin API and `fieldhub writes list --json`. */
-import type { WriteRecord } from "../../store/writes.ts";
+import type { WriteRecord } from "../../store/contract/writes.ts";
 
 /** One audited write (GET /admin/api/writes, `fieldhub writes list --json`). */
 export function presentWrite(row: WriteRecord) {

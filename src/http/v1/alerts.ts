@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import { isoFromMs } from "../../lib/clock.ts";
 import { CodedError } from "../../lib/errors.ts";
 import { presentAlert } from "../../lib/present-alert.ts";
-import { alertSeverities, alertStatuses } from "../../store/schema.ts";
+import { alertSeverities, alertStatuses } from "../../store/contract/alerts.ts";
 import { lookupErrors, offsetMeta, offsetPaging } from "./common.ts";
 import { guardRoute, principalOf, type V1Deps } from "./deps.ts";
 import { Alert, OffsetMeta } from "./models.ts";

@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import { isoOrNull } from "../../lib/clock.ts";
 import { CodedError } from "../../lib/errors.ts";
-import { gatewayStatuses } from "../../store/schema.ts";
+import { gatewayStatuses } from "../../store/contract/gateways.ts";
 import { gatewayIdParams, lookupErrors, offsetMeta, offsetPaging, queryErrors } from "./common.ts";
 import { guardRoute, principalOf, type V1Deps } from "./deps.ts";
 import { Gateway, GatewayDetail, OffsetMeta } from "./models.ts";

@@ -3,9 +3,9 @@ import { isoFromMs, isoOrNull } from "../../lib/clock.ts";
 import type { DeviceHealthReader } from "../../lib/device-health.ts";
 import { presentAlertCore } from "../../lib/present-alert.ts";
 import { scaleValue } from "../../lib/register-scaling.ts";
-import type { AlertRecord } from "../../store/alerts.ts";
-import type { GatewayRow, ModbusDeviceRow } from "../../store/gateways.ts";
-import type { RegisterRow } from "../../store/registers.ts";
+import type { AlertRecord } from "../../store/contract/alerts.ts";
+import type { GatewayRow, ModbusDeviceRow } from "../../store/contract/gateways.ts";
+import type { RegisterRow } from "../../store/contract/registers.ts";
 
 export function presentGateway(row: GatewayRow) {
   return {
@@ -64,7 +64,7 @@ export function presentRegister(row: RegisterRow, health: DeviceHealthReader) {
     data_type: row.dataType,
     unit: row.unit,
     scale_factor: row.scaleFactor,
-    is_writable: row.isWritable === 1,
+    is_writable: row.isWritable,
     description: row.description,
     latest_value: scaleValue(row.latestRawValue, row.scaleFactor),
     latest_raw_value: row.latestRawValue,

@@ -4,7 +4,7 @@ import { CodedError } from "../../lib/errors.ts";
 import { uuidPattern } from "../../lib/ids.ts";
 import { scalerFor } from "../../lib/register-scaling.ts";
 import { parseRfc3339 } from "../../lib/timestamps.ts";
-import type { HistoryRegister } from "../../store/registers.ts";
+import type { HistoryRegister } from "../../store/contract/registers.ts";
 import { gatewayIdParams, lookupErrors } from "./common.ts";
 import { guardRoute, principalOf, type V1Deps } from "./deps.ts";
 import { CursorMeta, Reading } from "./models.ts";

@@ -45,7 +45,7 @@ export function registerWriteRoutes(deps: V1Deps) {
       const target = await deps.store.writes.target(gatewayId, params.register_id);
       if (target === null)
         throw new CodedError("not_found", `Gateway ${params.id} has no register ${params.register_id}.`);
-      if (target.isWritable !== 1) {
+      if (!target.isWritable) {
         throw new CodedError("invalid_parameter", `register_id: register "${target.name}" is not writable.`);
       }
       if (deps.writeRegister === undefined)

@@ -1,5 +1,5 @@
 /**
- * Admin accounts and sessions on PostgreSQL, as ../admin.ts: passwords kept only
+ * Admin accounts and sessions on PostgreSQL, as ../sqlite/admin.ts: passwords kept only
  * as Bun.password hashes, session and setup tokens only as SHA-256, so a copy of
  * the database opens no session. The setup token lives in `store_meta`, shared by
  * every central process: the one that printed it need not be the one that takes it.
@@ -14,47 +14,48 @@ import {
   setupTokenKey,
   setupTokenLifetimeMs,
   storedSetupTokenMatches,
-} from "../admin.ts";
+} from "../contract/admin.ts";
 import type { Sql } from "./connection.ts";
 import { firstOf, rowsOf } from "./rows.ts";
 
-export class PgAdminStore implements AdminStore {
-  constructor(private readonly sql: Sql) {}
-
-  async countUsers(): Promise<number> {
-    return (await firstOf<{ total: number }>(this.sql`SELECT count(*)::int AS total FROM admin_users`))?.total ?? 0;
+export function postgresAdminStore(sql: Sql): AdminStore {
+  async function countUsers(): Promise<number> {
+    return (await firstOf<{ total: number }>(sql`SELECT count(*)::int AS total FROM admin_users`))?.total ?? 0;
   }
 
-  listUsers(): Promise<(AdminUser & { createdAt: number })[]> {
-    return rowsOf(this.sql`
+  function listUsers(): Promise<(AdminUser & { createdAt: number })[]> {
+    return rowsOf(sql`
       SELECT id, username, role, created_at::float8 AS "createdAt" FROM admin_users ORDER BY username`);
   }
 
-  findUser(username: string): Promise<(AdminUser & { passwordHash: string }) | null> {
-    return firstOf(this.sql`
+  function findUser(username: string): Promise<(AdminUser & { passwordHash: string }) | null> {
+    return firstOf(sql`
       SELECT id, username, role, password_hash AS "passwordHash" FROM admin_users WHERE username = ${username}`);
   }
 
-  setPassword(
+  function setPassword(
     username: string,
     passwordHash: string,
     role: AdminRole | undefined,
     now: number,
   ): Promise<"created" | "updated"> {
-    return this.sql.begin((tx) => setPasswordIn(tx, username, passwordHash, role, now));
+    return sql.begin((tx) => setPasswordIn(tx, username, passwordHash, role, now));
   }
 
-  async createSession(userId: number, now: number): Promise<{ token: string; csrfToken: string; expiresAt: number }> {
+  async function createSession(
+    userId: number,
+    now: number,
+  ): Promise<{ token: string; csrfToken: string; expiresAt: number }> {
     const token = randomToken();
     const csrfToken = randomToken();
     const expiresAt = now + sessionLifetimeMs;
-    await this.sql`
+    await sql`
       INSERT INTO admin_sessions (token_hash, user_id, csrf_token, created_at, expires_at)
       VALUES (${sha256Hex(token)}, ${userId}, ${csrfToken}, ${now}, ${expiresAt})`;
     return { token, csrfToken, expiresAt };
   }
 
-  async findSession(token: string, now: number): Promise<AdminSession | null> {
+  async function findSession(token: string, now: number): Promise<AdminSession | null> {
     const row = await firstOf<{
       id: number;
       csrfToken: string;
@@ -62,7 +63,7 @@ export class PgAdminStore implements AdminStore {
       userId: number;
       username: string;
       role: AdminRole;
-    }>(this.sql`
+    }>(sql`
       SELECT s.id, s.csrf_token AS "csrfToken", s.expires_at::float8 AS "expiresAt",
              u.id AS "userId", u.username, u.role
         FROM admin_sessions s JOIN admin_users u ON u.id = s.user_id
@@ -76,13 +77,13 @@ export class PgAdminStore implements AdminStore {
     };
   }
 
-  async revokeSession(id: number, now: number): Promise<void> {
-    await this.sql`UPDATE admin_sessions SET revoked_at = ${now} WHERE id = ${id} AND revoked_at IS NULL`;
+  async function revokeSession(id: number, now: number): Promise<void> {
+    await sql`UPDATE admin_sessions SET revoked_at = ${now} WHERE id = ${id} AND revoked_at IS NULL`;
   }
 
   /** One statement: the sessions counted are the ones this call closed. */
-  async revokeUserSessions(username: string, now: number): Promise<number> {
-    const closed = await rowsOf(this.sql`
+  async function revokeUserSessions(username: string, now: number): Promise<number> {
+    const closed = await rowsOf(sql`
       UPDATE admin_sessions SET revoked_at = ${now}
        WHERE revoked_at IS NULL AND user_id = (SELECT id FROM admin_users WHERE username = ${username})
       RETURNING id`);
@@ -90,10 +91,10 @@ export class PgAdminStore implements AdminStore {
   }
 
   /** One statement: the token is stored only while no admin exists. */
-  async issueSetupToken(now = Date.now()): Promise<string | null> {
+  async function issueSetupToken(now = Date.now()): Promise<string | null> {
     const token = randomToken();
     const value = `${sha256Hex(token)}.${now + setupTokenLifetimeMs}`;
-    const stored = await rowsOf(this.sql`
+    const stored = await rowsOf(sql`
       INSERT INTO store_meta (key, value)
       SELECT ${setupTokenKey}, ${value} WHERE NOT EXISTS (SELECT 1 FROM admin_users)
       ON CONFLICT (key) DO UPDATE SET value = excluded.value
@@ -101,10 +102,8 @@ export class PgAdminStore implements AdminStore {
     return stored.length === 0 ? null : token;
   }
 
-  async setupTokenMatches(token: string, now: number): Promise<boolean> {
-    const stored = await firstOf<{ value: string }>(
-      this.sql`SELECT value FROM store_meta WHERE key = ${setupTokenKey}`,
-    );
+  async function setupTokenMatches(token: string, now: number): Promise<boolean> {
+    const stored = await firstOf<{ value: string }>(sql`SELECT value FROM store_meta WHERE key = ${setupTokenKey}`);
     return storedSetupTokenMatches(stored?.value, token, now);
   }
 
@@ -113,8 +112,13 @@ export class PgAdminStore implements AdminStore {
    * once, the second waits, then finds the token spent (its row deleted) and an
    * owner present, and creates nobody.
    */
-  completeSetup(token: string, username: string, passwordHash: string, now: number): Promise<AdminUser | null> {
-    return this.sql.begin(async (tx) => {
+  function completeSetup(
+    token: string,
+    username: string,
+    passwordHash: string,
+    now: number,
+  ): Promise<AdminUser | null> {
+    return sql.begin(async (tx) => {
       const stored = await firstOf<{ value: string }>(
         tx`SELECT value FROM store_meta WHERE key = ${setupTokenKey} FOR UPDATE`,
       );
@@ -126,6 +130,20 @@ export class PgAdminStore implements AdminStore {
       return firstOf<AdminUser>(tx`SELECT id, username, role FROM admin_users WHERE username = ${username}`);
     });
   }
+
+  return {
+    countUsers,
+    listUsers,
+    findUser,
+    setPassword,
+    createSession,
+    findSession,
+    revokeSession,
+    revokeUserSessions,
+    issueSetupToken,
+    setupTokenMatches,
+    completeSetup,
+  };
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * Alerts on PostgreSQL, as ../alerts.ts: GET /alerts, and each lifecycle change
+ * Alerts on PostgreSQL, as ../sqlite/alerts.ts: GET /alerts, and each lifecycle change
  * written with its event in one transaction (event-store.ts, `recordEventIn`: the event and its deliveries): no change without its
  * event, no event without its change.
  *
@@ -13,22 +13,22 @@
  *   (rule, gateway) pair, so two processes never open two alerts for it, and take
  *   the open row `FOR UPDATE` against a concurrent acknowledge or resolve.
  */
-import {
-  type AlertEvents,
-  type AlertFilter,
-  type AlertRecord,
-  type AlertRequest,
-  type AlertRow,
-  type AlertStore,
-  type AlertTrigger,
-  type ForwardedAlerts,
-  lastSeqOfAlerts,
-  type OpenAlert,
-  requestAnsweredSql,
-  type SeededAlert,
-} from "../alerts.ts";
-import type { NewEvent } from "../events.ts";
-import type { AlertStatus } from "../schema.ts";
+
+import type {
+  AlertEvents,
+  AlertFilter,
+  AlertRecord,
+  AlertRequest,
+  AlertRow,
+  AlertStatus,
+  AlertStore,
+  AlertTrigger,
+  ForwardedAlerts,
+  OpenAlert,
+  SeededAlert,
+} from "../contract/alerts.ts";
+import type { NewEvent } from "../contract/events.ts";
+import { lastSeqOfAlerts, requestAnsweredSql } from "../shared/alert-requests.ts";
 import type { Sql } from "./connection.ts";
 import { recordEventIn } from "./event-store.ts";
 import { firstOf, rowsOf } from "./rows.ts";
@@ -43,39 +43,35 @@ const rowColumns = `a.uuid, g.uuid AS "gatewayUuid", a.rule_id AS "ruleId", a.se
 
 const openColumns = `id, uuid, rule_id AS "ruleId", gateway_id AS "gatewayId", status, entry_count AS "entryCount"`;
 
-export class PgAlertStore implements AlertStore {
-  constructor(private readonly sql: Sql) {}
-
-  async list(orgId: number, filter: AlertFilter): Promise<{ rows: AlertRow[]; total: number }> {
+export function postgresAlertStore(sql: Sql): AlertStore {
+  async function list(orgId: number, filter: AlertFilter): Promise<{ rows: AlertRow[]; total: number }> {
     const status = filter.status ?? null;
     const severity = filter.severity ?? null;
     const gatewayId = filter.gatewayId ?? null;
-    const where = this.sql`
+    const where = sql`
       a.org_id = ${orgId} AND (${status}::text IS NULL OR a.status = ${status}::text)
       AND (${severity}::text IS NULL OR a.severity = ${severity}::text)
       AND (${gatewayId}::int IS NULL OR a.gateway_id = ${gatewayId}::int)`;
-    const rows = await rowsOf<AlertRow>(this.sql`
-      SELECT ${this.sql.unsafe(rowColumns)}
+    const rows = await rowsOf<AlertRow>(sql`
+      SELECT ${sql.unsafe(rowColumns)}
         FROM alerts a LEFT JOIN gateways g ON g.id = a.gateway_id
        WHERE ${where}
        -- Most recently triggered first (nulls last, as SQLite orders them descending); ties by newest id.
        ORDER BY a.last_triggered_at DESC NULLS LAST, a.id DESC
        LIMIT ${filter.limit} OFFSET ${filter.offset}`);
-    const total = await firstOf<{ total: number }>(
-      this.sql`SELECT count(*)::int AS total FROM alerts a WHERE ${where}`,
-    );
+    const total = await firstOf<{ total: number }>(sql`SELECT count(*)::int AS total FROM alerts a WHERE ${where}`);
     return { rows, total: total?.total ?? 0 };
   }
 
-  async countOpen(orgId: number): Promise<number> {
+  async function countOpen(orgId: number): Promise<number> {
     const row = await firstOf<{ total: number }>(
-      this.sql`SELECT count(*)::int AS total FROM alerts WHERE org_id = ${orgId} AND status <> 'resolved'`,
+      sql`SELECT count(*)::int AS total FROM alerts WHERE org_id = ${orgId} AND status <> 'resolved'`,
     );
     return row?.total ?? 0;
   }
 
-  async seed(alert: SeededAlert): Promise<void> {
-    await this.sql`
+  async function seed(alert: SeededAlert): Promise<void> {
+    await sql`
       INSERT INTO alerts (uuid, org_id, gateway_id, rule_id, severity, message, status, value, created_at,
                           last_triggered_at, returned_at, ack_at, ack_note, resolved_at, resolve_note, entry_count)
       VALUES (${alert.uuid}, ${alert.orgId}, ${alert.gatewayId}, ${alert.ruleId ?? null}, ${alert.severity},
@@ -86,13 +82,13 @@ export class PgAlertStore implements AlertStore {
       ON CONFLICT (uuid) DO NOTHING`;
   }
 
-  allOpen(): Promise<OpenAlert[]> {
-    return rowsOf(this.sql`
-      SELECT ${this.sql.unsafe(openColumns)} FROM alerts WHERE status <> 'resolved' AND rule_id IS NOT NULL ORDER BY id`);
+  function allOpen(): Promise<OpenAlert[]> {
+    return rowsOf(sql`
+      SELECT ${sql.unsafe(openColumns)} FROM alerts WHERE status <> 'resolved' AND rule_id IS NOT NULL ORDER BY id`);
   }
 
-  find(uuid: string): Promise<AlertRecord | null> {
-    return firstOf(this.sql`
+  function find(uuid: string): Promise<AlertRecord | null> {
+    return firstOf(sql`
       SELECT a.id, a.uuid, a.org_id AS "orgId", g.uuid AS "gatewayUuid", g.serial AS "gatewaySerial",
              g.name AS "gatewayName", a.rule_id AS "ruleId", a.severity, a.message, a.status, a.value,
              a.ack_at::float8 AS "ackAt", a.resolved_at::float8 AS "resolvedAt", g.edge_site AS "edgeSite",
@@ -100,8 +96,8 @@ export class PgAlertStore implements AlertStore {
         FROM alerts a LEFT JOIN gateways g ON g.id = a.gateway_id WHERE a.uuid = ${uuid}`);
   }
 
-  trigger(trigger: AlertTrigger, events: AlertEvents): Promise<string> {
-    return this.sql.begin(async (tx) => {
+  function trigger(trigger: AlertTrigger, events: AlertEvents): Promise<string> {
+    return sql.begin(async (tx) => {
       const current = await openFor(tx, trigger.ruleId, trigger.gatewayId);
       let alertUuid: string;
       if (current === null) {
@@ -123,11 +119,11 @@ export class PgAlertStore implements AlertStore {
     });
   }
 
-  markReturned(
+  function markReturned(
     target: { ruleId: string; gatewayId: number; at: number; value: number | null },
     events: AlertEvents,
   ): Promise<string | null> {
-    return this.sql.begin(async (tx) => {
+    return sql.begin(async (tx) => {
       const current = await openFor(tx, target.ruleId, target.gatewayId);
       if (current === null || current.status === "returned") return null;
       await tx`
@@ -138,8 +134,8 @@ export class PgAlertStore implements AlertStore {
     });
   }
 
-  acknowledge(change: StatusChange, event: NewEvent): Promise<boolean> {
-    return this.sql.begin(async (tx) => {
+  function acknowledge(change: StatusChange, event: NewEvent): Promise<boolean> {
+    return sql.begin(async (tx) => {
       const changed = await rowsOf(tx`
         UPDATE alerts SET status = 'acknowledged', ack_at = ${change.at}, ack_note = ${change.note}
          WHERE id = ${change.id} AND status = ${change.from} RETURNING id`);
@@ -149,16 +145,16 @@ export class PgAlertStore implements AlertStore {
     });
   }
 
-  async byUuids(uuids: readonly string[]): Promise<AlertRow[]> {
+  async function byUuids(uuids: readonly string[]): Promise<AlertRow[]> {
     if (uuids.length === 0) return [];
-    return rowsOf(this.sql`
-      SELECT ${this.sql.unsafe(rowColumns)} FROM alerts a LEFT JOIN gateways g ON g.id = a.gateway_id
+    return rowsOf(sql`
+      SELECT ${sql.unsafe(rowColumns)} FROM alerts a LEFT JOIN gateways g ON g.id = a.gateway_id
        WHERE a.uuid = ANY(${[...uuids]}::text[])`);
   }
 
-  applyForwarded(batch: ForwardedAlerts, now: number): Promise<number> {
+  function applyForwarded(batch: ForwardedAlerts, now: number): Promise<number> {
     const lastSeq = lastSeqOfAlerts(batch.events);
-    return this.sql.begin(async (tx) => {
+    return sql.begin(async (tx) => {
       for (const alert of batch.alerts) {
         await tx`
           INSERT INTO alerts (uuid, org_id, gateway_id, rule_id, severity, message, status, value, created_at,
@@ -187,21 +183,21 @@ export class PgAlertStore implements AlertStore {
     });
   }
 
-  async forwardedPosition(orgId: number, site: string): Promise<number> {
-    const row = await firstOf<{ position: number | null }>(this.sql`
+  async function forwardedPosition(orgId: number, site: string): Promise<number> {
+    const row = await firstOf<{ position: number | null }>(sql`
       SELECT max(a.edge_event_seq)::float8 AS position FROM alerts a JOIN gateways g ON g.id = a.gateway_id
        WHERE a.org_id = ${orgId} AND g.edge_site = ${site}`);
     return row?.position ?? 0;
   }
 
-  async request(id: number, request: Omit<AlertRequest, "alertUuid">): Promise<void> {
-    await this.sql`
+  async function request(id: number, request: Omit<AlertRequest, "alertUuid">): Promise<void> {
+    await sql`
       UPDATE alerts SET requested_action = ${request.action}, requested_note = ${request.note},
              requested_at = ${request.at} WHERE id = ${id}`;
   }
 
-  requestsOfSite(orgId: number, site: string): Promise<AlertRequest[]> {
-    return rowsOf(this.sql`
+  function requestsOfSite(orgId: number, site: string): Promise<AlertRequest[]> {
+    return rowsOf(sql`
       SELECT a.uuid AS "alertUuid", a.requested_action AS action, a.requested_note AS note,
              a.requested_at::float8 AS at
         FROM alerts a JOIN gateways g ON g.id = a.gateway_id
@@ -209,8 +205,8 @@ export class PgAlertStore implements AlertStore {
        ORDER BY a.requested_at, a.id`);
   }
 
-  resolve(change: StatusChange, event: NewEvent): Promise<boolean> {
-    return this.sql.begin(async (tx) => {
+  function resolve(change: StatusChange, event: NewEvent): Promise<boolean> {
+    return sql.begin(async (tx) => {
       const changed = await rowsOf(tx`
         UPDATE alerts SET status = 'resolved', resolved_at = ${change.at}, resolve_note = ${change.note}
          WHERE id = ${change.id} AND status = ${change.from} RETURNING id`);
@@ -219,6 +215,23 @@ export class PgAlertStore implements AlertStore {
       return true;
     });
   }
+
+  return {
+    list,
+    countOpen,
+    seed,
+    allOpen,
+    find,
+    trigger,
+    markReturned,
+    acknowledge,
+    byUuids,
+    applyForwarded,
+    forwardedPosition,
+    request,
+    requestsOfSite,
+    resolve,
+  };
 }
 
 /**

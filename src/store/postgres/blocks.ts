@@ -1,12 +1,12 @@
 /**
- * Blocks as PostgreSQL rows: the codec is the SQLite engine's (../history/block.ts,
+ * Blocks as PostgreSQL rows: the codec is the SQLite engine's (../codec/block.ts,
  * engine-independent); this file cuts a register's readings of one period into
  * rows small enough to stay in their heap page (docs/fleet.md, "Readings layout").
  */
-import { type DecodedBlock, decodeBlock, encodeBlock, type ReadingColumns } from "../history/block.ts";
-import type { RegisterTail } from "../history/tail.ts";
+import { type DecodedBlock, decodeBlock, encodeBlock, type ReadingColumns } from "../codec/block.ts";
+import type { RegisterTail } from "../codec/tail.ts";
 
-/** A UTC day, as on SQLite (../history/history.ts): blocks never span a period. */
+/** A UTC day, as on SQLite (../sqlite/history/history.ts): blocks never span a period. */
 export const periodSeconds = 86_400;
 
 /**

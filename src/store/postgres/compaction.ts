@@ -7,7 +7,7 @@
  * keeps two processes from merging the same blocks. A reading already in a block
  * wins over a tail row for the same second: it was stored first.
  */
-import { RegisterTail } from "../history/tail.ts";
+import { RegisterTail } from "../codec/tail.ts";
 import {
   addBlock,
   type BlockRow,

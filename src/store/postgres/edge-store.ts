@@ -1,5 +1,5 @@
 /**
- * Sites' edge tokens on PostgreSQL (docs/fleet.md, "Edge tokens"), as ../edges.ts:
+ * Sites' edge tokens on PostgreSQL (docs/fleet.md, "Edge tokens"), as ../sqlite/edges.ts:
  * a token bound to one organisation, stored as its SHA-256; a site name unique
  * among an organisation's live tokens (a partial unique index decides a race
  * between two central processes: the loser hears EdgeNameTakenError).
@@ -13,9 +13,9 @@ import {
   type EdgeStore,
   type EdgeTokenListing,
   edgeTokenPrefixLength,
-  minuteThrottle,
-} from "../edges.ts";
-import { UnknownOrganizationError } from "../keys.ts";
+} from "../contract/edges.ts";
+import { UnknownOrganizationError } from "../contract/keys.ts";
+import { minuteThrottle } from "../shared/minute-throttle.ts";
 import type { Sql } from "./connection.ts";
 import { firstOf, rowsOf } from "./rows.ts";
 
@@ -26,21 +26,19 @@ const listing = `SELECT e.uuid AS id, e.prefix, e.name, o.key AS "orgKey", e.cre
                         e.last_used_at::float8 AS "lastUsedAt"
                    FROM edge_tokens e JOIN organizations o ON o.id = e.org_id`;
 
-export class PgEdgeStore implements EdgeStore {
-  private readonly throttle = minuteThrottle();
+export function postgresEdgeStore(sql: Sql): EdgeStore {
+  const throttle = minuteThrottle();
 
-  constructor(private readonly sql: Sql) {}
-
-  async create(orgKey: string, name: string, now: number): Promise<CreatedEdgeToken> {
+  async function create(orgKey: string, name: string, now: number): Promise<CreatedEdgeToken> {
     const org = await firstOf<{ id: number }>(
-      this.sql`SELECT id FROM organizations WHERE key = ${orgKey} AND removed_at IS NULL`,
+      sql`SELECT id FROM organizations WHERE key = ${orgKey} AND removed_at IS NULL`,
     );
     if (org === null) throw new UnknownOrganizationError(orgKey);
     const token = generateEdgeToken();
     const uuid = randomUuid();
     const prefix = token.slice(0, edgeTokenPrefixLength);
     try {
-      await this.sql`
+      await sql`
         INSERT INTO edge_tokens (uuid, org_id, name, prefix, hash, created_at)
         VALUES (${uuid}, ${org.id}, ${name}, ${prefix}, ${sha256Hex(token)}, ${now})`;
     } catch (error) {
@@ -50,37 +48,39 @@ export class PgEdgeStore implements EdgeStore {
     return { id: uuid, token, prefix, name, orgKey, createdAt: now };
   }
 
-  list(orgKey?: string): Promise<EdgeTokenListing[]> {
-    const order = this.sql.unsafe("ORDER BY e.created_at DESC, e.id DESC");
+  function list(orgKey?: string): Promise<EdgeTokenListing[]> {
+    const order = sql.unsafe("ORDER BY e.created_at DESC, e.id DESC");
     return orgKey === undefined
-      ? rowsOf(this.sql`${this.sql.unsafe(listing)} ${order}`)
-      : rowsOf(this.sql`${this.sql.unsafe(listing)} WHERE o.key = ${orgKey} ${order}`);
+      ? rowsOf(sql`${sql.unsafe(listing)} ${order}`)
+      : rowsOf(sql`${sql.unsafe(listing)} WHERE o.key = ${orgKey} ${order}`);
   }
 
-  async revoke(idOrPrefix: string, now: number): Promise<number> {
-    const rows = await rowsOf(this.sql`
+  async function revoke(idOrPrefix: string, now: number): Promise<number> {
+    const rows = await rowsOf(sql`
       UPDATE edge_tokens SET revoked_at = ${now}
        WHERE revoked_at IS NULL AND (uuid = ${idOrPrefix} OR prefix = ${idOrPrefix})
       RETURNING id`);
     return rows.length;
   }
 
-  lookup(token: string): Promise<EdgeForRequest | null> {
-    return firstOf(this.sql`
+  function lookup(token: string): Promise<EdgeForRequest | null> {
+    return firstOf(sql`
       SELECT e.uuid AS id, e.name, e.org_id AS "orgId", e.revoked_at::float8 AS "revokedAt",
              (SELECT o.key FROM organizations o WHERE o.id = e.org_id) AS "orgKey"
         FROM edge_tokens e WHERE e.hash = ${sha256Hex(token)}`);
   }
 
-  async recordUse(tokenId: string, now: number): Promise<void> {
-    if (!this.throttle.due(tokenId, now)) return;
+  async function recordUse(tokenId: string, now: number): Promise<void> {
+    if (!throttle.due(tokenId, now)) return;
     try {
       // Never back: another central process may have noted a later check.
-      await this.sql`
+      await sql`
         UPDATE edge_tokens SET last_used_at = ${now}
          WHERE uuid = ${tokenId} AND (last_used_at IS NULL OR last_used_at < ${now})`;
     } catch {
-      this.throttle.forget(tokenId);
+      throttle.forget(tokenId);
     }
   }
+
+  return { create, list, revoke, lookup, recordUse };
 }

@@ -1,17 +1,17 @@
 /**
  * The event outbox on PostgreSQL (docs/api.md section 6), the same semantics as
- * ../events.ts: an event and its messages, one per subscribed endpoint, commit
+ * ../sqlite/events.ts: an event and its messages, one per subscribed endpoint, commit
  * together, so every message is in the store before any delivery starts.
  */
 import { newMessageId } from "../../lib/crypto.ts";
+import type { RecordableEvent } from "../contract/events.ts";
 import {
   type EventStore,
   type EventType,
   type NewEvent,
-  type RecordableEvent,
   type RecordedEvent,
   testEventType,
-} from "../events.ts";
+} from "../contract/events.ts";
 import type { Sql } from "./connection.ts";
 
 /** Records an event with its fan-out inside the caller's transaction `tx`. */
@@ -26,7 +26,7 @@ export async function recordEventIn(
     VALUES (${messageId}, ${event.orgId}, ${event.type}, ${event.occurredAt}, ${JSON.stringify(event.data)})
     ON CONFLICT (message_id) DO NOTHING
     RETURNING id`) as { id: number }[];
-  // A forwarded event already recorded (../events.ts, NewEvent.messageId): nothing to fan out again.
+  // A forwarded event already recorded (../sqlite/events.ts, NewEvent.messageId): nothing to fan out again.
   if (row === undefined) return { messageId, eventId: 0 };
   const eventId = row.id;
   // Held while an endpoint is paused, due at once otherwise (as on SQLite).
@@ -41,26 +41,26 @@ export async function recordEventIn(
   return { messageId, eventId };
 }
 
-export class PgEventStore implements EventStore {
-  constructor(private readonly sql: Sql) {}
-
-  record(event: NewEvent, now?: number): Promise<{ messageId: string; eventId: number }> {
-    return this.sql.begin((tx) => recordEventIn(tx, event, now));
+export function postgresEventStore(sql: Sql): EventStore {
+  function record(event: NewEvent, now?: number): Promise<{ messageId: string; eventId: number }> {
+    return sql.begin((tx) => recordEventIn(tx, event, now));
   }
 
-  async listAfter(orgId: number, afterId = 0): Promise<RecordedEvent[]> {
-    const rows = (await this.sql`
+  async function listAfter(orgId: number, afterId = 0): Promise<RecordedEvent[]> {
+    const rows = (await sql`
       SELECT id, message_id AS "messageId", type, occurred_at AS "occurredAt", data
         FROM events WHERE org_id = ${orgId} AND id > ${afterId} ORDER BY id`) as EventRow[];
     return rows.map(({ id: _id, ...row }) => parsed(row));
   }
 
-  async alertEventsAfter(afterId: number, limit: number): Promise<(RecordedEvent & { id: number })[]> {
-    const rows = (await this.sql`
+  async function alertEventsAfter(afterId: number, limit: number): Promise<(RecordedEvent & { id: number })[]> {
+    const rows = (await sql`
       SELECT id, message_id AS "messageId", type, occurred_at AS "occurredAt", data
         FROM events WHERE id > ${afterId} AND type LIKE 'alert.%' ORDER BY id LIMIT ${limit}`) as EventRow[];
     return rows.map((row) => ({ ...parsed(row), id: Number(row.id) }));
   }
+
+  return { record, listAfter, alertEventsAfter };
 }
 
 type EventRow = { id: number | string; messageId: string; type: EventType; occurredAt: string; data: string };

@@ -1,10 +1,15 @@
 /**
- * Gateways and their Modbus devices on PostgreSQL, as ../gateways.ts. A status
+ * Gateways and their Modbus devices on PostgreSQL, as ../sqlite/gateways.ts. A status
  * change and its `device.*` event commit together (event-store.ts, `recordEventIn`: the event and its deliveries).
  */
-import type { NewEvent } from "../events.ts";
-import type { GatewayRow, GatewayStatusRow, GatewayStore, ModbusDeviceRow } from "../gateways.ts";
-import type { GatewayStatus } from "../schema.ts";
+import type { NewEvent } from "../contract/events.ts";
+import type {
+  GatewayRow,
+  GatewayStatus,
+  GatewayStatusRow,
+  GatewayStore,
+  ModbusDeviceRow,
+} from "../contract/gateways.ts";
 import type { Sql } from "./connection.ts";
 import { recordEventIn } from "./event-store.ts";
 import { firstOf, rowsOf } from "./rows.ts";
@@ -15,50 +20,48 @@ const gatewayColumns = `
   g.created_at::float8 AS "createdAt", g.claimed_at::float8 AS "claimedAt",
   c.uuid AS "customerUuid", c.name AS "customerName", c.city AS "customerCity"`;
 
-export class PgGatewayStore implements GatewayStore {
-  constructor(private readonly sql: Sql) {}
-
-  async list(
+export function postgresGatewayStore(sql: Sql): GatewayStore {
+  async function list(
     orgId: number,
     filter: { status?: GatewayStatus; limit: number; offset: number },
   ): Promise<{ rows: GatewayRow[]; total: number }> {
     const status = filter.status ?? null;
-    const rows = await rowsOf<GatewayRow>(this.sql`
-      SELECT ${this.sql.unsafe(gatewayColumns)}
+    const rows = await rowsOf<GatewayRow>(sql`
+      SELECT ${sql.unsafe(gatewayColumns)}
         FROM gateways g LEFT JOIN customers c ON c.id = g.customer_id
        WHERE g.org_id = ${orgId} AND g.retired_at IS NULL AND (${status}::text IS NULL OR g.status = ${status}::text)
        -- GET /devices: most recently seen first; never-seen gateways last, then by name.
        ORDER BY g.last_seen IS NULL, g.last_seen DESC, g.name, g.id
        LIMIT ${filter.limit} OFFSET ${filter.offset}`);
-    return { rows, total: await this.total(orgId, status) };
+    return { rows, total: await total(orgId, status) };
   }
 
-  count(orgId: number): Promise<number> {
-    return this.total(orgId, null);
+  function count(orgId: number): Promise<number> {
+    return total(orgId, null);
   }
 
-  private async total(orgId: number, status: GatewayStatus | null): Promise<number> {
-    const row = await firstOf<{ total: number }>(this.sql`
+  async function total(orgId: number, status: GatewayStatus | null): Promise<number> {
+    const row = await firstOf<{ total: number }>(sql`
       SELECT count(*)::int AS total FROM gateways
        WHERE org_id = ${orgId} AND retired_at IS NULL AND (${status}::text IS NULL OR status = ${status}::text)`);
     return row?.total ?? 0;
   }
 
-  find(orgId: number, uuid: string): Promise<GatewayRow | null> {
-    return firstOf(this.sql`
-      SELECT ${this.sql.unsafe(gatewayColumns)}
+  function find(orgId: number, uuid: string): Promise<GatewayRow | null> {
+    return firstOf(sql`
+      SELECT ${sql.unsafe(gatewayColumns)}
         FROM gateways g LEFT JOIN customers c ON c.id = g.customer_id
        WHERE g.org_id = ${orgId} AND g.retired_at IS NULL AND g.uuid = ${uuid.toLowerCase()}`);
   }
 
-  async locate(orgId: number, uuid: string): Promise<number | null> {
-    const row = await firstOf<{ id: number }>(this.sql`
+  async function locate(orgId: number, uuid: string): Promise<number | null> {
+    const row = await firstOf<{ id: number }>(sql`
       SELECT id FROM gateways WHERE org_id = ${orgId} AND retired_at IS NULL AND uuid = ${uuid.toLowerCase()}`);
     return row?.id ?? null;
   }
 
-  modbusDevices(gatewayId: number): Promise<ModbusDeviceRow[]> {
-    return rowsOf(this.sql`
+  function modbusDevices(gatewayId: number): Promise<ModbusDeviceRow[]> {
+    return rowsOf(sql`
       SELECT d.id, d.uuid, d.name, d.slave_id AS "slaveId", d.protocol, d.ip_address AS "ipAddress", d.port,
              d.poll_interval_ms AS "pollIntervalMs", t.uuid AS "templateUuid", t.brand AS "templateBrand",
              t.model AS "templateModel"
@@ -67,56 +70,70 @@ export class PgGatewayStore implements GatewayStore {
        ORDER BY d.position, d.id`);
   }
 
-  async findModbusDeviceId(gatewayId: number, uuid: string): Promise<number | null> {
-    const row = await firstOf<{ id: number }>(this.sql`
+  async function findModbusDeviceId(gatewayId: number, uuid: string): Promise<number | null> {
+    const row = await firstOf<{ id: number }>(sql`
       SELECT id FROM modbus_devices
        WHERE gateway_id = ${gatewayId} AND uuid = ${uuid.toLowerCase()} AND retired_at IS NULL`);
     return row?.id ?? null;
   }
 
-  all(): Promise<{ id: number; uuid: string; orgId: number; serial: string; name: string }[]> {
-    return rowsOf(this.sql`SELECT id, uuid, org_id AS "orgId", serial, name FROM gateways ORDER BY id`);
+  function all(): Promise<{ id: number; uuid: string; orgId: number; serial: string; name: string }[]> {
+    return rowsOf(sql`SELECT id, uuid, org_id AS "orgId", serial, name FROM gateways ORDER BY id`);
   }
 
   /** Sets the fields given (claimed_at only when given), as SQLite's update with the state object. */
-  async setStatus(
+  async function setStatus(
     gatewayUuid: string,
     state: { status: GatewayStatus; lastSeen: number | null; claimedAt?: number | null },
   ): Promise<void> {
     const setsClaimed = state.claimedAt !== undefined;
-    await this.sql`
+    await sql`
       UPDATE gateways SET status = ${state.status}, last_seen = ${state.lastSeen},
              claimed_at = CASE WHEN ${setsClaimed} THEN ${state.claimedAt ?? null}::bigint ELSE claimed_at END
        WHERE uuid = ${gatewayUuid}`;
   }
 
-  statusOf(gatewayUuid: string): Promise<GatewayStatusRow | null> {
-    return firstOf(this.sql`
+  function statusOf(gatewayUuid: string): Promise<GatewayStatusRow | null> {
+    return firstOf(sql`
       SELECT id, serial, name, org_id AS "orgId", status, last_seen::float8 AS "lastSeen", edge_site AS "edgeSite"
         FROM gateways WHERE uuid = ${gatewayUuid}`);
   }
 
   /** The status and its event in one transaction (docs/api.md section 6: device.online / device.offline). */
-  changeStatus(
+  function changeStatus(
     gatewayId: number,
     status: GatewayStatus,
     lastSeen: number | null,
     event: NewEvent | null,
   ): Promise<void> {
-    return this.sql.begin(async (tx) => {
+    return sql.begin(async (tx) => {
       await tx`UPDATE gateways SET status = ${status}, last_seen = coalesce(${lastSeen}::bigint, last_seen) WHERE id = ${gatewayId}`;
       if (event !== null) await recordEventIn(tx, event);
     });
   }
 
   /** One statement for the batch; a gateway named twice takes its last time, as SQLite's loop leaves it. */
-  async writeLastSeenAll(seen: readonly { gatewayId: number; at: number }[]): Promise<void> {
+  async function writeLastSeenAll(seen: readonly { gatewayId: number; at: number }[]): Promise<void> {
     if (seen.length === 0) return;
     const last = new Map<number, number>();
     for (const { gatewayId, at } of seen) last.set(gatewayId, at);
-    await this.sql`
+    await sql`
       UPDATE gateways g SET last_seen = given.at
         FROM unnest(${[...last.keys()]}::int[], ${[...last.values()]}::float8[]) AS given(id, at)
        WHERE g.id = given.id`;
   }
+
+  return {
+    list,
+    count,
+    find,
+    locate,
+    modbusDevices,
+    findModbusDeviceId,
+    all,
+    setStatus,
+    statusOf,
+    changeStatus,
+    writeLastSeenAll,
+  };
 }

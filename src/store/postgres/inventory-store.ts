@@ -1,5 +1,5 @@
 /**
- * The inventory sync on PostgreSQL, as ../inventory.ts: organisations, customers,
+ * The inventory sync on PostgreSQL, as ../sqlite/inventory.ts: organisations, customers,
  * gateways, Modbus devices and registers brought in line with the config in one
  * transaction; rows that left it are retired (gateways, devices, registers) or
  * removed for good (organisations: keys revoked, endpoints paused, key and uuid freed).
@@ -9,8 +9,8 @@
  * none retires what another has just added.
  */
 import type { Inventory, InventoryGateway, InventoryModbusDevice } from "../../lib/inventory.ts";
-import { GatewayOwnedElsewhereError, type InventoryStore } from "../inventory.ts";
-import type { GatewayStatus } from "../schema.ts";
+import type { GatewayStatus } from "../contract/gateways.ts";
+import { GatewayOwnedElsewhereError, type InventoryStore } from "../contract/inventory.ts";
 import type { Sql } from "./connection.ts";
 import { rowsOf } from "./rows.ts";
 
@@ -20,11 +20,9 @@ const firstStatus: GatewayStatus = "pending";
 /** Any id: keys the advisory lock a sync holds ("fhin"). */
 const syncLockKey = 0x66_68_69_6e;
 
-export class PgInventoryStore implements InventoryStore {
-  constructor(private readonly sql: Sql) {}
-
-  sync(inventory: Inventory, now: number): Promise<void> {
-    return this.sql.begin(async (tx) => {
+export function postgresInventoryStore(sql: Sql): InventoryStore {
+  function sync(inventory: Inventory, now: number): Promise<void> {
+    return sql.begin(async (tx) => {
       await tx`SELECT pg_advisory_xact_lock(${syncLockKey})`;
       const liveGatewayIds: number[] = [];
       const liveOrgIds: number[] = [];
@@ -73,9 +71,13 @@ export class PgInventoryStore implements InventoryStore {
     });
   }
 
-  /** As ../inventory.ts: a site's gateways in its organisation; one owned elsewhere refuses the whole list. */
-  syncSite(site: { orgId: number; name: string }, list: readonly InventoryGateway[], now: number): Promise<void> {
-    return this.sql.begin(async (tx) => {
+  /** As ../sqlite/inventory.ts: a site's gateways in its organisation; one owned elsewhere refuses the whole list. */
+  function syncSite(
+    site: { orgId: number; name: string },
+    list: readonly InventoryGateway[],
+    now: number,
+  ): Promise<void> {
+    return sql.begin(async (tx) => {
       await tx`SELECT pg_advisory_xact_lock(${syncLockKey})`;
       const liveGatewayIds: number[] = [];
       for (const gateway of list) {
@@ -105,6 +107,8 @@ export class PgInventoryStore implements InventoryStore {
                   AND NOT (id = ANY(${liveGatewayIds}::int[]))`;
     });
   }
+
+  return { sync, syncSite };
 }
 
 /**

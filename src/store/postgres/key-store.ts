@@ -1,5 +1,5 @@
 /**
- * API keys on PostgreSQL, as ../keys.ts: a key is shown once, the store keeps only
+ * API keys on PostgreSQL, as ../sqlite/keys.ts: a key is shown once, the store keeps only
  * its SHA-256 and a short prefix; every request looks the key up by that hash, so a
  * key created or revoked by any process counts on the next request everywhere.
  */
@@ -13,23 +13,21 @@ import {
   type KeyStore,
   type NewApiKey,
   UnknownOrganizationError,
-} from "../keys.ts";
+} from "../contract/keys.ts";
 import type { Sql } from "./connection.ts";
 import { firstOf, rowsOf } from "./rows.ts";
 
-/** As ../keys.ts: the prefix shown to tell keys apart. */
+/** As ../sqlite/keys.ts: the prefix shown to tell keys apart. */
 const keyPrefixLength = 11;
 
 const splitScopes = (scopes: string): string[] => scopes.split(" ").filter((scope) => scope.length > 0);
 
-export class PgKeyStore implements KeyStore {
+export function postgresKeyStore(sql: Sql): KeyStore {
   /** Per process, as on SQLite: last_used_at is written at most once a minute per key by each process. */
-  private readonly writtenMinute = new Map<string, number>();
-
-  constructor(private readonly sql: Sql) {}
+  const writtenMinute = new Map<string, number>();
 
   /** One statement: the organisation is looked up and the key inserted together (no row: unknown organisation). */
-  async create(input: NewApiKey, now: number): Promise<CreatedApiKey> {
+  async function create(input: NewApiKey, now: number): Promise<CreatedApiKey> {
     const key = input.key ?? generateApiKey();
     const kind = input.kind ?? "standard";
     const rateLimitPerMinute = input.rateLimitPerMinute ?? (kind === "sandbox" ? sandboxRateLimitPerMinute : null);
@@ -37,7 +35,7 @@ export class PgKeyStore implements KeyStore {
     const prefix = key.slice(0, keyPrefixLength);
     // The sandbox key is read-only (docs/api.md section 5.6), whatever it was asked with.
     const scopes = input.scopes.filter((scope) => kind !== "sandbox" || scope !== writeScope).join(" ");
-    const [org] = await rowsOf<{ id: number }>(this.sql`
+    const [org] = await rowsOf<{ id: number }>(sql`
       WITH org AS (SELECT id FROM organizations WHERE key = ${input.orgKey}),
            added AS (
              INSERT INTO api_keys (uuid, org_id, name, prefix, hash, scopes, kind, rate_limit_per_minute, created_at, expires_at)
@@ -60,9 +58,9 @@ export class PgKeyStore implements KeyStore {
     };
   }
 
-  async list(orgKey?: string): Promise<ApiKeyListing[]> {
+  async function list(orgKey?: string): Promise<ApiKeyListing[]> {
     const org = orgKey ?? null;
-    const rows = await rowsOf<Omit<ApiKeyListing, "scopes"> & { scopes: string }>(this.sql`
+    const rows = await rowsOf<Omit<ApiKeyListing, "scopes"> & { scopes: string }>(sql`
       SELECT k.uuid AS id, k.prefix, k.name, o.key AS "orgKey", k.scopes, k.kind,
              k.rate_limit_per_minute AS "rateLimitPerMinute", k.created_at::float8 AS "createdAt",
              k.expires_at::float8 AS "expiresAt", k.revoked_at::float8 AS "revokedAt",
@@ -74,15 +72,15 @@ export class PgKeyStore implements KeyStore {
   }
 
   /** One conditional UPDATE: a key two processes revoke at once is counted by one of them. */
-  async revoke(idOrPrefix: string, now: number): Promise<number> {
-    const revoked = await rowsOf(this.sql`
+  async function revoke(idOrPrefix: string, now: number): Promise<number> {
+    const revoked = await rowsOf(sql`
       UPDATE api_keys SET revoked_at = ${now}
        WHERE revoked_at IS NULL AND (uuid = ${idOrPrefix} OR prefix = ${idOrPrefix}) RETURNING id`);
     return revoked.length;
   }
 
-  async lookup(key: string): Promise<KeyForRequest | null> {
-    const row = await firstOf<Omit<KeyForRequest, "scopes"> & { scopes: string }>(this.sql`
+  async function lookup(key: string): Promise<KeyForRequest | null> {
+    const row = await firstOf<Omit<KeyForRequest, "scopes"> & { scopes: string }>(sql`
       SELECT k.uuid AS id, k.name, k.scopes, k.kind, k.rate_limit_per_minute AS "rateLimitPerMinute",
              k.created_at::float8 AS "createdAt", k.expires_at::float8 AS "expiresAt",
              k.revoked_at::float8 AS "revokedAt", k.org_id AS "orgId", o.name AS "orgName"
@@ -91,15 +89,17 @@ export class PgKeyStore implements KeyStore {
     return row === null ? null : { ...row, scopes: splitScopes(row.scopes) };
   }
 
-  async recordUse(keyId: string, now: number): Promise<void> {
+  async function recordUse(keyId: string, now: number): Promise<void> {
     const minute = Math.floor(now / 60_000);
-    if (this.writtenMinute.get(keyId) === minute) return;
-    this.writtenMinute.set(keyId, minute);
+    if (writtenMinute.get(keyId) === minute) return;
+    writtenMinute.set(keyId, minute);
     try {
-      await this.sql`UPDATE api_keys SET last_used_at = ${now} WHERE uuid = ${keyId}`;
+      await sql`UPDATE api_keys SET last_used_at = ${now} WHERE uuid = ${keyId}`;
     } catch {
       // Not written this minute: the next request tries again (as on SQLite).
-      this.writtenMinute.delete(keyId);
+      writtenMinute.delete(keyId);
     }
   }
+
+  return { create, list, revoke, lookup, recordUse };
 }

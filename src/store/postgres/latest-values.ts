@@ -1,12 +1,12 @@
 /**
  * Latest values on PostgreSQL: the `registers.latest_*` columns, written at once.
  * SQLite holds them in one process's memory and persists them rarely
- * (../latest-values.ts); central processes share them, so here every change is a
+ * (../sqlite/latest-values.ts); central processes share them, so here every change is a
  * row update that any process reads at its next request, one statement per batch.
  * Here: `setLatest` (the value read last wins, written at once), and the values
  * `record` moves forward with the readings it stores (PendingLatest).
  */
-import type { LatestValue } from "../readings.ts";
+import type { LatestValue } from "../contract/readings.ts";
 import type { Sql } from "./connection.ts";
 
 /** Each register's last value in `values` (the one given last wins, as in LatestValues.set). */

@@ -1,6 +1,6 @@
 /**
  * A keyset page of readings on PostgreSQL (docs/api.md section 4.6, rules 1 to 3), with the
- * semantics of the SQLite engine's page (../history/page.ts): `since` inclusive,
+ * semantics of the SQLite engine's page (../codec/page.ts): `since` inclusive,
  * `until` exclusive, ordered by (ts, register id) either way, strictly after the
  * cursor. One statement reads, in one snapshot, each register's first blocks and
  * first tail rows of its window in the page's order (a LATERAL per register on its
@@ -8,7 +8,7 @@
  * A second held both in a block and in the tail (a resend not yet compacted) is
  * the block's: it was stored first.
  */
-import { type DecodedBlock, decodeBlock, lowerBound } from "../history/block.ts";
+import { type DecodedBlock, decodeBlock, lowerBound } from "../codec/block.ts";
 import {
   boundSeconds,
   type ReadingRow,
@@ -16,7 +16,7 @@ import {
   type ReadingsPageQuery,
   readingEpochMs,
   storedSeconds,
-} from "../readings.ts";
+} from "../contract/readings.ts";
 import { periodSeconds } from "./blocks.ts";
 import type { Sql } from "./connection.ts";
 
@@ -27,7 +27,7 @@ type Bounds = { registerId: number; low: number; high: number };
 
 const int32 = (value: number) => Math.max(-2_147_483_648, Math.min(2_147_483_647, value));
 
-/** Each register's [low, high) in stored seconds: the window narrowed by the cursor (as ../history/history.ts). */
+/** Each register's [low, high) in stored seconds: the window narrowed by the cursor (as ../sqlite/history/history.ts). */
 export function pageBounds(query: ReadingsPageQuery): Bounds[] {
   const since = boundSeconds(query.since);
   const until = boundSeconds(query.until);

@@ -4,7 +4,7 @@
  * hold the history lock (locks.ts), so two processes never race to create one;
  * retention drops a whole month with DROP TABLE instead of deleting its rows.
  */
-import { readingEpochMs } from "../readings.ts";
+import { readingEpochMs } from "../contract/readings.ts";
 import type { Sql } from "./connection.ts";
 
 /** The month a stored second falls in: its first and next month's first stored second, and the partition's name. */

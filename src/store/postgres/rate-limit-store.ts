@@ -9,26 +9,24 @@
  * milliseconds of counts, an allowance a little over the limit for one minute,
  * never a message or a reading.
  */
-import { judged, type RateLimitStore, type RateLimitTake, rateLimitWindowMs } from "../rate-limits.ts";
+import { judged, type RateLimitStore, type RateLimitTake, rateLimitWindowMs } from "../contract/rate-limits.ts";
 import type { Sql } from "./connection.ts";
 
-export class PgRateLimitStore implements RateLimitStore {
+export function postgresRateLimitStore(sql: Sql): RateLimitStore {
   /** The newest window this process has pruned before. */
-  private prunedBefore = 0;
+  let prunedBefore = 0;
 
-  constructor(private readonly sql: Sql) {}
-
-  async take(bucket: string, windowStartMs: number, limit: number): Promise<RateLimitTake> {
-    if (windowStartMs > this.prunedBefore) await this.prune(windowStartMs);
-    const [row] = (await this.sql`
+  async function take(bucket: string, windowStartMs: number, limit: number): Promise<RateLimitTake> {
+    if (windowStartMs > prunedBefore) await prune(windowStartMs);
+    const [row] = (await sql`
       INSERT INTO rate_limits (bucket, window_start, count) VALUES (${bucket}, ${windowStartMs}, 1)
       ON CONFLICT (bucket, window_start) DO UPDATE SET count = rate_limits.count + 1
       RETURNING count`) as { count: number }[];
     return judged(row?.count ?? 1, limit, windowStartMs);
   }
 
-  async count(bucket: string, windowStartMs: number): Promise<number> {
-    const [row] = (await this.sql`
+  async function count(bucket: string, windowStartMs: number): Promise<number> {
+    const [row] = (await sql`
       SELECT count FROM rate_limits WHERE bucket = ${bucket} AND window_start = ${windowStartMs}`) as {
       count: number;
     }[];
@@ -41,8 +39,10 @@ export class PgRateLimitStore implements RateLimitStore {
    * table holds one or two minutes of buckets). The previous window is kept a minute
    * longer, for a process whose clock runs a little behind.
    */
-  private async prune(windowStartMs: number): Promise<void> {
-    this.prunedBefore = windowStartMs;
-    await this.sql`DELETE FROM rate_limits WHERE window_start < ${windowStartMs - rateLimitWindowMs}`;
+  async function prune(windowStartMs: number): Promise<void> {
+    prunedBefore = windowStartMs;
+    await sql`DELETE FROM rate_limits WHERE window_start < ${windowStartMs - rateLimitWindowMs}`;
   }
+
+  return { take, count };
 }

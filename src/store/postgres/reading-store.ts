@@ -1,7 +1,7 @@
 /**
  * The readings store on PostgreSQL (docs/fleet.md): history in month-partitioned
- * blocks plus a tail of plain rows that compaction merges into them. It implements
- * ReadingStore's operations a central needs of history. Latest values are the
+ * blocks plus a tail of plain rows that compaction merges into them, behind
+ * ReadingStore (contract/readings.ts). Latest values are the
  * registers' columns (latest-values.ts): `record` moves them with the readings it
  * stores.
  */
@@ -10,22 +10,25 @@ import {
   boundSeconds,
   type ImportCounts,
   type NewReading,
+  type PruneOptions,
+  type PruneResult,
   type ReadingStore,
   type ReadingsKeyset,
   readingEpochMs,
   rowsInFreePeriods,
   storedSeconds,
-} from "../readings.ts";
+} from "../contract/readings.ts";
+import { type BatchPruner, pruneInBatches } from "../shared/prune-in-batches.ts";
 import { defaultReadingsPerBlock, periodOf, periodSeconds } from "./blocks.ts";
 import { type CompactionOptions, compactBefore } from "./compaction.ts";
 import type { Sql } from "./connection.ts";
 import { PendingLatest, setLatestIn } from "./latest-values.ts";
 import { lockHistory } from "./locks.ts";
-import { DecodedBlocks, page } from "./page.ts";
+import { DecodedBlocks, page as readPage } from "./page.ts";
 import { dropPartitionsBefore } from "./partitions.ts";
-import { deleteOldestOf, pruneBefore, registersBefore } from "./retention.ts";
+import { deleteOldestOf, registersBefore } from "./retention.ts";
 
-export interface PgReadingStoreOptions extends CompactionOptions {
+export interface PostgresReadingStoreOptions extends CompactionOptions {
   /** Tail rows of a period are compacted this long after it ended (late readings still arrive; default 10 minutes, as on SQLite). */
   graceMs?: number;
   /** Latest values moved by `record` are written within this long (ms, default 1000; latest-values.ts). */
@@ -35,23 +38,21 @@ export interface PgReadingStoreOptions extends CompactionOptions {
 /** SQLSTATE of a deadlock: a transaction PostgreSQL chose to abort, safe to run again. */
 const deadlockDetected = "40P01";
 
-export class PgReadingStore implements ReadingStore {
-  private readonly readingsPerBlock: number;
-  private readonly decoded = new DecodedBlocks();
-  private readonly latest: PendingLatest;
+/**
+ * The readings store on PostgreSQL, with the two steps of its per-register retention
+ * batches (registersWithReadingsBefore, deleteOldest) that its own tests drive.
+ */
+export interface PostgresReadingStore extends ReadingStore, BatchPruner {}
 
-  constructor(
-    private readonly sql: Sql,
-    private readonly options: PgReadingStoreOptions = {},
-  ) {
-    this.readingsPerBlock = options.readingsPerBlock ?? defaultReadingsPerBlock;
-    this.latest = new PendingLatest(sql, options.latestFlushMs ?? 1000);
-  }
+export function postgresReadingStore(sql: Sql, options: PostgresReadingStoreOptions = {}): PostgresReadingStore {
+  const readingsPerBlock = options.readingsPerBlock ?? defaultReadingsPerBlock;
+  const decoded = new DecodedBlocks();
+  const latest = new PendingLatest(sql, options.latestFlushMs ?? 1000);
 
-  page(query: Parameters<ReadingStore["page"]>[0]) {
+  function page(query: Parameters<ReadingStore["page"]>[0]) {
     return query.registerIds.length === 0
       ? Promise.resolve({ rows: [], hasMore: false })
-      : page(this.sql, this.decoded, query);
+      : readPage(sql, decoded, query);
   }
 
   /**
@@ -64,8 +65,8 @@ export class PgReadingStore implements ReadingStore {
    * so two processes inserting overlapping batches lock keys in the same order and
    * do not deadlock (one is retried if PostgreSQL still reports one).
    */
-  record(batch: NewReading[]): Promise<void> {
-    return this.insert(batch, true);
+  function record(batch: NewReading[]): Promise<void> {
+    return insert(batch, true);
   }
 
   /**
@@ -76,7 +77,7 @@ export class PgReadingStore implements ReadingStore {
    * writers importing into the same period at once could each store one reading
    * there; a site forwards its registers' readings from one round at a time.
    */
-  async importReadings(
+  async function importReadings(
     batch: Parameters<ReadingStore["importReadings"]>[0],
     storageIntervalMs: Parameters<ReadingStore["importReadings"]>[1],
   ): Promise<ImportCounts> {
@@ -112,7 +113,7 @@ export class PgReadingStore implements ReadingStore {
     for (const [intervalMs, group] of byInterval) {
       let after: ReadingsKeyset | null = null;
       for (;;) {
-        const { rows, hasMore } = await this.page({ ...group, order: "asc", limit: 10_000, after });
+        const { rows, hasMore } = await page({ ...group, order: "asc", limit: 10_000, after });
         for (const row of rows) occupied.get(row.registerId)?.add(storagePeriodOf(row.ts, intervalMs));
         const tail = rows[rows.length - 1];
         if (!hasMore || tail === undefined) break;
@@ -121,14 +122,14 @@ export class PgReadingStore implements ReadingStore {
     }
     const chosen = rowsInFreePeriods(batch, storageIntervalMs, (registerId) => occupied.get(registerId) ?? new Set());
     if (chosen.length > 0) {
-      await this.record(chosen.map(([registerId, ts, rawValue]) => ({ registerId, ts, rawValue })));
+      await record(chosen.map(([registerId, ts, rawValue]) => ({ registerId, ts, rawValue })));
     }
     return { stored: chosen.length, skipped: batch.length - chosen.length };
   }
 
   /** Ingest's write: stores the readings; latest values come separately (setLatest), as on SQLite. */
-  recordPolled(readings: Parameters<ReadingStore["recordPolled"]>[0]): Promise<void> {
-    return this.insert(
+  function recordPolled(readings: Parameters<ReadingStore["recordPolled"]>[0]): Promise<void> {
+    return insert(
       readings.map(([registerId, ts, rawValue]) => ({ registerId, ts, rawValue })),
       false,
     );
@@ -140,7 +141,7 @@ export class PgReadingStore implements ReadingStore {
    * A stored (register, second) holds the batch's first reading of it, the first in
    * key order (the sort is stable): found by binary search in the sorted columns.
    */
-  private advanceLatest(
+  function advanceLatest(
     batch: NewReading[],
     order: number[],
     registerIds: number[],
@@ -157,11 +158,11 @@ export class PgReadingStore implements ReadingStore {
         else high = middle;
       }
       const reading = batch[order[low] as number] as NewReading;
-      this.latest.advance({ registerId: reading.registerId, ts: reading.ts, rawValue: reading.rawValue ?? null });
+      latest.advance({ registerId: reading.registerId, ts: reading.ts, rawValue: reading.rawValue ?? null });
     }
   }
 
-  private async insert(batch: NewReading[], moveLatest: boolean): Promise<void> {
+  async function insert(batch: NewReading[], moveLatest: boolean): Promise<void> {
     if (batch.length === 0) return;
     const order = batch.map((_, index) => index);
     const seconds = batch.map((reading) => storedSeconds(reading.ts));
@@ -176,14 +177,14 @@ export class PgReadingStore implements ReadingStore {
     for (let attempt = 0; ; attempt++) {
       try {
         if (!moveLatest) {
-          await this.sql`
+          await sql`
             INSERT INTO history_tail (register_id, ts_s, raw_value)
             SELECT * FROM unnest(${registerIds}::int[], ${times}::int[], ${raws}::float8[])
             ON CONFLICT DO NOTHING`;
           return;
         }
         // Only the rows stored come back from the insert (a resent second does not): each register's newest.
-        const newest = (await this.sql`
+        const newest = (await sql`
           WITH stored AS (
             INSERT INTO history_tail (register_id, ts_s, raw_value)
             SELECT * FROM unnest(${registerIds}::int[], ${times}::int[], ${raws}::float8[])
@@ -192,7 +193,7 @@ export class PgReadingStore implements ReadingStore {
           register_id: number;
           ts_s: number;
         }[];
-        this.advanceLatest(batch, order, registerIds, times, newest);
+        advanceLatest(batch, order, registerIds, times, newest);
         return;
       } catch (error) {
         if (attempt >= 3 || (error as { errno?: string }).errno !== deadlockDetected) throw error;
@@ -201,23 +202,23 @@ export class PgReadingStore implements ReadingStore {
   }
 
   /** The values as given, the one given last winning (as SQLite's), written at once: every central process reads them. */
-  setLatest(values: Parameters<ReadingStore["setLatest"]>[0]): Promise<void> {
+  function setLatest(values: Parameters<ReadingStore["setLatest"]>[0]): Promise<void> {
     // Taken after what `record` moved before: that must not overwrite it later (as SQLite's set replaces the value held).
-    for (const value of values) this.latest.forget(value.registerId);
-    return setLatestIn(this.sql, values);
+    for (const value of values) latest.forget(value.registerId);
+    return setLatestIn(sql, values);
   }
 
   /** Writes the latest values `record` moved and has not written yet (latest-values.ts, PendingLatest). */
-  persistLatest(): Promise<void> {
-    return this.latest.flush();
+  function persistLatest(): Promise<void> {
+    return latest.flush();
   }
 
-  async *scan(query: Parameters<ReadingStore["scan"]>[0]) {
+  async function* scan(query: Parameters<ReadingStore["scan"]>[0]) {
     if (query.registerIds.length === 0) return;
     const pageSize = query.pageSize ?? 50_000;
     let after: ReadingsKeyset | null = null;
     for (;;) {
-      const { rows, hasMore } = await this.page({ ...query, order: "asc", limit: pageSize, after });
+      const { rows, hasMore } = await page({ ...query, order: "asc", limit: pageSize, after });
       if (rows.length > 0) yield rows;
       const last = rows[rows.length - 1];
       if (!hasMore || last === undefined) return;
@@ -226,8 +227,8 @@ export class PgReadingStore implements ReadingStore {
   }
 
   /** Each register's newest stored reading: its last block (a skip scan over the key) or a newer tail row. */
-  async newestTimes(): Promise<Map<number, number>> {
-    const rows = (await this.sql`
+  async function newestTimes(): Promise<Map<number, number>> {
+    const rows = (await sql`
       WITH RECURSIVE ids AS (
         (SELECT register_id AS id FROM history_blocks ORDER BY register_id LIMIT 1)
         UNION ALL
@@ -245,7 +246,7 @@ export class PgReadingStore implements ReadingStore {
     return times;
   }
 
-  async newestBetween(registerId: number, fromMs: number, toMs: number): Promise<number | null> {
+  async function newestBetween(registerId: number, fromMs: number, toMs: number): Promise<number | null> {
     const query = {
       registerIds: [registerId],
       since: fromMs,
@@ -254,31 +255,31 @@ export class PgReadingStore implements ReadingStore {
       limit: 1,
       after: null,
     };
-    return (await this.page(query)).rows[0]?.ts ?? null;
+    return (await page(query)).rows[0]?.ts ?? null;
   }
 
-  dropPartitionsBefore(cutoffMs: number): Promise<number> {
-    return this.sql.begin(async (tx) => {
-      await lockHistory(tx);
-      return await dropPartitionsBefore(tx, boundSeconds(cutoffMs));
-    });
+  function registersWithReadingsBefore(cutoffMs: number): Promise<number[]> {
+    return registersBefore(sql, boundSeconds(cutoffMs));
   }
 
-  registersWithReadingsBefore(cutoffMs: number): Promise<number[]> {
-    return registersBefore(this.sql, boundSeconds(cutoffMs));
-  }
-
-  deleteOldest(registerId: number, cutoffMs: number, maxRows: number) {
-    return deleteOldestOf(this.sql, registerId, boundSeconds(cutoffMs), maxRows, this.readingsPerBlock);
+  function deleteOldest(registerId: number, cutoffMs: number, maxRows: number) {
+    return deleteOldestOf(sql, registerId, boundSeconds(cutoffMs), maxRows, readingsPerBlock);
   }
 
   /**
-   * Deletes every reading before `cutoffMs`: whole month partitions dropped, the
-   * edge cut exactly. What retention calls on PostgreSQL (registersWithReadingsBefore
-   * and deleteOldest remain for the per-register batches of the shared retention job).
+   * Retention (docs/fleet.md, "Retention"): each month wholly before the cutoff
+   * goes at once with one DROP TABLE of its partition (its space back at once, no
+   * dead rows), then the edge month in the shared per-register batches, the block
+   * across the cutoff cut exactly.
    */
-  prune(cutoffMs: number): Promise<number> {
-    return pruneBefore(this.sql, boundSeconds(cutoffMs), this.readingsPerBlock);
+  async function prune(cutoffMs: number, pruneOptions?: PruneOptions): Promise<PruneResult> {
+    const began = performance.now();
+    const dropped = await sql.begin(async (tx) => {
+      await lockHistory(tx);
+      return await dropPartitionsBefore(tx, boundSeconds(cutoffMs));
+    });
+    const result = await pruneInBatches({ registersWithReadingsBefore, deleteOldest }, cutoffMs, pruneOptions);
+    return { ...result, deleted: dropped + result.deleted, ms: performance.now() - began };
   }
 
   /**
@@ -286,9 +287,25 @@ export class PgReadingStore implements ReadingStore {
    * before `nowMs` into blocks. Returns the periods compacted (0 when another
    * process is compacting: it takes them).
    */
-  async closePeriods(nowMs: number): Promise<number> {
-    const end = periodOf(storedSeconds(nowMs - (this.options.graceMs ?? 600_000))) * periodSeconds;
-    await this.latest.flush();
-    return (await compactBefore(this.sql, end, this.options)) ?? 0;
+  async function closePeriods(nowMs: number): Promise<number> {
+    const end = periodOf(storedSeconds(nowMs - (options.graceMs ?? 600_000))) * periodSeconds;
+    await latest.flush();
+    return (await compactBefore(sql, end, options)) ?? 0;
   }
+
+  return {
+    page,
+    record,
+    importReadings,
+    recordPolled,
+    setLatest,
+    persistLatest,
+    scan,
+    newestTimes,
+    newestBetween,
+    registersWithReadingsBefore,
+    deleteOldest,
+    prune,
+    closePeriods,
+  };
 }

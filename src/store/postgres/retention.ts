@@ -1,15 +1,14 @@
 /**
- * Retention on PostgreSQL (docs/fleet.md, "Retention"): whole months go with DROP
- * TABLE of their partition; the blocks of the edge month before the cutoff are
- * deleted, the block across the cutoff is cut exactly (re-encoded without its
+ * Retention's per-register batches on PostgreSQL (docs/fleet.md, "Retention"; whole
+ * months go first with DROP TABLE of their partition, reading-store.ts): the blocks
+ * of the edge month before the cutoff are deleted, the block across the cutoff is cut exactly (re-encoded without its
  * older readings), and the tail rows before it deleted. Block writers hold the
  * history lock (locks.ts).
  */
-import { RegisterTail } from "../history/tail.ts";
+import { RegisterTail } from "../codec/tail.ts";
 import { addBlock, type BlockRow, decodeRow, encodeRows } from "./blocks.ts";
 import type { Sql } from "./connection.ts";
 import { lockHistory } from "./locks.ts";
-import { dropPartitionsBefore } from "./partitions.ts";
 
 type OldBlock = { register_id: number; start_s: number; last_s: number; count: number; data: Uint8Array };
 
@@ -26,24 +25,6 @@ async function cutAcross(tx: Sql, across: OldBlock[], cutoff: number, readingsPe
   // The rows go back into the partition they came from (a block never spans a period, nor a period a month).
   if (rows.length > 0) await tx`INSERT INTO history_blocks ${tx(rows)}`;
   return cut;
-}
-
-/** Deletes every reading before `cutoff` (stored seconds); returns how many. */
-export async function pruneBefore(sql: Sql, cutoff: number, readingsPerBlock: number): Promise<number> {
-  return await sql.begin(async (tx) => {
-    await lockHistory(tx);
-    let deleted = await dropPartitionsBefore(tx, cutoff);
-    const [whole] = (await tx`
-      WITH gone AS (DELETE FROM history_blocks WHERE start_s < ${cutoff} AND last_s < ${cutoff} RETURNING count)
-      SELECT coalesce(sum(count), 0)::int8 AS n FROM gone`) as { n: string | number }[];
-    deleted += Number(whole?.n ?? 0);
-    const across = (await tx`
-      DELETE FROM history_blocks WHERE start_s < ${cutoff} AND last_s >= ${cutoff}
-      RETURNING register_id, start_s, last_s, count, data`) as OldBlock[];
-    deleted += await cutAcross(tx, across, cutoff, readingsPerBlock);
-    const tail = await tx`DELETE FROM history_tail WHERE ts_s < ${cutoff}`;
-    return deleted + tail.count;
-  });
 }
 
 /** Registers holding readings before `cutoff`, in blocks or in the tail. */

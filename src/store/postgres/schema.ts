@@ -1,6 +1,6 @@
 /**
  * The PostgreSQL schema (docs/fleet.md): every table of the store except SQLite's
- * own bookkeeping of its history engine, with the same names and columns as their SQLite counterparts in ../schema.ts
+ * own bookkeeping of its history engine, with the same names and columns as their SQLite counterparts in ../sqlite/schema.ts
  * (drizzle keeps one schema module per dialect; test/store/postgres/schema-drift.test.ts
  * compares the two). `npx drizzle-kit generate --config drizzle.pg.config.ts`
  * writes a migration from it into ./migrations.
@@ -9,7 +9,7 @@
  * integers; ids are identity columns. Two columns are PostgreSQL's alone:
  * webhook_deliveries.lease_owner and lease_until (several processes share the
  * outbox, webhook-store.ts), and the rate_limits table (counters shared by the
- * central processes; one SQLite process keeps them in memory, ../rate-limits.ts).
+ * central processes; one process on SQLite keeps them in memory, ../memory-rate-limits.ts).
  *
  * What drizzle cannot say is added to the generated SQL before it is committed:
  * history_blocks is partitioned by month of start_s (migration 0000), so retention
@@ -31,21 +31,16 @@ import {
 } from "drizzle-orm/pg-core";
 import type { ModbusProtocol } from "../../lib/inventory.ts";
 import type { RegisterWriteResult } from "../../lib/register-write.ts";
-import type {
-  AdminRole,
-  AlertRequestAction,
-  AlertSeverity,
-  AlertStatus,
-  ApiKeyKind,
-  DeliveryStatus,
-  EndpointStatus,
-  GatewayStatus,
-} from "../schema.ts";
+import type { AdminRole } from "../contract/admin.ts";
+import type { AlertRequestAction, AlertSeverity, AlertStatus } from "../contract/alerts.ts";
+import type { GatewayStatus } from "../contract/gateways.ts";
+import type { ApiKeyKind } from "../contract/keys.ts";
+import type { DeliveryStatus, EndpointStatus } from "../contract/webhooks.ts";
 
 const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({ dataType: () => "bytea" });
 
 /**
- * Closed periods (UTC days) as encoded blocks (../history/block.ts), one or more per
+ * Closed periods (UTC days) as encoded blocks (../codec/block.ts), one or more per
  * register and period. Keyed by (register_id, start_s) so a page reads one
  * register's blocks in time order from the key; partitioned by month of start_s.
  */
@@ -81,7 +76,7 @@ export const historyTail = pgTable(
 const ms = (name: string) => bigint(name, { mode: "number" });
 
 /**
- * Organisations, as on SQLite (../schema.ts): here so far for the tables that
+ * Organisations, as on SQLite (../sqlite/schema.ts): here so far for the tables that
  * refer to them; the inventory sync that fills them comes with step 2 (docs/fleet.md).
  */
 export const organizations = pgTable("organizations", {
@@ -254,7 +249,7 @@ export const gateways = pgTable(
     createdAt: ms("created_at").notNull(),
     claimedAt: ms("claimed_at"),
     retiredAt: ms("retired_at"),
-    /** The site that forwards this gateway (as ../schema.ts); null for the central's own config. */
+    /** The site that forwards this gateway (as ../sqlite/schema.ts); null for the central's own config. */
     edgeSite: text("edge_site"),
   },
   (table) => [index("gateways_org_last_seen").on(table.orgId, table.lastSeen)],
@@ -366,7 +361,7 @@ export const apiKeys = pgTable("api_keys", {
   lastUsedAt: ms("last_used_at"),
 });
 
-/** Sites' edge tokens (docs/fleet.md), as ../schema.ts: the SHA-256 of a token, never the token. */
+/** Sites' edge tokens (docs/fleet.md), as ../sqlite/schema.ts: the SHA-256 of a token, never the token. */
 export const edgeTokens = pgTable(
   "edge_tokens",
   {

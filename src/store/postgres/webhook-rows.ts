@@ -1,9 +1,9 @@
 /**
- * Rows of the webhook tables as the store interfaces give them (../webhooks.ts):
+ * Rows of the webhook tables as the store interfaces give them (../sqlite/webhooks.ts):
  * PostgreSQL returns `bigint` columns (the millisecond times) as strings, read here
  * as numbers.
  */
-import type { DeliveryListing, DueDelivery, EndpointRow } from "../webhooks.ts";
+import type { DeliveryListing, DueDelivery, EndpointRow } from "../contract/webhooks.ts";
 
 type Raw<T> = {
   [K in keyof T]: T[K] extends number ? number | string : T[K] extends number | null ? number | string | null : T[K];

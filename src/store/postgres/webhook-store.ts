@@ -1,6 +1,6 @@
 /**
  * Webhook endpoints, their messages and the attempts log on PostgreSQL: the
- * semantics of ../webhooks.ts, plus leases, because several central processes
+ * semantics of ../sqlite/webhooks.ts, plus leases, because several central processes
  * share one outbox (docs/fleet.md, "Webhook leases").
  *
  * - Taking due messages (`due`, `dueFor`) claims them: the rows get this store's
@@ -18,7 +18,7 @@
  * both (settle, deleteEndpoint, enable), so concurrent settles cannot deadlock.
  */
 import { randomUUID } from "node:crypto";
-import type { NewEvent } from "../events.ts";
+import type { NewEvent } from "../contract/events.ts";
 import type {
   AttemptOutcome,
   AttemptRow,
@@ -28,7 +28,7 @@ import type {
   NewEndpoint,
   SettleOutcome,
   WebhookStore,
-} from "../webhooks.ts";
+} from "../contract/webhooks.ts";
 import type { Sql } from "./connection.ts";
 import { recordEventIn } from "./event-store.ts";
 import {
@@ -41,62 +41,52 @@ import {
   numOrNull,
 } from "./webhook-rows.ts";
 
-export interface PgWebhookStoreOptions {
+export interface PostgresWebhookStoreOptions {
   /** How long a claim holds (ms; default 60 s, six times the 10 s answer time of docs/api.md section 6.4). */
   leaseMs?: number;
   /** This process's id on its claims (default a random one per store). */
   owner?: string;
 }
 
-/** What settle says; `settled: false` when the claim was no longer this process's (nothing changed). */
-
 const defaultLeaseMs = 60_000;
 /** SQLSTATE of a deadlock: the transaction was rolled back and is safe to run again. */
 const deadlockDetected = "40P01";
 
-export class PgWebhookStore implements WebhookStore {
-  readonly owner: string;
-  readonly leaseMs: number;
+export function postgresWebhookStore(sql: Sql, options: PostgresWebhookStoreOptions = {}): WebhookStore {
+  const owner = options.owner ?? randomUUID();
+  const leaseMs = options.leaseMs ?? defaultLeaseMs;
 
-  constructor(
-    private readonly sql: Sql,
-    options: PgWebhookStoreOptions = {},
-  ) {
-    this.owner = options.owner ?? randomUUID();
-    this.leaseMs = options.leaseMs ?? defaultLeaseMs;
-  }
-
-  async createEndpoint(values: NewEndpoint): Promise<void> {
-    await this.sql`
+  async function createEndpoint(values: NewEndpoint): Promise<void> {
+    await sql`
       INSERT INTO webhook_endpoints (uuid, org_id, url, description, event_types, secret, created_at)
       VALUES (${values.uuid}, ${values.orgId}, ${values.url}, ${values.description}, ${values.eventTypes},
               ${values.secret}, ${values.now})`;
   }
 
-  endpoint(uuid: string): Promise<EndpointRow | null> {
-    return this.oneEndpoint("e.uuid = $1 AND e.deleted_at IS NULL", uuid);
+  function endpoint(uuid: string): Promise<EndpointRow | null> {
+    return oneEndpoint("e.uuid = $1 AND e.deleted_at IS NULL", uuid);
   }
 
-  endpointEvenDeleted(uuid: string): Promise<EndpointRow | null> {
-    return this.oneEndpoint("e.uuid = $1", uuid);
+  function endpointEvenDeleted(uuid: string): Promise<EndpointRow | null> {
+    return oneEndpoint("e.uuid = $1", uuid);
   }
 
-  endpointById(id: number): Promise<EndpointRow | null> {
-    return this.oneEndpoint("e.id = $1", id);
+  function endpointById(id: number): Promise<EndpointRow | null> {
+    return oneEndpoint("e.id = $1", id);
   }
 
-  async endpoints(): Promise<EndpointRow[]> {
-    const rows = await this.sql.unsafe(
+  async function endpoints(): Promise<EndpointRow[]> {
+    const rows = await sql.unsafe(
       `SELECT ${endpointColumns} FROM webhook_endpoints e WHERE e.deleted_at IS NULL ORDER BY e.created_at, e.id`,
     );
     return (rows as Parameters<typeof endpointFrom>[0][]).map(endpointFrom);
   }
 
-  async updateEndpoint(
+  async function updateEndpoint(
     id: number,
     fields: { url?: string; description?: string | null; eventTypes?: string },
   ): Promise<void> {
-    await this.sql.begin(async (tx) => {
+    await sql.begin(async (tx) => {
       if (fields.url !== undefined) await tx`UPDATE webhook_endpoints SET url = ${fields.url} WHERE id = ${id}`;
       if (fields.description !== undefined)
         await tx`UPDATE webhook_endpoints SET description = ${fields.description} WHERE id = ${id}`;
@@ -105,8 +95,8 @@ export class PgWebhookStore implements WebhookStore {
     });
   }
 
-  async deleteEndpoint(id: number, now: number): Promise<void> {
-    await this.sql.begin(async (tx) => {
+  async function deleteEndpoint(id: number, now: number): Promise<void> {
+    await sql.begin(async (tx) => {
       await tx`UPDATE webhook_endpoints SET deleted_at = ${now} WHERE id = ${id}`;
       await tx`
         UPDATE webhook_deliveries
@@ -115,14 +105,14 @@ export class PgWebhookStore implements WebhookStore {
     });
   }
 
-  async rotateSecret(id: number, secret: string, previous: string, previousUntil: number): Promise<void> {
-    await this.sql`
+  async function rotateSecret(id: number, secret: string, previous: string, previousUntil: number): Promise<void> {
+    await sql`
       UPDATE webhook_endpoints SET secret = ${secret}, previous_secret = ${previous}, previous_secret_until = ${previousUntil}
        WHERE id = ${id}`;
   }
 
-  enable(id: number, now: number, discardHeld: boolean): Promise<number> {
-    return this.sql.begin(async (tx) => {
+  function enable(id: number, now: number, discardHeld: boolean): Promise<number> {
+    return sql.begin(async (tx) => {
       await tx`
         UPDATE webhook_endpoints SET status = 'enabled', paused_at = NULL, pause_reason = NULL, failed_messages_in_row = 0
          WHERE id = ${id}`;
@@ -140,59 +130,59 @@ export class PgWebhookStore implements WebhookStore {
   }
 
   /** Only a message this process holds is set aside (the dispatcher's case): another's newer claim or outcome stands. */
-  async setAside(deliveryId: number, status: "held" | "discarded", now: number): Promise<void> {
-    await this.sql`
+  async function setAside(deliveryId: number, status: "held" | "discarded", now: number): Promise<void> {
+    await sql`
       UPDATE webhook_deliveries
          SET status = ${status}, next_attempt_at = NULL,
              completed_at = CASE WHEN ${status}::text = 'discarded' THEN ${now}::bigint END,
              lease_owner = NULL, lease_until = NULL
-       WHERE id = ${deliveryId} AND lease_owner = ${this.owner}`;
+       WHERE id = ${deliveryId} AND lease_owner = ${owner}`;
   }
 
-  enqueue(endpointId: number, eventId: number, now: number): Promise<number> {
-    return enqueueIn(this.sql, endpointId, eventId, now);
+  function enqueue(endpointId: number, eventId: number, now: number): Promise<number> {
+    return enqueueIn(sql, endpointId, eventId, now);
   }
 
-  queueMessage(endpointId: number, event: NewEvent): Promise<{ messageId: string; eventId: number }> {
-    return this.sql.begin(async (tx) => {
+  function queueMessage(endpointId: number, event: NewEvent): Promise<{ messageId: string; eventId: number }> {
+    return sql.begin(async (tx) => {
       const recorded = await recordEventIn(tx, event);
       await enqueueIn(tx, endpointId, recorded.eventId, event.occurredAt);
       return recorded;
     });
   }
 
-  async eventIdOfMessage(orgId: number, messageId: string): Promise<number | null> {
-    const [row] = (await this.sql`
+  async function eventIdOfMessage(orgId: number, messageId: string): Promise<number | null> {
+    const [row] = (await sql`
       SELECT id FROM events WHERE org_id = ${orgId} AND message_id = ${messageId}`) as { id: number }[];
     return row?.id ?? null;
   }
 
   /** Claims up to `limit` messages due at `now`, soonest first. */
-  due(now: number, limit: number): Promise<DueDelivery[]> {
-    return this.claim(now, limit, null);
+  function due(now: number, limit: number): Promise<DueDelivery[]> {
+    return claim(now, limit, null);
   }
 
   /** Endpoints with a message due at `now` that this process may take (unclaimed, lease passed, or its own). */
-  async dueEndpoints(now: number): Promise<number[]> {
-    const rows = (await this.sql`
+  async function dueEndpoints(now: number): Promise<number[]> {
+    const rows = (await sql`
       SELECT endpoint_id AS "endpointId"
         FROM webhook_deliveries
        WHERE status = 'pending' AND next_attempt_at <= ${now}
-         AND (lease_until IS NULL OR lease_until <= ${now} OR lease_owner = ${this.owner})
+         AND (lease_until IS NULL OR lease_until <= ${now} OR lease_owner = ${owner})
        GROUP BY endpoint_id
        ORDER BY min(next_attempt_at), endpoint_id`) as { endpointId: number }[];
     return rows.map((row) => row.endpointId);
   }
 
   /** Claims up to `limit` of one endpoint's messages due at `now`, soonest first. */
-  dueFor(endpointId: number, now: number, limit: number): Promise<DueDelivery[]> {
-    return this.claim(now, limit, endpointId);
+  function dueFor(endpointId: number, now: number, limit: number): Promise<DueDelivery[]> {
+    return claim(now, limit, endpointId);
   }
 
   /** When the next pending message is due; a message another process holds is due (to this one) when its lease ends. */
-  async nextDueAt(): Promise<number | null> {
-    const [row] = (await this.sql`
-      SELECT min(CASE WHEN lease_owner IS NULL OR lease_owner = ${this.owner} THEN next_attempt_at
+  async function nextDueAt(): Promise<number | null> {
+    const [row] = (await sql`
+      SELECT min(CASE WHEN lease_owner IS NULL OR lease_owner = ${owner} THEN next_attempt_at
                       ELSE GREATEST(next_attempt_at, lease_until) END) AS at
         FROM webhook_deliveries WHERE status = 'pending'`) as {
       at: string | number | null;
@@ -200,26 +190,26 @@ export class PgWebhookStore implements WebhookStore {
     return numOrNull(row?.at ?? null);
   }
 
-  async recordAttempt(deliveryId: number, attempt: AttemptRow): Promise<void> {
-    await insertAttempt(this.sql, deliveryId, attempt);
+  async function recordAttempt(deliveryId: number, attempt: AttemptRow): Promise<void> {
+    await insertAttempt(sql, deliveryId, attempt);
   }
 
   /**
    * The outcome, its log line and the endpoint's failure count (pausing it), in one
    * transaction, if the claim is still this process's; otherwise nothing changes.
    */
-  async settle(delivery: DueDelivery, attempt: AttemptRow, outcome: AttemptOutcome): Promise<SettleOutcome> {
+  async function settle(delivery: DueDelivery, attempt: AttemptRow, outcome: AttemptOutcome): Promise<SettleOutcome> {
     for (let retry = 0; ; retry++) {
       try {
-        return await this.sql.begin((tx) => this.settleIn(tx, delivery, attempt, outcome));
+        return await sql.begin((tx) => settleIn(tx, delivery, attempt, outcome));
       } catch (error) {
         if (retry >= 3 || (error as { errno?: string }).errno !== deadlockDetected) throw error;
       }
     }
   }
 
-  async deliveries(endpointId: number, limit: number): Promise<DeliveryListing[]> {
-    const rows = await this.sql`
+  async function deliveries(endpointId: number, limit: number): Promise<DeliveryListing[]> {
+    const rows = await sql`
       SELECT d.id, v.message_id AS "messageId", v.type, d.status, d.attempts,
              d.next_attempt_at AS "nextAttemptAt", d.created_at AS "createdAt", d.completed_at AS "completedAt",
              (SELECT a.status_code FROM webhook_attempts a WHERE a.delivery_id = d.id ORDER BY a.id DESC LIMIT 1) AS "lastStatusCode",
@@ -229,8 +219,8 @@ export class PgWebhookStore implements WebhookStore {
     return (rows as Parameters<typeof listingFrom>[0][]).map(listingFrom);
   }
 
-  async attempts(deliveryId: number): Promise<AttemptRow[]> {
-    const rows = (await this.sql`
+  async function attempts(deliveryId: number): Promise<AttemptRow[]> {
+    const rows = (await sql`
       SELECT attempted_at AS "attemptedAt", status_code AS "statusCode", duration_ms AS "durationMs", error,
              response_excerpt AS "responseExcerpt"
         FROM webhook_attempts WHERE delivery_id = ${deliveryId} ORDER BY id`) as (AttemptRow & {
@@ -239,8 +229,8 @@ export class PgWebhookStore implements WebhookStore {
     return rows.map((row) => ({ ...row, attemptedAt: num(row.attemptedAt) }));
   }
 
-  pruneLog(cutoff: number): Promise<{ attempts: number; deliveries: number; events: number }> {
-    return this.sql.begin(async (tx) => {
+  function pruneLog(cutoff: number): Promise<{ attempts: number; deliveries: number; events: number }> {
+    return sql.begin(async (tx) => {
       const attempts = await tx`
         DELETE FROM webhook_attempts
          WHERE delivery_id IN (SELECT id FROM webhook_deliveries WHERE completed_at < ${cutoff}) RETURNING id`;
@@ -257,14 +247,14 @@ export class PgWebhookStore implements WebhookStore {
     });
   }
 
-  async pendingCount(): Promise<number> {
-    const [row] = (await this.sql`
+  async function pendingCount(): Promise<number> {
+    const [row] = (await sql`
       SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'pending'`) as { n: number }[];
     return row?.n ?? 0;
   }
 
-  private async oneEndpoint(where: string, value: string | number): Promise<EndpointRow | null> {
-    const [row] = (await this.sql.unsafe(`SELECT ${endpointColumns} FROM webhook_endpoints e WHERE ${where}`, [
+  async function oneEndpoint(where: string, value: string | number): Promise<EndpointRow | null> {
+    const [row] = (await sql.unsafe(`SELECT ${endpointColumns} FROM webhook_endpoints e WHERE ${where}`, [
       value,
     ])) as Parameters<typeof endpointFrom>[0][];
     return row === undefined ? null : endpointFrom(row);
@@ -274,19 +264,19 @@ export class PgWebhookStore implements WebhookStore {
    * One statement: pick the due messages nobody else holds, skipping rows another
    * transaction is claiming this instant, and write this process's lease on them.
    */
-  private async claim(now: number, limit: number, endpointId: number | null): Promise<DueDelivery[]> {
-    const leaseUntil = now + this.leaseMs;
-    const rows = (await this.sql`
+  async function claim(now: number, limit: number, endpointId: number | null): Promise<DueDelivery[]> {
+    const leaseUntil = now + leaseMs;
+    const rows = (await sql`
       WITH picked AS (
         SELECT id FROM webhook_deliveries
          WHERE status = 'pending' AND next_attempt_at <= ${now}
            AND (${endpointId}::integer IS NULL OR endpoint_id = ${endpointId}::integer)
-           AND (lease_until IS NULL OR lease_until <= ${now} OR lease_owner = ${this.owner})
+           AND (lease_until IS NULL OR lease_until <= ${now} OR lease_owner = ${owner})
          ORDER BY next_attempt_at, id
          LIMIT ${limit}
          FOR UPDATE SKIP LOCKED
       ), claimed AS (
-        UPDATE webhook_deliveries d SET lease_owner = ${this.owner}, lease_until = ${leaseUntil}
+        UPDATE webhook_deliveries d SET lease_owner = ${owner}, lease_until = ${leaseUntil}
           FROM picked WHERE d.id = picked.id
         RETURNING d.id, d.endpoint_id, d.attempts, d.event_id, d.next_attempt_at
       )
@@ -298,7 +288,7 @@ export class PgWebhookStore implements WebhookStore {
     return rows.map(dueFrom);
   }
 
-  private async settleIn(
+  async function settleIn(
     tx: Sql,
     delivery: DueDelivery,
     attempt: AttemptRow,
@@ -318,7 +308,7 @@ export class PgWebhookStore implements WebhookStore {
          SET status = COALESCE(${status}::text, status), attempts = attempts + 1,
              next_attempt_at = ${next}::bigint, completed_at = ${completed}::bigint,
              lease_owner = NULL, lease_until = NULL
-       WHERE id = ${delivery.id} AND lease_owner = ${this.owner} AND attempts = ${delivery.attempts}
+       WHERE id = ${delivery.id} AND lease_owner = ${owner} AND attempts = ${delivery.attempts}
        RETURNING id`;
     if ((updated as unknown[]).length === 0) return { paused: false, settled: false };
     await insertAttempt(tx, delivery.id, attempt);
@@ -343,6 +333,32 @@ export class PgWebhookStore implements WebhookStore {
     }
     return { paused: false, settled: true };
   }
+
+  return {
+    createEndpoint,
+    endpoint,
+    endpointEvenDeleted,
+    endpointById,
+    endpoints,
+    updateEndpoint,
+    deleteEndpoint,
+    rotateSecret,
+    enable,
+    setAside,
+    enqueue,
+    queueMessage,
+    eventIdOfMessage,
+    due,
+    dueEndpoints,
+    dueFor,
+    nextDueAt,
+    recordAttempt,
+    settle,
+    deliveries,
+    attempts,
+    pruneLog,
+    pendingCount,
+  };
 }
 
 async function enqueueIn(sql: Sql, endpointId: number, eventId: number, now: number): Promise<number> {

@@ -1,30 +1,28 @@
 /**
- * Register writes on PostgreSQL, as ../writes.ts: the register a write targets, and
+ * Register writes on PostgreSQL, as ../sqlite/writes.ts: the register a write targets, and
  * the audit of every attempt, stored with its `register.written` event in one
  * transaction (event-store.ts, `recordEventIn`: the event and its deliveries).
  */
 import { randomUuid } from "../../lib/ids.ts";
-import type { NewEvent } from "../events.ts";
-import type { WriteAttempt, WriteRecord, WriteStore, WriteTarget } from "../writes.ts";
+import type { NewEvent } from "../contract/events.ts";
+import type { WriteAttempt, WriteRecord, WriteStore, WriteTarget } from "../contract/writes.ts";
 import type { Sql } from "./connection.ts";
 import { recordEventIn } from "./event-store.ts";
 import { firstOf, rowsOf } from "./rows.ts";
 
-export class PgWriteStore implements WriteStore {
-  constructor(private readonly sql: Sql) {}
-
-  target(gatewayId: number, registerUuid: string): Promise<WriteTarget | null> {
-    return firstOf(this.sql`
+export function postgresWriteStore(sql: Sql): WriteStore {
+  function target(gatewayId: number, registerUuid: string): Promise<WriteTarget | null> {
+    return firstOf(sql`
       SELECT r.id, r.uuid, r.name, r.unit, d.uuid AS "modbusDeviceUuid", d.name AS "modbusDeviceName",
              g.serial AS "gatewaySerial", g.name AS "gatewayName", r.data_type AS "dataType",
-             r.scale_factor AS "scaleFactor", r.is_writable::int AS "isWritable", r.write_min AS "writeMin",
+             r.scale_factor AS "scaleFactor", r.is_writable AS "isWritable", r.write_min AS "writeMin",
              r.write_max AS "writeMax"
         FROM registers r JOIN modbus_devices d ON d.id = r.modbus_device_id JOIN gateways g ON g.id = r.gateway_id
        WHERE r.gateway_id = ${gatewayId} AND r.uuid = ${registerUuid.toLowerCase()} AND r.retired_at IS NULL`);
   }
 
-  record(attempt: WriteAttempt, event: (id: string) => NewEvent): Promise<string> {
-    return this.sql.begin(async (tx) => {
+  function record(attempt: WriteAttempt, event: (id: string) => NewEvent): Promise<string> {
+    return sql.begin(async (tx) => {
       const id = randomUuid();
       await tx`
         INSERT INTO register_writes (uuid, org_id, register_id, actor, value_before, value_asked, result, read_back,
@@ -37,13 +35,13 @@ export class PgWriteStore implements WriteStore {
     });
   }
 
-  async settleReadBack(id: string, readBack: number | null, detail: string): Promise<void> {
-    await this.sql`UPDATE register_writes SET read_back = ${readBack}::float8, detail = ${detail} WHERE uuid = ${id}`;
+  async function settleReadBack(id: string, readBack: number | null, detail: string): Promise<void> {
+    await sql`UPDATE register_writes SET read_back = ${readBack}::float8, detail = ${detail} WHERE uuid = ${id}`;
   }
 
-  list(filter: { orgId?: number; limit: number }): Promise<WriteRecord[]> {
+  function list(filter: { orgId?: number; limit: number }): Promise<WriteRecord[]> {
     const orgId = filter.orgId ?? null;
-    return rowsOf(this.sql`
+    return rowsOf(sql`
       SELECT w.uuid AS id, o.key AS organization, g.serial AS "gatewaySerial", r.uuid AS "registerId",
              r.name AS "registerName", w.actor, w.value_before AS "valueBefore", w.value_asked AS "valueAsked",
              w.result, w.read_back AS "readBack", w.detail, w.requested_at::float8 AS "requestedAt",
@@ -54,11 +52,13 @@ export class PgWriteStore implements WriteStore {
        ORDER BY w.id DESC LIMIT ${filter.limit}`);
   }
 
-  async deleteOlderThan(cutoff: number, maxRows: number): Promise<number> {
-    const deleted = await rowsOf(this.sql`
+  async function deleteOlderThan(cutoff: number, maxRows: number): Promise<number> {
+    const deleted = await rowsOf(sql`
       DELETE FROM register_writes WHERE id IN
         (SELECT id FROM register_writes WHERE requested_at < ${cutoff} ORDER BY id LIMIT ${maxRows})
       RETURNING id`);
     return deleted.length;
   }
+
+  return { target, record, settleReadBack, list, deleteOlderThan };
 }

@@ -4,7 +4,7 @@
  * random series of every shape the plant produces and the edge values of each type.
  */
 import { describe, expect, test } from "bun:test";
-import { decodeBlock, encodeBlock, type ReadingColumns } from "../../../src/store/history/block.ts";
+import { decodeBlock, encodeBlock, type ReadingColumns } from "../../../src/store/codec/block.ts";
 import { seededRandom } from "../../harness/seeded-random.ts";
 
 const base = 190_000_000;

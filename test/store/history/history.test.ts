@@ -8,15 +8,15 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type BlockHistoryOptions, openBlockHistory } from "../../../src/store/history/history.ts";
-import { openStore, type Store } from "../../../src/store/index.ts";
 import {
   type NewReading,
   type ReadingRow,
   type ReadingsPageQuery,
   readingEpochMs,
-} from "../../../src/store/readings.ts";
-import { sqliteOf } from "../../../src/store/sqlite-internals.ts";
+} from "../../../src/store/contract/readings.ts";
+import { openStore, type Store } from "../../../src/store/index.ts";
+import { type BlockHistoryOptions, openBlockHistory } from "../../../src/store/sqlite/history/history.ts";
+import { sqliteOf } from "../../../src/store/sqlite/sqlite-internals.ts";
 import { seededRandom } from "../../harness/seeded-random.ts";
 
 const dirs: string[] = [];

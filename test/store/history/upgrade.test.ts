@@ -10,9 +10,9 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type ReadingRow, readingEpochMs } from "../../../src/store/contract/readings.ts";
 import { openStore, storeFileName } from "../../../src/store/index.ts";
-import { type ReadingRow, readingEpochMs } from "../../../src/store/readings.ts";
-import { sqliteOf } from "../../../src/store/sqlite-internals.ts";
+import { sqliteOf } from "../../../src/store/sqlite/sqlite-internals.ts";
 import { seededRandom } from "../../harness/seeded-random.ts";
 
 const dirs: string[] = [];
@@ -25,7 +25,7 @@ function tempDir(): string {
   return dir;
 }
 
-const migrationsDir = join(import.meta.dir, "..", "..", "..", "src", "store", "migrations");
+const migrationsDir = join(import.meta.dir, "..", "..", "..", "src", "store", "sqlite", "migrations");
 const journal = JSON.parse(readFileSync(join(migrationsDir, "meta", "_journal.json"), "utf8")) as {
   entries: { tag: string; when: number }[];
 };

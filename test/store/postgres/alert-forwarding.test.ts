@@ -6,7 +6,7 @@
  * alert's forwarded status answers it.
  */
 import { beforeAll, expect, test } from "bun:test";
-import type { ForwardedAlert, ForwardedAlertEvent } from "../../../src/store/alerts.ts";
+import type { ForwardedAlert, ForwardedAlertEvent } from "../../../src/store/contract/alerts.ts";
 import { describeOnBothEngines, type OpenDomains } from "./engines.ts";
 
 const t0 = Date.UTC(2026, 5, 1);

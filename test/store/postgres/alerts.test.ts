@@ -1,5 +1,5 @@
 /**
- * Alerts on both engines (engines.ts), the promises of src/store/alerts.ts: GET
+ * Alerts on both engines (engines.ts), the promises of src/store/contract/alerts.ts: GET
  * /alerts' filters, order and totals; trigger, re-trigger and return; acknowledge
  * and resolve written only while the status is the one seen, each change with its
  * event and no event without it. On PostgreSQL, two pools (two central processes)

@@ -5,13 +5,12 @@
  * or a new database on the file's private PostgreSQL.
  */
 import { afterAll, beforeAll, describe } from "bun:test";
+import type { LatestValue, PruneResult, ReadingStore } from "../../../src/store/contract/readings.ts";
 import type { Store } from "../../../src/store/index.ts";
 import { openStoreFile } from "../../../src/store/index.ts";
-import { PgEventStore } from "../../../src/store/postgres/event-store.ts";
+import { postgresEventStore } from "../../../src/store/postgres/event-store.ts";
 import { openPostgresStore } from "../../../src/store/postgres/index.ts";
-import type { LatestValue, ReadingStore } from "../../../src/store/readings.ts";
-import { type PruneResult, pruneReadings } from "../../../src/store/retention.ts";
-import { sqliteOf } from "../../../src/store/sqlite-internals.ts";
+import { sqliteOf } from "../../../src/store/sqlite/sqlite-internals.ts";
 import {
   type PrivatePostgres,
   postgresAvailable,
@@ -41,7 +40,7 @@ export type OpenDomains = { [K in Domain]: Store[K] } & {
   page: ReadingStore["page"];
   /** ReadingStore.closePeriods: the periods ended by `nowMs` encoded into blocks. */
   closePeriods: ReadingStore["closePeriods"];
-  /** The retention job (src/store/retention.ts) over this engine's readings. */
+  /** Retention (ReadingStore.prune) over this engine's readings. */
   pruneReadings(cutoffMs: number): Promise<PruneResult>;
   /** ReadingStore.setLatest: the value given last wins. */
   setLatest(values: LatestValue[]): Promise<void>;
@@ -83,7 +82,7 @@ function sqliteEngine(): Engine {
         ...wrapped,
         importReadings: (batch, periods) => store.readings.importReadings(batch, periods),
         page: (query) => store.readings.page(query),
-        pruneReadings: (cutoffMs) => pruneReadings(store.readings, cutoffMs, { pauseMs: 0 }),
+        pruneReadings: (cutoffMs) => store.readings.prune(cutoffMs, { pauseMs: 0 }),
         closePeriods: (nowMs) => store.readings.closePeriods(nowMs),
         setLatest: async (values) => store.readings.setLatest(values),
         record: async (values) => store.readings.record(values),
@@ -102,13 +101,13 @@ function postgresEngine(): Engine {
   async function openAt(url: string): Promise<OpenDomains> {
     const store = await openPostgresStore(url, { max: 4 });
     const raw = new Bun.SQL(url, { max: 1 });
-    const events = new PgEventStore(raw);
+    const events = postgresEventStore(raw);
     const { readings, close, ...rest } = store;
     const opened: OpenDomains = {
       ...rest,
       importReadings: (batch, periods) => readings.importReadings(batch, periods),
       page: (query) => readings.page(query),
-      pruneReadings: (cutoffMs) => pruneReadings(readings, cutoffMs, { pauseMs: 0 }),
+      pruneReadings: (cutoffMs) => readings.prune(cutoffMs, { pauseMs: 0 }),
       closePeriods: (nowMs) => readings.closePeriods(nowMs),
       setLatest: (values) => readings.setLatest(values),
       // Latest values moved by record are written within a second (PendingLatest); here at once.

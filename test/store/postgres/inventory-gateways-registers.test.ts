@@ -150,7 +150,7 @@ describeOnBothEngines("organisations, inventory, gateways, registers", t0, (open
       dataType: "uint16",
       unit: null,
       scaleFactor: null,
-      isWritable: 1,
+      isWritable: true,
       writeMin: 0,
       writeMax: 50,
       description: null,

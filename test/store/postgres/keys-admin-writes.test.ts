@@ -8,8 +8,8 @@
  */
 import { beforeAll, expect, test } from "bun:test";
 import { hashApiKey, sha256Hex } from "../../../src/lib/crypto.ts";
-import { sessionLifetimeMs } from "../../../src/store/admin.ts";
-import type { WriteAttempt } from "../../../src/store/writes.ts";
+import { sessionLifetimeMs } from "../../../src/store/contract/admin.ts";
+import type { WriteAttempt } from "../../../src/store/contract/writes.ts";
 import { sampleEvent } from "../../harness/events.ts";
 import { describeOnBothEngines, type OpenDomains } from "./engines.ts";
 import { ids } from "./inventory-fixture.ts";
@@ -159,7 +159,7 @@ describeOnBothEngines("keys, admin, writes, secrets", t0, (opened, engine) => {
       gatewayName: "Alpha",
       dataType: "uint16",
       scaleFactor: null,
-      isWritable: 1,
+      isWritable: true,
       writeMin: 0,
       writeMax: 50,
     });

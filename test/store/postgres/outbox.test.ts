@@ -15,10 +15,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { EventStore } from "../../../src/store/events.ts";
+import type { EventStore } from "../../../src/store/contract/events.ts";
+import type { AttemptRow, DueDelivery, WebhookStore } from "../../../src/store/contract/webhooks.ts";
 import { openStoreFile, type Store } from "../../../src/store/index.ts";
 import { openPostgresStore, type PostgresStore } from "../../../src/store/postgres/index.ts";
-import type { AttemptRow, DueDelivery, WebhookStore } from "../../../src/store/webhooks.ts";
 import { sampleEvent } from "../../harness/events.ts";
 import {
   type PrivatePostgres,

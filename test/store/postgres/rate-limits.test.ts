@@ -4,8 +4,9 @@
  * pools counting one key at once), and answers as the in-memory one of a box does.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { rateLimitWindowOf } from "../../../src/store/contract/rate-limits.ts";
+import { memoryRateLimitStore } from "../../../src/store/memory-rate-limits.ts";
 import { openPostgresStore, type PostgresStore } from "../../../src/store/postgres/index.ts";
-import { memoryRateLimitStore, rateLimitWindowOf } from "../../../src/store/rate-limits.ts";
 import {
   type PrivatePostgres,
   postgresAvailable,

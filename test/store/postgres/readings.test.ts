@@ -7,13 +7,13 @@
  * processes (two pools) recording and compacting at once.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { openPostgresStore, type PostgresStore } from "../../../src/store/postgres/index.ts";
 import {
   type NewReading,
   type ReadingRow,
   type ReadingsPageQuery,
   readingEpochMs,
-} from "../../../src/store/readings.ts";
+} from "../../../src/store/contract/readings.ts";
+import { openPostgresStore, type PostgresStore } from "../../../src/store/postgres/index.ts";
 import {
   type PrivatePostgres,
   postgresAvailable,
@@ -238,7 +238,7 @@ describe.skipIf(!postgresAvailable)(`PostgreSQL readings (${postgresMissingReaso
         from + 39 * day + 3 * hour + 1,
       ]) {
         const removed = model.page({ ...all, until: cutoff }).rows;
-        expect(await store.readings.prune(cutoff)).toBe(removed.length);
+        expect((await store.readings.prune(cutoff, { pauseMs: 0 })).deleted).toBe(removed.length);
         for (const row of removed) model.rows.delete(`${row.registerId}/${row.ts}`);
         expect(await store.readings.page(all)).toEqual(model.page(all));
         expect(await store.readings.registersWithReadingsBefore(cutoff)).toEqual([]);

@@ -1,5 +1,5 @@
 /**
- * The retention job (src/store/retention.ts) on both engines (engines.ts): every
+ * Retention (ReadingStore.prune, src/store/contract/readings.ts) on both engines (engines.ts): every
  * reading before the cutoff goes, every one after stays. On PostgreSQL the months
  * wholly before the cutoff go first as whole partitions (one DROP TABLE each;
  * docs/fleet.md, "Retention"), the edge month by the per-register batches.

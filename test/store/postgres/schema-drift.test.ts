@@ -1,6 +1,6 @@
 /**
  * One schema, two engines (docs/fleet.md, "One schema source"): drizzle keeps one
- * schema module per dialect, so the SQLite schema (src/store/schema.ts) and the
+ * schema module per dialect, so the SQLite schema (src/store/sqlite/schema.ts) and the
  * PostgreSQL one (src/store/postgres/schema.ts) are compared here. A table on both
  * has the same columns, nullability and matching types; every SQLite table is on
  * PostgreSQL, or listed below as not yet there or SQLite's alone, so a new table or
@@ -11,7 +11,7 @@ import { is } from "drizzle-orm";
 import { PgTable, getTableConfig as pgConfig } from "drizzle-orm/pg-core";
 import { SQLiteTable, getTableConfig as sqliteConfig } from "drizzle-orm/sqlite-core";
 import * as pgSchema from "../../../src/store/postgres/schema.ts";
-import * as sqliteSchema from "../../../src/store/schema.ts";
+import * as sqliteSchema from "../../../src/store/sqlite/schema.ts";
 
 /** Tables the PostgreSQL store does not have yet (none left, docs/fleet.md "Plan"). */
 const notYetOnPostgres: string[] = [];
@@ -19,7 +19,7 @@ const notYetOnPostgres: string[] = [];
 /** SQLite's alone: how one process follows another's writes to its in-memory tail and open period; PostgreSQL keeps no such copy. */
 const sqliteOnly = ["history_generation", "history_state"];
 
-/** PostgreSQL's alone: the counters every central process shares; one SQLite process keeps them in memory (src/store/rate-limits.ts). */
+/** PostgreSQL's alone: the counters every central process shares; one SQLite process keeps them in memory (src/store/memory-rate-limits.ts). */
 const postgresOnly = ["rate_limits"];
 
 /** PostgreSQL's alone, by table: a message's lease, which only several processes sharing one outbox need (docs/fleet.md, "Webhook leases"). */

@@ -7,7 +7,7 @@
  */
 import { type Static, Type } from "@sinclair/typebox";
 import { isoOrNull } from "../../../lib/clock.ts";
-import { type AlertSeverity, alertSeverities } from "../../schema.ts";
+import { type AlertSeverity, alertSeverities } from "../alerts.ts";
 import {
   type GatewayNames,
   gatewayData,

@@ -6,7 +6,7 @@
  * id and status, its source, the gateway and register it fired on, and the value.
  */
 import { type Static, Type } from "@sinclair/typebox";
-import { type AlertStatus, alertStatuses } from "../../schema.ts";
+import { type AlertStatus, alertStatuses } from "../alerts.ts";
 import { type AlertSource, type AlertSubject, alertSources } from "./alerts.ts";
 import { gatewayData, gatewayFields, literals, publicId, registerData, registerFieldsOrNull } from "./fields.ts";
 

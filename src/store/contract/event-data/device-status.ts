@@ -6,7 +6,7 @@
  */
 import { type Static, Type } from "@sinclair/typebox";
 import { isoOrNull } from "../../../lib/clock.ts";
-import { type GatewayStatus, gatewayStatuses } from "../../schema.ts";
+import { type GatewayStatus, gatewayStatuses } from "../gateways.ts";
 import { type GatewayNames, gatewayData, gatewayFields, isoTime, literals, nullable } from "./fields.ts";
 
 export const DeviceStatusData = Type.Object(

@@ -1,12 +1,13 @@
 /**
  * Reading history: the operations behind ingest, retention and the keyset-paged
  * reads of GET /devices/{id}/readings (docs/api.md section 4.6, rules 1 to 3), and the
- * time conventions they share. The engine behind them is history/ (compressed
- * blocks and an append-only tail, docs/architecture.md "Store").
+ * time conventions they share: the readings domain of the store contract. Both
+ * engines keep history as compressed blocks (../codec/) and an append-only tail
+ * (docs/architecture.md "Store").
  */
-import { storagePeriodOf } from "../lib/storage-period.ts";
+import { storagePeriodOf } from "../../lib/storage-period.ts";
 
-/** Readings in and out carry Unix milliseconds; the table keeps seconds since this epoch (schema.ts). */
+/** Readings in and out carry Unix milliseconds; the engines keep seconds since this epoch. */
 export type ReadingRow = { registerId: number; ts: number; rawValue: number | null };
 export type NewReading = { registerId: number; ts: number; rawValue?: number | null };
 /** A reading as ingest queues it: [register id, ts in Unix ms, raw value]; a tuple keeps the hot path lean. */
@@ -63,6 +64,21 @@ export interface ReadingsScan {
   pageSize?: number;
 }
 
+/** How retention deletes: readings per batch (default 5000), pause between batches (ms, default 2). */
+export interface PruneOptions {
+  batchRows?: number;
+  pauseMs?: number;
+  signal?: AbortSignal;
+}
+
+/** What a prune did: readings deleted, batches run, registers that had readings before the cutoff, time taken (ms). */
+export interface PruneResult {
+  deleted: number;
+  batches: number;
+  registers: number;
+  ms: number;
+}
+
 /** What an import batch did: readings stored, and readings left out as already stored or denser than the storage period. */
 export type ImportCounts = { stored: number; skipped: number };
 
@@ -109,20 +125,13 @@ export interface ReadingStore {
   /** The newest stored reading time (Unix ms) of one register in [fromMs, toMs), or null. */
   newestBetween(registerId: number, fromMs: number, toMs: number): Promise<number | null>;
   /**
-   * Retention's cheap first step: drops every time partition wholly before
-   * `cutoffMs` at once (PostgreSQL: a month, one DROP TABLE, its space back at
-   * once, no dead rows); returns the readings they held. SQLite keeps no
-   * partitions: 0. What is left before the cutoff goes by `deleteOldest`.
+   * Retention (docs/api.md section 8): deletes every reading older than `cutoffMs`, each
+   * engine its own way (SQLite: register by register in small batches, each its own
+   * short transaction, with a pause between; PostgreSQL: each month wholly before
+   * the cutoff as one partition first, then the edge month in the same batches).
+   * Stops between two batches once `signal` aborts, leaving nothing half done.
    */
-  dropPartitionsBefore(cutoffMs: number): Promise<number>;
-  /** Registers that have readings older than `cutoffMs`. */
-  registersWithReadingsBefore(cutoffMs: number): Promise<number[]>;
-  /**
-   * Deletes one batch of a register's oldest readings older than `cutoffMs`:
-   * about `maxRows` (whole seconds), in its own short transaction; `done` once
-   * none older is left.
-   */
-  deleteOldest(registerId: number, cutoffMs: number, maxRows: number): Promise<{ deleted: number; done: boolean }>;
+  prune(cutoffMs: number, options?: PruneOptions): Promise<PruneResult>;
   /**
    * Encodes the periods that ended (plus a grace for late polls) into compressed
    * blocks, then persists the latest values; the app calls it from a timer.

@@ -4,7 +4,7 @@
  * LRU so that a cursor walk does not decode the same block for every page.
  */
 import type { Database } from "bun:sqlite";
-import { type DecodedBlock, decodeBlock, encodeBlock, lowerBound, type ReadingColumns } from "./block.ts";
+import { type DecodedBlock, decodeBlock, encodeBlock, lowerBound, type ReadingColumns } from "../../codec/block.ts";
 
 export interface BlockRow {
   startSeconds: number;

@@ -1,50 +1,9 @@
 /** The webhook outbox (docs/api.md section 6): events, each fanned out to the endpoints that subscribed. */
-import { newMessageId } from "../lib/crypto.ts";
+import { newMessageId } from "../../lib/crypto.ts";
+import type { RecordableEvent } from "../contract/events.ts";
+import { type EventStore, type EventType, type NewEvent, testEventType } from "../contract/events.ts";
 import type { SqliteConnection } from "./connection.ts";
-import { type EventType, type TypedEvent, testEventType } from "./contract/event-types.ts";
-import type { Synchronous } from "./resolved-operations.ts";
-
-export { type EventType, eventTypes, testEventType } from "./contract/event-types.ts";
-
-/** An event to record: its type and data built by its constructor (contract/event-types.ts). */
-export type NewEvent = TypedEvent & {
-  orgId: number;
-  occurredAt: number;
-  /**
-   * An event a site recorded and forwards keeps the site's message id, so a
-   * receiver sees one webhook-id for it wherever it was delivered (docs/fleet.md,
-   * "Alerts"); recording it again records nothing. Others get a new id.
-   */
-  messageId?: string;
-};
-
-/** An event as recorded (its data as stored; a site's forwarded one as the site built it). */
-export interface RecordedEvent {
-  messageId: string;
-  type: EventType;
-  occurredAt: number;
-  data: Record<string, unknown>;
-}
-
-export interface EventStore {
-  /**
-   * Records an event and queues it for every endpoint that subscribed, in one
-   * transaction. The test message is not fanned out: it is delivered to the one
-   * endpoint asked (WebhookStore.queueMessage).
-   */
-  record(event: NewEvent, now?: number): Promise<{ messageId: string; eventId: number }>;
-  /** Events of an organisation after a given row id, oldest first (for tests and the dispatcher). */
-  listAfter(orgId: number, afterId?: number): Promise<RecordedEvent[]>;
-  /**
-   * Alert events (`alert.*`) of every organisation after row id `afterId`, oldest
-   * first, at most `limit`, each with its row id: what a site forwards to its
-   * central (docs/fleet.md, "Alerts").
-   */
-  alertEventsAfter(afterId: number, limit: number): Promise<(RecordedEvent & { id: number })[]>;
-}
-
-/** A new event, or one a site forwards as it recorded it (AlertStore.applyForwarded). */
-export type RecordableEvent = NewEvent | (RecordedEvent & { orgId: number });
+import { resolvedOperations } from "./resolved-operations.ts";
 
 /** `eventId` 0: an event forwarded with a message id already recorded, nothing fanned out again. */
 export type EventRecorder = (event: RecordableEvent, now?: number) => { messageId: string; eventId: number };
@@ -77,7 +36,7 @@ export function sqliteEventRecorder({ sqlite }: SqliteConnection): EventRecorder
   };
 }
 
-export function sqliteEventStore(connection: SqliteConnection, recordEvent: EventRecorder): Synchronous<EventStore> {
+export function sqliteEventStore(connection: SqliteConnection, recordEvent: EventRecorder): EventStore {
   const since = connection.sqlite.prepare<
     { messageId: string; type: EventType; occurredAt: number; data: string },
     [number, number]
@@ -92,7 +51,7 @@ export function sqliteEventStore(connection: SqliteConnection, recordEvent: Even
     `SELECT id, message_id AS messageId, type, occurred_at AS occurredAt, data
        FROM events WHERE id > ?1 AND type LIKE 'alert.%' ORDER BY id LIMIT ?2`,
   );
-  return {
+  return resolvedOperations<EventStore>({
     record: connection.sqlite.transaction((event: NewEvent, now?: number) => recordEvent(event, now)),
     listAfter(orgId, afterId = 0) {
       return since
@@ -104,5 +63,5 @@ export function sqliteEventStore(connection: SqliteConnection, recordEvent: Even
         .all(afterId, limit)
         .map((row) => ({ ...row, data: JSON.parse(row.data) as Record<string, unknown> }));
     },
-  };
+  });
 }

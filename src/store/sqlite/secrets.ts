@@ -1,19 +1,15 @@
 /** Small values the store keeps for itself: named secrets (the readings cursor's key, for example). */
 import { randomBytes } from "node:crypto";
 import { eq } from "drizzle-orm";
+import type { SecretStore } from "../contract/secrets.ts";
 import type { SqliteConnection } from "./connection.ts";
-import type { Synchronous } from "./resolved-operations.ts";
+import { resolvedOperations } from "./resolved-operations.ts";
 import { storeMeta } from "./schema.ts";
 
-export interface SecretStore {
-  /** Returns the named secret, creating a random one on first use (kept across restarts). */
-  getOrCreate(name: string): Promise<Buffer>;
-}
-
-export function sqliteSecretStore({ db }: SqliteConnection): Synchronous<SecretStore> {
+export function sqliteSecretStore({ db }: SqliteConnection): SecretStore {
   const read = (key: string) =>
     db.select({ value: storeMeta.value }).from(storeMeta).where(eq(storeMeta.key, key)).get();
-  return {
+  return resolvedOperations<SecretStore>({
     getOrCreate(name) {
       const key = `secret:${name}`;
       const existing = read(key);
@@ -23,5 +19,5 @@ export function sqliteSecretStore({ db }: SqliteConnection): Synchronous<SecretS
       // Another process may have won the race: read back what is stored.
       return Buffer.from(read(key)?.value ?? value, "base64");
     },
-  };
+  });
 }

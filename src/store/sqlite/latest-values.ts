@@ -7,7 +7,7 @@
  * was persisted, stands in (reading-store.ts).
  */
 import type { Database } from "bun:sqlite";
-import type { LatestValue } from "./readings.ts";
+import type { LatestValue } from "../contract/readings.ts";
 
 export class LatestValues {
   private readonly values = new Map<number, LatestValue>();

@@ -4,13 +4,13 @@
  * on every response; section 7: 429 `rate_limited` with Retry-After). A bucket is what http/api-gate.ts
  * counts under: an API key, a sandbox key per address, or a client address.
  *
- * On a box one process serves the API, so the counters live in its memory: a
- * SQLite table would cost a write (and, on an SD card, flash wear) per request for
- * nothing another process reads. Several central processes share the PostgreSQL
- * implementation (postgres/rate-limit-store.ts), where one upsert counts a request
- * exactly across processes.
+ * The rate limits domain of the store contract. On a box one process serves the
+ * API, so the counters live in its memory (../memory-rate-limits.ts): a SQLite
+ * table would cost a write (and, on an SD card, flash wear) per request for nothing
+ * another process reads. Several central processes share the PostgreSQL
+ * implementation (../postgres/rate-limit-store.ts), where one upsert counts a
+ * request exactly across processes.
  */
-import { resolvedOperations } from "./resolved-operations.ts";
 
 /** The windows are whole minutes (docs/api.md section 8: the count resets each minute). */
 export const rateLimitWindowMs = 60_000;
@@ -40,32 +40,6 @@ export interface RateLimitStore {
 /** The start of the window `now` falls in. */
 export function rateLimitWindowOf(now: number): number {
   return Math.floor(now / rateLimitWindowMs) * rateLimitWindowMs;
-}
-
-/** One process's counters; a new window drops the old ones, so memory holds one minute's buckets. */
-export function memoryRateLimitStore(): RateLimitStore {
-  const counts = new Map<string, number>();
-  let window = Number.NEGATIVE_INFINITY;
-  // Any other window starts afresh, one stepped back to included (an NTP step): its
-  // counters are gone, and the reset time it gives is its own end, not hours away.
-  const enter = (windowStartMs: number): void => {
-    if (windowStartMs !== window) {
-      window = windowStartMs;
-      counts.clear();
-    }
-  };
-  return resolvedOperations<RateLimitStore>({
-    take(bucket, windowStartMs, limit) {
-      enter(windowStartMs);
-      const count = (counts.get(bucket) ?? 0) + 1;
-      counts.set(bucket, count);
-      return judged(count, limit, windowStartMs);
-    },
-    count(bucket, windowStartMs) {
-      enter(windowStartMs);
-      return counts.get(bucket) ?? 0;
-    },
-  });
 }
 
 /** A count judged against its limit. */

@@ -1,28 +1,16 @@
 /** Registers with their latest values; GET /devices/{id}/registers polls this. */
+
+import type {
+  CatalogRegister,
+  HistoryRegister,
+  RegisterContext,
+  RegisterRow,
+  RegisterStore,
+  SiteRegister,
+} from "../contract/registers.ts";
 import type { SqliteConnection } from "./connection.ts";
 import type { LatestValues } from "./latest-values.ts";
-import type { Synchronous } from "./resolved-operations.ts";
-
-export type RegisterRow = {
-  id: number;
-  uuid: string;
-  modbusDeviceUuid: string;
-  modbusDeviceName: string | null;
-  name: string;
-  address: number;
-  functionCode: number | null;
-  dataType: string;
-  unit: string | null;
-  scaleFactor: number | null;
-  isWritable: number;
-  /** A writable register's bounds (engineering units); null otherwise. */
-  writeMin: number | null;
-  writeMax: number | null;
-  description: string | null;
-  latestRawValue: number | null;
-  latestTs: number | null;
-  latestText: string | null;
-};
+import { resolvedOperations } from "./resolved-operations.ts";
 
 const registerSelect = `
   SELECT r.id AS id, r.uuid AS uuid, d.uuid AS modbusDeviceUuid, d.name AS modbusDeviceName,
@@ -34,75 +22,16 @@ const registerSelect = `
    WHERE r.gateway_id = ?1 AND r.retired_at IS NULL`;
 const registerOrder = " ORDER BY d.position, r.position, r.id";
 
-/** A register as reading history presents it (retired registers too). */
-export type HistoryRegister = {
-  id: number;
-  uuid: string;
-  modbusDeviceUuid: string;
-  name: string;
-  unit: string | null;
-  scaleFactor: number | null;
-};
-
-/** A register with its device and gateway, as alert rules describe it. */
-export type RegisterContext = {
-  uuid: string;
-  name: string;
-  unit: string | null;
-  scaleFactor: number | null;
-  deviceName: string | null;
-  slaveId: number;
-  gatewayId: number;
-  gatewayName: string;
-  orgId: number;
-};
-
-/** A register with the names history export and import use, and its storage period (ms, null when not known). */
-export type CatalogRegister = {
-  id: number;
-  uuid: string;
-  name: string;
-  unit: string | null;
-  scaleFactor: number | null;
-  deviceName: string | null;
-  gatewaySerial: string;
-  orgKey: string;
-  storageIntervalMs: number | null;
-};
-
-export interface RegisterStore {
-  /** A gateway's active registers with their latest values, in config order; optionally one Modbus device's. */
-  list(gatewayId: number, modbusDeviceId?: number): Promise<RegisterRow[]>;
-  /** Every register the gateway ever had (retired ones too: their history is still history). */
-  idsOfGateway(gatewayId: number): Promise<{ id: number; uuid: string }[]>;
-  /** Every register in the store, retired ones too: internal id by public id. */
-  allIds(): Promise<{ id: number; uuid: string }[]>;
-  /** The gateway's registers (retired ones too) as reading history shows them. */
-  historyRegisters(gatewayId: number): Promise<HistoryRegister[]>;
-  /** One of them by public id (stored lower case), or null. */
-  historyRegister(gatewayId: number, uuid: string): Promise<HistoryRegister | null>;
-  /** Every register with its device, gateway and organisation. */
-  contexts(): Promise<RegisterContext[]>;
-  /** The stored text of every register that has one: internal id -> text. */
-  latestTexts(): Promise<Map<number, string>>;
-  /** New texts of `string` registers (internal id), one transaction; ingest writes only changed ones. */
-  recordTexts(texts: readonly { registerId: number; text: string }[]): Promise<void>;
-  /** Every register (retired ones too) with gateway serial, device name and storage period. */
-  catalog(): Promise<CatalogRegister[]>;
-  /** On a central: the live registers of the gateways one site forwards (docs/fleet.md), with their storage periods. */
-  ofSite(orgId: number, siteName: string): Promise<SiteRegister[]>;
-}
-
-/** A register a site forwards readings of: internal id, public id, storage period (ms, null: the default). */
-export type SiteRegister = { id: number; uuid: string; storageIntervalMs: number | null };
+/** A register row as SQLite reads it: `is_writable` is an integer column (0 or 1). */
+type StoredRegisterRow = Omit<RegisterRow, "isWritable"> & { isWritable: number | boolean };
 
 /**
  * Prepared once per store: the registers endpoint is the one clients poll, so it
  * runs one cached statement and no query builder.
  */
-export function sqliteRegisterStore({ sqlite }: SqliteConnection, latest: LatestValues): Synchronous<RegisterStore> {
-  const all = sqlite.prepare<RegisterRow, [number]>(registerSelect + registerOrder);
-  const ofDevice = sqlite.prepare<RegisterRow, [number, number]>(
+export function sqliteRegisterStore({ sqlite }: SqliteConnection, latest: LatestValues): RegisterStore {
+  const all = sqlite.prepare<StoredRegisterRow, [number]>(registerSelect + registerOrder);
+  const ofDevice = sqlite.prepare<StoredRegisterRow, [number, number]>(
     `${registerSelect} AND r.modbus_device_id = ?2${registerOrder}`,
   );
   const idsOfGateway = sqlite.prepare<{ id: number; uuid: string }, [number]>(
@@ -129,15 +58,17 @@ export function sqliteRegisterStore({ sqlite }: SqliteConnection, latest: Latest
     for (const { registerId, text } of texts) setText.run(registerId, text);
   });
   // Latest values live in memory (latest-values.ts); the columns may lag behind them.
-  const withLatest = (rows: RegisterRow[]) => {
+  // The rows are changed in place into RegisterRows (the endpoint clients poll allocates nothing more).
+  const withLatest = (rows: StoredRegisterRow[]): RegisterRow[] => {
     for (const row of rows) {
+      row.isWritable = row.isWritable === 1;
       const value = latest.get(row.id);
       if (value !== undefined) {
         row.latestRawValue = value.rawValue;
         row.latestTs = value.ts;
       }
     }
-    return rows;
+    return rows as RegisterRow[];
   };
   const catalog = sqlite.prepare<CatalogRegister, []>(
     `SELECT r.id AS id, r.uuid AS uuid, r.name AS name, r.unit AS unit, r.scale_factor AS scaleFactor,
@@ -150,7 +81,7 @@ export function sqliteRegisterStore({ sqlite }: SqliteConnection, latest: Latest
        FROM registers r JOIN modbus_devices d ON d.id = r.modbus_device_id JOIN gateways g ON g.id = r.gateway_id
       WHERE g.org_id = ?1 AND g.edge_site = ?2 AND g.retired_at IS NULL AND r.retired_at IS NULL`,
   );
-  return {
+  return resolvedOperations<RegisterStore>({
     ofSite: (orgId, siteName) => ofSite.all(orgId, siteName),
     list: (gatewayId, modbusDeviceId) =>
       withLatest(modbusDeviceId === undefined ? all.all(gatewayId) : ofDevice.all(gatewayId, modbusDeviceId)),
@@ -162,5 +93,5 @@ export function sqliteRegisterStore({ sqlite }: SqliteConnection, latest: Latest
     latestTexts: () => new Map(latestTexts.all().map((row) => [row.id, row.text])),
     recordTexts: (texts) => recordTexts(texts),
     catalog: () => catalog.all(),
-  };
+  });
 }

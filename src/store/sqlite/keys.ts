@@ -4,100 +4,21 @@
  * short prefix to tell keys apart.
  */
 import { desc, eq } from "drizzle-orm";
-import type { ApiScope } from "../lib/api-keys.ts";
-import { sandboxRateLimitPerMinute, writeScope } from "../lib/api-keys.ts";
-import { generateApiKey, hashApiKey } from "../lib/crypto.ts";
-import { randomUuid } from "../lib/ids.ts";
+import { sandboxRateLimitPerMinute, writeScope } from "../../lib/api-keys.ts";
+import { generateApiKey, hashApiKey } from "../../lib/crypto.ts";
+import { randomUuid } from "../../lib/ids.ts";
+import { type ApiKeyListing, type KeyForRequest, type KeyStore, UnknownOrganizationError } from "../contract/keys.ts";
 import type { SqliteConnection } from "./connection.ts";
-import type { Synchronous } from "./resolved-operations.ts";
-import { type ApiKeyKind, apiKeys, organizations } from "./schema.ts";
+import { resolvedOperations } from "./resolved-operations.ts";
+import { apiKeys, organizations } from "./schema.ts";
 
 const keyPrefixLength = 11;
-
-export interface NewApiKey {
-  orgKey: string;
-  name: string;
-  scopes: ApiScope[];
-  expiresAt: number | null;
-  /** Omitted: the server default (60 per client address for a sandbox key). */
-  rateLimitPerMinute?: number;
-  kind?: ApiKeyKind;
-  /** A fixed key value (the demo's sandbox key); otherwise one is generated. */
-  key?: string;
-}
-
-export interface CreatedApiKey {
-  id: string;
-  key: string;
-  prefix: string;
-  name: string;
-  orgKey: string;
-  scopes: ApiScope[];
-  createdAt: number;
-  expiresAt: number | null;
-  rateLimitPerMinute: number | null;
-}
-
-export class UnknownOrganizationError extends Error {
-  constructor(readonly orgKey: string) {
-    super(`no organisation with key "${orgKey}"`);
-  }
-}
-
-export interface ApiKeyListing {
-  id: string;
-  prefix: string;
-  name: string;
-  orgKey: string;
-  scopes: string[];
-  kind: ApiKeyKind;
-  rateLimitPerMinute: number | null;
-  createdAt: number;
-  expiresAt: number | null;
-  revokedAt: number | null;
-  lastUsedAt: number | null;
-}
-
-export interface KeyForRequest {
-  id: string;
-  name: string;
-  scopes: string[];
-  kind: ApiKeyKind;
-  rateLimitPerMinute: number | null;
-  createdAt: number;
-  expiresAt: number | null;
-  revokedAt: number | null;
-  orgId: number;
-  orgName: string;
-}
 
 function splitScopes(scopes: string): string[] {
   return scopes.split(" ").filter((scope) => scope.length > 0);
 }
 
-export interface KeyStore {
-  /** Stores a new key (generated unless given) for an organisation; throws UnknownOrganizationError. */
-  create(input: NewApiKey, now: number): Promise<CreatedApiKey>;
-  /** Keys newest first, of one organisation or all. */
-  list(orgKey?: string): Promise<ApiKeyListing[]>;
-  /** Revokes by key id or by prefix; returns how many keys were revoked now. */
-  revoke(idOrPrefix: string, now: number): Promise<number>;
-  /**
-   * The per-request lookup of a key as presented, read from the store every time
-   * so a key created or revoked from the CLI (another process) counts on the very
-   * next request.
-   */
-  lookup(key: string): Promise<KeyForRequest | null>;
-  /**
-   * Records that a key was used. The API path must not write on every request, so
-   * the store is told at most once a minute per key: `last_used_at` is exact to the
-   * minute. A store busy with another process's write is skipped (the next minute
-   * writes it).
-   */
-  recordUse(keyId: string, now: number): Promise<void>;
-}
-
-export function sqliteKeyStore({ sqlite, db }: SqliteConnection): Synchronous<KeyStore> {
+export function sqliteKeyStore({ sqlite, db }: SqliteConnection): KeyStore {
   // Built per call: a drizzle builder's where() changes the builder itself.
   const listing = () =>
     db
@@ -135,7 +56,7 @@ export function sqliteKeyStore({ sqlite, db }: SqliteConnection): Synchronous<Ke
   const touch = sqlite.prepare<never, [number, string]>("UPDATE api_keys SET last_used_at = ?1 WHERE uuid = ?2");
   const writtenMinute = new Map<string, number>();
 
-  return {
+  return resolvedOperations<KeyStore>({
     create(input, now) {
       const org = db
         .select({ id: organizations.id })
@@ -196,5 +117,5 @@ export function sqliteKeyStore({ sqlite, db }: SqliteConnection): Synchronous<Ke
         writtenMinute.delete(keyId);
       }
     },
-  };
+  });
 }

@@ -1,28 +1,33 @@
 /**
- * The readings store (readings.ts) on the block history engine: every reading
- * operation goes through `openBlockHistory`, latest values through LatestValues.
- * Nothing outside src/store/ knows about blocks or the tail.
+ * The readings store (../contract/readings.ts) on SQLite's block history engine
+ * (history/): every reading operation goes through `openBlockHistory`, latest
+ * values through LatestValues. Nothing outside src/store/ knows about blocks or
+ * the tail.
  */
 
 import { storagePeriodOf } from "../../lib/storage-period.ts";
-import type { SqliteConnection } from "../connection.ts";
-import type { LatestValues } from "../latest-values.ts";
-import { type NewReading, type ReadingStore, type ReadingsKeyset, rowsInFreePeriods } from "../readings.ts";
-import { type BlockHistoryOptions, openBlockHistory } from "./history.ts";
-import { convertLegacyReadings } from "./upgrade.ts";
+import { type NewReading, type ReadingStore, type ReadingsKeyset, rowsInFreePeriods } from "../contract/readings.ts";
+import { type BatchPruner, pruneInBatches } from "../shared/prune-in-batches.ts";
+import type { SqliteConnection } from "./connection.ts";
+import { type BlockHistoryOptions, openBlockHistory } from "./history/history.ts";
+import { convertLegacyReadings } from "./history/upgrade.ts";
+import type { LatestValues } from "./latest-values.ts";
 
 /** Latest values are written to disk at most this often besides a period close and a clean close. */
 const persistLatestEveryMs = 3_600_000;
+
+/** The readings store on SQLite, with the two steps of its retention batches (benchmarks time them). */
+export interface SqliteReadingStore extends ReadingStore, BatchPruner {}
 
 /**
  * The engine answers synchronously: each operation is `async` only to fit the
  * interface, and runs to its end (one transaction where it writes) at the call.
  */
-export function blockReadingStore(
+export function sqliteReadingStore(
   connection: SqliteConnection,
   latest: LatestValues,
   options: BlockHistoryOptions = {},
-): ReadingStore {
+): SqliteReadingStore {
   const { sqlite } = connection;
   const registerIds = sqlite.prepare<{ id: number }, []>("SELECT id FROM registers ORDER BY id");
   // An import beside `serve` may store readings newer than the latest value held here.
@@ -41,6 +46,10 @@ export function blockReadingStore(
     latest.persist();
     latestPersistedAt = Date.now();
   }
+
+  const registersWithReadingsBefore = async (cutoffMs: number) => history.registersWithReadingsBefore(cutoffMs);
+  const deleteOldest = async (registerId: number, cutoffMs: number, maxRows: number) =>
+    history.pruneRegister(registerId, cutoffMs, maxRows);
 
   return {
     page: async (query) => (query.registerIds.length === 0 ? { rows: [], hasMore: false } : history.page(query)),
@@ -131,12 +140,15 @@ export function blockReadingStore(
       return history.page(query).rows[0]?.ts ?? null;
     },
 
-    // One file, no partitions: retention deletes register by register (../retention.ts).
-    dropPartitionsBefore: async () => 0,
-
-    registersWithReadingsBefore: async (cutoffMs) => history.registersWithReadingsBefore(cutoffMs),
-
-    deleteOldest: async (registerId, cutoffMs, maxRows) => history.pruneRegister(registerId, cutoffMs, maxRows),
+    /**
+     * One file, no partitions: retention deletes register by register in batches.
+     * Freed pages are reused by SQLite for new readings, so the file stops growing
+     * once retention is reached; it is not vacuumed (a VACUUM rewrites the whole
+     * file and blocks writers while it runs).
+     */
+    prune: (cutoffMs, options) => pruneInBatches({ registersWithReadingsBefore, deleteOldest }, cutoffMs, options),
+    registersWithReadingsBefore,
+    deleteOldest,
 
     async closePeriods(nowMs) {
       const closed = await history.closePeriods(nowMs);

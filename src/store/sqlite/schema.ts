@@ -6,8 +6,13 @@
 
 import { sql } from "drizzle-orm";
 import { blob, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { modbusProtocols } from "../lib/inventory.ts";
-import { registerWriteResults } from "../lib/register-write.ts";
+import { modbusProtocols } from "../../lib/inventory.ts";
+import { registerWriteResults } from "../../lib/register-write.ts";
+import { adminRoles } from "../contract/admin.ts";
+import { alertRequestActions, alertSeverities, alertStatuses } from "../contract/alerts.ts";
+import { gatewayStatuses } from "../contract/gateways.ts";
+import { apiKeyKinds } from "../contract/keys.ts";
+import { deliveryStatuses, endpointStatuses } from "../contract/webhooks.ts";
 
 export const organizations = sqliteTable("organizations", {
   id: integer("id").primaryKey(),
@@ -51,9 +56,6 @@ export const deviceTemplates = sqliteTable(
   },
   (table) => [uniqueIndex("device_templates_brand_model").on(table.brand, table.model)],
 );
-
-export const gatewayStatuses = ["online", "offline", "pending", "error"] as const;
-export type GatewayStatus = (typeof gatewayStatuses)[number];
 
 export const gateways = sqliteTable(
   "gateways",
@@ -143,15 +145,6 @@ export const registers = sqliteTable(
   (table) => [index("registers_gateway").on(table.gatewayId)],
 );
 
-export const alertSeverities = ["critical", "warning", "info"] as const;
-export type AlertSeverity = (typeof alertSeverities)[number];
-export const alertStatuses = ["active", "returned", "acknowledged", "resolved"] as const;
-export type AlertStatus = (typeof alertStatuses)[number];
-
-/** What a central asks of the site that owns an alert (docs/fleet.md, "Alerts"). */
-export const alertRequestActions = ["acknowledge", "resolve"] as const;
-export type AlertRequestAction = (typeof alertRequestActions)[number];
-
 export const alerts = sqliteTable(
   "alerts",
   {
@@ -190,9 +183,6 @@ export const alerts = sqliteTable(
     index("alerts_org_triggered").on(table.orgId, table.lastTriggeredAt),
   ],
 );
-
-export const apiKeyKinds = ["standard", "sandbox"] as const;
-export type ApiKeyKind = (typeof apiKeyKinds)[number];
 
 export const apiKeys = sqliteTable("api_keys", {
   id: integer("id").primaryKey(),
@@ -274,9 +264,6 @@ export const events = sqliteTable(
   (table) => [index("events_org_occurred").on(table.orgId, table.occurredAt)],
 );
 
-export const endpointStatuses = ["enabled", "paused"] as const;
-export type EndpointStatus = (typeof endpointStatuses)[number];
-
 /** Webhook endpoints (docs/api.md section 6), managed from the CLI and the admin page. */
 export const webhookEndpoints = sqliteTable(
   "webhook_endpoints",
@@ -305,9 +292,6 @@ export const webhookEndpoints = sqliteTable(
   },
   (table) => [index("webhook_endpoints_org").on(table.orgId)],
 );
-
-export const deliveryStatuses = ["pending", "held", "delivered", "failed", "discarded"] as const;
-export type DeliveryStatus = (typeof deliveryStatuses)[number];
 
 /**
  * One message (event) to one endpoint: created with the event, in the same
@@ -356,9 +340,6 @@ export const webhookAttempts = sqliteTable(
   (table) => [index("webhook_attempts_delivery").on(table.deliveryId)],
 );
 
-export const adminRoles = ["owner", "admin", "viewer"] as const;
-export type AdminRole = (typeof adminRoles)[number];
-
 /** People who sign in to the admin page; the password is kept only as a Bun.password hash. */
 export const adminUsers = sqliteTable("admin_users", {
   id: integer("id").primaryKey(),
@@ -386,7 +367,7 @@ export const adminSessions = sqliteTable(
 );
 
 /**
- * Reading history in compressed blocks (store/history/). Closed periods
+ * Reading history in compressed blocks (history/, ../codec/). Closed periods
  * (a UTC day by default) live in `history_blocks`, one or more encoded blocks per
  * register and period. The key leads with the period, so closing a period appends
  * at the end of the B-tree (few pages written) and retention drops a key prefix.
@@ -410,7 +391,7 @@ export const historyBlocks = sqliteTable(
 /**
  * Readings of the periods not yet closed, in arrival order: a rowid table without
  * index, so every insert lands on the last page and a flush touches a page or two.
- * Read back once at open (history/tail.ts keeps them in memory by register).
+ * Read back once at open (../codec/tail.ts keeps them in memory by register).
  */
 export const historyTail = sqliteTable("history_tail", {
   registerId: integer("register_id").notNull(),

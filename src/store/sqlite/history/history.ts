@@ -1,9 +1,9 @@
 /**
  * Reading history in compressed blocks: the store-internal engine the
  * readings operations will sit on. Readings of the open period(s) are appended to
- * `history_tail` (and held in memory by register, tail.ts); when a period has
+ * `history_tail` (and held in memory by register, ../../codec/tail.ts); when a period has
  * ended (plus a grace for late polls), each register's readings of it are encoded
- * into blocks (block.ts) in `history_blocks` and leave the tail, one switch per
+ * into blocks (../../codec/block.ts) in `history_blocks` and leave the tail, one switch per
  * period committed with the state row. Reads merge both (page.ts).
  *
  * Operations, as the readings store needs them: record a batch, a page over one or
@@ -11,11 +11,18 @@
  * before a cutoff; plus closePeriods, which the owner calls from a timer.
  */
 import type { Database } from "bun:sqlite";
-import type { NewReading, ReadingRow, ReadingsPage, ReadingsPageQuery } from "../readings.ts";
-import { boundSeconds, readingEpochMs, storedSeconds } from "../readings.ts";
+import { OpenTail, RegisterTail } from "../../codec/tail.ts";
+import {
+  boundSeconds,
+  type NewReading,
+  type ReadingRow,
+  type ReadingsPage,
+  type ReadingsPageQuery,
+  readingEpochMs,
+  storedSeconds,
+} from "../../contract/readings.ts";
 import { blockTable } from "./blocks.ts";
 import { type PageSource, readPage } from "./page.ts";
-import { OpenTail, RegisterTail } from "./tail.ts";
 
 export interface BlockHistoryOptions {
   /**

@@ -5,10 +5,11 @@
  * retired, not deleted, so their history stays readable.
  */
 import { and, eq, isNull, notInArray, or, type SQL, sql } from "drizzle-orm";
-import type { Inventory, InventoryGateway, InventoryModbusDevice } from "../lib/inventory.ts";
+import type { Inventory, InventoryGateway, InventoryModbusDevice } from "../../lib/inventory.ts";
+import type { GatewayStatus } from "../contract/gateways.ts";
+import { GatewayOwnedElsewhereError, type InventoryStore } from "../contract/inventory.ts";
 import type { Db, SqliteConnection } from "./connection.ts";
-import type { Synchronous } from "./resolved-operations.ts";
-import type { GatewayStatus } from "./schema.ts";
+import { resolvedOperations } from "./resolved-operations.ts";
 import {
   apiKeys,
   customers,
@@ -23,30 +24,11 @@ import {
 /** Initial status a gateway gets when it first appears: pending until it reports. */
 const firstStatus: GatewayStatus = "pending";
 
-export interface InventoryStore {
-  /** Makes the store's inventory match `inventory`, in one transaction; rows that left it are retired. */
-  sync(inventory: Inventory, now: number): Promise<void>;
-  /**
-   * On a central: makes the gateways a site forwards (docs/fleet.md) match its
-   * list, in the site's organisation, in one transaction; the site's gateways that
-   * left the list are retired. Throws GatewayOwnedElsewhereError, changing nothing,
-   * when a gateway (by id or serial) belongs to another site or to this box's config.
-   */
-  syncSite(site: { orgId: number; name: string }, gateways: readonly InventoryGateway[], now: number): Promise<void>;
-}
-
-/** A site may not take over a gateway of another site or of the central's own config. */
-export class GatewayOwnedElsewhereError extends Error {
-  constructor(readonly serial: string) {
-    super(`gateway ${serial} belongs to another site or to this central's own config`);
-  }
-}
-
-export function sqliteInventoryStore({ db }: SqliteConnection): Synchronous<InventoryStore> {
-  return {
+export function sqliteInventoryStore({ db }: SqliteConnection): InventoryStore {
+  return resolvedOperations<InventoryStore>({
     sync: (inventory, now) => syncInventory(db, inventory, now),
     syncSite: (site, list, now) => syncSiteGateways(db, site, list, now),
-  };
+  });
 }
 
 function syncSiteGateways(

@@ -8,7 +8,7 @@
  * vacuumed down to what the blocks take.
  */
 import type { Database } from "bun:sqlite";
-import { type NewReading, readingEpochMs } from "../readings.ts";
+import { type NewReading, readingEpochMs } from "../../contract/readings.ts";
 import type { BlockHistory } from "./history.ts";
 
 export interface LegacyConversion {

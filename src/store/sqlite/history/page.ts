@@ -5,10 +5,10 @@
  * block by block, and several registers are merged through a heap, so a page costs
  * what its rows need (a block or two per register), not what the window spans.
  */
-import type { DecodedBlock, ReadingColumns } from "./block.ts";
-import { lowerBound } from "./block.ts";
+
+import { type DecodedBlock, lowerBound, type ReadingColumns } from "../../codec/block.ts";
+import type { OpenTail } from "../../codec/tail.ts";
 import type { BlockTable } from "./blocks.ts";
-import type { OpenTail } from "./tail.ts";
 
 export interface PageSource {
   blocks: BlockTable;

@@ -2,74 +2,15 @@
  * Register writes: the register a write targets, and the audit of every
  * attempt with its `register.written` event. Values are in engineering units.
  */
-import { randomUuid } from "../lib/ids.ts";
-import type { RegisterWriteResult as WriteResult } from "../lib/register-write.ts";
+import { randomUuid } from "../../lib/ids.ts";
+import type { NewEvent } from "../contract/events.ts";
+import type { WriteAttempt, WriteRecord, WriteStore, WriteTarget } from "../contract/writes.ts";
 import type { SqliteConnection } from "./connection.ts";
-import type { EventRecorder, NewEvent } from "./events.ts";
-import type { Synchronous } from "./resolved-operations.ts";
+import type { EventRecorder } from "./events.ts";
+import { resolvedOperations } from "./resolved-operations.ts";
 
-/** A register as a write needs it: its bounds, scaling and where it is. */
-export type WriteTarget = {
-  id: number;
-  uuid: string;
-  name: string;
-  unit: string | null;
-  modbusDeviceUuid: string;
-  modbusDeviceName: string | null;
-  /** The gateway's serial and name (the register.written event names them). */
-  gatewaySerial: string;
-  gatewayName: string;
-  dataType: string;
-  scaleFactor: number | null;
-  isWritable: number;
-  writeMin: number | null;
-  writeMax: number | null;
-};
-
-export interface WriteAttempt {
-  orgId: number;
-  registerId: number;
-  actor: string;
-  valueBefore: number | null;
-  valueAsked: number;
-  result: WriteResult;
-  readBack: number | null;
-  detail: string | null;
-  requestedAt: number;
-  finishedAt: number;
-}
-
-export type WriteRecord = {
-  id: string;
-  organization: string;
-  gatewaySerial: string;
-  registerId: string;
-  registerName: string;
-  actor: string;
-  valueBefore: number | null;
-  valueAsked: number;
-  result: WriteResult;
-  readBack: number | null;
-  detail: string | null;
-  requestedAt: number;
-  finishedAt: number;
-};
-
-export interface WriteStore {
-  /** The active register of the gateway with that public id (stored lower case), or null. */
-  target(gatewayId: number, registerUuid: string): Promise<WriteTarget | null>;
-  /** Stores an attempt and, when given, its event (fanned out to subscribers), one transaction. Returns the attempt's id. */
-  record(attempt: WriteAttempt, event: (id: string) => NewEvent): Promise<string>;
-  /** A later read-back of an attempt whose outcome was unknown (a timeout). */
-  settleReadBack(id: string, readBack: number | null, detail: string): Promise<void>;
-  /** Newest first; one organisation's or all. */
-  list(filter: { orgId?: number; limit: number }): Promise<WriteRecord[]>;
-  /** Deletes attempts requested before `cutoff`, at most `maxRows`; returns how many. */
-  deleteOlderThan(cutoff: number, maxRows: number): Promise<number>;
-}
-
-export function sqliteWriteStore({ sqlite }: SqliteConnection, recordEvent: EventRecorder): Synchronous<WriteStore> {
-  const target = sqlite.prepare<WriteTarget, [number, string]>(
+export function sqliteWriteStore({ sqlite }: SqliteConnection, recordEvent: EventRecorder): WriteStore {
+  const target = sqlite.prepare<Omit<WriteTarget, "isWritable"> & { isWritable: number }, [number, string]>(
     `SELECT r.id AS id, r.uuid AS uuid, r.name AS name, r.unit AS unit, d.uuid AS modbusDeviceUuid,
             d.name AS modbusDeviceName, g.serial AS gatewaySerial, g.name AS gatewayName, r.data_type AS dataType,
             r.scale_factor AS scaleFactor, r.is_writable AS isWritable, r.write_min AS writeMin, r.write_max AS writeMax
@@ -119,13 +60,17 @@ export function sqliteWriteStore({ sqlite }: SqliteConnection, recordEvent: Even
     recordEvent(event(id));
     return id;
   });
-  return {
-    target: (gatewayId, registerUuid) => target.get(gatewayId, registerUuid.toLowerCase()) ?? null,
+  return resolvedOperations<WriteStore>({
+    target: (gatewayId, registerUuid) => {
+      const row = target.get(gatewayId, registerUuid.toLowerCase());
+      // is_writable is an integer column (0 or 1) on SQLite.
+      return row === null ? null : { ...row, isWritable: row.isWritable === 1 };
+    },
     record: (attempt, event) => record(attempt, event),
     settleReadBack: (id, readBack, detail) => {
       settle.run(id, readBack, detail);
     },
     list: ({ orgId, limit }) => (orgId === undefined ? listAll.all(limit) : listOrg.all(limit, orgId)),
     deleteOlderThan: (cutoff, maxRows) => prune.run(cutoff, maxRows).changes,
-  };
+  });
 }

@@ -1,0 +1,130 @@
+/** The webhooks domain of the store contract: endpoints, their messages (deliveries) and the attempts log (docs/webhooks.md). */
+import type { NewEvent } from "./events.ts";
+
+export const endpointStatuses = ["enabled", "paused"] as const;
+export type EndpointStatus = (typeof endpointStatuses)[number];
+
+export const deliveryStatuses = ["pending", "held", "delivered", "failed", "discarded"] as const;
+export type DeliveryStatus = (typeof deliveryStatuses)[number];
+
+export interface EndpointRow {
+  id: number;
+  uuid: string;
+  orgId: number;
+  orgKey: string;
+  url: string;
+  description: string | null;
+  eventTypes: string;
+  status: EndpointStatus;
+  pausedAt: number | null;
+  pauseReason: string | null;
+  secret: string;
+  previousSecret: string | null;
+  previousSecretUntil: number | null;
+  failedMessagesInRow: number;
+  createdAt: number;
+}
+
+/** A message due for an attempt, with what it takes to send it. */
+export interface DueDelivery {
+  id: number;
+  endpointId: number;
+  attempts: number;
+  messageId: string;
+  type: string;
+  occurredAt: number;
+  data: string;
+}
+
+export interface DeliveryListing {
+  id: number;
+  messageId: string;
+  type: string;
+  status: DeliveryStatus;
+  attempts: number;
+  nextAttemptAt: number | null;
+  createdAt: number;
+  completedAt: number | null;
+  lastStatusCode: number | null;
+  lastError: string | null;
+}
+
+export interface AttemptRow {
+  attemptedAt: number;
+  statusCode: number | null;
+  durationMs: number;
+  error: string | null;
+  responseExcerpt: string | null;
+}
+
+/** How one attempt at a message ended, as the dispatcher judged it. */
+export type AttemptOutcome =
+  | { kind: "delivered" }
+  | { kind: "retry"; at: number }
+  | { kind: "failed"; pauseAfter: number }
+  | { kind: "gone" };
+
+export interface NewEndpoint {
+  uuid: string;
+  orgId: number;
+  url: string;
+  description: string | null;
+  /** Space-separated event types; empty: every type. */
+  eventTypes: string;
+  secret: string;
+  now: number;
+}
+
+/** What settling an attempt did: whether it paused the endpoint, and whether it was written at all. */
+export interface SettleOutcome {
+  paused: boolean;
+  settled: boolean;
+}
+
+export interface WebhookStore {
+  createEndpoint(values: NewEndpoint): Promise<void>;
+  endpoint(uuid: string): Promise<EndpointRow | null>;
+  /** Also a deleted endpoint, whose delivery log stays readable. */
+  endpointEvenDeleted(uuid: string): Promise<EndpointRow | null>;
+  endpointById(id: number): Promise<EndpointRow | null>;
+  /** Endpoints not deleted, oldest first. */
+  endpoints(): Promise<EndpointRow[]>;
+  updateEndpoint(id: number, fields: { url?: string; description?: string | null; eventTypes?: string }): Promise<void>;
+  /** Deleting keeps the row (its log stays readable) and discards what was still to be sent. */
+  deleteEndpoint(id: number, now: number): Promise<void>;
+  rotateSecret(id: number, secret: string, previous: string, previousUntil: number): Promise<void>;
+  /** Enables a paused endpoint; its held messages are sent from now on, or discarded. Returns how many. */
+  enable(id: number, now: number, discardHeld: boolean): Promise<number>;
+  /** A message whose endpoint is paused (held) or gone (discarded) when its turn came. */
+  setAside(deliveryId: number, status: "held" | "discarded", now: number): Promise<void>;
+  /** Queues an event already recorded for one endpoint (a resend). */
+  enqueue(endpointId: number, eventId: number, now: number): Promise<number>;
+  /** Records an event for one endpoint only, with its message, in one transaction (the test message). */
+  queueMessage(endpointId: number, event: NewEvent): Promise<{ messageId: string; eventId: number }>;
+  eventIdOfMessage(orgId: number, messageId: string): Promise<number | null>;
+  /** Messages due for an attempt at `now`, soonest first. */
+  due(now: number, limit: number): Promise<DueDelivery[]>;
+  /** Endpoints with a message due at `now`, the one whose oldest due message is soonest first. */
+  dueEndpoints(now: number): Promise<number[]>;
+  /** One endpoint's messages due at `now`, soonest first (the dispatcher serves endpoints in turn: docs/webhooks.md). */
+  dueFor(endpointId: number, now: number, limit: number): Promise<DueDelivery[]>;
+  /** When the next pending message is due, or null when none is. */
+  nextDueAt(): Promise<number | null>;
+  recordAttempt(deliveryId: number, attempt: AttemptRow): Promise<void>;
+  /**
+   * One attempt's outcome, its log line and the endpoint's failure count (pausing
+   * it), in one transaction. `settled: false` when the message is no longer this
+   * process's to settle (PostgreSQL: its lease ran out and another process took it
+   * over, docs/fleet.md "Webhook leases"); nothing is written then.
+   */
+  settle(delivery: DueDelivery, attempt: AttemptRow, outcome: AttemptOutcome): Promise<SettleOutcome>;
+  /** An endpoint's messages, newest first, with their last attempt's result. */
+  deliveries(endpointId: number, limit: number): Promise<DeliveryListing[]>;
+  attempts(deliveryId: number): Promise<AttemptRow[]>;
+  /**
+   * The delivery log's own retention: attempts and messages completed before
+   * `cutoff`, then events older than it that no message refers to any more.
+   */
+  pruneLog(cutoff: number): Promise<{ attempts: number; deliveries: number; events: number }>;
+  pendingCount(): Promise<number>;
+}
