@@ -10,15 +10,16 @@
  */
 const mayImport = {
   lib: [],
-  config: ["lib", "modbus", "alerting"],
+  config: ["lib", "modbus", "alerting", "modbus-server"],
   store: ["lib"],
   modbus: ["lib"],
+  "modbus-server": ["modbus", "store", "lib"],
   ingest: ["store", "lib"],
   alerting: ["store", "lib"],
   webhooks: ["store", "lib"],
   uplink: ["store", "lib"],
   http: ["store", "alerting", "webhooks", "lib"],
-  app: ["config", "lib", "store", "modbus", "ingest", "alerting", "webhooks", "uplink", "http"],
+  app: ["config", "lib", "store", "modbus", "modbus-server", "ingest", "alerting", "webhooks", "uplink", "http"],
   demo: ["modbus", "lib", "config", "store"],
   "history-io": ["lib"],
   cli: "everything",

@@ -50,6 +50,8 @@ export interface DeviceEntry {
   record: Record<string, unknown>;
   name: string | undefined;
   slaveId: number | undefined;
+  /** The unit id the gateway's Modbus TCP server answers for it: `server_unit_id`, else `slave_id`. */
+  serverUnitId: number | undefined;
   /** Its natural key (stable-ids.ts), while the fields it needs are valid. */
   naturalKey: string | undefined;
   template: TemplateLookup;
@@ -136,6 +138,7 @@ function indexDevice(
     record: device,
     name: stringOrUndefined(device.name),
     slaveId: typeof device.slave_id === "number" ? device.slave_id : undefined,
+    serverUnitId: integerOrUndefined(device.server_unit_id ?? device.slave_id),
     naturalKey: key,
     template,
     excluded,
@@ -144,6 +147,10 @@ function indexDevice(
     namesById,
     registersUncertain: template.kind === "unknown" || template.kind === "unreadable",
   };
+}
+
+function integerOrUndefined(value: unknown): number | undefined {
+  return typeof value === "number" && Number.isInteger(value) ? value : undefined;
 }
 
 /** What `exclude` may leave out: text naming a register of the template (when it is known). */

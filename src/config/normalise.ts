@@ -22,6 +22,8 @@ import {
   type RegisterWrite,
   writeFunctionsFor,
 } from "../modbus/register-model.ts";
+import { parseNetwork } from "../lib/address-networks.ts";
+import type { ModbusServerConfig } from "../modbus-server/server-config.ts";
 import { normaliseAlerting } from "./alerting-normalise.ts";
 import type { ResolvedRegister } from "./device-registers.ts";
 import type { DeviceEntry, FileIndex, GatewayEntry } from "./file-index.ts";
@@ -30,6 +32,7 @@ import {
   type DefaultedDevice,
   type DefaultedFile,
   type DefaultedGateway,
+  type DefaultedModbusServer,
   type DefaultedRegister,
   defaults,
 } from "./schema.ts";
@@ -56,6 +59,7 @@ export function normaliseConfig(file: DefaultedFile, index: FileIndex): Fieldhub
 
   const buses = new Map<string, BusConfig>();
   const polling: PollingGateway[] = [];
+  const modbusServers: ModbusServerConfig[] = [];
   file.gateways.forEach((gateway, i) => {
     const entry = index.gateways[i];
     const organization = entry?.orgKey === undefined ? undefined : organizations.get(entry.orgKey);
@@ -76,6 +80,8 @@ export function normaliseConfig(file: DefaultedFile, index: FileIndex): Fieldhub
       ...(gateway.bus.reconnect_max_s === undefined ? {} : { reconnectMaxMs: gateway.bus.reconnect_max_s * 1000 }),
       devices,
     });
+    if (gateway.modbus_server !== undefined)
+      modbusServers.push(normaliseModbusServer(gateway, entry, inventory.id, devices, file.server.host));
   });
 
   const inventory = { organizations: [...organizations.values()] };
@@ -102,6 +108,7 @@ export function normaliseConfig(file: DefaultedFile, index: FileIndex): Fieldhub
     inventory,
     buses,
     polling,
+    modbusServers,
     ...normaliseAlerting(file, index, inventory),
   };
 }
@@ -241,6 +248,37 @@ function normaliseRegister(
       length: register.length ?? null,
       ...(write === undefined ? {} : { write }),
     },
+  };
+}
+
+/** rules.ts has refused a bad network and two devices of the gateway with one unit id. */
+function normaliseModbusServer(
+  gateway: DefaultedGateway,
+  entry: GatewayEntry,
+  gatewayId: string,
+  devices: readonly PollingDevice[],
+  serverHost: string,
+): ModbusServerConfig {
+  const server = gateway.modbus_server as DefaultedModbusServer;
+  const allow =
+    server.allow?.map((text) => {
+      const network = parseNetwork(text);
+      if ("problem" in network) throw new Error(`modbus_server.allow: ${network.problem} after validation`);
+      return network;
+    }) ?? null;
+  return {
+    gatewayId,
+    gatewaySerial: gateway.serial,
+    host: server.host ?? serverHost,
+    port: server.port,
+    writes: server.writes,
+    allow,
+    maxConnections: server.max_connections,
+    units: devices.map((device, j) => ({
+      unitId: entry.devices[j]?.serverUnitId ?? device.slaveId,
+      deviceId: device.id,
+      maxAgeMs: server.max_age_ms ?? device.pollIntervalMs,
+    })),
   };
 }
 

@@ -16,6 +16,7 @@ import {
   indexFile,
   type OrganizationsIndex,
 } from "./file-index.ts";
+import { checkModbusServers } from "./modbus-server-checks.ts";
 import { type Finding, formatPath, type Path } from "./problems.ts";
 import { checkRegister } from "./register-checks.ts";
 import { FirstSeen, IdRegistry, type Report } from "./registries.ts";
@@ -37,6 +38,7 @@ export function ruleFindings(data: unknown): { findings: Finding[]; index: FileI
   checkUplinkUrl(data.uplink, report);
   checkOrganizations(data.organizations, report, ids);
   checkGateways(index, report, ids);
+  checkModbusServers(data, index, report);
   checkAlerting(data, index, report, ids);
   return { findings, index };
 }

@@ -56,6 +56,7 @@ export const defaults = {
   ruleSeverity: "warning",
   offlineSeverity: "critical",
   offlineName: "Gateway offline",
+  modbusServerMaxConnections: 16,
 } as const;
 
 const strict = { additionalProperties: false } as const;
@@ -278,6 +279,9 @@ export const deviceSchema = Type.Object(
     id: Type.Optional(uuid),
     // The allowed range depends on the bus type (0..255 on TCP, 1..247 on RTU): rules.ts.
     slave_id: Type.Integer(),
+    // The unit id the gateway's Modbus TCP server answers for this device; default
+    // slave_id, unique within the gateway: modbus-server-checks.ts.
+    server_unit_id: Type.Optional(Type.Integer({ minimum: 0, maximum: 255 })),
     // Required on a TCP bus and refused on the others: rules.ts. Port defaults to 502 on TCP only.
     host: Type.Optional(nonEmpty),
     port: Type.Optional(port()),
@@ -298,6 +302,26 @@ export const deviceSchema = Type.Object(
     registers: listOf(registerSchema),
     // The addresses are protocol addresses even where they look like Modicon references: no warning (address-references.ts).
     addresses: Type.Optional(Type.Literal("protocol")),
+  },
+  strict,
+);
+
+/**
+ * A Modbus TCP server in front of the gateway's devices (docs/polling.md, "The Modbus
+ * TCP server"). The port unique across the file, CIDRs, and `writes` only with
+ * `allow`: modbus-server-checks.ts.
+ */
+export const modbusServerSchema = Type.Object(
+  {
+    port: port(),
+    // Default: server.host (normalise.ts).
+    host: Type.Optional(nonEmpty),
+    // Default: each device's poll_interval_ms (normalise.ts). 0: every read goes to the bus.
+    max_age_ms: Type.Optional(Type.Integer({ minimum: 0, maximum: 86_400_000 })),
+    writes: Type.Boolean({ default: false }),
+    // Default: every address.
+    allow: Type.Optional(Type.Array(nonEmpty, { minItems: 1, minItemsMessage: "must list at least one network" })),
+    max_connections: Type.Integer({ minimum: 1, maximum: 1024, default: defaults.modbusServerMaxConnections }),
   },
   strict,
 );
@@ -323,6 +347,7 @@ export const gatewaySchema = Type.Object(
     // How often a reading is stored (history density), whatever the poll interval.
     storage_interval_s: Type.Integer({ minimum: 60, maximum: 86_400, default: defaults.storageIntervalS }),
     bus: busSchema,
+    modbus_server: Type.Optional(modbusServerSchema),
     devices: listOf(deviceSchema),
   },
   strict,
@@ -420,6 +445,7 @@ export type DefaultedFile = Static<typeof configSchema>;
 export type DefaultedGateway = Static<typeof gatewaySchema>;
 export type DefaultedDevice = Static<typeof deviceSchema>;
 export type DefaultedBus = Static<typeof busSchema>;
+export type DefaultedModbusServer = Static<typeof modbusServerSchema>;
 export type DefaultedRegister = Static<typeof registerSchema>;
 export type DefaultedRule = Static<typeof ruleSchema>;
 export type DefaultedOfflineAlerts = Static<typeof offlineAlertsSchema>;

@@ -1,6 +1,7 @@
 import type { AutomationConfig, OfflineDetectorConfig, RuleConfig } from "../alerting/rule-model.ts";
 import type { Inventory } from "../lib/inventory.ts";
 import type { BusConfig, PollingGateway } from "../modbus/polling-config.ts";
+import type { ModbusServerConfig } from "../modbus-server/server-config.ts";
 
 /** One thing wrong with a config file. `path` is like `gateways[2].devices[0].slave_id`; the root is "". */
 export interface ConfigProblem {
@@ -68,6 +69,8 @@ export interface FieldhubConfig {
   buses: Map<string, BusConfig>;
   /** What each gateway polls and how, in file order. */
   polling: PollingGateway[];
+  /** The Modbus TCP servers of the gateways that have `modbus_server`, in file order. */
+  modbusServers: ModbusServerConfig[];
   /** Alert rules on registers, in file order; ids are the inventory's. */
   rules: RuleConfig[];
   /** The offline detector, there whether or not the file has `offline_alerts`. */
