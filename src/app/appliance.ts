@@ -76,6 +76,7 @@ export async function startAppliance(options: ApplianceOptions): Promise<Applian
     healthDetails: parts.healthDetails,
     uplinkView: parts.uplinkView,
     deviceHealth: parts.deviceHealth,
+    modbusServerView: parts.modbusServerView,
     onEvent: parts.eventRecorded,
     writeRegister: parts.writeRegister,
   });

@@ -19,6 +19,7 @@ import { createDeviceHealthBoard } from "../modbus/device-health.ts";
 import type { LinkOpener } from "../modbus/link.ts";
 import { registerModbusMetrics } from "../modbus/metrics.ts";
 import { type PollSink, startGatewayPoller } from "../modbus/poller.ts";
+import { createReadCache } from "../modbus/read-cache.ts";
 import type { Store } from "../store/index.ts";
 import { createCentralClient } from "../uplink/central-client.ts";
 import { createForwarder } from "../uplink/forwarder.ts";
@@ -27,6 +28,7 @@ import { registerUplinkMetrics } from "../uplink/metrics.ts";
 import { presentUplink } from "../uplink/present.ts";
 import { startDispatcher } from "../webhooks/dispatcher.ts";
 import { registerWebhookMetrics } from "../webhooks/metrics.ts";
+import { startModbusServers } from "./modbus-servers.ts";
 import { createRegisterWriter } from "./register-writes.ts";
 import {
   scheduleAutomations,
@@ -129,6 +131,8 @@ export async function startParts(options: PartsOptions) {
   };
   // Device health lives in memory, written by the pollers and read by the API (modbus/device-health.ts says why).
   const health = createDeviceHealthBoard();
+  // The words each planned request last read, for the gateways' Modbus TCP servers.
+  const readCache = createReadCache();
   const pollers = polled.map((gateway) =>
     startGatewayPoller({
       gateway,
@@ -137,8 +141,20 @@ export async function startParts(options: PartsOptions) {
       logger: modbusLog,
       openLink: options.openLink,
       health,
+      readCache,
     }),
   );
+  const modbusServers = startModbusServers({
+    config,
+    pollers,
+    readCache,
+    health: health.reader,
+    store,
+    clock,
+    logger,
+    metrics,
+    onEvent: eventRecorded,
+  });
   const schedules = [
     scheduleRetention(store, clock, logger.child({ part: "retention" }), config.retention.readingsDays),
     scheduleHistoryClose(store, clock, logger.child({ part: "history" })),
@@ -196,6 +212,7 @@ export async function startParts(options: PartsOptions) {
   return {
     eventRecorded,
     deviceHealth: health.reader,
+    modbusServerView: modbusServers.view,
     writeRegister,
     /**
      * For /healthz: ingest must be able to write; an uplink must not be refused (an
@@ -232,6 +249,7 @@ export async function startParts(options: PartsOptions) {
           },
     async stop(): Promise<void> {
       await Promise.all(schedules.map((schedule) => schedule.stop()));
+      await modbusServers.stop();
       // Pollers first, so nothing arrives after the last flush.
       await Promise.all(pollers.map((poller) => poller.stop()));
       await ingest.stop();

@@ -42,43 +42,18 @@ export function createRegisterWriter(options: RegisterWritesOptions): RegisterWr
           }
         : await poller.writeRegister(target.uuid, request.value);
     const finishedAt = clock.now();
-    const auditId = await store.writes.record(
-      {
-        orgId: request.orgId,
-        registerId: target.id,
-        actor: request.actor,
-        valueBefore: outcome.valueBefore,
-        valueAsked: request.value,
-        result: outcome.result,
-        readBack: outcome.readBack,
-        detail: outcome.detail,
-        requestedAt,
-        finishedAt,
-      },
-      (id) => ({
-        orgId: request.orgId,
-        occurredAt: finishedAt,
-        ...registerWritten({
-          auditId: id,
-          gateway: { id: request.gatewayId.toLowerCase(), serial: target.gatewaySerial, name: target.gatewayName },
-          register: {
-            modbusDeviceId: target.modbusDeviceUuid,
-            modbusDeviceName: target.modbusDeviceName,
-            id: target.uuid,
-            name: target.name,
-            unit: target.unit,
-          },
-          actor: request.actor,
-          valueBefore: outcome.valueBefore,
-          valueAsked: request.value,
-          result: outcome.result,
-          readBack: outcome.readBack,
-          detail: outcome.detail,
-          requestedAt,
-          finishedAt,
-        }),
-      }),
-    );
+    const auditId = await recordWriteAttempt(store, target, request.gatewayId, {
+      orgId: request.orgId,
+      registerId: target.id,
+      actor: request.actor,
+      valueBefore: outcome.valueBefore,
+      valueAsked: request.value,
+      result: outcome.result,
+      readBack: outcome.readBack,
+      detail: outcome.detail,
+      requestedAt,
+      finishedAt,
+    });
     onEvent();
     logger.info(
       { register: target.uuid, actor: request.actor, value: request.value, result: outcome.result },
@@ -101,4 +76,43 @@ export function createRegisterWriter(options: RegisterWritesOptions): RegisterWr
     }
     return { ...outcome, auditId };
   };
+}
+
+type WriteAttempt = Parameters<Store["writes"]["record"]>[0];
+type WriteTarget = NonNullable<Awaited<ReturnType<Store["writes"]["target"]>>>;
+
+/**
+ * Stores one write attempt with its `register.written` event (docs/webhooks.md), one
+ * transaction: the API's and the admin page's writes and those through a gateway's
+ * Modbus TCP server (app/modbus-servers.ts) alike.
+ */
+export function recordWriteAttempt(
+  store: Store,
+  target: WriteTarget,
+  gatewayUuid: string,
+  attempt: WriteAttempt,
+): Promise<string> {
+  return store.writes.record(attempt, (id) => ({
+    orgId: attempt.orgId,
+    occurredAt: attempt.finishedAt,
+    ...registerWritten({
+      auditId: id,
+      gateway: { id: gatewayUuid.toLowerCase(), serial: target.gatewaySerial, name: target.gatewayName },
+      register: {
+        modbusDeviceId: target.modbusDeviceUuid,
+        modbusDeviceName: target.modbusDeviceName,
+        id: target.uuid,
+        name: target.name,
+        unit: target.unit,
+      },
+      actor: attempt.actor,
+      valueBefore: attempt.valueBefore,
+      valueAsked: attempt.valueAsked,
+      result: attempt.result,
+      readBack: attempt.readBack,
+      detail: attempt.detail,
+      requestedAt: attempt.requestedAt,
+      finishedAt: attempt.finishedAt,
+    }),
+  }));
 }

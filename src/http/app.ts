@@ -11,6 +11,7 @@ import { type DeviceHealthReader, noDeviceHealth } from "../lib/device-health.ts
 import { CodedError, type ErrorCode } from "../lib/errors.ts";
 import type { Logger } from "../lib/logger.ts";
 import { createMetricsRegistry, type MetricsRegistry } from "../lib/metrics.ts";
+import type { ModbusServerViewReader } from "../lib/modbus-server-view.ts";
 import type { RegisterWriter } from "../lib/register-write.ts";
 import type { UplinkView } from "../lib/uplink-report.ts";
 import type { Store } from "../store/index.ts";
@@ -64,6 +65,8 @@ export interface HttpAppDeps {
   deviceHealth?: DeviceHealthReader;
   /** Register writes through the pollers; absent: every write answers 409, nothing sent. */
   writeRegister?: RegisterWriter;
+  /** Each gateway's Modbus TCP server (docs/api.md section 2.5); absent: none runs. */
+  modbusServerView?: ModbusServerViewReader;
 }
 
 export async function createHttpApp(deps: HttpAppDeps) {
@@ -114,6 +117,7 @@ export async function createHttpApp(deps: HttpAppDeps) {
     registers: store.registers,
     readings: store.readings,
     deviceHealth: deps.deviceHealth ?? noDeviceHealth,
+    modbusServerView: deps.modbusServerView ?? (() => null),
     cursorSecret: await store.secrets.getOrCreate("readings-cursor"),
     stateOf,
     writeRegister: deps.writeRegister,

@@ -14,6 +14,7 @@ import type { DeviceHealthBoard } from "./device-health.ts";
 import type { ReadOutcome } from "./link.ts";
 import { breakKey, planReadRequests, type ReadRequest, splitRequest } from "./plan.ts";
 import type { PolledRegister, PollingDevice } from "./polling-config.ts";
+import type { ReadData } from "./read-cache.ts";
 import type { RegisterDecoding } from "./register-model.ts";
 
 /** `answered` in full, `partial` (answered, but a request failed), `silent`, or `disconnected`. */
@@ -22,6 +23,8 @@ export type CycleResult = "answered" | "partial" | "silent" | "disconnected";
 export interface CycleParts {
   /** Sends one request as a poll on the device's channel, after `pause_ms` when `pause` is set. */
   read(request: ReadRequest, pause: boolean): Promise<ReadOutcome>;
+  /** Keeps a request's words as the device sent them, read at monotonic time `at` (read-cache.ts). */
+  keep?(request: ReadRequest, data: ReadData, at: number): void;
   clock: Clock;
   log: Logger;
   health: DeviceHealthBoard;
@@ -83,6 +86,7 @@ export class DeviceCycle {
         answered = true;
         const ts = clock.now();
         const monotonic = clock.monotonic();
+        parts.keep?.(request, outcome, monotonic);
         for (const register of request.registers) {
           values.push(decodeValue(register, request, outcome, ts, monotonic));
           if (this.setAside.delete(register.id)) this.readsAgain(register);

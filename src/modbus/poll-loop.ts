@@ -25,6 +25,7 @@ import {
   type PollTurn,
   type QuarantineRules,
 } from "./quarantine.ts";
+import type { ReadCache, ReadData } from "./read-cache.ts";
 import { Sleeper } from "./sleeper.ts";
 
 export interface PollLoopOptions {
@@ -38,6 +39,8 @@ export interface PollLoopOptions {
   quarantineAfter: number;
   maxBackoffMs: number;
   failingRegisterRetryMs: number;
+  /** Where each planned request's words are kept as read (for the Modbus TCP server). */
+  readCache?: ReadCache;
 }
 
 type PolledDevice = {
@@ -78,7 +81,13 @@ export class PollLoop {
           },
           "poll",
         );
-      const parts = { read, clock, log, health, readings, answered, failingRegisterRetryMs };
+      const cache = options.readCache;
+      const keep =
+        cache === undefined
+          ? undefined
+          : (request: ReadRequest, data: ReadData, at: number) =>
+              cache.keep(device.id, request.functionCode, request.start, data, at);
+      const parts = { read, keep, clock, log, health, readings, answered, failingRegisterRetryMs };
       return {
         cycle: new DeviceCycle(device, parts),
         rules,

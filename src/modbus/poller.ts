@@ -11,6 +11,9 @@
  *   (device-cycle.ts: plan, splits, registers set aside), quarantine decided by
  *   quarantine.ts;
  * - write-protocol.ts: a register write (read, write once, read back) as one turn;
+ * - a Modbus TCP server's requests (src/modbus-server/) as pass-through turns, its
+ *   writes as write turns, each sent once; the poll cycle keeps its requests' words
+ *   for it (read-cache.ts);
  * - bus-stats.ts and device-health.ts: what the parts count and saw.
  */
 import type { Clock } from "../lib/clock.ts";
@@ -21,9 +24,18 @@ import type { RegisterWriteOutcome } from "../lib/register-write.ts";
 import { BusCounters, type BusStats } from "./bus-stats.ts";
 import { Channel, channelsOf } from "./channel.ts";
 import { createDeviceHealthBoard, type DeviceHealthBoard } from "./device-health.ts";
-import { type LinkOpener, openModbusLink } from "./link.ts";
+import {
+  type LinkOpener,
+  type ModbusLink,
+  openModbusLink,
+  type ReadOutcome,
+  type WriteOutcome,
+  type WritePayload,
+} from "./link.ts";
 import { PollLoop } from "./poll-loop.ts";
-import { defaultReconnectMaxMs, type PollingGateway } from "./polling-config.ts";
+import { defaultReconnectMaxMs, type PollingDevice, type PollingGateway } from "./polling-config.ts";
+import type { ReadCache } from "./read-cache.ts";
+import type { FunctionCode, WriteFunctionCode } from "./register-model.ts";
 import { Sleeper } from "./sleeper.ts";
 import {
   notSentInTime,
@@ -60,7 +72,13 @@ export interface PollerOptions {
   health?: DeviceHealthBoard;
   /** How long a write may wait for its turn on the connection before it is given up unsent. */
   writeQueueTimeoutMs?: number;
+  /** Where each planned request's words are kept as read (for the Modbus TCP server). */
+  readCache?: ReadCache;
 }
+
+/** A pass-through request that never reached the wire. */
+export type NotSent = { ok: false; kind: "not_sent" };
+const notSent = (): NotSent => ({ ok: false, kind: "not_sent" });
 
 export function startGatewayPoller(options: PollerOptions) {
   const { gateway, sink, clock, logger } = options;
@@ -116,6 +134,7 @@ export function startGatewayPoller(options: PollerOptions) {
       quarantineAfter: options.quarantineAfter ?? 3,
       maxBackoffMs,
       failingRegisterRetryMs: options.failingRegisterRetryMs ?? 600_000,
+      readCache: options.readCache,
     });
     return { channel, polling, devices };
   });
@@ -171,6 +190,42 @@ export function startGatewayPoller(options: PollerOptions) {
     return { value: scalerFor(target.register.write.scaleFactor)(read.raw), raw: read.raw };
   }
 
+  /**
+   * A Modbus TCP server client's read (a pass-through turn) or write (a write turn)
+   * on the device's channel, sent once, never retried: the device's answer, or
+   * `not_sent` when it never reached the wire.
+   */
+  function passThrough<T extends ReadOutcome | WriteOutcome>(
+    deviceId: string,
+    priority: "passthrough" | "write",
+    send: (link: ModbusLink, device: PollingDevice) => Promise<T> | undefined,
+  ): Promise<T | NotSent> {
+    const channel = channelOfDevice.get(deviceId);
+    const device = gateway.devices.find((candidate) => candidate.id === deviceId);
+    if (channel === undefined || device === undefined) return Promise.resolve(notSent());
+    return channel
+      .transact<T | NotSent>(
+        {
+          run: (link) => send(link, device) ?? Promise.resolve(notSent()),
+          unsent: notSent,
+          expiresAfterMs: writeQueueTimeoutMs,
+        },
+        priority,
+      )
+      .catch((error: unknown) => {
+        log.error({ err: error }, "queued Modbus job failed");
+        return notSent();
+      });
+  }
+  const passThroughRead = (deviceId: string, functionCode: FunctionCode, start: number, count: number) =>
+    passThrough(deviceId, "passthrough", (link, device) =>
+      link.read(functionCode, device.slaveId, start, count, device.timeoutMs),
+    );
+  const passThroughWrite = (deviceId: string, functionCode: WriteFunctionCode, start: number, payload: WritePayload) =>
+    passThrough(deviceId, "write", (link, device) =>
+      link.write?.(functionCode, device.slaveId, start, payload, device.timeoutMs),
+    );
+
   const running = parts.flatMap(({ channel, polling }) => [
     channel.run().catch((error) => {
       log.error({ err: error, link: channel.name }, "poll channel stopped on an error");
@@ -188,6 +243,8 @@ export function startGatewayPoller(options: PollerOptions) {
     health: health.reader,
     writeRegister,
     readRegisterNow,
+    passThroughRead,
+    passThroughWrite,
     async stop(): Promise<void> {
       pauses.stop();
       for (const { channel, polling } of parts) {

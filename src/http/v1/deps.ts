@@ -2,6 +2,7 @@ import type { TObject } from "@sinclair/typebox";
 import type { Clock } from "../../lib/clock.ts";
 import type { DeviceHealthReader } from "../../lib/device-health.ts";
 import { CodedError } from "../../lib/errors.ts";
+import type { ModbusServerViewReader } from "../../lib/modbus-server-view.ts";
 import type { RegisterWriter } from "../../lib/register-write.ts";
 import type { AlertStore } from "../../store/contract/alerts.ts";
 import type { GatewayStore } from "../../store/contract/gateways.ts";
@@ -25,6 +26,8 @@ export interface V1Deps {
   readings: ReadingStore;
   /** Each Modbus device's health as the pollers of this process see it. */
   deviceHealth: DeviceHealthReader;
+  /** Each gateway's Modbus TCP server, as this process runs it. */
+  modbusServerView: ModbusServerViewReader;
   cursorSecret: Buffer;
   stateOf(request: Request): RequestState;
   /** Register writes; absent in an app without pollers. */

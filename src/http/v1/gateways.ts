@@ -5,7 +5,7 @@ import { gatewayStatuses } from "../../store/contract/gateways.ts";
 import { gatewayIdParams, lookupErrors, offsetMeta, offsetPaging, queryErrors } from "./common.ts";
 import { guardRoute, principalOf, type V1Deps } from "./deps.ts";
 import { Gateway, GatewayDetail, OffsetMeta } from "./models.ts";
-import { presentGateway, presentModbusDevice } from "./present.ts";
+import { presentGateway, presentModbusDevice, presentModbusServer } from "./present.ts";
 import { optionalEnum, queryObject } from "./query.ts";
 
 const ListGatewaysQuery = queryObject({
@@ -50,6 +50,7 @@ export function gatewayRoutes(deps: V1Deps) {
             modbus_devices: (await deps.gateways.modbusDevices(gateway.id)).map((device) =>
               presentModbusDevice(device, deps.deviceHealth),
             ),
+            modbus_server: presentModbusServer(deps.modbusServerView(gateway.uuid)),
           },
         });
       },

@@ -79,8 +79,35 @@ export const ModbusDevice = t.Object(
   { $id: "ModbusDevice" },
 );
 
+/** docs/api.md section 2.5: the gateway's Modbus TCP server, added by fieldhub (section 9.2). */
+export const ModbusServer = t.Object(
+  {
+    port: t.Integer({ description: "the TCP port it listens on" }),
+    clients_connected: t.Integer({ description: "Modbus TCP clients connected now" }),
+    requests: t.Object(
+      {
+        cache: t.Integer({ description: "reads answered from the words last read, no bus traffic" }),
+        bus: t.Integer({ description: "requests answered by the device through the bus (its exceptions included)" }),
+        exception: t.Integer({
+          description: "requests answered with an exception of the server's own (1, 2, 3, 6, 10, 11)",
+        }),
+        refused: t.Integer({
+          description: "connections refused (allow, max_connections) or closed for a malformed frame",
+        }),
+      },
+      { description: "since this fieldhub process started" },
+    ),
+  },
+  { $id: "ModbusServer" },
+);
+
 export const GatewayDetail = t.Object(
-  { ...gatewayFields, claimed_at: nullable(dateTime), modbus_devices: t.Array(ModbusDevice) },
+  {
+    ...gatewayFields,
+    claimed_at: nullable(dateTime),
+    modbus_devices: t.Array(ModbusDevice),
+    modbus_server: nullable(ModbusServer),
+  },
   { $id: "GatewayDetail" },
 );
 

@@ -1,6 +1,7 @@
 /** Store rows to the JSON shapes of docs/api.md section 2 (ISO 8601 UTC timestamps, snake_case). */
 import { isoFromMs, isoOrNull } from "../../lib/clock.ts";
 import type { DeviceHealthReader } from "../../lib/device-health.ts";
+import type { ModbusServerView } from "../../lib/modbus-server-view.ts";
 import { presentAlertCore } from "../../lib/present-alert.ts";
 import { scaleValue } from "../../lib/register-scaling.ts";
 import type { AlertRecord } from "../../store/contract/alerts.ts";
@@ -23,6 +24,12 @@ export function presentGateway(row: GatewayRow) {
     customer:
       row.customerUuid === null ? null : { id: row.customerUuid, name: row.customerName ?? "", city: row.customerCity },
   };
+}
+
+/** A gateway's Modbus TCP server as this process runs it, or null (docs/api.md section 2.5). */
+export function presentModbusServer(view: ModbusServerView | null) {
+  if (view === null) return null;
+  return { port: view.port, clients_connected: view.clientsConnected, requests: { ...view.requests } };
 }
 
 /** A Modbus device with its health as this process's pollers see it (docs/api.md section 2.6, device health). */

@@ -1,0 +1,46 @@
+/**
+ * Reads the server passes to the bus go one at a time per connection of the gateway
+ * (the bus on RTU, each host:port on Modbus TCP), and each only after the event loop
+ * has turned once since the one before ended. The poller's queue serves pass-through
+ * turns ahead of polls; without this, clients that keep misses coming would keep a
+ * due poll waiting for good. With it, a due poll has taken the wire before the next
+ * pass-through is queued, so polling is late by at most one transaction
+ * (docs/polling.md, "The Modbus TCP server"). Writes do not wait here: they go ahead
+ * of everything.
+ */
+import type { PollingGateway } from "../modbus/polling-config.ts";
+
+/** Reads waiting for their turn on one connection past this are answered "busy" (exception 6). */
+export const mostWaitingPerConnection = 64;
+
+export function createBusTurns(gateway: PollingGateway) {
+  const connectionOf = new Map(
+    gateway.devices.map((device) => [
+      device.id,
+      gateway.bus.type === "tcp" ? `${device.host ?? ""}:${device.port ?? 502}` : "bus",
+    ]),
+  );
+  const lines = new Map<string, { last: Promise<void>; waiting: number }>();
+  return {
+    /** Runs `work` in the device's connection's turn; null when too many wait already. */
+    take<T>(deviceId: string, work: () => Promise<T>): Promise<T> | null {
+      const key = connectionOf.get(deviceId) ?? deviceId;
+      let line = lines.get(key);
+      if (line === undefined) {
+        line = { last: Promise.resolve(), waiting: 0 };
+        lines.set(key, line);
+      }
+      if (line.waiting >= mostWaitingPerConnection) return null;
+      const current = line;
+      current.waiting++;
+      const turn = current.last.then(() => new Promise<void>((resolve) => setImmediate(resolve))).then(work);
+      current.last = turn.then(
+        () => undefined,
+        () => undefined,
+      );
+      return turn.finally(() => {
+        current.waiting--;
+      });
+    },
+  };
+}

@@ -1,0 +1,55 @@
+/**
+ * A write through the server in the write audit (docs/api.md section 4.8, `fieldhub
+ * writes list`): one entry per register of the device that the write covers whole,
+ * with the value asked decoded from the words written, and the value before from the
+ * words last read. A write that covers no register whole (a part of
+ * a 32-bit value, an address fieldhub does not poll) is passed on and logged, but has
+ * no register to be recorded against.
+ */
+import type { RegisterWriteResult } from "../lib/register-write.ts";
+import { decodeBits, decodeWords } from "../modbus/decode.ts";
+import type { WritePayload } from "../modbus/link.ts";
+import type { PollingDevice } from "../modbus/polling-config.ts";
+import { registerSpan, type WriteFunctionCode } from "../modbus/register-model.ts";
+import type { ReadData } from "./served-bus.ts";
+
+/** One register's line in the audit, by the register's public id; raw values (the auditor scales them as the API shows them). */
+export interface ServerWriteEntry {
+  registerId: string;
+  actor: string;
+  rawBefore: number | null;
+  rawAsked: number;
+  result: RegisterWriteResult;
+  detail: string;
+  requestedAt: number;
+  finishedAt: number;
+}
+
+export type WriteAuditor = (entries: ServerWriteEntry[]) => Promise<void>;
+
+/** The registers a write covers whole, with the value each is asked to take and held before. */
+export function writtenRegisters(
+  device: PollingDevice,
+  write: { functionCode: WriteFunctionCode; start: number; payload: WritePayload },
+  before: ReadData | null,
+): { registerId: string; rawAsked: number; rawBefore: number | null }[] {
+  const table = write.functionCode === 5 || write.functionCode === 15 ? 1 : 3;
+  const count = write.payload.bits?.length ?? write.payload.words?.length ?? 0;
+  const entries: { registerId: string; rawAsked: number; rawBefore: number | null }[] = [];
+  for (const register of device.registers) {
+    if (register.functionCode !== table || register.dataType === "string") continue;
+    const offset = register.address - write.start;
+    if (offset < 0 || offset + registerSpan(register) > count) continue;
+    const asked =
+      write.payload.bits !== null ? decodeBits(write.payload.bits, offset) : decodeWords(register, write.payload.words, offset);
+    if (typeof asked !== "number") continue;
+    const held =
+      before === null
+        ? null
+        : before.bits !== null
+          ? decodeBits(before.bits, offset)
+          : decodeWords(register, before.words, offset);
+    entries.push({ registerId: register.id, rawAsked: asked, rawBefore: typeof held === "number" ? held : null });
+  }
+  return entries;
+}
