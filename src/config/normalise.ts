@@ -8,6 +8,8 @@
  * resolved registers) it reads from the file index, which lists the file's gateways and
  * devices in the same order.
  */
+
+import { parseNetwork } from "../lib/address-networks.ts";
 import type {
   InventoryGateway,
   InventoryModbusDevice,
@@ -22,7 +24,6 @@ import {
   type RegisterWrite,
   writeFunctionsFor,
 } from "../modbus/register-model.ts";
-import { parseNetwork } from "../lib/address-networks.ts";
 import type { ModbusServerConfig } from "../modbus-server/server-config.ts";
 import { normaliseAlerting } from "./alerting-normalise.ts";
 import type { ResolvedRegister } from "./device-registers.ts";

@@ -25,7 +25,9 @@ export function parseNetwork(text: string): Network | { problem: string } {
   // A network with host bits set is most likely a typo for a host or for its network.
   const base = networkBase(address, prefix, family);
   if (base !== address && version === 4) {
-    return { problem: `has host bits set: ${text} is not a network (did you mean ${base}/${prefix}, or ${address}/32?)` };
+    return {
+      problem: `has host bits set: ${text} is not a network (did you mean ${base}/${prefix}, or ${address}/32?)`,
+    };
   }
   return { address, prefix, family };
 }

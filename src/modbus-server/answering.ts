@@ -52,7 +52,10 @@ export function createAnswerer(options: AnswererOptions): Answerer {
     unitId: number,
     client: string,
   ): Promise<{ pdu: Uint8Array; result: "cache" | "bus" | "exception" }> {
-    const refuse = (code: number) => ({ pdu: exceptionAnswer(request.functionCode, code), result: "exception" as const });
+    const refuse = (code: number) => ({
+      pdu: exceptionAnswer(request.functionCode, code),
+      result: "exception" as const,
+    });
     if (request.kind === "refused") return refuse(request.exception);
     const unit = units.get(unitId);
     const device = unit === undefined ? undefined : devices.get(unit.deviceId);
@@ -99,11 +102,26 @@ export function createAnswerer(options: AnswererOptions): Answerer {
             ] as const);
     const actor = `modbus:${client}`;
     const entries = writtenRegisters(device, request, before);
-    logger.info({ device_id: device.id, actor, function_code: request.functionCode, start: request.start, count: request.count, result, registers: entries.length }, "register write through the Modbus TCP server");
+    logger.info(
+      {
+        device_id: device.id,
+        actor,
+        function_code: request.functionCode,
+        start: request.start,
+        count: request.count,
+        result,
+        registers: entries.length,
+      },
+      "register write through the Modbus TCP server",
+    );
     if (entries.length > 0) {
       // The answer does not wait for the audit: a store that refuses writes must not hold the bus's client.
       void audit(entries.map((entry) => ({ ...entry, actor, result, detail, requestedAt, finishedAt }))).catch(
-        (error: unknown) => logger.error({ err: error, device_id: device.id }, "write through the Modbus TCP server not recorded in the audit"),
+        (error: unknown) =>
+          logger.error(
+            { err: error, device_id: device.id },
+            "write through the Modbus TCP server not recorded in the audit",
+          ),
       );
     }
     return reply;

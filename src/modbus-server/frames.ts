@@ -18,9 +18,7 @@ const headerBytes = 7;
 const largestLength = 254;
 
 /** Splits received bytes into whole frames; what is left is the start of the next one. */
-export function takeFrames(
-  buffer: Uint8Array,
-): { frames: RequestFrame[]; rest: Uint8Array } | { malformed: string } {
+export function takeFrames(buffer: Uint8Array): { frames: RequestFrame[]; rest: Uint8Array } | { malformed: string } {
   const frames: RequestFrame[] = [];
   let offset = 0;
   const view = new DataView(buffer.buffer, buffer.byteOffset, buffer.byteLength);

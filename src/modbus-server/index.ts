@@ -17,7 +17,7 @@ import type { WriteAuditor } from "./write-audit.ts";
 
 export type { ServedBus } from "./served-bus.ts";
 export type { ModbusServerConfig } from "./server-config.ts";
-export type { ServerWriteEntry, WriteAuditor } from "./write-audit.ts";
+export type { WriteAuditor } from "./write-audit.ts";
 
 export interface ModbusServerOptions {
   config: ModbusServerConfig;

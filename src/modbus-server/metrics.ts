@@ -41,6 +41,7 @@ export function registerModbusServerMetrics(registry: MetricsRegistry, servers: 
     "fieldhub_modbus_server_connections",
     "Clients connected to the Modbus TCP server",
     ["gateway"],
-    () => servers.map((server) => ({ labels: { gateway: server.gatewaySerial }, value: server.stats().clientsConnected })),
+    () =>
+      servers.map((server) => ({ labels: { gateway: server.gatewaySerial }, value: server.stats().clientsConnected })),
   );
 }

@@ -55,7 +55,13 @@ export function parseRequest(pdu: Uint8Array): ServerRequest {
       if (pdu.length !== 5) return malformed();
       const value = word(3);
       if (value !== 0xff00 && value !== 0x0000) return refused(exception.illegalDataValue);
-      return { kind: "write", functionCode, start: word(1), count: 1, payload: { words: null, bits: [value === 0xff00] } };
+      return {
+        kind: "write",
+        functionCode,
+        start: word(1),
+        count: 1,
+        payload: { words: null, bits: [value === 0xff00] },
+      };
     }
     case 6:
       if (pdu.length !== 5) return malformed();
@@ -103,7 +109,9 @@ export function readAnswer(
   const view = new DataView(pdu.buffer);
   pdu[0] = functionCode;
   pdu[1] = 2 * data.words.length;
-  data.words.forEach((word, i) => view.setUint16(2 + 2 * i, word & 0xffff));
+  data.words.forEach((word, i) => {
+    view.setUint16(2 + 2 * i, word & 0xffff);
+  });
   return pdu;
 }
 

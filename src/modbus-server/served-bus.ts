@@ -9,10 +9,9 @@ import type { NotSent } from "../modbus/poller.ts";
 import type { ReadData } from "../modbus/read-cache.ts";
 import type { FunctionCode, WriteFunctionCode } from "../modbus/register-model.ts";
 
-export type { ReadData } from "../modbus/read-cache.ts";
-
 /** The request never reached the wire (the channel is down or busy past the queue's patience). */
 export type { NotSent } from "../modbus/poller.ts";
+export type { ReadData } from "../modbus/read-cache.ts";
 
 export interface ServedBus {
   /**

@@ -41,7 +41,9 @@ export function writtenRegisters(
     const offset = register.address - write.start;
     if (offset < 0 || offset + registerSpan(register) > count) continue;
     const asked =
-      write.payload.bits !== null ? decodeBits(write.payload.bits, offset) : decodeWords(register, write.payload.words, offset);
+      write.payload.bits !== null
+        ? decodeBits(write.payload.bits, offset)
+        : decodeWords(register, write.payload.words, offset);
     if (typeof asked !== "number") continue;
     const held =
       before === null

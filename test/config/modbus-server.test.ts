@@ -7,8 +7,20 @@ function servedFile(server: Yamlish = { port: 5502 }): Yamlish {
   const gateway = at(file, "gateways", 0);
   gateway.modbus_server = server;
   gateway.devices = [
-    { name: "meter", host: "10.0.0.5", slave_id: 1, poll_interval_ms: 5000, registers: [{ name: "t", address: 0, data_type: "int16" }] },
-    { name: "inverter", host: "10.0.0.6", slave_id: 1, server_unit_id: 2, registers: [{ name: "p", address: 0, data_type: "int16" }] },
+    {
+      name: "meter",
+      host: "10.0.0.5",
+      slave_id: 1,
+      poll_interval_ms: 5000,
+      registers: [{ name: "t", address: 0, data_type: "int16" }],
+    },
+    {
+      name: "inverter",
+      host: "10.0.0.6",
+      slave_id: 1,
+      server_unit_id: 2,
+      registers: [{ name: "p", address: 0, data_type: "int16" }],
+    },
   ];
   return file;
 }
@@ -34,7 +46,14 @@ describe("modbus_server defaults", () => {
 
   test("what is written is kept; a gateway without modbus_server serves nothing", () => {
     const config = configOf(
-      servedFile({ port: 1502, host: "127.0.0.1", max_age_ms: 750, writes: true, allow: ["10.0.0.0/8", "::1"], max_connections: 2 }),
+      servedFile({
+        port: 1502,
+        host: "127.0.0.1",
+        max_age_ms: 750,
+        writes: true,
+        allow: ["10.0.0.0/8", "::1"],
+        max_connections: 2,
+      }),
     );
     const [server] = config.modbusServers;
     expect(server).toMatchObject({ host: "127.0.0.1", port: 1502, writes: true, maxConnections: 2 });
@@ -78,7 +97,11 @@ describe("modbus_server problems", () => {
     const second = structuredClone(at(two, "gateways", 0));
     second.serial = "FH-2";
     (two.gateways as Yamlish[]).push(second);
-    expectOnlyProblem(two, "gateways[1].modbus_server.port", "port 5502 is already used by gateways[0].modbus_server.port");
+    expectOnlyProblem(
+      two,
+      "gateways[1].modbus_server.port",
+      "port 5502 is already used by gateways[0].modbus_server.port",
+    );
   });
 
   test("writes without allow", () => {
@@ -86,7 +109,9 @@ describe("modbus_server problems", () => {
   });
 
   test("bad networks, each at its place", () => {
-    const problems = problemsOf(servedFile({ port: 5502, allow: ["10.0.0.0/8", "10.0.0.300/8", "10.0.0.0/33", "10.1.2.3/8", "lan"] }));
+    const problems = problemsOf(
+      servedFile({ port: 5502, allow: ["10.0.0.0/8", "10.0.0.300/8", "10.0.0.0/33", "10.1.2.3/8", "lan"] }),
+    );
     expect(problems.map((problem) => [problem.path, problem.message])).toEqual([
       [
         "gateways[0].modbus_server.allow[1]",
@@ -105,8 +130,16 @@ describe("modbus_server problems", () => {
   });
 
   test("unknown fields and ranges are the schema's", () => {
-    expectOnlyProblem(servedFile({ port: 5502, max_conections: 3 }), "gateways[0].modbus_server.max_conections", /unknown field/);
-    expectOnlyProblem(servedFile({ port: 5502, max_connections: 0 }), "gateways[0].modbus_server.max_connections", /between 1 and 1024/);
+    expectOnlyProblem(
+      servedFile({ port: 5502, max_conections: 3 }),
+      "gateways[0].modbus_server.max_conections",
+      /unknown field/,
+    );
+    expectOnlyProblem(
+      servedFile({ port: 5502, max_connections: 0 }),
+      "gateways[0].modbus_server.max_connections",
+      /between 1 and 1024/,
+    );
     const file = servedFile();
     at(file, "gateways", 0, "devices", 1).server_unit_id = 256;
     expectOnlyProblem(file, "gateways[0].devices[1].server_unit_id", /between 0 and 255/);

@@ -17,9 +17,9 @@ import { Webhook } from "standardwebhooks";
 import { stableUuid } from "../../src/lib/ids.ts";
 import { isEventData } from "../../src/store/contract/event-types.ts";
 import { type RunningCli, runCli, servedUrl, startCli } from "../harness/cli.ts";
+import { type PymodbusPeer as Peer, startPymodbusPeer as startPeer } from "../harness/pymodbus.ts";
 
 const python = "/usr/bin/python3";
-const serverFixture = join(import.meta.dir, "..", "fixtures", "pymodbus_server.py");
 const readerFixture = join(import.meta.dir, "..", "fixtures", "pymodbus_read.py");
 const canRun = existsSync(python) && existsSync("/usr/bin/socat");
 
@@ -49,44 +49,6 @@ function peerSpec(serialPath: string | null) {
       },
     },
   };
-}
-
-type Peer = { proc: ReturnType<typeof Bun.spawn>; port: number; ask(line: string): Promise<string> };
-
-async function startPeer(spec: ReturnType<typeof peerSpec>): Promise<Peer> {
-  const proc = Bun.spawn([python, serverFixture, JSON.stringify(spec)], {
-    stdin: "pipe",
-    stdout: "pipe",
-    stderr: "ignore",
-  });
-  const reader = proc.stdout.getReader();
-  let buffer = "";
-  const nextLine = async (): Promise<string> => {
-    const deadline = Date.now() + 10_000;
-    while (!buffer.includes("\n")) {
-      if (Date.now() > deadline) throw new Error(`pymodbus peer is silent: ${buffer}`);
-      const { value, done } = await reader.read();
-      if (done) throw new Error(`pymodbus peer ended: ${buffer}`);
-      buffer += new TextDecoder().decode(value);
-    }
-    const at = buffer.indexOf("\n");
-    const line = buffer.slice(0, at);
-    buffer = buffer.slice(at + 1);
-    return line;
-  };
-  const ready = await nextLine();
-  const match = /READY (\d+|serial)/.exec(ready);
-  if (match === null) throw new Error(`pymodbus peer did not start: ${ready}`);
-  let queue = Promise.resolve("");
-  const ask = (line: string) => {
-    queue = queue.then(async () => {
-      proc.stdin.write(`${line}\n`);
-      await proc.stdin.flush();
-      return nextLine();
-    });
-    return queue;
-  };
-  return { proc, port: match[1] === "serial" ? 0 : Number(match[1]), ask };
 }
 
 /** What an independent pymodbus client reads from the TCP peer. */

@@ -1,0 +1,468 @@
+/**
+ * The Modbus TCP server (docs/polling.md, "The Modbus TCP server") on a real `fieldhub
+ * serve`, used by independent masters only (Debian's mbpoll, pymodbus's client,
+ * raw sockets for what no master sends) in front of pymodbus equipment over Modbus
+ * TCP: values read through the server are the equipment's words for every table and
+ * data type; a read outside the plan goes to the bus and its answer (or the device's
+ * exception) comes back as it came; unknown unit 10; a quarantined device 11 at once;
+ * writes refused with exception 1 while off, and with writes on a write lands in the
+ * equipment and in `fieldhub writes list`; a client outside `allow` is refused; a
+ * malformed frame costs only its own connection; three masters reading polled
+ * registers get the equipment's words without errors while the equipment sees no
+ * more requests than fieldhub's polling plus the misses.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { connect } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { stableUuid } from "../../src/lib/ids.ts";
+import { freePort, type RunningCli, runCli, servedUrl, startCli } from "../harness/cli.ts";
+import { type PymodbusPeer, startPymodbusPeer } from "../harness/pymodbus.ts";
+
+const python = "/usr/bin/python3";
+const masterFixture = join(import.meta.dir, "..", "fixtures", "pymodbus_master.py");
+const canRun = existsSync(python) && existsSync("/usr/bin/mbpoll");
+
+/** Holding registers of every data type, one after another from 0, as pymodbus encodes them. */
+const holding = [
+  { address: 0, type: "int16", value: -12345 },
+  { address: 1, type: "uint16", value: 54321 },
+  { address: 2, type: "int32", value: -2_000_000_123, order: "CDAB" },
+  { address: 4, type: "uint32", value: 4_000_000_123, order: "BADC" },
+  { address: 6, type: "float32", value: 123.456 },
+  { address: 8, type: "float32", value: -0.5, order: "DCBA" },
+  { address: 10, type: "int64", value: -9_007_199_254_740_991 },
+  { address: 14, type: "uint64", value: 9_007_199_254_740_991, order: "CDAB" },
+  { address: 18, type: "float64", value: -98765.4321, order: "BADC" },
+  { address: 22, type: "uint16", value: 0b1010_0000_0000_0101 },
+  { address: 23, type: "string", value: "FH-TEST", length: 4 },
+];
+const holdingWords = 27;
+const registersYaml = [
+  "{ name: i16, address: 0, data_type: int16 }",
+  "{ name: u16, address: 1, data_type: uint16 }",
+  "{ name: i32, address: 2, data_type: int32, byte_order: CDAB }",
+  "{ name: u32, address: 4, data_type: uint32, byte_order: BADC }",
+  "{ name: f32, address: 6, data_type: float32 }",
+  "{ name: f32le, address: 8, data_type: float32, byte_order: DCBA }",
+  "{ name: i64, address: 10, data_type: int64 }",
+  "{ name: u64, address: 14, data_type: uint64, byte_order: CDAB }",
+  "{ name: f64, address: 18, data_type: float64, byte_order: BADC }",
+  "{ name: bit0, address: 22, data_type: bool, bit: 0 }",
+  "{ name: bit13, address: 22, data_type: bool, bit: 13 }",
+  "{ name: label, address: 23, data_type: string, length: 4 }",
+  "{ name: temperature, address: 10, function_code: 4, data_type: int16, scale_factor: 0.1 }",
+  "{ name: coil_on, address: 0, function_code: 1, data_type: bool }",
+  "{ name: coil_off, address: 1, function_code: 1, data_type: bool }",
+  "{ name: input_on, address: 5, function_code: 2, data_type: bool }",
+]
+  .map((line) => `          - ${line}`)
+  .join("\n");
+
+const equipmentSpec = {
+  tcp_port: 0,
+  units: {
+    "1": {
+      // 500 is not polled: a read of it goes to the bus.
+      hr: [...holding, { address: 500, type: "uint16", value: 4242 }],
+      ir: [{ address: 10, type: "int16", value: 215 }],
+      co: [
+        { address: 0, value: true },
+        { address: 1, value: false },
+      ],
+      di: [{ address: 5, value: true }],
+    },
+  },
+};
+const actuatorSpec = {
+  tcp_port: 0,
+  units: { "1": { hr: [{ address: 0, type: "int16", value: 200 }], co: [{ address: 0, value: false }] } },
+};
+
+let workDir = "";
+let dataDir = "";
+let serve: RunningCli;
+let baseUrl = "";
+let equipment: PymodbusPeer;
+let actuator: PymodbusPeer;
+let readPort = 0;
+let writePort = 0;
+
+beforeAll(async () => {
+  if (!canRun) return;
+  workDir = mkdtempSync(join(tmpdir(), "fieldhub-modbus-server-"));
+  dataDir = join(workDir, "data");
+  equipment = await startPymodbusPeer(equipmentSpec);
+  actuator = await startPymodbusPeer(actuatorSpec);
+  readPort = freePort();
+  writePort = freePort();
+  const config = `
+organizations: [{ key: plant, name: Plant }]
+gateways:
+  - serial: SHARED
+    name: Shared bus
+    bus: { type: tcp }
+    # Answers from memory while the words are at most 1.5 s old: three poll cycles.
+    modbus_server: { port: ${readPort}, host: 127.0.0.1, max_age_ms: 1500, allow: [127.0.0.1/32] }
+    devices:
+      - name: meter
+        slave_id: 1
+        host: 127.0.0.1
+        port: ${equipment.port}
+        poll_interval_ms: 500
+        timeout_ms: 500
+        registers:
+${registersYaml}
+      # No unit 7 on the equipment: pymodbus answers exception 11 for it, which counts as silence.
+      - name: absent
+        slave_id: 7
+        host: 127.0.0.1
+        port: ${equipment.port}
+        poll_interval_ms: 500
+        timeout_ms: 300
+        retries: 0
+        registers:
+          - { name: nothing, address: 0, data_type: int16 }
+  - serial: WRITABLE
+    name: Writable through the server
+    bus: { type: tcp }
+    modbus_server: { port: ${writePort}, host: 127.0.0.1, writes: true, allow: [127.0.0.0/8] }
+    devices:
+      - name: actuator
+        slave_id: 1
+        server_unit_id: 3
+        host: 127.0.0.1
+        port: ${actuator.port}
+        poll_interval_ms: 500
+        registers:
+          - { name: setpoint, address: 0, data_type: int16, scale_factor: 0.1 }
+          - { name: relay, address: 0, function_code: 1, data_type: bool }
+`;
+  writeFileSync(join(workDir, "fieldhub.yaml"), config);
+  const check = await runCli(["config", "check", join(workDir, "fieldhub.yaml")]);
+  expect(check.code).toBe(0);
+  serve = startCli([
+    "serve",
+    "--config",
+    join(workDir, "fieldhub.yaml"),
+    "--data",
+    dataDir,
+    "--port",
+    "0",
+    "--host",
+    "127.0.0.1",
+  ]);
+  baseUrl = await serve.waitFor(servedUrl);
+  await serve.waitFor((out) => (out.split("Modbus TCP server listening").length > 2 ? true : null));
+  // The first poll cycles have read the meter, and the absent device is quarantined.
+  await until(async () => (await metric(`fieldhub_modbus_requests_total{gateway="SHARED"}`)) >= 12, 15_000);
+}, 40_000);
+
+afterAll(async () => {
+  await serve?.stop();
+  equipment?.proc.kill();
+  actuator?.proc.kill();
+  if (workDir !== "") rmSync(workDir, { recursive: true, force: true });
+});
+
+type MasterResult = {
+  words?: number[];
+  bits?: boolean[];
+  exception?: number;
+  ok?: boolean;
+  error?: string;
+  reads?: number;
+  errors?: number;
+  mismatches?: number;
+};
+
+/** pymodbus's client on `port`, the actions in order on one connection. */
+async function master(port: number, actions: Record<string, unknown>[]): Promise<MasterResult[]> {
+  const proc = Bun.spawn([python, masterFixture, String(port), JSON.stringify(actions)], {
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [out, err] = [await new Response(proc.stdout).text(), await new Response(proc.stderr).text()];
+  if ((await proc.exited) !== 0) throw new Error(`pymodbus master failed: ${err}`);
+  return JSON.parse(out) as MasterResult[];
+}
+
+const read = (fc: number, unit: number, start: number, count: number) => ({ op: "read", fc, unit, start, count });
+
+/** mbpoll reading 16-bit holding registers (0-based), once; its exit code and the values it printed. */
+async function mbpoll(port: number, unit: number, start: number, count: number) {
+  const proc = Bun.spawn(
+    [
+      "mbpoll",
+      "-m",
+      "tcp",
+      "-p",
+      String(port),
+      "-a",
+      String(unit),
+      "-0",
+      "-r",
+      String(start),
+      "-c",
+      String(count),
+      "-t",
+      "4:hex",
+      "-1",
+      "127.0.0.1",
+    ],
+    { stdout: "pipe", stderr: "pipe" },
+  );
+  const [out, err] = [await new Response(proc.stdout).text(), await new Response(proc.stderr).text()];
+  const code = await proc.exited;
+  const values = [...out.matchAll(/^\[(\d+)\]:\s+0x([0-9A-F]{4})/gm)].map((match) =>
+    Number.parseInt(match[2] ?? "", 16),
+  );
+  return { code, values, text: out + err };
+}
+
+async function metricsText(): Promise<string> {
+  return (await fetch(`${baseUrl}/metrics`)).text();
+}
+
+async function metric(series: string): Promise<number> {
+  const text = await metricsText();
+  const line = text.split("\n").find((candidate) => candidate.startsWith(`${series} `));
+  return line === undefined ? 0 : Number(line.slice(series.length + 1));
+}
+
+const serverRequests = (gateway: string, result: string) =>
+  metric(`fieldhub_modbus_server_requests_total{gateway="${gateway}",result="${result}"}`);
+
+async function until(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error("not reached in time");
+    await Bun.sleep(100);
+  }
+}
+
+async function peerStats(peer: PymodbusPeer): Promise<{ requests: number; writes: number }> {
+  return JSON.parse((await peer.ask("STATS")).slice(6)) as { requests: number; writes: number };
+}
+
+/** A raw socket from `localAddress`: what it receives, and whether the server closed it. */
+function rawClient(port: number, localAddress = "127.0.0.1") {
+  const socket = connect({ host: "127.0.0.1", port, localAddress });
+  const received: number[] = [];
+  let closed = false;
+  socket.on("data", (chunk: Buffer) => received.push(...chunk));
+  socket.on("error", () => {});
+  const ended = new Promise<void>((resolve) =>
+    socket.on("close", () => {
+      closed = true;
+      resolve();
+    }),
+  );
+  const opened = new Promise<void>((resolve) => socket.on("connect", () => resolve()));
+  return { socket, received, ended, opened, isClosed: () => closed };
+}
+
+/** A Modbus TCP read of holding registers as bytes: MBAP header and PDU. */
+function readFrame(transactionId: number, unit: number, start: number, count: number): Uint8Array {
+  return Uint8Array.of(
+    transactionId >> 8,
+    transactionId & 0xff,
+    0,
+    0,
+    0,
+    6,
+    unit,
+    3,
+    start >> 8,
+    start & 0xff,
+    count >> 8,
+    count & 0xff,
+  );
+}
+
+describe.skipIf(!canRun)("reads through the server", () => {
+  test("every table and data type: the equipment's own words, from memory", async () => {
+    const fromCacheBefore = await serverRequests("SHARED", "cache");
+    const reads = [read(3, 1, 0, holdingWords), read(4, 1, 10, 1), read(1, 1, 0, 2), read(2, 1, 5, 1)];
+    const direct = await master(equipment.port, reads);
+    const through = await master(readPort, reads);
+    expect(direct[0]?.words).toHaveLength(holdingWords);
+    expect(direct[1]?.words).toEqual([215]);
+    expect(direct[2]?.bits).toEqual([true, false]);
+    expect(direct[3]?.bits).toEqual([true]);
+    expect(through).toEqual(direct);
+    // Another master, another reading of the same words.
+    const polled = await mbpoll(readPort, 1, 0, holdingWords);
+    expect(polled.code, polled.text).toBe(0);
+    expect(polled.values).toEqual(direct[0]?.words ?? []);
+    expect((await serverRequests("SHARED", "cache")) - fromCacheBefore).toBe(5);
+  });
+
+  test("a read outside the plan goes to the bus; the device's exception comes back as it came", async () => {
+    const fromBusBefore = await serverRequests("SHARED", "bus");
+    const [unpolled, missing] = await master(readPort, [read(3, 1, 500, 1), read(3, 1, 600, 2)]);
+    expect(unpolled).toEqual({ words: [4242] });
+    // The equipment has nothing at 600: exception 2, from the device, not the server.
+    expect(missing).toEqual({ exception: 2 });
+    expect((await serverRequests("SHARED", "bus")) - fromBusBefore).toBe(2);
+  });
+
+  test("a unit id no device has: exception 10; a quarantined device: exception 11 at once", async () => {
+    const [ownBefore, busBefore] = [await serverRequests("SHARED", "exception"), await serverRequests("SHARED", "bus")];
+    const [unknown, quarantined] = await master(readPort, [read(3, 42, 0, 1), read(3, 7, 0, 1)]);
+    expect(unknown).toEqual({ exception: 10 });
+    expect(quarantined).toEqual({ exception: 11 });
+    // Both answered by the server itself: the equipment would answer 11 for unit 7 too, but was not asked.
+    expect((await serverRequests("SHARED", "exception")) - ownBefore).toBe(2);
+    expect(await serverRequests("SHARED", "bus")).toBe(busBefore);
+    const polled = await mbpoll(readPort, 42, 0, 1);
+    expect(polled.code).not.toBe(0);
+    expect(polled.text).toMatch(/Gateway path unavailable|exception|0x0a/i);
+  });
+});
+
+describe.skipIf(!canRun)("writes", () => {
+  test("refused with exception 1 while writes are off; the equipment is unchanged", async () => {
+    const before = await peerStats(equipment);
+    const results = await master(readPort, [
+      { op: "write", fc: 6, unit: 1, start: 0, values: [1] },
+      { op: "write", fc: 16, unit: 1, start: 0, values: [1, 2] },
+      { op: "write", fc: 5, unit: 1, start: 0, values: [false] },
+    ]);
+    expect(results).toEqual([{ exception: 1 }, { exception: 1 }, { exception: 1 }]);
+    expect((await peerStats(equipment)).writes).toBe(before.writes);
+    expect(await equipment.ask("DUMP 1 hr 0 1")).toBe(`DUMP [${-12345 & 0xffff}]`);
+  });
+
+  test("with writes on, a write lands in the equipment, is read back by another master, and is in the audit", async () => {
+    const results = await master(writePort, [
+      { op: "write", fc: 6, unit: 3, start: 0, values: [215] },
+      { op: "write", fc: 5, unit: 3, start: 0, values: [true] },
+    ]);
+    expect(results).toEqual([{ ok: true }, { ok: true }]);
+    const [word, coil] = await master(actuator.port, [read(3, 1, 0, 1), read(1, 1, 0, 1)]);
+    expect(word).toEqual({ words: [215] });
+    expect(coil).toEqual({ bits: [true] });
+
+    const listed = await until(async () => {
+      const list = await runCli(["writes", "list", "--data", dataDir, "--json"]);
+      return (JSON.parse(list.stdout) as unknown[]).length >= 2;
+    }, 10_000).then(async () => JSON.parse((await runCli(["writes", "list", "--data", dataDir, "--json"])).stdout));
+    const entries = listed as {
+      register_name: string;
+      actor: string;
+      value_asked: number;
+      value_before: number | null;
+      result: string;
+    }[];
+    const byName = Object.fromEntries(entries.map((entry) => [entry.register_name, entry]));
+    expect(byName.setpoint).toMatchObject({
+      actor: "modbus:127.0.0.1",
+      value_asked: 21.5,
+      value_before: 20,
+      result: "written",
+    });
+    expect(byName.relay).toMatchObject({ actor: "modbus:127.0.0.1", value_asked: 1, result: "written" });
+  });
+});
+
+describe.skipIf(!canRun)("connections", () => {
+  test("a client outside allow is closed at once and answered nothing", async () => {
+    const refusedBefore = await serverRequests("SHARED", "refused");
+    const outsider = rawClient(readPort, "127.0.0.2");
+    await outsider.opened;
+    outsider.socket.write(readFrame(1, 1, 0, 1));
+    await Promise.race([outsider.ended, Bun.sleep(3000)]);
+    expect(outsider.isClosed()).toBe(true);
+    expect(outsider.received).toEqual([]);
+    expect((await serverRequests("SHARED", "refused")) - refusedBefore).toBe(1);
+    // The same server admits 127.0.0.1.
+    const [inside] = await master(readPort, [read(3, 1, 0, 1)]);
+    expect(inside).toEqual({ words: [-12345 & 0xffff] });
+  });
+
+  test("a malformed frame closes its own connection only", async () => {
+    const good = rawClient(readPort);
+    const bad = rawClient(readPort);
+    await Promise.all([good.opened, bad.opened]);
+    // Protocol id 7: not Modbus.
+    bad.socket.write(Uint8Array.of(0, 1, 0, 7, 0, 6, 1, 3, 0, 0, 0, 1));
+    await Promise.race([bad.ended, Bun.sleep(3000)]);
+    expect(bad.isClosed()).toBe(true);
+    good.socket.write(readFrame(9, 1, 0, 1));
+    await until(async () => good.received.length >= 11, 3000);
+    expect(good.received).toEqual([0, 9, 0, 0, 0, 5, 1, 3, 2, (-12345 >> 8) & 0xff, -12345 & 0xff]);
+    expect(good.isClosed()).toBe(false);
+    good.socket.destroy();
+  });
+
+  test("the gateway's detail in the API and /metrics show the server", async () => {
+    const created = await runCli([
+      "keys",
+      "create",
+      "--data",
+      dataDir,
+      "--org",
+      "plant",
+      "--name",
+      "t",
+      "--scopes",
+      "devices:read",
+      "--json",
+    ]);
+    const key = (JSON.parse(created.stdout) as { key: string }).key;
+    const response = await fetch(`${baseUrl}/v1/devices/${stableUuid("gateway", "SHARED")}`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    const body = (await response.json()) as {
+      data: { modbus_server: { port: number; clients_connected: number; requests: Record<string, number> } };
+    };
+    expect(body.data.modbus_server.port).toBe(readPort);
+    expect(body.data.modbus_server.requests.cache).toBeGreaterThan(0);
+    expect(body.data.modbus_server.requests.exception).toBeGreaterThan(0);
+    expect(body.data.modbus_server.requests.refused).toBeGreaterThan(0);
+    const text = await metricsText();
+    expect(text).toMatch(/^fieldhub_modbus_server_connections\{gateway="SHARED"\} \d+$/m);
+    expect(text).toMatch(/^fieldhub_modbus_server_request_seconds_bucket\{le="0\.002",gateway="SHARED"\} [1-9]\d*$/m);
+  });
+});
+
+describe.skipIf(!canRun)("three masters at once", () => {
+  test("no error at any master, the equipment's words at each, and no more requests at the equipment than polling plus misses", async () => {
+    const seconds = 8;
+    const expectWords = (await master(equipment.port, [read(3, 1, 0, holdingWords)]))[0]?.words ?? [];
+    const peerBefore = (await peerStats(equipment)).requests;
+    const missesBefore = await serverRequests("SHARED", "bus");
+    const hammer = { op: "hammer", fc: 3, unit: 1, start: 0, count: holdingWords, seconds, expect: expectWords };
+    const mbpollRuns = (async () => {
+      const runs: Awaited<ReturnType<typeof mbpoll>>[] = [];
+      const deadline = Date.now() + seconds * 1000;
+      while (Date.now() < deadline) runs.push(await mbpoll(readPort, 1, 0, holdingWords));
+      return runs;
+    })();
+    const [first, second] = await Promise.all([master(readPort, [hammer]), master(readPort, [hammer])]);
+    const runs = await mbpollRuns;
+    const peerDelta = (await peerStats(equipment)).requests - peerBefore;
+    const misses = (await serverRequests("SHARED", "bus")) - missesBefore;
+
+    for (const result of [first?.[0], second?.[0]]) {
+      expect(result?.errors).toBe(0);
+      expect(result?.mismatches).toBe(0);
+      expect(result?.reads ?? 0).toBeGreaterThan(20);
+    }
+    expect(runs.every((run) => run.code === 0 && JSON.stringify(run.values) === JSON.stringify(expectWords))).toBe(
+      true,
+    );
+    // The meter's plan is 4 requests (holding, input, coils, discrete inputs) every 500 ms;
+    // the quarantined device is probed at most once a second.
+    const pollCycles = Math.ceil((seconds * 1000) / 500) + 2;
+    const polling = pollCycles * 4 + seconds + 1;
+    expect(peerDelta).toBeLessThanOrEqual(polling + misses);
+    const served = (first?.[0]?.reads ?? 0) + (second?.[0]?.reads ?? 0) + runs.length;
+    expect(served).toBeGreaterThan(peerDelta);
+    console.log(
+      `three masters, ${seconds} s: ${served} reads served, ${misses} misses, ${peerDelta} requests at the equipment (polling allows ${polling})`,
+    );
+  }, 30_000);
+});
