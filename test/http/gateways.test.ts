@@ -128,7 +128,7 @@ describe("GET /v1/devices", () => {
       const one = await call<{ data: GatewayDetail }>(other.baseUrl, `/v1/devices/${ids.acmeGateway2}`, {
         key: other.keys.acme,
       });
-      const { claimed_at: _claimed, modbus_devices: _devices, ...gatewayPart } = one.body.data;
+      const { claimed_at: _claimed, modbus_devices: _devices, modbus_server: _server, ...gatewayPart } = one.body.data;
       expect(gatewayPart).toEqual(expectedGateway);
     } finally {
       await other.stop();
@@ -250,7 +250,11 @@ describe("GET /v1/devices", () => {
   });
 });
 
-type GatewayDetail = Gateway & { claimed_at: string | null; modbus_devices: Record<string, unknown>[] };
+type GatewayDetail = Gateway & {
+  claimed_at: string | null;
+  modbus_devices: Record<string, unknown>[];
+  modbus_server: Record<string, unknown> | null;
+};
 const detail = (id: string, key = site.keys.acme) =>
   call<{ data: GatewayDetail }>(site.baseUrl, `/v1/devices/${id}`, { key });
 
@@ -289,6 +293,8 @@ describe("GET /v1/devices/{id}", () => {
             health: notPolled,
           },
         ],
+        // No modbus_server in the config (test/e2e/modbus-server.test.ts shows one running).
+        modbus_server: null,
       },
     });
   });
@@ -312,6 +318,7 @@ describe("GET /v1/devices/{id}", () => {
           health: notPolled,
         },
       ],
+      modbus_server: null,
     });
   });
 
@@ -323,8 +330,18 @@ describe("GET /v1/devices/{id}", () => {
     ] as const) {
       const response = await detail(id);
       expect(response.status).toBe(200);
-      expect(response.body.data).toEqual({ ...expected[serial], claimed_at: null, modbus_devices: [] });
-      const { claimed_at: _claimed, modbus_devices: _devices, ...gatewayPart } = response.body.data;
+      expect(response.body.data).toEqual({
+        ...expected[serial],
+        claimed_at: null,
+        modbus_devices: [],
+        modbus_server: null,
+      });
+      const {
+        claimed_at: _claimed,
+        modbus_devices: _devices,
+        modbus_server: _server,
+        ...gatewayPart
+      } = response.body.data;
       expect(gatewayPart).toEqual(listed.get(id)!);
     }
   });
