@@ -15,6 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stableUuid } from "../../src/lib/ids.ts";
 import { freePort, type RunningCli, runCli, servedUrl, startCli } from "../harness/cli.ts";
+import { startSocat } from "../harness/pymodbus.ts";
 
 const python = "/usr/bin/python3";
 const fixture = join(import.meta.dir, "..", "fixtures", "pymodbus_server.py");
@@ -123,17 +124,6 @@ const expected: Record<string, number | null> = {
   coil_off: 0,
   input_on: 1,
 };
-
-/** socat with the given addresses; resolves when every link it creates exists. */
-async function startSocat(addresses: string[], links: string[]) {
-  const proc = Bun.spawn(["socat", ...addresses], { stdout: "ignore", stderr: "ignore" });
-  const deadline = Date.now() + 10_000;
-  while (!links.every((link) => existsSync(link))) {
-    if (Date.now() > deadline || proc.exitCode !== null) throw new Error(`socat did not start: ${addresses.join(" ")}`);
-    await Bun.sleep(20);
-  }
-  return proc;
-}
 
 let workDir = "";
 let server: RunningCli;

@@ -17,7 +17,7 @@ import { Webhook } from "standardwebhooks";
 import { stableUuid } from "../../src/lib/ids.ts";
 import { isEventData } from "../../src/store/contract/event-types.ts";
 import { type RunningCli, runCli, servedUrl, startCli } from "../harness/cli.ts";
-import { type PymodbusPeer as Peer, startPymodbusPeer as startPeer } from "../harness/pymodbus.ts";
+import { type PymodbusPeer as Peer, startPymodbusPeer as startPeer, startSocat } from "../harness/pymodbus.ts";
 
 const python = "/usr/bin/python3";
 const readerFixture = join(import.meta.dir, "..", "fixtures", "pymodbus_read.py");
@@ -87,16 +87,6 @@ function startSilentWriter() {
       },
     },
   });
-}
-
-async function startSocat(addresses: string[], links: string[]) {
-  const proc = Bun.spawn(["socat", ...addresses], { stdout: "ignore", stderr: "ignore" });
-  const deadline = Date.now() + 10_000;
-  while (!links.every((link) => existsSync(link))) {
-    if (Date.now() > deadline || proc.exitCode !== null) throw new Error(`socat did not start: ${addresses.join(" ")}`);
-    await Bun.sleep(20);
-  }
-  return proc;
 }
 
 const tcpRegisters = `

@@ -1,7 +1,9 @@
 /**
  * Debian's pymodbus as Modbus equipment for end-to-end tests (test/fixtures/pymodbus_server.py
- * says what a spec holds and what the peer answers on stdin).
+ * says what a spec holds and what the peer answers on stdin), and the socat lines RTU
+ * peers sit on (a pty pair: the peer on one end, fieldhub on the other).
  */
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 
 const python = "/usr/bin/python3";
@@ -44,4 +46,15 @@ export async function startPymodbusPeer(spec: unknown): Promise<PymodbusPeer> {
     return queue;
   };
   return { proc, port: match[1] === "serial" ? 0 : Number(match[1]), ask };
+}
+
+/** socat with the given addresses; resolves when every link it creates exists. */
+export async function startSocat(addresses: string[], links: string[]) {
+  const proc = Bun.spawn(["socat", ...addresses], { stdout: "ignore", stderr: "ignore" });
+  const deadline = Date.now() + 10_000;
+  while (!links.every((link) => existsSync(link))) {
+    if (Date.now() > deadline || proc.exitCode !== null) throw new Error(`socat did not start: ${addresses.join(" ")}`);
+    await Bun.sleep(20);
+  }
+  return proc;
 }
