@@ -7,11 +7,11 @@
  * a PDU of the wrong length closing its connection, max_connections, the idle close.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { connect } from "node:net";
 import { systemClock } from "../../src/lib/clock.ts";
 import { silentLogger } from "../../src/lib/logger.ts";
 import { type ServedBus, startModbusServer } from "../../src/modbus-server/index.ts";
 import { freePort } from "../harness/cli.ts";
+import { modbusFrame, rawModbusClient } from "../harness/raw-modbus-client.ts";
 
 const gateway = {
   id: "00000000-0000-4000-8000-000000000001",
@@ -79,39 +79,8 @@ async function serve(options: { maxConnections?: number; idleMs?: number } = {})
   return port;
 }
 
-function client(port: number) {
-  const socket = connect({ host: "127.0.0.1", port });
-  let received: number[] = [];
-  let closed = false;
-  socket.on("data", (chunk: Buffer) => {
-    received = [...received, ...chunk];
-  });
-  socket.on("error", () => {});
-  const ended = new Promise<void>((resolve) =>
-    socket.on("close", () => {
-      closed = true;
-      resolve();
-    }),
-  );
-  const opened = new Promise<void>((resolve) => socket.on("connect", () => resolve()));
-  return {
-    socket,
-    opened,
-    ended,
-    isClosed: () => closed,
-    /** Waits for `bytes` bytes, or the close. */
-    async take(bytes: number): Promise<number[]> {
-      const deadline = Date.now() + 3000;
-      while (received.length < bytes && !closed && Date.now() < deadline) await Bun.sleep(5);
-      const taken = received.slice(0, bytes);
-      received = received.slice(bytes);
-      return taken;
-    },
-  };
-}
-
-const frame = (transactionId: number, unit: number, pdu: number[]) =>
-  Uint8Array.of(transactionId >> 8, transactionId & 0xff, 0, 0, 0, pdu.length + 1, unit, ...pdu);
+const client = rawModbusClient;
+const frame = modbusFrame;
 
 describe("requests", () => {
   test("pipelined requests are each answered under their transaction id, a quick one before a slow one", async () => {
