@@ -16,7 +16,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stableUuid } from "../../src/lib/ids.ts";
-import { freePort, type RunningCli, runCli, servedUrl, startCli } from "../harness/cli.ts";
+import { freePort, type RunningCli, runCli, serveArgs, servedUrl, startCli } from "../harness/cli.ts";
 import { type PymodbusPeer, startPymodbusPeer, startSocat } from "../harness/pymodbus.ts";
 import { modbusFrame, rawModbusClient } from "../harness/raw-modbus-client.ts";
 
@@ -176,17 +176,7 @@ ${Array.from({ length: 10 }, (_, i) => `          - { name: r${i}, address: ${i}
   writeFileSync(join(workDir, "fieldhub.yaml"), config);
   const check = await runCli(["config", "check", join(workDir, "fieldhub.yaml")]);
   expect(check.code).toBe(0);
-  serve = startCli([
-    "serve",
-    "--config",
-    join(workDir, "fieldhub.yaml"),
-    "--data",
-    dataDir,
-    "--port",
-    "0",
-    "--host",
-    "127.0.0.1",
-  ]);
+  serve = startCli(serveArgs(join(workDir, "fieldhub.yaml"), dataDir));
   baseUrl = await serve.waitFor(servedUrl);
   await serve.waitFor((out) => (out.split("Modbus TCP server listening").length > 3 ? true : null));
   // The first poll cycles have read the meter, and the absent device is quarantined.
