@@ -1,12 +1,11 @@
 /**
  * Reads the server passes to the bus go one at a time per connection of the gateway
- * (the bus on RTU, each host:port on Modbus TCP), and each only after the event loop
- * has turned once since the one before ended. The poller's queue serves pass-through
- * turns ahead of polls; without this, clients that keep misses coming would keep a
- * due poll waiting for good. With it, a due poll has taken the wire before the next
- * pass-through is queued, so polling is late by at most one transaction
- * (docs/polling.md, "The Modbus TCP server"). Writes do not wait here: they go ahead
- * of everything.
+ * (the bus on RTU, each host:port on Modbus TCP). The poller's queue serves
+ * pass-through turns ahead of polls (modbus/channel-queue.ts); with many queued,
+ * clients that keep misses coming would keep a due poll waiting for good. With one at
+ * a time, the queue starts a waiting poll as the pass-through turn ends, before the
+ * next one is queued, so polling is late by at most one transaction (docs/polling.md,
+ * "The Modbus TCP server"). Writes do not wait here: they go ahead of everything.
  */
 import type { PollingGateway } from "../modbus/polling-config.ts";
 
@@ -33,7 +32,7 @@ export function createBusTurns(gateway: PollingGateway) {
       if (line.waiting >= mostWaitingPerConnection) return null;
       const current = line;
       current.waiting++;
-      const turn = current.last.then(() => new Promise<void>((resolve) => setImmediate(resolve))).then(work);
+      const turn = current.last.then(work);
       current.last = turn.then(
         () => undefined,
         () => undefined,
