@@ -37,12 +37,17 @@ const gateway = {
   ],
 };
 
-/** Addresses 0..9 are in memory (words 1000 + address); anything else the device answers after 50 ms. */
+/**
+ * Addresses 0..9 are in memory (words 1000 + address); from 1000 the device answers
+ * exception 2; from 2000 it does not answer; anything else it answers after 50 ms.
+ */
 const bus: ServedBus = {
   cached: (_device, _fc, start, count) =>
     start + count <= 10 ? { words: Array.from({ length: count }, (_, i) => 1000 + start + i), bits: null } : null,
   read: async (_device, _fc, start, count) => {
     await Bun.sleep(50);
+    if (start >= 2000) return { ok: false, kind: "timeout" };
+    if (start >= 1000) return { ok: false, kind: "exception", code: 2 };
     return { ok: true, words: Array.from({ length: count }, (_, i) => start + i), bits: null };
   },
   write: async () => ({ ok: true }),
@@ -110,6 +115,18 @@ describe("requests", () => {
     master.socket.write(frame(9, 2, [3, 0, 0, 0, 1]));
     expect(await master.take(9)).toEqual([0, 9, 0, 0, 0, 3, 2, 0x83, 10]);
     expect(running?.stats().requests).toEqual({ cache: 0, bus: 0, exception: 5, refused: 0 });
+    master.socket.destroy();
+  });
+
+  test("the device's exception is passed back as it came; a device that does not answer is exception 11", async () => {
+    const port = await serve();
+    const master = client(port);
+    await master.opened;
+    master.socket.write(frame(3, 1, [4, 0x03, 0xe8, 0, 1]));
+    expect(await master.take(9)).toEqual([0, 3, 0, 0, 0, 3, 1, 0x84, 2]);
+    master.socket.write(frame(4, 1, [3, 0x07, 0xd0, 0, 1]));
+    expect(await master.take(9)).toEqual([0, 4, 0, 0, 0, 3, 1, 0x83, 11]);
+    expect(running?.stats().requests).toEqual({ cache: 0, bus: 1, exception: 1, refused: 0 });
     master.socket.destroy();
   });
 
