@@ -46,10 +46,18 @@ interface DeviceHealthView {
   next_probe_at: string | null;
 }
 
+/** The gateway's Modbus TCP server (docs/polling.md, "The Modbus TCP server"). */
+interface ModbusServerView {
+  port: number;
+  clients_connected: number;
+  requests: { cache: number; bus: number; exception: number; refused: number };
+}
+
 interface GatewayDetail {
   organization: string;
   writes_enabled: boolean;
   gateway: GatewayView;
+  modbus_server: ModbusServerView | null;
   modbus_devices: {
     id: string;
     name: string | null;
@@ -113,6 +121,14 @@ async function loadGatewayDetail(): Promise<void> {
     timeText(gateway.last_seen, "never"),
     `) · organisation ${detail.organization}`,
   );
+  const server = detail.modbus_server;
+  if (server !== null) {
+    const { cache, bus, exception, refused } = server.requests;
+    $("gateway-facts").append(
+      ` · Modbus TCP server on port ${server.port}: ${server.clients_connected} client(s); ` +
+        `requests from memory ${cache}, through the bus ${bus}, exceptions ${exception}, refused ${refused}`,
+    );
+  }
   const devices = $("gateway-devices");
   devices.replaceChildren();
   for (const device of detail.modbus_devices) devices.append(deviceSection(gateway.id, device, detail.writes_enabled));

@@ -239,6 +239,7 @@ export async function createHttpApp(deps: HttpAppDeps) {
         store,
         clock,
         deviceHealth: deps.deviceHealth ?? noDeviceHealth,
+        modbusServerView: deps.modbusServerView,
         onEvent: deps.onEvent,
         writeRegister: deps.writeRegister,
         uplinkView: deps.uplinkView,

@@ -2,6 +2,7 @@
 import type { Clock } from "../../lib/clock.ts";
 import type { DeviceHealthReader } from "../../lib/device-health.ts";
 import type { ErrorCode } from "../../lib/errors.ts";
+import type { ModbusServerViewReader } from "../../lib/modbus-server-view.ts";
 import type { RegisterWriter } from "../../lib/register-write.ts";
 import type { UplinkView } from "../../lib/uplink-report.ts";
 import type { AdminSession } from "../../store/contract/admin.ts";
@@ -14,6 +15,8 @@ export interface AdminDeps {
   clock: Clock;
   /** Each Modbus device's health as the pollers of this process see it. */
   deviceHealth: DeviceHealthReader;
+  /** Each gateway's Modbus TCP server as this process runs it; absent: none runs. */
+  modbusServerView?: ModbusServerViewReader;
   /** A problem+json response carrying the request's id and headers (plus `headers`). */
   problem(request: Request, code: ErrorCode, detail?: string, headers?: Record<string, string>): Response;
   /** Called after a change that recorded an event (wakes webhook delivery). */

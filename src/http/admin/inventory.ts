@@ -9,11 +9,12 @@ import { apiScopes } from "../../lib/api-keys.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { DeviceHealthReader } from "../../lib/device-health.ts";
 import { CodedError } from "../../lib/errors.ts";
+import type { ModbusServerViewReader } from "../../lib/modbus-server-view.ts";
 import { scalerFor } from "../../lib/register-scaling.ts";
 import { eventTypes } from "../../store/contract/events.ts";
 import { gatewayStatuses } from "../../store/contract/gateways.ts";
 import type { Store } from "../../store/index.ts";
-import { presentGateway, presentModbusDevice, presentRegister } from "../v1/present.ts";
+import { presentGateway, presentModbusDevice, presentModbusServer, presentRegister } from "../v1/present.ts";
 import { optionalEnum } from "../v1/query.ts";
 import { adminPrefix as prefix } from "./context.ts";
 
@@ -22,7 +23,12 @@ const maxHistoryHours = 7 * 24;
 const maxHistoryPoints = maxHistoryHours * 60;
 const gatewaysPerOrganization = 1000;
 
-export function adminInventoryRoutes(store: Store, clock: Clock, deviceHealth: DeviceHealthReader) {
+export function adminInventoryRoutes(
+  store: Store,
+  clock: Clock,
+  deviceHealth: DeviceHealthReader,
+  modbusServerView: ModbusServerViewReader = () => null,
+) {
   const { gateways, registers, readings } = store;
 
   /** A gateway's UUID is unique across organisations; the box has few of them. */
@@ -99,6 +105,8 @@ export function adminInventoryRoutes(store: Store, clock: Clock, deviceHealth: D
             organization: org.key,
             writes_enabled: await store.organizations.writesEnabled(org.id),
             gateway: presentGateway(row),
+            // The gateway's Modbus TCP server, as on /v1 (docs/api.md section 2.5), or null.
+            modbus_server: presentModbusServer(modbusServerView(row.uuid)),
             modbus_devices: (await gateways.modbusDevices(row.id)).map((device) => ({
               ...presentModbusDevice(device, deviceHealth),
               registers: byDevice.get(device.uuid) ?? [],

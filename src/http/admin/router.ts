@@ -66,7 +66,7 @@ export function adminRoutes(deps: AdminDeps) {
         if (isChange(request.method)) checkChange(session, request, path === `${adminPrefix}/logout`);
         sessions.set(request, session);
       })
-      .use(adminInventoryRoutes(deps.store, deps.clock, deps.deviceHealth))
+      .use(adminInventoryRoutes(deps.store, deps.clock, deps.deviceHealth, deps.modbusServerView))
       .use(adminAuthRoutes(context))
       .use(adminKeyRoutes(context))
       .use(adminAlertRoutes(context))
