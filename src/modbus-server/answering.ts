@@ -9,7 +9,8 @@
  */
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/logger.ts";
-import type { PollingGateway } from "../modbus/polling-config.ts";
+import type { RegisterWriteResult } from "../lib/register-write.ts";
+import type { PollingDevice, PollingGateway } from "../modbus/polling-config.ts";
 import { createBusTurns } from "./bus-turns.ts";
 import type { RequestFrame } from "./frames.ts";
 import { exception, exceptionAnswer, parseRequest, readAnswer, type ServerRequest, writeAnswer } from "./requests.ts";
@@ -75,31 +76,21 @@ export function createAnswerer(options: AnswererOptions): Answerer {
       return refuse(exception.gatewayTargetFailedToRespond);
     }
 
+    return answerWrite(request, device, client);
+  }
+
+  /** A write on the bus, ahead of everything; its answer passed back, its registers in the audit. */
+  async function answerWrite(
+    request: Extract<ServerRequest, { kind: "write" }>,
+    device: PollingDevice,
+    client: string,
+  ): Promise<{ pdu: Uint8Array; result: "bus" | "exception" }> {
     const requestedAt = clock.now();
     const table = request.functionCode === 5 || request.functionCode === 15 ? 1 : 3;
     const before = bus.cached(device.id, table, request.start, request.count, Number.POSITIVE_INFINITY);
     const outcome = await bus.write(device.id, request.functionCode, request.start, request.payload);
     const finishedAt = clock.now();
-    const where = `function code ${request.functionCode} at ${request.start} (${request.count})`;
-    const [result, detail, reply] = outcome.ok
-      ? (["written", `through the Modbus TCP server: ${where}`, { pdu: writeAnswer(request), result: "bus" }] as const)
-      : outcome.kind === "exception"
-        ? ([
-            "refused",
-            `through the Modbus TCP server: ${where}; the device answered exception ${outcome.code}`,
-            { pdu: exceptionAnswer(request.functionCode, outcome.code), result: "bus" },
-          ] as const)
-        : outcome.kind === "not_sent"
-          ? ([
-              "not_sent",
-              `through the Modbus TCP server: ${where}; it did not reach the device`,
-              refuse(exception.gatewayTargetFailedToRespond),
-            ] as const)
-          : ([
-              "timeout",
-              `through the Modbus TCP server: ${where}; no answer (${outcome.kind}), the outcome is unknown and the write was not retried`,
-              refuse(exception.gatewayTargetFailedToRespond),
-            ] as const);
+    const verdict = writeVerdict(request, outcome);
     const actor = `modbus:${client}`;
     const entries = writtenRegisters(device, request, before);
     logger.info(
@@ -109,13 +100,14 @@ export function createAnswerer(options: AnswererOptions): Answerer {
         function_code: request.functionCode,
         start: request.start,
         count: request.count,
-        result,
+        result: verdict.result,
         registers: entries.length,
       },
       "register write through the Modbus TCP server",
     );
     if (entries.length > 0) {
-      // The answer does not wait for the audit: a store that refuses writes must not hold the bus's client.
+      const { result, detail } = verdict;
+      // The answer does not wait for the audit: a store that refuses writes must not hold the client.
       void audit(entries.map((entry) => ({ ...entry, actor, result, detail, requestedAt, finishedAt }))).catch(
         (error: unknown) =>
           logger.error(
@@ -124,6 +116,35 @@ export function createAnswerer(options: AnswererOptions): Answerer {
           ),
       );
     }
-    return reply;
+    return verdict.reply;
+  }
+}
+
+/** A write's outcome as the audit records it (lib/register-write.ts) and as the client is answered. */
+function writeVerdict(
+  request: Extract<ServerRequest, { kind: "write" }>,
+  outcome: Awaited<ReturnType<ServedBus["write"]>>,
+): { result: RegisterWriteResult; detail: string; reply: { pdu: Uint8Array; result: "bus" | "exception" } } {
+  const where = `through the Modbus TCP server: function code ${request.functionCode} at ${request.start} (${request.count})`;
+  const noAnswer = {
+    pdu: exceptionAnswer(request.functionCode, exception.gatewayTargetFailedToRespond),
+    result: "exception" as const,
+  };
+  if (outcome.ok) return { result: "written", detail: where, reply: { pdu: writeAnswer(request), result: "bus" } };
+  switch (outcome.kind) {
+    case "exception":
+      return {
+        result: "refused",
+        detail: `${where}; the device answered exception ${outcome.code}`,
+        reply: { pdu: exceptionAnswer(request.functionCode, outcome.code), result: "bus" },
+      };
+    case "not_sent":
+      return { result: "not_sent", detail: `${where}; it did not reach the device`, reply: noAnswer };
+    default:
+      return {
+        result: "timeout",
+        detail: `${where}; no answer (${outcome.kind}), the outcome is unknown and the write was not retried`,
+        reply: noAnswer,
+      };
   }
 }
