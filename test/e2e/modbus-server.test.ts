@@ -9,7 +9,9 @@
  * equipment and in `fieldhub writes list`; a client outside `allow` is refused; a
  * malformed frame costs only its own connection; three masters reading polled
  * registers get the equipment's words without errors while the equipment sees no
- * more requests than fieldhub's polling plus the misses.
+ * more requests than fieldhub's polling plus the misses. On an RTU line (a socat pty
+ * pair), three masters reading only unpolled addresses: no broken frame at the
+ * equipment, and no request between a poll's due time and the poll but the one in flight.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
