@@ -14,6 +14,7 @@ import { createMetricsRegistry, type MetricsRegistry } from "../lib/metrics.ts";
 import type { ModbusServerViewReader } from "../lib/modbus-server-view.ts";
 import type { RegisterWriter } from "../lib/register-write.ts";
 import type { UplinkView } from "../lib/uplink-report.ts";
+import { isStoreUnavailable } from "../store/contract/store-unavailable.ts";
 import type { Store } from "../store/index.ts";
 import { adminPageRoutes } from "./admin/page.ts";
 import { adminRoutes } from "./admin/router.ts";
@@ -210,16 +211,18 @@ export async function createHttpApp(deps: HttpAppDeps) {
         if (cause instanceof CodedError) return fail(request, cause.code, cause.detail);
         return fail(request, "bad_request", "The request could not be read.");
       }
-      const unwritable = storeRefusal(error);
-      if (unwritable !== null) {
-        // A full disk or another process's lock: the admin change is not made, and
-        // the client is told so, not given a 500.
-        logger.warn({ request_id: stateOf(request).requestId, reason: unwritable }, "store refused a write");
-        return fail(
-          request,
-          "store_unavailable",
-          `The store takes no writes just now (${unwritable}); nothing was changed.`,
+      if (isStoreUnavailable(error)) {
+        // A full disk, another process's lock, PostgreSQL away or read-only: nothing
+        // was changed, and the client is told to come back, not given a 500.
+        logger.warn(
+          { request_id: stateOf(request).requestId, reason: error.reason, engine_code: error.engineCode },
+          "store unavailable",
         );
+        // /v1 has no code of its own for it (docs/api.md, "Errors"): `internal_error`
+        // with 503; the admin and edge APIs have `store_unavailable`.
+        return isApiPath(request.url)
+          ? fail(request, "internal_error", "The store is unavailable just now; try again later.", 503)
+          : fail(request, "store_unavailable", `The store is unavailable just now (${error.reason}); nothing was changed.`);
       }
       logger.error({ err: error, request_id: stateOf(request).requestId }, "request failed");
       return fail(request, "internal_error");
@@ -271,13 +274,6 @@ function pathOf(url: string): string {
   if (start < 0) return "/";
   const query = url.indexOf("?", start);
   return query < 0 ? url.slice(start) : url.slice(start, query);
-}
-
-/** The reason when `error` is the store refusing a write (SQLITE_FULL, BUSY, LOCKED, READONLY), else null. */
-function storeRefusal(error: unknown): string | null {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code !== "string" || !/^SQLITE_(FULL|BUSY|LOCKED|READONLY|IOERR)/.test(code)) return null;
-  return error instanceof Error ? error.message : code;
 }
 
 /** The request's origin, or "" (a relative `{docs_url}`) when its Host header gave none. */

@@ -64,12 +64,12 @@ export const errorCatalog = {
   internal_error: {
     status: 500,
     title: "Internal error",
-    when: "A failure on the service side. The `request_id` identifies the request in the service log. A register write whose device did not answer in time is answered 504 with this code: the outcome is unknown, the write was not retried, and the audit records what the device holds at the next read.",
+    when: "A failure on the service side. The `request_id` identifies the request in the service log. Answered 503 when the store is unavailable for a while (disk full, PostgreSQL away): nothing was changed; try again later. A register write whose device did not answer in time is answered 504 with this code: the outcome is unknown, the write was not retried, and the audit records what the device holds at the next read.",
   },
   store_unavailable: {
     status: 503,
     title: "Store unavailable",
-    when: "Admin API only: the store takes no writes just now (disk full, or another process holds its lock). Nothing was changed; try again later. `/healthz` names the condition.",
+    when: "Admin API only (and a site's calls to its central): the store is unavailable just now (disk full, another process holds its lock, a read-only store, PostgreSQL away or shutting down). Nothing was changed; try again later. `/healthz` names the condition. The `/v1` API answers the same condition `503 internal_error`.",
   },
 } as const satisfies Record<string, { status: number; title: string; when: string }>;
 

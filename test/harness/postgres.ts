@@ -42,6 +42,10 @@ export interface PrivatePostgres {
   dataDir: string;
   /** A new empty database on the same server; returns its URL (one per test that wants a clean store). */
   database(name: string): Promise<string>;
+  /** Stops the server as `pg_ctl stop -m fast` does, keeping its data and port for `resume`. */
+  halt(): Promise<void>;
+  /** Starts the halted server again on the same data and port. */
+  resume(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -111,8 +115,9 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Priv
     rmSync(root, { recursive: true, force: true });
     throw new Error(`initdb failed: ${init.stderr}`);
   }
-  for (let attempt = 0; ; attempt++) {
-    const port = await freePort();
+  type Server = ReturnType<typeof spawn>;
+  /** The server on `port`; null when it did not come up (its log says why). */
+  const launch = async (port: number): Promise<{ child: Server | null; log: string }> => {
     const [command, args] = asServerUser(join(bin, "postgres"), [
       "-D",
       dataDir,
@@ -135,7 +140,7 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Priv
     let log = "";
     const started = await new Promise<boolean>((resolve) => {
       const timer = setTimeout(() => resolve(false), 30_000);
-      child.stderr.on("data", (chunk: Buffer) => {
+      child.stderr?.on("data", (chunk: Buffer) => {
         log += chunk.toString();
         if (log.includes("ready to accept connections")) {
           clearTimeout(timer);
@@ -150,12 +155,32 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Priv
     if (!started) {
       child.kill("SIGKILL");
       running.delete(child);
-      if (attempt < 5 && /could not bind|Address already in use/.test(log)) continue;
-      rmSync(root, { recursive: true, force: true });
-      throw new Error(`postgres did not start:\n${log}`);
+      return { child: null, log };
     }
-    child.stderr.removeAllListeners("data");
-    child.stderr.resume();
+    child.stderr?.removeAllListeners("data");
+    child.stderr?.resume();
+    return { child, log };
+  };
+  /** Fast shutdown (SIGINT, what `pg_ctl stop -m fast` sends): clients are disconnected, the data stays. */
+  const halt = async (child: Server): Promise<void> => {
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGINT");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    running.delete(child);
+  };
+  for (let attempt = 0; ; attempt++) {
+    const port = await freePort();
+    const launched = await launch(port);
+    if (launched.child === null) {
+      if (attempt < 5 && /could not bind|Address already in use/.test(launched.log)) continue;
+      rmSync(root, { recursive: true, force: true });
+      throw new Error(`postgres did not start:\n${launched.log}`);
+    }
+    let child: Server = launched.child;
     const createdb = spawnSync(
       join(bin, "createdb"),
       ["-h", "127.0.0.1", "-p", String(port), "-U", "fieldhub", "fieldhub"],
@@ -181,16 +206,14 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Priv
         }
         return `postgres://fieldhub@127.0.0.1:${port}/${encodeURIComponent(name)}`;
       },
+      halt: () => halt(child),
+      async resume() {
+        const again = await launch(port);
+        if (again.child === null) throw new Error(`postgres did not start again:\n${again.log}`);
+        child = again.child;
+      },
       async stop() {
-        if (child.exitCode === null) {
-          const exited = new Promise((resolve) => child.once("exit", resolve));
-          // SIGINT: fast shutdown (clients disconnected, no checkpoint wait beyond the shutdown one).
-          child.kill("SIGINT");
-          const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
-          await exited;
-          clearTimeout(timer);
-        }
-        running.delete(child);
+        await halt(child);
         rmSync(root, { recursive: true, force: true });
       },
     };

@@ -9,6 +9,7 @@
  * opens it through `openStoreAt` (../index.ts).
  */
 import type { Store } from "../contract/store.ts";
+import { withRefusals } from "../contract/store-unavailable.ts";
 import { postgresAdminStore } from "./admin-store.ts";
 import { postgresAlertStore } from "./alert-store.ts";
 import { openPool, openPostgres, type PostgresOptions } from "./connection.ts";
@@ -20,6 +21,7 @@ import { postgresKeyStore } from "./key-store.ts";
 import { postgresOrganizationStore } from "./organization-store.ts";
 import { postgresRateLimitStore } from "./rate-limit-store.ts";
 import { type PostgresReadingStore, type PostgresReadingStoreOptions, postgresReadingStore } from "./reading-store.ts";
+import { postgresRefusal } from "./refusals.ts";
 import { postgresRegisterStore } from "./register-store.ts";
 import { postgresSecretStore } from "./secret-store.ts";
 import { type PostgresWebhookStoreOptions, postgresWebhookStore } from "./webhook-store.ts";
@@ -39,27 +41,33 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   const sql = await openPostgres(url, options);
   // Counters commit without waiting for the WAL flush (rate-limit-store.ts): a pool of their own.
   const counters = openPool(url, 2, { synchronous_commit: "off" });
-  const readings = postgresReadingStore(sql, options.readings);
-  return {
-    readings,
-    registers: postgresRegisterStore(sql),
-    gateways: postgresGatewayStore(sql),
-    alerts: postgresAlertStore(sql),
-    events: postgresEventStore(sql),
-    webhooks: postgresWebhookStore(sql, options.webhooks),
-    keys: postgresKeyStore(sql),
-    edges: postgresEdgeStore(sql),
-    rateLimits: postgresRateLimitStore(counters),
-    admin: postgresAdminStore(sql),
-    organizations: postgresOrganizationStore(sql),
-    inventory: postgresInventoryStore(sql),
-    secrets: postgresSecretStore(sql),
-    writes: postgresWriteStore(sql),
-    path: withoutPassword(url),
+  // The engine's edge: every operation of every domain passes here, so a refusal
+  // (server away, disk full, read-only...) leaves as StoreUnavailableError (refusals.ts).
+  const edge = <T extends object>(domain: T): T => withRefusals(domain, postgresRefusal);
+  const readings = edge(postgresReadingStore(sql, options.readings));
+  const health = edge({
     checkWritable: async () => {
       await sql`INSERT INTO store_meta (key, value) VALUES ('healthz', ${new Date().toISOString()})
                 ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
     },
+  });
+  return {
+    readings,
+    registers: edge(postgresRegisterStore(sql)),
+    gateways: edge(postgresGatewayStore(sql)),
+    alerts: edge(postgresAlertStore(sql)),
+    events: edge(postgresEventStore(sql)),
+    webhooks: edge(postgresWebhookStore(sql, options.webhooks)),
+    keys: edge(postgresKeyStore(sql)),
+    edges: edge(postgresEdgeStore(sql)),
+    rateLimits: edge(postgresRateLimitStore(counters)),
+    admin: edge(postgresAdminStore(sql)),
+    organizations: edge(postgresOrganizationStore(sql)),
+    inventory: edge(postgresInventoryStore(sql)),
+    secrets: edge(postgresSecretStore(sql)),
+    writes: edge(postgresWriteStore(sql)),
+    path: withoutPassword(url),
+    checkWritable: health.checkWritable,
     close: async () => {
       // A clean close keeps the latest values `record` moved (as on SQLite).
       await readings.persistLatest();

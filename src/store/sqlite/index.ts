@@ -7,6 +7,7 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Store } from "../contract/store.ts";
+import { withRefusals } from "../contract/store-unavailable.ts";
 import { memoryRateLimitStore } from "../memory-rate-limits.ts";
 import { sqliteAdminStore } from "./admin.ts";
 import { sqliteAlertStore } from "./alerts.ts";
@@ -19,6 +20,7 @@ import { sqliteKeyStore } from "./keys.ts";
 import { LatestValues } from "./latest-values.ts";
 import { sqliteOrganizationStore } from "./organizations.ts";
 import { type SqliteReadingStore, sqliteReadingStore } from "./readings.ts";
+import { sqliteRefusal } from "./refusals.ts";
 import { sqliteRegisterStore } from "./registers.ts";
 import { sqliteSecretStore } from "./secrets.ts";
 import { rememberConnection } from "./sqlite-internals.ts";
@@ -74,7 +76,9 @@ export function openStoreFile(path: string, options: StoreOptions = {}): SqliteS
     "INSERT INTO store_meta (key, value) VALUES ('healthz', ?1) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
   );
   const latest = new LatestValues(connection.sqlite);
-  const readings = sqliteReadingStore(connection, latest);
+  // The domains made by resolvedOperations map SQLite's refusals themselves; the
+  // readings (asynchronous already) and the health write pass the same edge here.
+  const readings = withRefusals(sqliteReadingStore(connection, latest), sqliteRefusal);
   const store: SqliteStore = {
     readings,
     registers: sqliteRegisterStore(connection, latest),
@@ -92,7 +96,11 @@ export function openStoreFile(path: string, options: StoreOptions = {}): SqliteS
     writes: sqliteWriteStore(connection, recordEvent),
     path,
     checkWritable: async () => {
-      touch.run(new Date().toISOString());
+      try {
+        touch.run(new Date().toISOString());
+      } catch (error) {
+        throw sqliteRefusal(error);
+      }
     },
     close: async () => {
       // A clean close keeps the latest values read (not written every flush).

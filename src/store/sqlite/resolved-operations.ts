@@ -5,8 +5,10 @@
  * SQLite domain is written synchronously and handed out through
  * `resolvedOperations`: every operation runs to its end at the call, as one
  * unit (a transaction where it writes), and its result or error comes back as a
- * settled promise.
+ * settled promise. This is the engine's edge: SQLite's refusals (a full disk, a
+ * held lock...) leave it as StoreUnavailableError (refusals.ts).
  */
+import { sqliteRefusal } from "./refusals.ts";
 
 /** The most parameters an operation may take (the wrapper passes them without a rest array). */
 type MaxParameters = 0 | 1 | 2 | 3 | 4 | 5 | 6;
@@ -27,6 +29,10 @@ export type Synchronous<T> = {
 
 type Operation = (a?: unknown, b?: unknown, c?: unknown, d?: unknown, e?: unknown, f?: unknown) => unknown;
 
+const refused = (error: unknown) => {
+  throw sqliteRefusal(error);
+};
+
 /**
  * Wraps a synchronous operation so that it returns a promise of its result and
  * rejects (never throws) on error. Fixed parameters rather than `...args`: the
@@ -35,9 +41,10 @@ type Operation = (a?: unknown, b?: unknown, c?: unknown, d?: unknown, e?: unknow
 function resolving(operation: Operation): Operation {
   return (a, b, c, d, e, f) => {
     try {
-      return Promise.resolve(operation(a, b, c, d, e, f));
+      const result = operation(a, b, c, d, e, f);
+      return result instanceof Promise ? result.catch(refused) : Promise.resolve(result);
     } catch (error) {
-      return Promise.reject(error);
+      return Promise.reject(sqliteRefusal(error));
     }
   };
 }
