@@ -222,7 +222,11 @@ export async function createHttpApp(deps: HttpAppDeps) {
         // with 503; the admin and edge APIs have `store_unavailable`.
         return isApiPath(request.url)
           ? fail(request, "internal_error", "The store is unavailable just now; try again later.", 503)
-          : fail(request, "store_unavailable", `The store is unavailable just now (${error.reason}); nothing was changed.`);
+          : fail(
+              request,
+              "store_unavailable",
+              `The store is unavailable just now (${error.reason}); nothing was changed.`,
+            );
       }
       logger.error({ err: error, request_id: stateOf(request).requestId }, "request failed");
       return fail(request, "internal_error");
