@@ -18,7 +18,14 @@ import { join } from "node:path";
 import { type PrivatePostgres, postgresAvailable, postgresMissingReason, startPostgres } from "../harness/postgres.ts";
 import { adminSession } from "./harness/admin-session.ts";
 import { Cleanup } from "./harness/cleanup.ts";
-import { createKey, eventually, type RunningServe, startServe } from "./harness/serve.ts";
+import {
+  createKey,
+  eventually,
+  type RunningServe,
+  startServe,
+  strayErrors,
+  untilAnswered200,
+} from "./harness/serve.ts";
 
 const centralYaml = "organizations: [{ key: acme, name: Acme }]\n";
 const outageMs = 20_000;
@@ -56,8 +63,8 @@ async function answer(response: Response): Promise<Answer> {
   };
 }
 
-const devices = async () =>
-  answer(await fetch(`${server.url}/v1/devices`, { headers: { authorization: `Bearer ${key}` } }));
+const v1Request = () => fetch(`${server.url}/v1/devices`, { headers: { authorization: `Bearer ${key}` } });
+const devices = async () => answer(await v1Request());
 const health = async () => {
   const response = await fetch(`${server.url}/healthz`);
   return { status: response.status, body: (await response.json()) as { store: string } };
@@ -80,24 +87,10 @@ async function terminateFieldhubBackends(): Promise<number> {
   return rows.filter((row: { ended: boolean }) => row.ended).length;
 }
 
-/** Lines the process logged for an error that escaped its writers (the last-line handler). */
-const strayErrors = () =>
-  server.logLines().filter((line) => /unhandled rejection|uncaught exception|request failed/.test(String(line.msg)));
-
 async function untilAllAnswer200(): Promise<void> {
-  await eventually(devices, (a) => a.status === 200, 15_000, 200);
-  await eventually(
-    async () => (await admin.get("/admin/api/me")).status,
-    (status) => status === 200,
-    15_000,
-    200,
-  );
-  await eventually(
-    async () => (await health()).status,
-    (status) => status === 200,
-    15_000,
-    200,
-  );
+  await untilAnswered200(v1Request);
+  await untilAnswered200(() => admin.get("/admin/api/me"));
+  await untilAnswered200(() => fetch(`${server.url}/healthz`));
 }
 
 describe.skipIf(!postgresAvailable)(
@@ -161,7 +154,7 @@ describe.skipIf(!postgresAvailable)(
         await untilAllAnswer200();
         console.info(`PostgreSQL back: everything 200 again ${Math.round(performance.now() - resumedAt)} ms later`);
         expect(server.alive()).toBe(true);
-        expect(strayErrors()).toEqual([]);
+        expect(strayErrors(server)).toEqual([]);
       },
       outageMs + 40_000,
     );
@@ -192,7 +185,7 @@ describe.skipIf(!postgresAvailable)(
       expect(refused[0]).toEqual(refusedV1);
       await untilAllAnswer200();
       expect(server.alive()).toBe(true);
-      expect(strayErrors()).toEqual([]);
+      expect(strayErrors(server)).toEqual([]);
       expect(server.logLines().some((line) => line.msg === "store unavailable" && line.engine_code === "57P01")).toBe(
         true,
       );
@@ -221,7 +214,7 @@ describe.skipIf(!postgresAvailable)(
         15_000,
         200,
       );
-      expect(strayErrors()).toEqual([]);
+      expect(strayErrors(server)).toEqual([]);
       expect(server.logLines().some((line) => line.engine_code === "25006")).toBe(true);
     }, 60_000);
   },

@@ -171,3 +171,24 @@ export async function metricValue(baseUrl: string, name: string): Promise<number
   }
   return sum;
 }
+
+/** Waits until `request` is answered 200 (a fault's recovery); throws after `timeoutMs`. */
+export async function untilAnswered200(request: () => Promise<Response>, timeoutMs = 15_000): Promise<void> {
+  await eventually(
+    async () => {
+      const response = await request();
+      await response.arrayBuffer();
+      return response.status;
+    },
+    (status) => status === 200,
+    timeoutMs,
+    200,
+  );
+}
+
+/** The log lines of an error fieldhub did not handle: a 500, or one caught only by the process's last-line handler. */
+export function strayErrors(server: { logLines(): Record<string, unknown>[] }): Record<string, unknown>[] {
+  return server
+    .logLines()
+    .filter((line) => /unhandled rejection|uncaught exception|request failed/.test(String(line.msg)));
+}
