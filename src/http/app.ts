@@ -218,7 +218,7 @@ export async function createHttpApp(deps: HttpAppDeps) {
           { request_id: stateOf(request).requestId, reason: error.reason, engine_code: error.engineCode },
           "store unavailable",
         );
-        // /v1 has no code of its own for it (docs/api.md, "Errors"): `internal_error`
+        // /v1 has no code of its own for it (docs/api.md section 7): `internal_error`
         // with 503; the admin and edge APIs have `store_unavailable`.
         return isApiPath(request.url)
           ? fail(request, "internal_error", "The store is unavailable just now; try again later.", 503)

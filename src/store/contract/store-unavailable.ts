@@ -3,7 +3,7 @@
  * disk, a lock held elsewhere, a read-only store, a database server that is
  * away, shutting down or cannot be reached. Each engine turns its own refusals
  * into this error at its edge (sqlite/refusals.ts, postgres/refusals.ts), so its
- * callers need to know no engine: the API answers 503 (docs/api.md, "Errors"),
+ * callers need to know no engine: the API answers 503 (docs/api.md section 7),
  * /healthz names the reason, and the writers keep what was refused and retry.
  * Any other store error is a fault, not a refusal.
  */
