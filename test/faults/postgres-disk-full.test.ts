@@ -77,15 +77,19 @@ test.skipIf(!postgresAvailable || !isRoot)(
     cleanup.add(() => holder.release());
     await holder`BEGIN ISOLATION LEVEL REPEATABLE READ`;
     await holder`SELECT count(*) FROM store_meta`;
+    // Large rows, then rows of the size fieldhub writes, then fieldhub's own statements,
+    // each until PostgreSQL refuses it: no page keeps room for what fieldhub writes next.
     const pad = "x".repeat(400);
-    expect(
-      await fillUntilRefused((n) => central`INSERT INTO store_meta (key, value) VALUES (${`pad-${n}`}, ${pad})`),
-    ).toBe("53100");
-    expect(
-      await fillUntilRefused(
-        (n) => central`INSERT INTO rate_limits (bucket, window_start, count) VALUES (${`pad-${n}-${pad}`}, ${9e15}, 1)`,
-      ),
-    ).toBe("53100");
+    const fills: ((n: number) => Promise<unknown>)[] = [
+      (n) => central`INSERT INTO store_meta (key, value) VALUES (${`pad-${n}`}, ${pad})`,
+      (n) => central`INSERT INTO store_meta (key, value) VALUES (${`p-${n}`}, ${new Date().toISOString()})`,
+      () => central`INSERT INTO store_meta (key, value) VALUES ('healthz', ${new Date().toISOString()})
+                    ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+      (n) => central`INSERT INTO rate_limits (bucket, window_start, count) VALUES (${`pad-${n}-${pad}`}, ${9e15}, 1)`,
+      (n) => central`INSERT INTO rate_limits (bucket, window_start, count) VALUES (${`p-${n}`}, ${9e15}, 1)`,
+      () => central`UPDATE rate_limits SET count = count + 1 WHERE window_start < ${9e15}`,
+    ];
+    for (const fill of fills) expect(await fillUntilRefused(fill)).toBe("53100");
 
     const full = await eventually(health, (h) => h.status === 503, 15_000, 250);
     expect(full.store).toMatch(/^PostgreSQL: .*No space left on device.*\(53100\)$/);

@@ -206,8 +206,18 @@ describe.skipIf(!postgresAvailable)(
       expect(server.alive()).toBe(true);
 
       await sql.unsafe("ALTER DATABASE central SET default_transaction_read_only = off");
-      await terminateFieldhubBackends();
-      await eventually(devices, (a) => a.status === 200, 15_000, 200);
+      // A session takes the setting when it starts; one that was still starting when the
+      // backends were listed may have missed being ended: end any that still refuses.
+      await eventually(
+        async () => {
+          await terminateFieldhubBackends();
+          await Bun.sleep(300); // the pool sees its ended connections close before the request
+          return await devices();
+        },
+        (a) => a.status === 200,
+        15_000,
+        500,
+      );
       await eventually(
         async () => (await health()).status,
         (status) => status === 200,
