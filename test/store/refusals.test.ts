@@ -11,7 +11,7 @@ import { isStoreUnavailable, StoreUnavailableError } from "../../src/store/contr
 import { openStoreFile } from "../../src/store/index.ts";
 import { postgresRefusal } from "../../src/store/postgres/refusals.ts";
 import { sqliteRefusal } from "../../src/store/sqlite/refusals.ts";
-import { sqliteOf } from "../../src/store/sqlite-internals.ts";
+import { sqliteOf } from "../../src/store/sqlite/sqlite-internals.ts";
 
 /** An error as Bun.SQL raises it: its own `code`, the server's SQLSTATE in `errno`. */
 function postgresError(message: string, code: string, errno?: string): Error {
