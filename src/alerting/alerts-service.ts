@@ -12,7 +12,7 @@ import { alertStatusChanged } from "../store/contract/event-types.ts";
 import type { NewEvent } from "../store/contract/events.ts";
 import type { Store } from "../store/index.ts";
 
-export function alertService(store: Store, now: () => number, onEvent?: () => void) {
+export function alertService(store: Pick<Store, "alerts">, now: () => number, onEvent?: () => void) {
   const { alerts } = store;
 
   async function find(id: string): Promise<AlertRecord> {

@@ -14,7 +14,7 @@ import { registerWritten } from "../store/contract/event-types.ts";
 import type { Store } from "../store/index.ts";
 
 export interface RegisterWritesOptions {
-  store: Store;
+  store: Pick<Store, "gateways" | "writes">;
   clock: Clock;
   logger: Logger;
   pollers: readonly GatewayPoller[];

@@ -8,6 +8,7 @@ import type { RulesEngine } from "../alerting/engine.ts";
 import type { AutomationConfig } from "../alerting/rule-model.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/logger.ts";
+import { SerialTurns } from "../lib/serial-turns.ts";
 import { createTrustedWallClock, type TrustedWallClock } from "../lib/trusted-wall-clock.ts";
 import type { Store } from "../store/index.ts";
 
@@ -34,7 +35,7 @@ export function retentionCutoff(
   return { cutoff: base - retentionMs, heldBy };
 }
 
-async function newestStoredReading(store: Store): Promise<number | null> {
+async function newestStoredReading(store: Pick<Store, "readings">): Promise<number | null> {
   let newest: number | null = null;
   for (const ts of (await store.readings.newestTimes()).values()) if (newest === null || ts > newest) newest = ts;
   return newest;
@@ -42,53 +43,50 @@ async function newestStoredReading(store: Store): Promise<number | null> {
 
 /** Prunes history older than the retention every hour (and once a minute after start). */
 export function scheduleRetention(
-  store: Store,
+  store: Pick<Store, "readings" | "writes">,
   clock: Clock,
   logger: Logger,
   retentionDays: number,
   trusted: TrustedWallClock = createTrustedWallClock(clock),
 ): Schedule {
   const abort = new AbortController();
-  let running: Promise<void> = Promise.resolve();
+  // An hourly run and the first one never overlap: each starts when the one before is done.
+  const turns = new SerialTurns((error) => logger.error({ err: error }, "retention pruning failed"));
   const run = () => {
-    running = running.then(async () => {
+    void turns.run(async () => {
       if (abort.signal.aborted) return;
-      try {
-        const newest = await newestStoredReading(store);
-        const { cutoff, heldBy } = retentionCutoff(trusted, newest, retentionDays * 86_400_000);
-        if (heldBy === "clock_step") {
-          logger.warn(
-            { clock: new Date(clock.now()).toISOString(), trusted: new Date(trusted.now()).toISOString() },
-            "retention: the wall clock stepped ahead; pruning as of the time before the step until the new time has held an hour",
-          );
-        }
-        const result = await store.readings.prune(cutoff, { signal: abort.signal });
-        logger.info(
-          {
-            deleted: result.deleted,
-            batches: result.batches,
-            registers: result.registers,
-            ms: Math.round(result.ms),
-            older_than: new Date(cutoff).toISOString(),
-            held_by: heldBy,
-            newest_reading: newest === null ? null : new Date(newest).toISOString(),
-          },
-          "retention pruned readings",
+      const newest = await newestStoredReading(store);
+      const { cutoff, heldBy } = retentionCutoff(trusted, newest, retentionDays * 86_400_000);
+      if (heldBy === "clock_step") {
+        logger.warn(
+          { clock: new Date(clock.now()).toISOString(), trusted: new Date(trusted.now()).toISOString() },
+          "retention: the wall clock stepped ahead; pruning as of the time before the step until the new time has held an hour",
         );
-        // The write audit is kept like history.
-        let auditDeleted = 0;
-        for (
-          let batch = await store.writes.deleteOlderThan(cutoff, 5000);
-          batch > 0;
-          batch = await store.writes.deleteOlderThan(cutoff, 5000)
-        ) {
-          auditDeleted += batch;
-          if (abort.signal.aborted) break;
-        }
-        if (auditDeleted > 0) logger.info({ deleted: auditDeleted }, "retention pruned register writes");
-      } catch (error) {
-        logger.error({ err: error }, "retention pruning failed");
       }
+      const result = await store.readings.prune(cutoff, { signal: abort.signal });
+      logger.info(
+        {
+          deleted: result.deleted,
+          batches: result.batches,
+          registers: result.registers,
+          ms: Math.round(result.ms),
+          older_than: new Date(cutoff).toISOString(),
+          held_by: heldBy,
+          newest_reading: newest === null ? null : new Date(newest).toISOString(),
+        },
+        "retention pruned readings",
+      );
+      // The write audit is kept like history.
+      let auditDeleted = 0;
+      for (
+        let batch = await store.writes.deleteOlderThan(cutoff, 5000);
+        batch > 0;
+        batch = await store.writes.deleteOlderThan(cutoff, 5000)
+      ) {
+        auditDeleted += batch;
+        if (abort.signal.aborted) break;
+      }
+      if (auditDeleted > 0) logger.info({ deleted: auditDeleted }, "retention pruned register writes");
     });
   };
   const hourly = new Cron("17 * * * *", run);
@@ -98,7 +96,7 @@ export function scheduleRetention(
       abort.abort();
       hourly.stop();
       clearTimeout(first);
-      await running;
+      await turns.settled();
     },
   };
 }
@@ -108,24 +106,19 @@ export function scheduleRetention(
  * (the store's history engines; a day's period closes ten minutes after midnight UTC) and
  * persists the latest values when due.
  */
-export function scheduleHistoryClose(store: Store, clock: Clock, logger: Logger): Schedule {
-  let running: Promise<void> = Promise.resolve();
-  const run = () => {
-    running = running.then(async () => {
-      try {
-        const began = performance.now();
-        const closed = await store.readings.closePeriods(clock.now());
-        if (closed > 0) logger.info({ periods: closed, ms: Math.round(performance.now() - began) }, "history closed");
-      } catch (error) {
-        logger.error({ err: error }, "closing history periods failed; will retry");
-      }
+export function scheduleHistoryClose(store: Pick<Store, "readings">, clock: Clock, logger: Logger): Schedule {
+  const turns = new SerialTurns((error) => logger.error({ err: error }, "closing history periods failed; will retry"));
+  const minutely = new Cron("* * * * *", () => {
+    void turns.run(async () => {
+      const began = performance.now();
+      const closed = await store.readings.closePeriods(clock.now());
+      if (closed > 0) logger.info({ periods: closed, ms: Math.round(performance.now() - began) }, "history closed");
     });
-  };
-  const minutely = new Cron("* * * * *", run);
+  });
   return {
     async stop() {
       minutely.stop();
-      await running;
+      await turns.settled();
     },
   };
 }
@@ -135,7 +128,7 @@ export function scheduleHistoryClose(store: Store, clock: Clock, logger: Logger)
  * pruned nightly, as of the trusted wall clock (a step forward does not empty it).
  */
 export function scheduleDeliveryLogPruning(
-  store: Store,
+  store: Pick<Store, "webhooks">,
   clock: Clock,
   logger: Logger,
   logRetentionDays: number,
@@ -159,7 +152,7 @@ export function scheduleDeliveryLogPruning(
 
 /** Runs each enabled automation with a schedule trigger at its cron times. */
 export async function scheduleAutomations(
-  store: Store,
+  store: Pick<Store, "organizations">,
   rules: RulesEngine,
   automations: readonly AutomationConfig[],
   logger: Logger,

@@ -20,6 +20,7 @@
 
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/logger.ts";
+import { SerialTurns } from "../lib/serial-turns.ts";
 import { deviceStatusEvent } from "../store/contract/event-types.ts";
 import type { GatewayStatus } from "../store/contract/gateways.ts";
 import type { Store } from "../store/index.ts";
@@ -46,7 +47,7 @@ type GatewayState = {
 };
 
 export async function createGatewayStatusTracker(options: {
-  store: Store;
+  store: Pick<Store, "gateways">;
   clock: Clock;
   logger: Logger;
   gateways: readonly TrackedGateway[];
@@ -86,14 +87,9 @@ export async function createGatewayStatusTracker(options: {
 
   // The tracker's writes run one after another, each deciding on the state the one
   // before left: two answers in a row write one change, not two.
-  let writes: Promise<void> = Promise.resolve();
+  const writes = new SerialTurns((error) => logger.error({ err: error }, "gateway status update failed"));
+  const serially = (write: () => Promise<void>): Promise<void> => writes.run(write);
   const nothingToWrite = Promise.resolve();
-  function serially(write: () => Promise<void>): Promise<void> {
-    writes = writes.then(write).catch((error: unknown) => {
-      logger.error({ err: error }, "gateway status update failed");
-    });
-    return writes;
-  }
 
   // One log line per condition, not one per second while the disk is full.
   let writeError: string | null = null;
@@ -178,7 +174,7 @@ export async function createGatewayStatusTracker(options: {
         change(state, "offline", clock.now(), `silent for more than ${Math.round(state.heartbeatMs / 1000)} s`);
       }
     }
-    return writes;
+    return writes.settled();
   }
 
   // check never rejects: every write it queues catches its own errors.

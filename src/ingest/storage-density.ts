@@ -117,3 +117,4 @@ function periodOf(state: RegisterDensity, wall: number): number {
 function wholeSeconds(ms: number): number {
   return Math.floor(ms / 1000) * 1000;
 }
+export type DensityGate = ReturnType<typeof createDensityGate>;

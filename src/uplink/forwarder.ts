@@ -21,7 +21,7 @@ type ReadingsBatch = RequestOf<typeof edgeMessages.readings>["readings"];
 export interface ForwarderOptions {
   /** The calls to the central; each answer is checked before anything counts as forwarded. */
   central: CentralClient;
-  store: Store;
+  store: Pick<Store, "gateways" | "events" | "alerts" | "registers" | "readings">;
   /** What the site polls, with its stable ids (the config's inventory). */
   gateways: readonly InventoryGateway[];
   now(): number;
