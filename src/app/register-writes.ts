@@ -87,7 +87,7 @@ type WriteTarget = NonNullable<Awaited<ReturnType<Store["writes"]["target"]>>>;
  * Modbus TCP server (app/modbus-servers.ts) alike.
  */
 export function recordWriteAttempt(
-  store: Store,
+  store: Pick<Store, "writes">,
   target: WriteTarget,
   gatewayUuid: string,
   attempt: WriteAttempt,

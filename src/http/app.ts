@@ -5,7 +5,6 @@
  * every error leaves as problem+json.
  */
 import { Elysia, ValidationError } from "elysia";
-import { Counter, Histogram } from "prom-client";
 import type { Clock } from "../lib/clock.ts";
 import { type DeviceHealthReader, noDeviceHealth } from "../lib/device-health.ts";
 import { CodedError, type ErrorCode } from "../lib/errors.ts";
@@ -18,7 +17,7 @@ import { isStoreUnavailable } from "../store/contract/store-unavailable.ts";
 import type { Store } from "../store/index.ts";
 import { adminPageRoutes } from "./admin/page.ts";
 import { adminRoutes } from "./admin/router.ts";
-import { anonymousRateHeaders, newRequestState, passApiGate, type RequestState } from "./api-gate.ts";
+import { anonymousRateHeaders, passApiGate } from "./api-gate.ts";
 import { corsPolicy } from "./cors.ts";
 import { buildOpenApiDocument } from "./docs/openapi.ts";
 import { docsRoutes } from "./docs/pages.ts";
@@ -30,14 +29,8 @@ import { edgeStatusRoutes } from "./edge/status.ts";
 import { type HealthCheck, opsRoutes } from "./ops.ts";
 import { problemResponse } from "./problem.ts";
 import { StoreRateLimiter } from "./rate-limit.ts";
-import { requestLogLevel } from "./request-log.ts";
-import { alertRoutes } from "./v1/alerts.ts";
-import type { V1Deps } from "./v1/deps.ts";
-import { gatewayRoutes } from "./v1/gateways.ts";
-import { introspectRoutes } from "./v1/introspect.ts";
-import { readingRoutes } from "./v1/readings.ts";
-import { registerWriteRoutes } from "./v1/register-writes.ts";
-import { registerRoutes } from "./v1/registers.ts";
+import { pathOf, requestAccounting } from "./request-accounting.ts";
+import { v1Routes } from "./v1/router.ts";
 import { describeValidation } from "./validation-message.ts";
 
 export interface HttpAppDeps {
@@ -73,29 +66,8 @@ export interface HttpAppDeps {
 export async function createHttpApp(deps: HttpAppDeps) {
   const { store, clock, logger } = deps;
   const metrics = deps.metrics ?? createMetricsRegistry();
-  const requestsByRoute = new Counter({
-    name: "fieldhub_api_requests_total",
-    help: "HTTP requests answered, by route pattern, method and status",
-    labelNames: ["route", "method", "status"],
-    registers: [metrics],
-  });
-  const requestSeconds = new Histogram({
-    name: "fieldhub_api_request_duration_seconds",
-    help: "Time to answer an HTTP request",
-    labelNames: ["route"],
-    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
-    registers: [metrics],
-  });
+  const { stateOf, finish } = requestAccounting({ metrics, clock, logger, logRequests: deps.logRequests === true });
   const cors = corsPolicy(deps.corsOrigins ?? []);
-  const states = new WeakMap<Request, RequestState>();
-  const stateOf = (request: Request): RequestState => {
-    let state = states.get(request);
-    if (state === undefined) {
-      state = newRequestState(clock.monotonic());
-      states.set(request, state);
-    }
-    return state;
-  };
   const gateDeps = {
     lookupKey: store.keys.lookup,
     recordKeyUse: store.keys.recordUse,
@@ -103,33 +75,14 @@ export async function createHttpApp(deps: HttpAppDeps) {
     now: () => clock.now(),
     defaultLimitPerMinute: deps.defaultLimitPerMinute,
   };
-  // Handlers return finished responses that already carry the request's headers:
-  // Elysia would otherwise validate each body against its response schema and
-  // re-wrap the response to merge headers, both costing more than the query on a
-  // 1000-row page. The tests check every response against the OpenAPI description.
-  const v1Deps: V1Deps = {
-    json: (request, body) => v1Deps.jsonText(request, JSON.stringify(body)),
-    jsonText: (request, text) =>
-      new Response(text, { headers: { ...stateOf(request).headers, "content-type": "application/json" } }),
+  const v1 = await v1Routes({
     store,
     clock,
-    gateways: store.gateways,
-    alerts: store.alerts,
-    registers: store.registers,
-    readings: store.readings,
     deviceHealth: deps.deviceHealth ?? noDeviceHealth,
     modbusServerView: deps.modbusServerView ?? (() => null),
-    cursorSecret: await store.secrets.getOrCreate("readings-cursor"),
-    stateOf,
     writeRegister: deps.writeRegister,
-  };
-  const v1 = new Elysia()
-    .use(introspectRoutes(v1Deps))
-    .use(gatewayRoutes(v1Deps))
-    .use(registerRoutes(v1Deps))
-    .use(registerWriteRoutes(v1Deps))
-    .use(readingRoutes(v1Deps))
-    .use(alertRoutes(v1Deps));
+    stateOf,
+  });
 
   const docsUrlOf = (request: Request) => `${deps.publicUrl ?? originOf(request.url)}/docs`;
   let openApiJson: string | null = null;
@@ -143,20 +96,6 @@ export async function createHttpApp(deps: HttpAppDeps) {
     const response = problemResponse(code, state.requestId, docsUrlOf(request), state.headers, detail, status);
     state.status = response.status;
     return response;
-  };
-
-  /** Counts and logs an answered request (once, whichever way it was answered). */
-  const finish = (request: Request, route: string) => {
-    const state = stateOf(request);
-    const ms = clock.monotonic() - state.startedAt;
-    requestsByRoute.inc({ route, method: request.method, status: String(state.status) });
-    requestSeconds.observe({ route }, ms / 1000);
-    const answer = { route, method: request.method, path: pathOf(request.url), status: state.status };
-    const level = requestLogLevel(answer, deps.logRequests === true);
-    logger[level](
-      { request_id: state.requestId, method: answer.method, path: answer.path, status: state.status, ms },
-      "request",
-    );
   };
 
   // development: false, also when run from source: Bun would otherwise serve the
@@ -265,19 +204,6 @@ function clientAddressOf(
   request: Request,
 ): string {
   return server?.requestIP(request)?.address ?? "unknown";
-}
-
-/**
- * The path of `url`. Without a usable Host header (HTTP/1.0, or a Host that is no
- * host name) Bun hands over the bare request target ("/v1/devices"), not an
- * absolute URL: both forms are read here, without `new URL`, which throws on the
- * second.
- */
-function pathOf(url: string): string {
-  const start = url.startsWith("/") ? 0 : url.indexOf("/", url.indexOf("//") + 2);
-  if (start < 0) return "/";
-  const query = url.indexOf("?", start);
-  return query < 0 ? url.slice(start) : url.slice(start, query);
 }
 
 /** The request's origin, or "" (a relative `{docs_url}`) when its Host header gave none. */

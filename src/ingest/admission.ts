@@ -101,4 +101,3 @@ export function createAdmission(options: AdmissionOptions) {
     counts: (): Readonly<AdmissionCounts> => counts,
   };
 }
-export type Admission = ReturnType<typeof createAdmission>;

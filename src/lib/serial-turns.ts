@@ -17,7 +17,12 @@ export class SerialTurns {
 
   /** Queues `work`; settles once it is done, never rejects. */
   run(work: () => unknown): Promise<void> {
-    return this.#queue(work).then(undefined, this.#onError);
+    return this.#queue(work).then(
+      () => {},
+      (error: unknown) => {
+        this.#onError(error);
+      },
+    );
   }
 
   /** Queues `work`; settles with its result or rejects with its error (the turns after it go on either way). */

@@ -1,0 +1,44 @@
+/**
+ * What the pollers report, handed to the parts that take it: values to ingest
+ * and the rules engine (rules see every value read, not only the ones stored),
+ * answers and silences to the gateway status tracker.
+ */
+import type { RulesEngine } from "../alerting/engine.ts";
+import type { GatewayStatusTracker } from "../ingest/gateway-status.ts";
+import type { Ingest } from "../ingest/ingest.ts";
+import type { Logger } from "../lib/logger.ts";
+import type { PollSink } from "../modbus/poller.ts";
+
+export function pollSink(parts: {
+  ingest: Pick<Ingest, "accept">;
+  rules: Pick<RulesEngine, "evaluate">;
+  status: Pick<GatewayStatusTracker, "answered" | "unreachable">;
+  logger: Logger;
+}): PollSink {
+  const { ingest, rules, status, logger } = parts;
+  // Each consumer keeps and retries what the store refused; this is the last line,
+  // so that nothing a consumer throws ever stops a poll channel.
+  const guarded =
+    <A extends unknown[]>(what: string, deliver: (...args: A) => void) =>
+    (...args: A): void => {
+      try {
+        deliver(...args);
+      } catch (error) {
+        logger.error({ err: error }, `${what} failed; polling goes on`);
+      }
+    };
+  return {
+    readings: guarded("handling readings", (_gatewayId: string, values: Parameters<PollSink["readings"]>[1]) => {
+      ingest.accept(values);
+      // evaluate never rejects: a refused alert write is logged and tried with the next reading.
+      void rules.evaluate(values);
+    }),
+    // The tracker catches its own write errors: its promises never reject.
+    answered: guarded("gateway status", (gatewayId: string, at: number) => void status.answered(gatewayId, at)),
+    unreachable: guarded(
+      "gateway status",
+      (gatewayId: string, at: number, reason: string, fatal?: boolean) =>
+        void status.unreachable(gatewayId, at, reason, fatal),
+    ),
+  };
+}

@@ -1,0 +1,53 @@
+/**
+ * The dispatcher's slots and fair turns (src/webhooks/delivery-slots.ts,
+ * docs/webhooks.md "Fairness"): a bound overall and per endpoint, endpoints
+ * served one message each per round, and a message released while the due ones
+ * are read is not taken again from that read.
+ */
+import { expect, test } from "bun:test";
+import { DeliverySlots, takeInTurn } from "../../src/webhooks/delivery-slots.ts";
+
+test("takeInTurn: one item per queue per round; a long queue never stands before another queue's first", () => {
+  const slow = ["s1", "s2", "s3", "s4"];
+  const healthy = ["h1"];
+  const other = ["o1", "o2"];
+  expect(takeInTurn([slow, healthy, other], 32)).toEqual(["s1", "h1", "o1", "s2", "o2", "s3", "s4"]);
+  // Bounded by what is free overall, still in turn.
+  expect(takeInTurn([slow, healthy, other], 4)).toEqual(["s1", "h1", "o1", "s2"]);
+  expect(takeInTurn([slow, healthy], 0)).toEqual([]);
+  expect(takeInTurn<string>([], 5)).toEqual([]);
+});
+
+test("slots: bounded overall and per endpoint; a release frees both", () => {
+  const slots = new DeliverySlots(3, 2);
+  expect(slots.free).toBe(3);
+  slots.take({ id: 1, endpointId: 10 });
+  slots.take({ id: 2, endpointId: 10 });
+  expect(slots.freeFor(10)).toBe(0);
+  expect(slots.freeFor(11)).toBe(2);
+  slots.take({ id: 3, endpointId: 11 });
+  expect(slots.free).toBe(0);
+  expect(slots.size).toBe(3);
+  slots.release({ id: 1, endpointId: 10 });
+  expect(slots.freeFor(10)).toBe(1);
+  expect(slots.free).toBe(1);
+});
+
+test("reading: taken messages, and ones released while the read waits, are not free; afterwards released ones are", async () => {
+  const slots = new DeliverySlots(32, 4);
+  slots.take({ id: 1, endpointId: 10 });
+  slots.take({ id: 2, endpointId: 10 });
+  const seen = await slots.reading(async (free) => {
+    // The outcome of message 2 is written while the store is read.
+    slots.release({ id: 2, endpointId: 10 });
+    await Bun.sleep(1);
+    return [1, 2, 3].map((id) => [id, free(id)]);
+  });
+  expect(seen).toEqual([
+    [1, false],
+    [2, false],
+    [3, true],
+  ]);
+  // The next read sees the store after that outcome: message 2 may be due again.
+  expect(await slots.reading(async (free) => free(2))).toBe(true);
+});
