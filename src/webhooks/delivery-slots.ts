@@ -3,6 +3,7 @@
  * taken for an attempt until their outcome is written, within a bound overall and
  * a bound per endpoint, and which of the due ones a round starts, endpoints in turn.
  */
+import type { DueDelivery, WebhookStore } from "../store/contract/webhooks.ts";
 
 export class DeliverySlots {
   readonly #overall: number;
@@ -11,6 +12,11 @@ export class DeliverySlots {
   readonly #load = new Map<number, number>();
   /** Messages released while the due ones are read (see `reading`). */
   #releasedWhileReading: Set<number> | null = null;
+
+  /** Slots per endpoint. */
+  get perEndpoint(): number {
+    return this.#perEndpoint;
+  }
 
   constructor(overall: number, perEndpoint: number) {
     this.#overall = overall;
@@ -75,4 +81,29 @@ export function takeInTurn<T>(queues: readonly (readonly T[])[], free: number): 
     }
   }
   return taken;
+}
+
+/**
+ * The due messages a round starts, within the free slots: endpoints served in
+ * turn, one message each per round, each up to its free slots, so a receiver that
+ * never answers fills its own slots only, and a backlog queued to it never stands
+ * before another endpoint's messages.
+ */
+export async function takeDue(
+  queries: Pick<WebhookStore, "dueEndpoints" | "dueFor">,
+  slots: DeliverySlots,
+  now: number,
+): Promise<DueDelivery[]> {
+  const queues = await slots.reading(async (free) => {
+    const queues: DueDelivery[][] = [];
+    for (const endpointId of await queries.dueEndpoints(now)) {
+      const room = slots.freeFor(endpointId);
+      if (room === 0) continue;
+      // Its messages in flight are still due in the store: ask for as many more as it has slots.
+      const waiting = (await queries.dueFor(endpointId, now, slots.perEndpoint)).filter((due) => free(due.id));
+      if (waiting.length > 0) queues.push(waiting.slice(0, room));
+    }
+    return queues;
+  });
+  return takeInTurn(queues, slots.free);
 }

@@ -16,16 +16,18 @@
  *   per endpoint, and endpoints are served in turn, so a slow endpoint never
  *   delays the others;
  * - an outcome the store cannot take (full disk, held lock) is kept in memory,
- *   its message not sent again, and written once the store takes it.
+ *   its message not sent again, and written once the store takes it
+ *   (unwritten-outcomes.ts).
  */
 import type { Clock } from "../lib/clock.ts";
 import { urlForLog } from "../lib/log-url.ts";
 import type { Logger } from "../lib/logger.ts";
 import type { DueDelivery } from "../store/contract/webhooks.ts";
 import type { Store } from "../store/index.ts";
-import { DeliverySlots, takeInTurn } from "./delivery-slots.ts";
+import { DeliverySlots, takeDue } from "./delivery-slots.ts";
 import { attemptOutcome, defaultRetryDelaysMs } from "./retry-decision.ts";
 import { sendAttempt } from "./send-attempt.ts";
+import { UnwrittenOutcomes } from "./unwritten-outcomes.ts";
 
 export interface DispatcherOptions {
   store: Pick<Store, "webhooks">;
@@ -61,7 +63,6 @@ export function startDispatcher(options: DispatcherOptions) {
     pauseAfterFailedMessages: options.pauseAfterFailedMessages ?? 10,
   };
   const timeoutMs = options.timeoutMs ?? 10_000;
-  const perEndpoint = options.perEndpointConcurrency ?? 4;
   const pollEveryMs = options.pollEveryMs ?? 1000;
   const stats: DispatcherStats = {
     attempts: 0,
@@ -73,11 +74,8 @@ export function startDispatcher(options: DispatcherOptions) {
   };
 
   /** Messages taken for an attempt, until their outcome is written. */
-  const slots = new DeliverySlots(options.concurrency ?? 32, perEndpoint);
+  const slots = new DeliverySlots(options.concurrency ?? 32, options.perEndpointConcurrency ?? 4);
   const running = new Set<Promise<void>>();
-  /** Outcomes the store refused (full disk, held lock): kept in flight and written again. */
-  const unwritten = new Map<number, { delivery: DueDelivery; write: () => Promise<void> }>();
-  let lastWriteTry = 0;
   let writeError: string | null = null;
   let stopped = false;
   let wakeUp: (() => void) | null = null;
@@ -92,40 +90,20 @@ export function startDispatcher(options: DispatcherOptions) {
     writeError = message;
   }
 
-  /** Writes an outcome now, or keeps it (and the message's slot) for the next try. */
-  async function writeOutcome(delivery: DueDelivery, write: () => Promise<void>): Promise<void> {
-    try {
-      await write();
+  /** Outcomes the store refused (full disk, held lock): kept in flight and written again. */
+  const unwritten = new UnwrittenOutcomes({
+    written: (delivery) => {
       writeError = null;
       slots.release(delivery);
-    } catch (error) {
-      writeFailed(error, "webhook outcome write");
-      unwritten.set(delivery.id, { delivery, write });
-    }
-  }
-
-  /** Outcomes the store refused, tried again at most once a second. */
-  async function retryUnwritten(): Promise<void> {
-    if (unwritten.size === 0 || performance.now() - lastWriteTry < 1000) return;
-    lastWriteTry = performance.now();
-    for (const [deliveryId, { delivery, write }] of unwritten) {
-      try {
-        await write();
-      } catch (error) {
-        writeFailed(error, "webhook outcome write");
-        return;
-      }
-      writeError = null;
-      unwritten.delete(deliveryId);
-      slots.release(delivery);
-    }
-  }
+    },
+    refused: (error) => writeFailed(error, "webhook outcome write"),
+  });
 
   async function loop(): Promise<void> {
     while (!stopped) {
       let started = false;
       try {
-        await retryUnwritten();
+        await unwritten.retry();
         started = await fill();
       } catch (error) {
         // A store read that failed: the next turn tries again.
@@ -147,27 +125,10 @@ export function startDispatcher(options: DispatcherOptions) {
     }
   }
 
-  /**
-   * Starts attempts for due messages within the bounds; whether it started any.
-   * Endpoints are served in turn, one message each per round, each up to its free
-   * slots: a receiver that never answers fills its own slots only, and a backlog
-   * queued to it never stands before another endpoint's messages.
-   */
+  /** Starts attempts for due messages within the bounds (takeDue); whether it started any. */
   async function fill(): Promise<boolean> {
     if (slots.free === 0) return false;
-    const now = clock.now();
-    const queues = await slots.reading(async (free) => {
-      const queues: DueDelivery[][] = [];
-      for (const endpointId of await queries.dueEndpoints(now)) {
-        const room = slots.freeFor(endpointId);
-        if (room === 0) continue;
-        // Its messages in flight are still due in the store: ask for as many more as it has slots.
-        const waiting = (await queries.dueFor(endpointId, now, perEndpoint)).filter((due) => free(due.id));
-        if (waiting.length > 0) queues.push(waiting.slice(0, room));
-      }
-      return queues;
-    });
-    const starting = takeInTurn(queues, slots.free);
+    const starting = await takeDue(queries, slots, clock.now());
     for (const delivery of starting) start(delivery);
     stats.inFlight = slots.size;
     return starting.length > 0;
@@ -194,7 +155,7 @@ export function startDispatcher(options: DispatcherOptions) {
     if (endpoint === null || deleted || endpoint.status !== "enabled") {
       // Paused since the message was queued: held; deleted: discarded. Never picked up again.
       const status = endpoint !== null && !deleted ? "held" : "discarded";
-      await writeOutcome(delivery, () => queries.setAside(delivery.id, status, clock.now()));
+      await unwritten.write(delivery, () => queries.setAside(delivery.id, status, clock.now()));
       return;
     }
     const sent = await sendAttempt(endpoint, delivery, { now: () => clock.now(), timeoutMs });
@@ -212,7 +173,7 @@ export function startDispatcher(options: DispatcherOptions) {
     if (outcome.kind === "delivered") stats.delivered++;
     else stats.failedAttempts++;
     if (outcome.kind === "failed" || outcome.kind === "gone") stats.failedMessages++;
-    await writeOutcome(delivery, async () => {
+    await unwritten.write(delivery, async () => {
       const { paused, settled } = await queries.settle(delivery, sent.attempt, outcome);
       if (!settled) {
         // At-least-once: the process that took the message over sends it too, with the same webhook-id.
@@ -243,8 +204,7 @@ export function startDispatcher(options: DispatcherOptions) {
       wake();
       await loopDone;
       await Promise.all([...running]);
-      lastWriteTry = 0;
-      await retryUnwritten();
+      await unwritten.retry({ now: true });
     },
   };
 }

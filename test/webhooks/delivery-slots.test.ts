@@ -5,7 +5,8 @@
  * are read is not taken again from that read.
  */
 import { expect, test } from "bun:test";
-import { DeliverySlots, takeInTurn } from "../../src/webhooks/delivery-slots.ts";
+import type { DueDelivery } from "../../src/store/webhooks.ts";
+import { DeliverySlots, takeDue, takeInTurn } from "../../src/webhooks/delivery-slots.ts";
 
 test("takeInTurn: one item per queue per round; a long queue never stands before another queue's first", () => {
   const slow = ["s1", "s2", "s3", "s4"];
@@ -50,4 +51,49 @@ test("reading: taken messages, and ones released while the read waits, are not f
   ]);
   // The next read sees the store after that outcome: message 2 may be due again.
   expect(await slots.reading(async (free) => free(2))).toBe(true);
+});
+
+/** A queue of due messages per endpoint, as the store's dueEndpoints/dueFor answer it. */
+function dueQueue(byEndpoint: Record<number, number[]>) {
+  const asked: [number, number][] = [];
+  const delivery = (id: number, endpointId: number): DueDelivery => ({
+    id,
+    endpointId,
+    attempts: 0,
+    messageId: `msg_${id}`,
+    type: "device.online",
+    occurredAt: 0,
+    data: "{}",
+  });
+  return {
+    asked,
+    queries: {
+      dueEndpoints: async () => Object.keys(byEndpoint).map(Number),
+      dueFor: async (endpointId: number, _now: number, limit: number) => {
+        asked.push([endpointId, limit]);
+        return (byEndpoint[endpointId] ?? []).slice(0, limit).map((id) => delivery(id, endpointId));
+      },
+    },
+  };
+}
+
+test("takeDue: a stuck endpoint with a backlog fills its own slots only; another endpoint's message goes in the first round", async () => {
+  const slots = new DeliverySlots(32, 4);
+  const { queries } = dueQueue({ 1: Array.from({ length: 1000 }, (_, n) => n + 1), 2: [5001] });
+  const first = await takeDue(queries, slots, 0);
+  expect(first.map((delivery) => delivery.id)).toEqual([1, 5001, 2, 3, 4]);
+  for (const delivery of first) slots.take(delivery);
+  // Endpoint 1 never answers: its four slots stay taken; the store still lists them due.
+  slots.release({ id: 5001, endpointId: 2 });
+  const { queries: later, asked } = dueQueue({ 1: [1, 2, 3, 4, 5], 2: [5002] });
+  expect((await takeDue(later, slots, 0)).map((delivery) => delivery.id)).toEqual([5002]);
+  // A full endpoint is not even asked for its messages.
+  expect(asked).toEqual([[2, 4]]);
+});
+
+test("takeDue: messages already in flight are not taken twice; the overall bound holds", async () => {
+  const slots = new DeliverySlots(3, 4);
+  slots.take({ id: 1, endpointId: 1 });
+  const { queries } = dueQueue({ 1: [1, 2, 3], 2: [10, 11] });
+  expect((await takeDue(queries, slots, 0)).map((delivery) => delivery.id)).toEqual([2, 10]);
 });
