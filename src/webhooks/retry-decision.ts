@@ -13,7 +13,7 @@
  */
 import type { AttemptOutcome } from "../store/contract/webhooks.ts";
 
-/** The spec's schedule: retries after 30 s, 2 min, 10 min, 1 h and 6 h (six attempts). */
+/** The schedule of docs/api.md section 6.4: retries after 30 s, 2 min, 10 min, 1 h and 6 h (six attempts). */
 export const defaultRetryDelaysMs: readonly number[] = [30_000, 120_000, 600_000, 3_600_000, 21_600_000];
 
 export interface RetryPolicy {

@@ -1,5 +1,5 @@
 /**
- * The /v1 API (spec section 4): one controller per resource, with the stores and
+ * The /v1 API (docs/api.md section 4): one controller per resource, with the stores and
  * helpers they share (deps.ts).
  *
  * Handlers return finished responses that already carry the request's headers:
