@@ -11,6 +11,7 @@
  */
 
 import type { Clock } from "../lib/clock.ts";
+import { LoggedFailure } from "../lib/log-once.ts";
 import type { Logger } from "../lib/logger.ts";
 import type { PolledValue } from "../lib/polled-value.ts";
 import { scalerFor } from "../lib/register-scaling.ts";
@@ -87,17 +88,18 @@ export async function createRulesEngine(options: {
     byRegister.set(rule.registerId, list);
   }
 
-  let writeError: string | null = null;
-  /** Runs a store write; false (logged once per condition) when the store refused it. */
+  // One log line per condition, not one per reading while the disk stays full.
+  const writeFailure = new LoggedFailure();
+  /** Runs a store write; false (logged once per distinct failure) when the store refused it. */
   async function written(write: () => Promise<unknown>): Promise<boolean> {
     try {
       await write();
-      writeError = null;
+      writeFailure.ended();
       return true;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      if (message !== writeError) logger.error({ err: error }, "alert write failed; will retry with the next reading");
-      writeError = message;
+      if (writeFailure.occurred(message))
+        logger.error({ err: error }, "alert write failed; will retry with the next reading");
       return false;
     }
   }
