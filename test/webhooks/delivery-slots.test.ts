@@ -5,7 +5,7 @@
  * are read is not taken again from that read.
  */
 import { expect, test } from "bun:test";
-import type { DueDelivery } from "../../src/store/webhooks.ts";
+import type { DueDelivery } from "../../src/store/contract/webhooks.ts";
 import { DeliverySlots, takeDue, takeInTurn } from "../../src/webhooks/delivery-slots.ts";
 
 test("takeInTurn: one item per queue per round; a long queue never stands before another queue's first", () => {

@@ -4,7 +4,7 @@
  * the order refused at most once a second, and their slot released only once written.
  */
 import { expect, test } from "bun:test";
-import type { DueDelivery } from "../../src/store/webhooks.ts";
+import type { DueDelivery } from "../../src/store/contract/webhooks.ts";
 import { UnwrittenOutcomes } from "../../src/webhooks/unwritten-outcomes.ts";
 
 const delivery = (id: number): DueDelivery => ({
