@@ -4,11 +4,13 @@
  * inventory, starts the running parts (app/parts.ts) and puts the HTTP door on a
  * socket, with admin changes waking webhook delivery as every other event does.
  */
+
 import type { FieldhubConfig } from "../config/index.ts";
 import { createHttpApp } from "../http/app.ts";
 import { requestLogsWanted } from "../http/request-log.ts";
 import type { Clock } from "../lib/clock.ts";
 import { hostAddresses, withHostFacts } from "../lib/host.ts";
+import { LoggedFailure } from "../lib/log-once.ts";
 import type { Logger } from "../lib/logger.ts";
 import { createMetricsRegistry, type MetricsRegistry } from "../lib/metrics.ts";
 import { version } from "../lib/version.ts";
@@ -110,20 +112,19 @@ const inventorySyncRetryMs = 2_000;
  */
 async function startInventorySync(store: Store, clock: Clock, logger: Logger, config: FieldhubConfig) {
   let timer: ReturnType<typeof setTimeout> | null = null;
-  let failure: string | null = null;
+  const failure = new LoggedFailure();
   let stopped = false;
   // Never rejects: a refused sync is logged and tried again on the timer.
   const attempt = async (): Promise<void> => {
     timer = null;
     try {
       await store.inventory.sync(withHostFacts(config.inventory, hostAddresses(), version), clock.now());
-      if (failure !== null) logger.info("inventory synced with the config");
+      if (failure.ended()) logger.info("inventory synced with the config");
       return;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      if (message !== failure)
+      if (failure.occurred(message))
         logger.error({ err: error }, "inventory sync failed; serving the stored inventory and retrying");
-      failure = message;
     }
     if (!stopped) timer = setTimeout(() => void attempt(), inventorySyncRetryMs);
   };

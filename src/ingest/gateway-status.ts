@@ -19,6 +19,7 @@
  */
 
 import type { Clock } from "../lib/clock.ts";
+import { LoggedFailure } from "../lib/log-once.ts";
 import type { Logger } from "../lib/logger.ts";
 import { SerialTurns } from "../lib/serial-turns.ts";
 import { deviceStatusEvent } from "../store/contract/event-types.ts";
@@ -92,11 +93,10 @@ export async function createGatewayStatusTracker(options: {
   const nothingToWrite = Promise.resolve();
 
   // One log line per condition, not one per second while the disk is full.
-  let writeError: string | null = null;
+  const writeFailure = new LoggedFailure();
   function writeFailed(error: unknown, what: string): void {
     const message = error instanceof Error ? error.message : String(error);
-    if (message !== writeError) logger.error({ err: error }, `${what} failed; will retry`);
-    writeError = message;
+    if (writeFailure.occurred(message)) logger.error({ err: error }, `${what} failed; will retry`);
   }
 
   function change(state: GatewayState, next: GatewayStatus, at: number, reason?: string): Promise<void> {
@@ -116,7 +116,7 @@ export async function createGatewayStatusTracker(options: {
       writeFailed(error, "gateway status write");
       return;
     }
-    writeError = null;
+    writeFailure.ended();
     options.onEvent?.();
     state.status = next;
     options.onChange?.(state.uuid, next, at);

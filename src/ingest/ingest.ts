@@ -15,7 +15,9 @@
  * register's latest time like any value, and its text is written only when it
  * changes (reading-buffer.ts).
  */
+
 import type { Clock } from "../lib/clock.ts";
+import { LoggedFailure } from "../lib/log-once.ts";
 import type { Logger } from "../lib/logger.ts";
 import { SerialTurns } from "../lib/serial-turns.ts";
 import { effectiveStorageInterval } from "../lib/storage-period.ts";
@@ -100,6 +102,7 @@ export async function createIngest(options: IngestOptions) {
   });
 
   const written = { batches: 0, committed: 0, lastBatchMs: 0, writeError: null as string | null };
+  const writeFailure = new LoggedFailure();
   const maxRowsPerTransaction = options.maxRowsPerTransaction ?? 100_000;
   // One write at a time (the timer, flush and stop may ask together), so that a
   // failed batch goes back in front of everything taken after it.
@@ -124,7 +127,7 @@ export async function createIngest(options: IngestOptions) {
       buffer.putBack(batch);
       const message = error instanceof Error ? error.message : String(error);
       // One log line per condition, not one per flush while the disk stays full.
-      if (message !== written.writeError)
+      if (writeFailure.occurred(message))
         logger.error({ err: error, waiting: buffer.length }, "ingest write failed; will retry");
       written.writeError = message;
       return null;
@@ -132,6 +135,7 @@ export async function createIngest(options: IngestOptions) {
     buffer.written(batch);
     written.batches++;
     written.writeError = null;
+    writeFailure.ended();
     written.committed += batch.rows.length;
     written.lastBatchMs = performance.now() - began;
     return batch.rows.length;

@@ -19,7 +19,9 @@
  *   its message not sent again, and written once the store takes it
  *   (unwritten-outcomes.ts).
  */
+
 import type { Clock } from "../lib/clock.ts";
+import { LoggedFailure } from "../lib/log-once.ts";
 import { urlForLog } from "../lib/log-url.ts";
 import type { Logger } from "../lib/logger.ts";
 import type { DueDelivery } from "../store/contract/webhooks.ts";
@@ -76,7 +78,7 @@ export function startDispatcher(options: DispatcherOptions) {
   /** Messages taken for an attempt, until their outcome is written. */
   const slots = new DeliverySlots(options.concurrency ?? 32, options.perEndpointConcurrency ?? 4);
   const running = new Set<Promise<void>>();
-  let writeError: string | null = null;
+  const writeFailure = new LoggedFailure();
   let stopped = false;
   let wakeUp: (() => void) | null = null;
 
@@ -86,14 +88,13 @@ export function startDispatcher(options: DispatcherOptions) {
 
   function writeFailed(error: unknown, what: string): void {
     const message = error instanceof Error ? error.message : String(error);
-    if (message !== writeError) logger.error({ err: error }, `${what} failed; kept and written again`);
-    writeError = message;
+    if (writeFailure.occurred(message)) logger.error({ err: error }, `${what} failed; kept and written again`);
   }
 
   /** Outcomes the store refused (full disk, held lock): kept in flight and written again. */
   const unwritten = new UnwrittenOutcomes({
     written: (delivery) => {
-      writeError = null;
+      writeFailure.ended();
       slots.release(delivery);
     },
     refused: (error) => writeFailed(error, "webhook outcome write"),
