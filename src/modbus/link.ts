@@ -26,14 +26,20 @@ export type ReadOutcome =
   /** The device answered with a Modbus exception (2 illegal address, 3 illegal value, ...). */
   | { ok: false; kind: "exception"; code: number }
   | { ok: false; kind: "timeout" }
+  /** An answer came back broken: a bad CRC, or a frame of the wrong length or for another unit (RTU). */
+  | BadFrame
   /** The connection or port is gone; the link must be opened again. */
   | { ok: false; kind: "disconnected"; message: string };
+
+/** An answer that failed modbus-serial's RTU checks (docs/polling.md, "Bus diagnostics"): retried like a timeout. */
+export type BadFrame = { ok: false; kind: "bad_frame"; fault: "crc" | "framing" };
 
 /** What a write request came back with; a timeout leaves the outcome unknown. */
 export type WriteOutcome =
   | { ok: true }
   | { ok: false; kind: "exception"; code: number }
   | { ok: false; kind: "timeout" }
+  | BadFrame
   | { ok: false; kind: "disconnected"; message: string };
 
 /** What one write request carries: words for 6/16 (one for 6), bits for 5/15 (one for 5). */
@@ -162,10 +168,24 @@ class ModbusSerialLink implements ModbusLink {
   }
 }
 
-function classify(error: unknown, stillOpen: boolean): ReadOutcome {
+const crcError: BadFrame = { ok: false, kind: "bad_frame", fault: "crc" };
+const framingError: BadFrame = { ok: false, kind: "bad_frame", fault: "framing" };
+
+/**
+ * An error of modbus-serial as an outcome. Its RTU receive path (serial ports and
+ * serial servers alike) rejects an answer whose CRC does not match with "CRC error",
+ * and one of the wrong length, unit or function code with "Data length error" or
+ * "Unexpected data error": the line delivered something, but not the answer.
+ */
+export function classify(error: unknown, stillOpen: boolean): ReadOutcome {
   const details = error as { modbusCode?: number; errno?: string; message?: string };
   if (typeof details.modbusCode === "number") return { ok: false, kind: "exception", code: details.modbusCode };
   if (details.errno === "ETIMEDOUT" && stillOpen) return { ok: false, kind: "timeout" };
+  const message = details.message ?? "";
+  if (stillOpen && message === "CRC error") return crcError;
+  if (stillOpen && (message.startsWith("Data length error") || message.startsWith("Unexpected data error"))) {
+    return framingError;
+  }
   return { ok: false, kind: "disconnected", message: details.message ?? String(error) };
 }
 
