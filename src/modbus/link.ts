@@ -6,7 +6,7 @@
  */
 import ModbusRTU from "modbus-serial";
 import type { FunctionCode, WriteFunctionCode } from "./register-model.ts";
-import { openSerialRtuClient } from "./serial/index.ts";
+import { openSerialRtu } from "./serial/index.ts";
 
 export type LinkTarget =
   | { kind: "tcp"; host: string; port: number }
@@ -75,27 +75,42 @@ export function describeTarget(target: LinkTarget): string {
 
 /** Opens a link with modbus-serial (and fieldhub's own serial port for RTU). Throws when it cannot connect. */
 export const openModbusLink: LinkOpener = async (target, connectTimeoutMs) => {
-  let client: ModbusRTU;
   if (target.kind === "serial") {
-    client = await openSerialRtuClient({ ...target, timeoutMs: connectTimeoutMs });
-  } else {
-    client = new ModbusRTU();
-    client.setTimeout(connectTimeoutMs);
-    // RTU over TCP is modbus-serial's "telnet" port: raw RTU frames (with CRC) on a
-    // TCP stream, as serial servers pass them. (Its "TcpRTUBuffered" port speaks
-    // Modbus TCP framing instead, despite the name.)
-    const connect =
-      target.kind === "tcp"
-        ? client.connectTCP(target.host, { port: target.port, timeout: connectTimeoutMs })
-        : client.connectTelnet(target.host, { port: target.port });
-    await withTimeout(connect, connectTimeoutMs, `connecting to ${describeTarget(target)} timed out`);
+    const serial = await openSerialRtu({ ...target, timeoutMs: connectTimeoutMs });
+    return new ModbusSerialLink(serial.client, serial.port);
   }
+  const client = new ModbusRTU();
+  client.setTimeout(connectTimeoutMs);
+  // RTU over TCP is modbus-serial's "telnet" port: raw RTU frames (with CRC) on a
+  // TCP stream, as serial servers pass them. (Its "TcpRTUBuffered" port speaks
+  // Modbus TCP framing instead, despite the name.)
+  const connect =
+    target.kind === "tcp"
+      ? client.connectTCP(target.host, { port: target.port, timeout: connectTimeoutMs })
+      : client.connectTelnet(target.host, { port: target.port });
+  await withTimeout(connect, connectTimeoutMs, `connecting to ${describeTarget(target)} timed out`);
   return new ModbusSerialLink(client);
 };
 
+/** What a serial port can say that modbus-serial cannot: an answer began but never completed. */
+interface AnswerWatcher {
+  answerBegun(): boolean;
+}
+
 class ModbusSerialLink implements ModbusLink {
   private closed = false;
-  constructor(private readonly client: ModbusRTU) {}
+  constructor(
+    private readonly client: ModbusRTU,
+    /** The serial port under the client (RTU on a local line only). */
+    private readonly port: AnswerWatcher | null = null,
+  ) {}
+
+  /** An error as an outcome; on a serial line a timeout after the start of an answer is a broken frame. */
+  private outcomeOf(error: unknown): ReadOutcome {
+    const outcome = classify(error, this.client.isOpen);
+    if (!outcome.ok && outcome.kind === "timeout" && this.port?.answerBegun()) return framingError;
+    return outcome;
+  }
 
   get isOpen(): boolean {
     return !this.closed && this.client.isOpen;
@@ -127,7 +142,7 @@ class ModbusSerialLink implements ModbusLink {
           return { ok: true, words: (await this.client.readInputRegisters(start, count)).data, bits: null };
       }
     } catch (error) {
-      return classify(error, this.client.isOpen);
+      return this.outcomeOf(error);
     }
   }
 
@@ -148,7 +163,7 @@ class ModbusSerialLink implements ModbusLink {
       else await this.client.writeRegisters(start, payload.words ?? []);
       return { ok: true };
     } catch (error) {
-      const outcome = classify(error, this.client.isOpen);
+      const outcome = this.outcomeOf(error);
       return outcome.ok ? { ok: true } : outcome;
     }
   }
