@@ -134,7 +134,9 @@ export class Channel {
       close: () => link.close(),
       read: (functionCode, unitId, start, count, timeoutMs) => {
         const began = performance.now();
-        return link.read(functionCode, unitId, start, count, timeoutMs).then((outcome) => counted(unitId, began, outcome));
+        return link
+          .read(functionCode, unitId, start, count, timeoutMs)
+          .then((outcome) => counted(unitId, began, outcome));
       },
       write:
         write &&

@@ -53,7 +53,8 @@ export function createDeviceHealthBoard() {
     device(deviceId: string): DeviceHealth {
       const record = devices.get(deviceId);
       const counted = counters.get(deviceId);
-      if (record === undefined) return counted === undefined ? unknownHealth : { ...unknownHealth, counters: counted.snapshot() };
+      if (record === undefined)
+        return counted === undefined ? unknownHealth : { ...unknownHealth, counters: counted.snapshot() };
       return {
         status: statusOf(record),
         lastAnswerAt: record.lastAnswerAt,

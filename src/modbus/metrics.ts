@@ -97,7 +97,10 @@ function registerDeviceMetrics(
     [...labels, "code"],
     () =>
       eachDevice().flatMap(({ labels: deviceLabels, counters }) =>
-        Object.entries(counters.exceptionCounts()).map(([code, value]) => ({ labels: { ...deviceLabels, code }, value })),
+        Object.entries(counters.exceptionCounts()).map(([code, value]) => ({
+          labels: { ...deviceLabels, code },
+          value,
+        })),
       ),
   );
   countedFrom(

@@ -36,7 +36,9 @@ export async function openSerialRtuClient(options: SerialRtuClientOptions): Prom
 }
 
 /** openSerialRtuClient, with the port under the client (for what only the port can see: `answerBegun()`). */
-export async function openSerialRtu(options: SerialRtuClientOptions): Promise<{ client: ModbusRTU; port: SerialRtuPort }> {
+export async function openSerialRtu(
+  options: SerialRtuClientOptions,
+): Promise<{ client: ModbusRTU; port: SerialRtuPort }> {
   const { path, baudRate, dataBits, parity, stopBits, timeoutMs } = options;
   const port = new SerialRtuPort({ path, baudRate, dataBits, parity, stopBits });
   const client = new ModbusRTU(port);

@@ -157,7 +157,13 @@ describe("a poller's counters per device", () => {
     const registry = createMetricsRegistry();
     registerModbusMetrics(registry, [poller], new Map([["gw", "GW-COUNT"]]));
     const text = await registry.metrics();
-    const value = (line: string) => Number(text.split("\n").find((entry) => entry.startsWith(`${line} `))?.split(" ")[1]);
+    const value = (line: string) =>
+      Number(
+        text
+          .split("\n")
+          .find((entry) => entry.startsWith(`${line} `))
+          ?.split(" ")[1],
+      );
     expect(value('fieldhub_modbus_device_requests_total{gateway="GW-COUNT",device="meter"}')).toBe(meter.requests);
     expect(value('fieldhub_modbus_device_timeouts_total{gateway="GW-COUNT",device="meter"}')).toBe(0);
     expect(value('fieldhub_modbus_device_timeouts_total{gateway="GW-COUNT",device="noisy"}')).toBe(noisy.timeouts);
@@ -175,7 +181,9 @@ describe("a poller's counters per device", () => {
     // Cumulative buckets: never decreasing, ending at the count.
     const buckets = text
       .split("\n")
-      .filter((line) => line.startsWith('fieldhub_modbus_device_response_seconds_bucket{gateway="GW-COUNT",device="meter"'))
+      .filter((line) =>
+        line.startsWith('fieldhub_modbus_device_response_seconds_bucket{gateway="GW-COUNT",device="meter"'),
+      )
       .map((line) => Number(line.split(" ")[1]));
     expect(buckets).toHaveLength(11);
     expect(buckets.every((count, index) => index === 0 || count >= buckets[index - 1]!)).toBe(true);

@@ -124,7 +124,13 @@ describe("the bus schedule of poll groups", () => {
       ],
     };
     const sink = { readings: () => {}, answered: () => {}, unreachable: () => {} };
-    const poller = startGatewayPoller({ gateway, sink, clock: systemClock, logger: silentLogger(), openLink: line.openLink });
+    const poller = startGatewayPoller({
+      gateway,
+      sink,
+      clock: systemClock,
+      logger: silentLogger(),
+      openLink: line.openLink,
+    });
     stops.push(() => poller.stop());
     const windowMs = 2000;
     await Bun.sleep(windowMs);

@@ -45,7 +45,15 @@ describe("a broken answer on an RTU line", () => {
             pauseMs: 0,
             storageIntervalMs: 60_000,
             registers: [
-              { id: "r10", address: 10, functionCode: 3, dataType: "uint16", byteOrder: "ABCD", bit: null, length: null },
+              {
+                id: "r10",
+                address: 10,
+                functionCode: 3,
+                dataType: "uint16",
+                byteOrder: "ABCD",
+                bit: null,
+                length: null,
+              },
             ],
           },
         ],
