@@ -150,7 +150,8 @@ describe("a poller's counters per device", () => {
     expect(noisy.requests).toBeGreaterThan(6);
     expect(noisy.crcErrors + noisy.timeouts).toBe(noisy.requests);
     expect(Math.abs(noisy.crcErrors - noisy.timeouts)).toBeLessThanOrEqual(1);
-    expect(noisy.retries).toBe(Math.floor(noisy.requests / 2));
+    // (The poller may stop between a retry's decision and its sending.)
+    expect(Math.abs(noisy.retries - noisy.requests / 2)).toBeLessThanOrEqual(1);
     expect(noisy.exceptions).toEqual({});
     expect(noisy.meanResponseMs).toBeGreaterThan(5);
 

@@ -156,7 +156,10 @@ describe("the bus schedule of poll groups", () => {
     expect(line.reads.length).toBe(count(1, 0) + count(1, 1) + count(1, 2) + count(2, 0));
     const fast = line.reads.filter((read) => read.unit === 1 && read.start === 0).map((read) => read.at);
     const gaps = fast.slice(1).map((at, index) => at - fast[index]!);
-    // The fast group keeps its rate between the slow group's turns: no gap much over its interval.
-    expect(Math.max(...gaps)).toBeLessThan(40 + 40);
+    // The fast group keeps its rate between the other groups' turns: its typical gap is its interval
+    // (a timer's slack and one 2 ms request of another group at most; the median, so a GC pause cannot fail it).
+    const median = gaps.sort((a, b) => a - b)[Math.floor(gaps.length / 2)]!;
+    expect(median).toBeGreaterThanOrEqual(39);
+    expect(median).toBeLessThan(40 + 8);
   });
 });
