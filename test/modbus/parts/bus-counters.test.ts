@@ -14,6 +14,7 @@ import { classify, type LinkOpener, type ModbusLink, type ReadOutcome } from "..
 import { registerModbusMetrics } from "../../../src/modbus/metrics.ts";
 import { startGatewayPoller } from "../../../src/modbus/poller.ts";
 import type { PollingDevice, PollingGateway } from "../../../src/modbus/polling-config.ts";
+import { holdingRegister, pollingDevice } from "./polling-fixtures.ts";
 
 const stops: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -74,25 +75,12 @@ describe("a device's counters", () => {
 });
 
 function device(id: string, slaveId: number): PollingDevice {
-  return {
-    id,
-    name: id,
-    slaveId,
-    host: null,
-    port: null,
-    pollIntervalMs: 30,
+  return pollingDevice(id, slaveId, {
     timeoutMs: 20,
     retries: 1,
-    maxRegistersPerRequest: 125,
-    maxGap: 8,
-    pauseMs: 0,
-    storageIntervalMs: 60_000,
-    registers: [
-      { id: `${id}-a`, address: 0, functionCode: 3, dataType: "int16", byteOrder: "ABCD", bit: null, length: null },
-      // Refused by the meter (exception 2 on its own): set aside after the first cycle.
-      { id: `${id}-b`, address: 90, functionCode: 3, dataType: "int16", byteOrder: "ABCD", bit: null, length: null },
-    ],
-  };
+    // The second refused by the meter (exception 2 on its own): set aside after the first cycle.
+    registers: [holdingRegister(`${id}-a`, 0), holdingRegister(`${id}-b`, 90)],
+  });
 }
 
 /**

@@ -10,25 +10,16 @@ import { silentLogger } from "../../../src/lib/logger.ts";
 import type { LinkOpener, ModbusLink, ReadOutcome } from "../../../src/modbus/link.ts";
 import { planReadRequests, pollGroups } from "../../../src/modbus/plan.ts";
 import { startGatewayPoller } from "../../../src/modbus/poller.ts";
-import type { PolledRegister, PollingDevice, PollingGateway } from "../../../src/modbus/polling-config.ts";
+import type { PolledRegister, PollingGateway } from "../../../src/modbus/polling-config.ts";
+import { holdingRegister, pollingDevice } from "./polling-fixtures.ts";
 
 const stops: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const stop of stops.splice(0)) await stop();
 });
 
-function register(id: string, address: number, pollIntervalMs?: number): PolledRegister {
-  return {
-    id,
-    address,
-    functionCode: 3,
-    dataType: "int16",
-    byteOrder: "ABCD",
-    bit: null,
-    length: null,
-    ...(pollIntervalMs === undefined ? {} : { pollIntervalMs }),
-  };
-}
+const register = (id: string, address: number, pollIntervalMs?: number): PolledRegister =>
+  holdingRegister(id, address, pollIntervalMs === undefined ? {} : { pollIntervalMs });
 
 const planOptions = { maxRegisters: 125, maxBits: 2000, maxGap: 8 };
 
@@ -91,23 +82,8 @@ function recordingLine(latencyMs: number) {
   return { reads, openLink };
 }
 
-function device(id: string, slaveId: number, pollIntervalMs: number, registers: PolledRegister[]): PollingDevice {
-  return {
-    id,
-    name: id,
-    slaveId,
-    host: null,
-    port: null,
-    pollIntervalMs,
-    timeoutMs: 50,
-    retries: 0,
-    maxRegistersPerRequest: 125,
-    maxGap: 8,
-    pauseMs: 0,
-    storageIntervalMs: 60_000,
-    registers,
-  };
-}
+const device = (id: string, slaveId: number, pollIntervalMs: number, registers: PolledRegister[]) =>
+  pollingDevice(id, slaveId, { pollIntervalMs, timeoutMs: 50, registers });
 
 describe("the bus schedule of poll groups", () => {
   test("on one line, each group of each device is polled at its own rate, in requests of its own", async () => {
