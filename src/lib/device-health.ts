@@ -31,8 +31,9 @@ export interface DeviceHealth {
 
 /**
  * A device's bus counters since start (docs/polling.md, "Bus diagnostics"): every
- * request sent to its unit id on its connection (polls, writes, read-backs), what
- * came back, and the poll attempts that were retries.
+ * request sent to its unit id on its connection (polls, writes, read-backs,
+ * pass-through requests of the Modbus TCP server), what came back, and the poll
+ * attempts that were retries.
  */
 export interface DeviceBusCounts {
   requests: number;

@@ -45,7 +45,7 @@ const count = (description: string) => t.Integer({ minimum: 0, description });
 /** A device's bus counters since this process started (docs/api.md section 2.6, DeviceHealth). */
 export const DeviceBusCounters = t.Object(
   {
-    requests: count("requests sent to the device (polls, writes, read-backs; each retry counts)"),
+    requests: count("requests sent to the device (polls, writes, read-backs, pass-through; each retry counts)"),
     timeouts: count("requests without an answer in time"),
     exceptions: t.Record(t.String({ pattern: "^[0-9]+$" }), t.Integer({ minimum: 1 }), {
       description: 'Modbus exception answers by exception code, e.g. {"2": 14}; codes never answered are left out',
