@@ -44,6 +44,15 @@ interface DeviceHealthView {
   last_error_at: string | null;
   registers_set_aside: number;
   next_probe_at: string | null;
+  counters: {
+    requests: number;
+    timeouts: number;
+    exceptions: Record<string, number>;
+    crc_errors: number;
+    framing_errors: number;
+    retries: number;
+    mean_response_ms: number | null;
+  };
 }
 
 /** The gateway's Modbus TCP server (docs/polling.md, "The Modbus TCP server"). */
@@ -196,7 +205,31 @@ function healthLine(health: DeviceHealthView): HTMLElement {
     error.textContent = ` · last error ${agoText(health.last_error_at)}: ${health.last_error}`;
     line.append(error);
   }
+  line.append(countersLine(health.counters));
   return line;
+}
+
+/**
+ * The device's bus counters since start (docs/admin.md): timeouts or CRC errors on
+ * every device of a bus point at the line, on one device at that device.
+ */
+function countersLine(counters: DeviceHealthView["counters"]): HTMLElement {
+  const exceptions = Object.entries(counters.exceptions)
+    .map(([code, count]) => `${count} × exception ${code}`)
+    .join(", ");
+  const parts = [
+    `${counters.requests} requests`,
+    `${counters.timeouts} timeouts`,
+    exceptions === "" ? "no exceptions" : exceptions,
+    `${counters.crc_errors} CRC errors`,
+    `${counters.framing_errors} framing errors`,
+    `${counters.retries} retries`,
+  ];
+  if (counters.mean_response_ms !== null) parts.push(`mean response ${counters.mean_response_ms} ms`);
+  const span = document.createElement("span");
+  span.className = "bus-counters";
+  span.textContent = ` · since start: ${parts.join(" · ")}`;
+  return span;
 }
 
 /** What the value column shows: why the device refuses the register, its text, or its value with unit. */

@@ -193,7 +193,11 @@ function normaliseDevice(
       maxGap: device.max_gap,
       pauseMs: device.pause_ms,
       storageIntervalMs,
-      registers: registers.map((register) => ({ ...register.decoding, name: register.inventory.name })),
+      registers: registers.map((register) => ({
+        ...register.decoding,
+        name: register.inventory.name,
+        ...(register.pollIntervalMs === undefined ? {} : { pollIntervalMs: register.pollIntervalMs }),
+      })),
     },
   };
 }
@@ -206,7 +210,7 @@ function normaliseRegister(
   resolved: ResolvedRegister,
   deriveId: () => string,
   defaultByteOrder: ByteOrder,
-): { inventory: InventoryRegister; decoding: RegisterDecoding } {
+): { inventory: InventoryRegister; decoding: RegisterDecoding; pollIntervalMs: number | undefined } {
   const register = resolved.record as DefaultedRegister;
   if (register.address === undefined || register.data_type === undefined) {
     throw new Error(`register ${resolved.name}: no address or data_type after validation`);
@@ -226,6 +230,7 @@ function normaliseRegister(
         }
       : undefined;
   return {
+    pollIntervalMs: register.poll_interval_ms,
     inventory: {
       id,
       name: resolved.name,

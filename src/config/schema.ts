@@ -267,6 +267,8 @@ export const registerSchema = Type.Object(
     max: Type.Optional(Type.Number()),
     write_function: Type.Optional(oneOf(writeFunctionCodes)),
     description: Type.Optional(text),
+    // The register's own poll group, faster or slower than its device: docs/polling.md "Poll groups".
+    poll_interval_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: 86_400_000 })),
   },
   strict,
 );

@@ -25,7 +25,37 @@ export interface DeviceHealth {
   registersSetAside: number;
   /** While quarantined: when the next probe is due, Unix ms. */
   nextProbeAt: number | null;
+  /** What went over the wire to and from the device since this process started. */
+  counters: DeviceBusCounts;
 }
+
+/**
+ * A device's bus counters since start (docs/polling.md, "Bus diagnostics"): every
+ * request sent to its unit id on its connection (polls, writes, read-backs,
+ * pass-through requests of the Modbus TCP server), what came back, and the poll
+ * attempts that were retries.
+ */
+export interface DeviceBusCounts {
+  requests: number;
+  timeouts: number;
+  /** Modbus exception answers by exception code. */
+  exceptions: Record<string, number>;
+  crcErrors: number;
+  framingErrors: number;
+  retries: number;
+  /** Mean round trip of the requests, ms; null before the first. */
+  meanResponseMs: number | null;
+}
+
+export const noBusCounts: DeviceBusCounts = {
+  requests: 0,
+  timeouts: 0,
+  exceptions: {},
+  crcErrors: 0,
+  framingErrors: 0,
+  retries: 0,
+  meanResponseMs: null,
+};
 
 /** A register the device refused on its own: left out of the cycle until `retryAt`. */
 export interface RegisterSetAside {
@@ -48,6 +78,7 @@ export const unknownHealth: DeviceHealth = {
   lastErrorAt: null,
   registersSetAside: 0,
   nextProbeAt: null,
+  counters: noBusCounts,
 };
 
 /** For a process that polls nothing (tests of the HTTP door alone): every device unknown. */

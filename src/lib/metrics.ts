@@ -58,3 +58,42 @@ export const gaugedFrom = (
   labelNames: readonly string[],
   read: ReadFigures,
 ) => readAtScrape("gauge", registry, name, help, labelNames, read);
+
+/** One labelled histogram read at a scrape: bucket counts (not cumulative, the last one +Inf), their sum and count. */
+export type HistogramFigures = { labels: Labels; buckets: ArrayLike<number>; sum: number }[];
+
+/**
+ * A histogram whose buckets are counted elsewhere (a poller counts into fixed arrays,
+ * no allocation per observation) and read when /metrics is scraped. prom-client's
+ * Histogram only takes observations one by one, so this is a metric of its own kind
+ * in the registry's terms (name, help, type, get, reset).
+ */
+export function histogramFrom(
+  registry: MetricsRegistry,
+  name: string,
+  help: string,
+  bucketBounds: readonly number[],
+  read: () => HistogramFigures,
+): void {
+  registry.registerMetric({
+    name,
+    help,
+    type: "histogram",
+    aggregator: "sum",
+    reset() {},
+    get() {
+      const values: { metricName: string; labels: Record<string, string | number>; value: number }[] = [];
+      for (const { labels, buckets, sum } of read()) {
+        let cumulative = 0;
+        for (let i = 0; i < buckets.length; i++) {
+          cumulative += buckets[i]!;
+          const le = i < bucketBounds.length ? bucketBounds[i]! : "+Inf";
+          values.push({ metricName: `${name}_bucket`, labels: { ...labels, le }, value: cumulative });
+        }
+        values.push({ metricName: `${name}_sum`, labels, value: sum });
+        values.push({ metricName: `${name}_count`, labels, value: cumulative });
+      }
+      return { name, help, type: "histogram", values, aggregator: "sum" };
+    },
+  } as unknown as Parameters<MetricsRegistry["registerMetric"]>[0]);
+}

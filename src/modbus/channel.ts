@@ -3,11 +3,11 @@
  * a serial server) and the queue of turns on its wire (channel-queue.ts). It opens
  * the link when there is work, reopens it with backoff when it is lost (docs/polling.md,
  * "Transports": 1 s doubling up to the bus's `reconnect_max_s`), and counts every
- * transaction in the bus statistics.
+ * transaction in the bus statistics, for the gateway and for the device it went to.
  */
 import { LoggedFailure } from "../lib/log-once.ts";
 import type { Logger } from "../lib/logger.ts";
-import type { BusCounters } from "./bus-stats.ts";
+import type { BusCounters, DeviceBusCounters } from "./bus-stats.ts";
 import { ChannelQueue, type Priority, type QueuedJob } from "./channel-queue.ts";
 import {
   describeTarget,
@@ -26,6 +26,8 @@ export interface ChannelOptions {
   openLink: LinkOpener;
   reconnectMaxMs: number;
   counters: BusCounters;
+  /** The counters of the devices this channel serves, by unit id (a unit id is one device on a connection). */
+  deviceCounters: ReadonlyMap<number, DeviceBusCounters>;
   log: Logger;
   /** The link is open (again). */
   onUp(): void;
@@ -116,9 +118,11 @@ export class Channel {
   }
 
   private countedLink(link: ModbusLink): ModbusLink {
-    const { counters } = this.options;
-    const counted = <T extends ReadOutcome | WriteOutcome>(began: number, outcome: T): T => {
-      counters.transaction(outcome, performance.now() - began);
+    const { counters, deviceCounters } = this.options;
+    const counted = <T extends ReadOutcome | WriteOutcome>(unitId: number, began: number, outcome: T): T => {
+      const roundTripMs = performance.now() - began;
+      counters.transaction(outcome, roundTripMs);
+      deviceCounters.get(unitId)?.transaction(outcome, roundTripMs);
       if (!outcome.ok && outcome.kind === "disconnected") this.lost = true;
       return outcome;
     };
@@ -130,13 +134,17 @@ export class Channel {
       close: () => link.close(),
       read: (functionCode, unitId, start, count, timeoutMs) => {
         const began = performance.now();
-        return link.read(functionCode, unitId, start, count, timeoutMs).then((outcome) => counted(began, outcome));
+        return link
+          .read(functionCode, unitId, start, count, timeoutMs)
+          .then((outcome) => counted(unitId, began, outcome));
       },
       write:
         write &&
         ((functionCode, unitId, start, payload, timeoutMs) => {
           const began = performance.now();
-          return write(functionCode, unitId, start, payload, timeoutMs).then((outcome) => counted(began, outcome));
+          return write(functionCode, unitId, start, payload, timeoutMs).then((outcome) =>
+            counted(unitId, began, outcome),
+          );
         }),
     };
   }

@@ -1,5 +1,6 @@
 /**
- * One poll cycle of one device, and what the device taught the poller about its
+ * One poll cycle of one poll group of a device (its registers of one poll interval,
+ * docs/polling.md "Poll groups"), and what the device taught the poller about its
  * register map (docs/polling.md, "The reading plan"): the planner's fewest requests;
  * a block the device refuses with exception 2 or 3 is split and the split remembered;
  * a register still refused on its own is set aside and tried again after
@@ -30,6 +31,8 @@ export interface CycleParts {
   health: DeviceHealthBoard;
   readings(values: PolledValue[]): void;
   answered(at: number): void;
+  /** A request is sent again (counted in the device's bus counters). */
+  retried(): void;
   failingRegisterRetryMs: number;
 }
 
@@ -63,6 +66,8 @@ export class DeviceCycle {
   constructor(
     readonly device: PollingDevice,
     private readonly parts: CycleParts,
+    /** The registers this cycle reads: one poll group of the device (all of them by default). */
+    private readonly registers: readonly PolledRegister[] = device.registers,
   ) {}
 
   /** One cycle: every planned request, or only the first (a quarantined device's probe). */
@@ -81,7 +86,11 @@ export class DeviceCycle {
       const pause = !first && device.pauseMs > 0;
       first = false;
       let attempt = 0;
-      const outcome = await readWithRetries(() => parts.read(request, pause && attempt++ === 0), shape.retries);
+      const outcome = await readWithRetries(
+        () => parts.read(request, pause && attempt++ === 0),
+        shape.retries,
+        parts.retried,
+      );
       if (outcome.ok) {
         answered = true;
         const ts = clock.now();
@@ -101,6 +110,12 @@ export class DeviceCycle {
       if (outcome.kind === "timeout") {
         // That request got no answer; the rest of the cycle goes on.
         this.failed(`timeout after ${device.timeoutMs} ms at ${at}`);
+        partial = true;
+        continue;
+      }
+      if (outcome.kind === "bad_frame") {
+        // Something came back, but not the answer (line noise, two masters): like a timeout.
+        this.failed(`${outcome.fault === "crc" ? "CRC error" : "broken frame"} in the answer at ${at}`);
         partial = true;
         continue;
       }
@@ -136,7 +151,7 @@ export class DeviceCycle {
   private currentPlan(now: number): ReadRequest[] {
     if (this.plan !== null && this.setAside.size === 0) return this.plan;
     const due: RegisterDecoding[] = [];
-    for (const register of this.device.registers) {
+    for (const register of this.registers) {
       const retryAt = this.setAside.get(register.id);
       if (retryAt === undefined || retryAt <= now) due.push(register);
     }
@@ -180,12 +195,20 @@ export class DeviceCycle {
   }
 }
 
-/** Reads until an answer, an exception or a lost connection; a timeout is tried again `retries` times. */
-export async function readWithRetries(readOnce: () => Promise<ReadOutcome>, retries: number): Promise<ReadOutcome> {
+/**
+ * Reads until an answer, an exception or a lost connection; a timeout or a broken
+ * answer is tried again `retries` times, each retry reported to `retried`.
+ */
+export async function readWithRetries(
+  readOnce: () => Promise<ReadOutcome>,
+  retries: number,
+  retried?: () => void,
+): Promise<ReadOutcome> {
   let outcome: ReadOutcome = { ok: false, kind: "timeout" };
   for (let attempt = 0; attempt <= retries; attempt++) {
+    if (attempt > 0) retried?.();
     outcome = await readOnce();
-    if (outcome.ok || outcome.kind !== "timeout") return outcome;
+    if (outcome.ok || (outcome.kind !== "timeout" && outcome.kind !== "bad_frame")) return outcome;
   }
   return outcome;
 }

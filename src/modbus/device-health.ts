@@ -10,6 +10,7 @@ import {
   type RegisterSetAside,
   unknownHealth,
 } from "../lib/device-health.ts";
+import { DeviceBusCounters } from "./bus-stats.ts";
 
 type DeviceRecord = {
   /** The last cycle's outcome: answered (fully or in part), or silent; null before the first. */
@@ -27,6 +28,8 @@ type DeviceRecord = {
 export function createDeviceHealthBoard() {
   const devices = new Map<string, DeviceRecord>();
   const registers = new Map<string, RegisterSetAside>();
+  /** Each device's bus counters, since start (docs/polling.md, "Bus diagnostics"). */
+  const counters = new Map<string, DeviceBusCounters>();
 
   const recordOf = (deviceId: string): DeviceRecord => {
     let record = devices.get(deviceId);
@@ -49,7 +52,9 @@ export function createDeviceHealthBoard() {
   const reader: DeviceHealthReader = {
     device(deviceId: string): DeviceHealth {
       const record = devices.get(deviceId);
-      if (record === undefined) return unknownHealth;
+      const counted = counters.get(deviceId);
+      if (record === undefined)
+        return counted === undefined ? unknownHealth : { ...unknownHealth, counters: counted.snapshot() };
       return {
         status: statusOf(record),
         lastAnswerAt: record.lastAnswerAt,
@@ -57,6 +62,7 @@ export function createDeviceHealthBoard() {
         lastErrorAt: record.lastErrorAt,
         registersSetAside: record.setAside.size,
         nextProbeAt: record.quarantinedUntil,
+        counters: counted?.snapshot() ?? unknownHealth.counters,
       };
     },
     setAside: (registerId) => registers.get(registerId) ?? null,
@@ -64,6 +70,15 @@ export function createDeviceHealthBoard() {
 
   return {
     reader,
+    /** The counters the channel and the poll loop keep for this device. */
+    countersOf(deviceId: string): DeviceBusCounters {
+      let counted = counters.get(deviceId);
+      if (counted === undefined) {
+        counted = new DeviceBusCounters();
+        counters.set(deviceId, counted);
+      }
+      return counted;
+    },
     /** A failure in words, as it happened (a cycle may go on after it). */
     failed(deviceId: string, at: number, error: string): void {
       const record = recordOf(deviceId);

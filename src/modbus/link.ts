@@ -6,7 +6,7 @@
  */
 import ModbusRTU from "modbus-serial";
 import type { FunctionCode, WriteFunctionCode } from "./register-model.ts";
-import { openSerialRtuClient } from "./serial/index.ts";
+import { openSerialRtu } from "./serial/index.ts";
 
 export type LinkTarget =
   | { kind: "tcp"; host: string; port: number }
@@ -26,14 +26,20 @@ export type ReadOutcome =
   /** The device answered with a Modbus exception (2 illegal address, 3 illegal value, ...). */
   | { ok: false; kind: "exception"; code: number }
   | { ok: false; kind: "timeout" }
+  /** An answer came back broken: a bad CRC, or a frame of the wrong length or for another unit (RTU). */
+  | BadFrame
   /** The connection or port is gone; the link must be opened again. */
   | { ok: false; kind: "disconnected"; message: string };
+
+/** An answer that failed modbus-serial's RTU checks (docs/polling.md, "Bus diagnostics"): retried like a timeout. */
+export type BadFrame = { ok: false; kind: "bad_frame"; fault: "crc" | "framing" };
 
 /** What a write request came back with; a timeout leaves the outcome unknown. */
 export type WriteOutcome =
   | { ok: true }
   | { ok: false; kind: "exception"; code: number }
   | { ok: false; kind: "timeout" }
+  | BadFrame
   | { ok: false; kind: "disconnected"; message: string };
 
 /** What one write request carries: words for 6/16 (one for 6), bits for 5/15 (one for 5). */
@@ -69,27 +75,42 @@ export function describeTarget(target: LinkTarget): string {
 
 /** Opens a link with modbus-serial (and fieldhub's own serial port for RTU). Throws when it cannot connect. */
 export const openModbusLink: LinkOpener = async (target, connectTimeoutMs) => {
-  let client: ModbusRTU;
   if (target.kind === "serial") {
-    client = await openSerialRtuClient({ ...target, timeoutMs: connectTimeoutMs });
-  } else {
-    client = new ModbusRTU();
-    client.setTimeout(connectTimeoutMs);
-    // RTU over TCP is modbus-serial's "telnet" port: raw RTU frames (with CRC) on a
-    // TCP stream, as serial servers pass them. (Its "TcpRTUBuffered" port speaks
-    // Modbus TCP framing instead, despite the name.)
-    const connect =
-      target.kind === "tcp"
-        ? client.connectTCP(target.host, { port: target.port, timeout: connectTimeoutMs })
-        : client.connectTelnet(target.host, { port: target.port });
-    await withTimeout(connect, connectTimeoutMs, `connecting to ${describeTarget(target)} timed out`);
+    const serial = await openSerialRtu({ ...target, timeoutMs: connectTimeoutMs });
+    return new ModbusSerialLink(serial.client, serial.port);
   }
+  const client = new ModbusRTU();
+  client.setTimeout(connectTimeoutMs);
+  // RTU over TCP is modbus-serial's "telnet" port: raw RTU frames (with CRC) on a
+  // TCP stream, as serial servers pass them. (Its "TcpRTUBuffered" port speaks
+  // Modbus TCP framing instead, despite the name.)
+  const connect =
+    target.kind === "tcp"
+      ? client.connectTCP(target.host, { port: target.port, timeout: connectTimeoutMs })
+      : client.connectTelnet(target.host, { port: target.port });
+  await withTimeout(connect, connectTimeoutMs, `connecting to ${describeTarget(target)} timed out`);
   return new ModbusSerialLink(client);
 };
 
+/** What a serial port can say that modbus-serial cannot: an answer began but never completed. */
+interface AnswerWatcher {
+  answerBegun(): boolean;
+}
+
 class ModbusSerialLink implements ModbusLink {
   private closed = false;
-  constructor(private readonly client: ModbusRTU) {}
+  constructor(
+    private readonly client: ModbusRTU,
+    /** The serial port under the client (RTU on a local line only). */
+    private readonly port: AnswerWatcher | null = null,
+  ) {}
+
+  /** An error as an outcome; on a serial line a timeout after the start of an answer is a broken frame. */
+  private outcomeOf(error: unknown): ReadOutcome {
+    const outcome = classify(error, this.client.isOpen);
+    if (!outcome.ok && outcome.kind === "timeout" && this.port?.answerBegun()) return framingError;
+    return outcome;
+  }
 
   get isOpen(): boolean {
     return !this.closed && this.client.isOpen;
@@ -121,7 +142,7 @@ class ModbusSerialLink implements ModbusLink {
           return { ok: true, words: (await this.client.readInputRegisters(start, count)).data, bits: null };
       }
     } catch (error) {
-      return classify(error, this.client.isOpen);
+      return this.outcomeOf(error);
     }
   }
 
@@ -142,7 +163,7 @@ class ModbusSerialLink implements ModbusLink {
       else await this.client.writeRegisters(start, payload.words ?? []);
       return { ok: true };
     } catch (error) {
-      const outcome = classify(error, this.client.isOpen);
+      const outcome = this.outcomeOf(error);
       return outcome.ok ? { ok: true } : outcome;
     }
   }
@@ -162,10 +183,24 @@ class ModbusSerialLink implements ModbusLink {
   }
 }
 
-function classify(error: unknown, stillOpen: boolean): ReadOutcome {
+const crcError: BadFrame = { ok: false, kind: "bad_frame", fault: "crc" };
+const framingError: BadFrame = { ok: false, kind: "bad_frame", fault: "framing" };
+
+/**
+ * An error of modbus-serial as an outcome. Its RTU receive path (serial ports and
+ * serial servers alike) rejects an answer whose CRC does not match with "CRC error",
+ * and one of the wrong length, unit or function code with "Data length error" or
+ * "Unexpected data error": the line delivered something, but not the answer.
+ */
+export function classify(error: unknown, stillOpen: boolean): ReadOutcome {
   const details = error as { modbusCode?: number; errno?: string; message?: string };
   if (typeof details.modbusCode === "number") return { ok: false, kind: "exception", code: details.modbusCode };
   if (details.errno === "ETIMEDOUT" && stillOpen) return { ok: false, kind: "timeout" };
+  const message = details.message ?? "";
+  if (stillOpen && message === "CRC error") return crcError;
+  if (stillOpen && (message.startsWith("Data length error") || message.startsWith("Unexpected data error"))) {
+    return framingError;
+  }
   return { ok: false, kind: "disconnected", message: details.message ?? String(error) };
 }
 

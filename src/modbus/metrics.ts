@@ -1,5 +1,10 @@
-/** The pollers' Prometheus metrics: per bus (labelled with the gateway serial), read at each scrape. */
-import { countedFrom, type MetricsRegistry } from "../lib/metrics.ts";
+/**
+ * The pollers' Prometheus metrics, read at each scrape: per bus (labelled with the
+ * gateway serial) and per Modbus device (gateway serial and device name, a bounded
+ * set: the devices of the config; docs/polling.md "Bus diagnostics").
+ */
+import { countedFrom, histogramFrom, type MetricsRegistry } from "../lib/metrics.ts";
+import { type DeviceBusCounters, responseTimeBuckets } from "./bus-stats.ts";
 import type { GatewayPoller } from "./poller.ts";
 
 export function registerModbusMetrics(
@@ -54,5 +59,81 @@ export function registerModbusMetrics(
     "Sum of request round-trip times (divide by requests for the mean)",
     ["gateway"],
     perBus((stats) => stats.rttTotalMs / 1000),
+  );
+  registerDeviceMetrics(registry, pollers, serialOf);
+}
+
+function registerDeviceMetrics(
+  registry: MetricsRegistry,
+  pollers: readonly GatewayPoller[],
+  serialOf: ReadonlyMap<string, string>,
+): void {
+  const eachDevice = () =>
+    pollers.flatMap((poller) => {
+      const gateway = serialOf.get(poller.gatewayId) ?? poller.gatewayId;
+      return poller.deviceCounters().map(({ device, counters }) => ({ labels: { gateway, device }, counters }));
+    });
+  const perDevice = (read: (counters: DeviceBusCounters) => number) => () =>
+    eachDevice().map(({ labels, counters }) => ({ labels, value: read(counters) }));
+  const labels = ["gateway", "device"];
+  countedFrom(
+    registry,
+    "fieldhub_modbus_device_requests_total",
+    "Modbus requests sent to the device (polls, writes, read-backs; each retry counts)",
+    labels,
+    perDevice((counters) => counters.requests),
+  );
+  countedFrom(
+    registry,
+    "fieldhub_modbus_device_timeouts_total",
+    "Requests to the device without an answer in time",
+    labels,
+    perDevice((counters) => counters.timeouts),
+  );
+  countedFrom(
+    registry,
+    "fieldhub_modbus_device_exceptions_total",
+    "Modbus exception answers of the device, by exception code",
+    [...labels, "code"],
+    () =>
+      eachDevice().flatMap(({ labels: deviceLabels, counters }) =>
+        Object.entries(counters.exceptionCounts()).map(([code, value]) => ({
+          labels: { ...deviceLabels, code },
+          value,
+        })),
+      ),
+  );
+  countedFrom(
+    registry,
+    "fieldhub_modbus_device_crc_errors_total",
+    "Answers of the device that failed their CRC check (RTU)",
+    labels,
+    perDevice((counters) => counters.crcErrors),
+  );
+  countedFrom(
+    registry,
+    "fieldhub_modbus_device_framing_errors_total",
+    "Answers of the device of the wrong length, unit or function code (RTU)",
+    labels,
+    perDevice((counters) => counters.framingErrors),
+  );
+  countedFrom(
+    registry,
+    "fieldhub_modbus_device_retries_total",
+    "Poll requests to the device sent again after a timeout or a broken answer",
+    labels,
+    perDevice((counters) => counters.retries),
+  );
+  histogramFrom(
+    registry,
+    "fieldhub_modbus_device_response_seconds",
+    "Round trip of the device's requests, answered or not",
+    responseTimeBuckets,
+    () =>
+      eachDevice().map(({ labels: deviceLabels, counters }) => ({
+        labels: deviceLabels,
+        buckets: counters.responseBuckets,
+        sum: counters.responseTotalMs / 1000,
+      })),
   );
 }

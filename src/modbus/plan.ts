@@ -19,6 +19,10 @@
  *   worse, and the device's answer (or exception) tells the truth.
  *
  * The plan is minimal in the number of requests (see `greedyRequests` for why).
+ *
+ * A device's registers are first divided into poll groups, one per poll interval
+ * (`pollGroups`); each group is planned on its own, so a request never mixes
+ * intervals and each group's requests are the planner's minimum for that group.
  */
 import { type FunctionCode, functionCodes, type RegisterDecoding, registerSpan } from "./register-model.ts";
 
@@ -41,6 +45,34 @@ export interface PlanOptions {
   maxGap: number;
   /** `breakKey(functionCode, address)` values: a request must start at each such address. */
   breaks?: ReadonlySet<string>;
+}
+
+/** The registers of a device read at one poll interval (docs/polling.md, "Poll groups"). */
+export interface PollGroup<R extends RegisterDecoding> {
+  intervalMs: number;
+  registers: R[];
+}
+
+/**
+ * A device's registers by poll interval: each register's own `pollIntervalMs`, its
+ * device's (`deviceIntervalMs`) when it has none. Fastest first; registers keep
+ * their order within a group. One group (all registers) when none sets its own.
+ */
+export function pollGroups<R extends RegisterDecoding & { pollIntervalMs?: number }>(
+  registers: readonly R[],
+  deviceIntervalMs: number,
+): PollGroup<R>[] {
+  const byInterval = new Map<number, R[]>();
+  for (const register of registers) {
+    const intervalMs = register.pollIntervalMs ?? deviceIntervalMs;
+    const group = byInterval.get(intervalMs);
+    if (group === undefined) byInterval.set(intervalMs, [register]);
+    else group.push(register);
+  }
+  if (byInterval.size === 0) return [{ intervalMs: deviceIntervalMs, registers: [] }];
+  return [...byInterval]
+    .map(([intervalMs, grouped]) => ({ intervalMs, registers: grouped }))
+    .sort((a, b) => a.intervalMs - b.intervalMs);
 }
 
 /** The key of a break in `PlanOptions.breaks`: no request may read across this address; one starts at it. */

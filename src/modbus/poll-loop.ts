@@ -1,10 +1,12 @@
 /**
- * The regular polling of one channel's devices (docs/polling.md, "Scheduling"): the
- * device due first has its cycle, each request queued as a poll on the channel; then
- * quarantine.ts decides when it is due again. On a shared connection devices take
- * turns by due time, so a slow or dead device delays the others by at most its
- * timeouts, and once quarantined by one probe per backoff. Failures are logged when
- * they begin and when they end.
+ * The regular polling of one channel's devices (docs/polling.md, "Scheduling" and
+ * "Poll groups"): each device's registers are divided into poll groups, one per poll
+ * interval, and each group has its own due time. The group due first has its cycle,
+ * each request queued as a poll on the channel; then quarantine.ts decides when it is
+ * due again. On a shared connection groups (of one device or of several) take turns
+ * by due time, so a slow or dead device delays the others by at most its timeouts,
+ * and once quarantined by one probe per backoff. Failures are logged when they begin
+ * and when they end.
  */
 import type { Clock } from "../lib/clock.ts";
 import { LoggedFailure } from "../lib/log-once.ts";
@@ -14,7 +16,7 @@ import type { Channel } from "./channel.ts";
 import { type CycleResult, DeviceCycle, deviceFields } from "./device-cycle.ts";
 import type { DeviceHealthBoard } from "./device-health.ts";
 import type { ReadOutcome } from "./link.ts";
-import type { ReadRequest } from "./plan.ts";
+import { pollGroups, type ReadRequest } from "./plan.ts";
 import type { PollingDevice } from "./polling-config.ts";
 import {
   afterAnswer,
@@ -43,11 +45,12 @@ export interface PollLoopOptions {
   readCache?: ReadCache;
 }
 
-type PolledDevice = {
+/** One poll group of a device, with its own due time. */
+type PolledGroup = {
   cycle: DeviceCycle;
   rules: QuarantineRules;
   turn: PollTurn;
-  /** "Does not answer" is logged once, when the silence begins, and its end once. */
+  /** "Does not answer" is logged once, when the silence begins, and its end once (shared by the device's groups). */
   silence: LoggedFailure;
 };
 
@@ -55,20 +58,17 @@ type PolledDevice = {
 const channelClosed: ReadOutcome = { ok: false, kind: "disconnected", message: "the channel is closed" };
 
 export class PollLoop {
-  private readonly devices: PolledDevice[];
-  /** The wait until the next device is due; a reopened connection ends it. */
+  private readonly groups: PolledGroup[];
+  /** The wait until the next group is due; a reopened connection ends it. */
   private readonly idle = new Sleeper();
   /** A device's `pause_ms` between two of its requests, inside the turn so nothing else comes between. */
   private readonly pauses = new Sleeper();
 
   constructor(private readonly options: PollLoopOptions) {
     const { channel, clock, log, health, readings, answered, failingRegisterRetryMs } = options;
-    this.devices = options.devices.map((device) => {
-      const rules = {
-        pollIntervalMs: device.pollIntervalMs,
-        quarantineAfter: options.quarantineAfter,
-        maxBackoffMs: options.maxBackoffMs,
-      };
+    this.groups = options.devices.flatMap((device) => {
+      const counters = health.countersOf(device.id);
+      const retried = () => counters.retried();
       const read = (request: ReadRequest, pause: boolean) =>
         channel.transact(
           {
@@ -87,44 +87,52 @@ export class PollLoop {
           ? undefined
           : (request: ReadRequest, data: ReadData, at: number) =>
               cache.keep(device.id, request.functionCode, request.start, data, at);
-      const parts = { read, keep, clock, log, health, readings, answered, failingRegisterRetryMs };
-      return {
-        cycle: new DeviceCycle(device, parts),
-        rules,
-        turn: firstTurn(rules, clock.monotonic()),
-        silence: new LoggedFailure(),
-      };
+      const parts = { read, keep, clock, log, health, readings, answered, retried, failingRegisterRetryMs };
+      const silence = new LoggedFailure();
+      return pollGroups(device.registers, device.pollIntervalMs).map((group) => {
+        const rules = {
+          pollIntervalMs: group.intervalMs,
+          quarantineAfter: options.quarantineAfter,
+          maxBackoffMs: options.maxBackoffMs,
+        };
+        return {
+          cycle: new DeviceCycle(device, parts, group.registers),
+          rules,
+          turn: firstTurn(rules, clock.monotonic()),
+          silence,
+        };
+      });
     });
   }
 
   /** Polls until `stop()`. */
   async run(): Promise<void> {
     const { clock, health, channel } = this.options;
-    while (!this.idle.stopped && !channel.isClosed && this.devices.length > 0) {
-      const polled = this.devices.reduce((earliest, candidate) =>
+    while (!this.idle.stopped && !channel.isClosed && this.groups.length > 0) {
+      const group = this.groups.reduce((earliest, candidate) =>
         candidate.turn.nextDue < earliest.turn.nextDue ? candidate : earliest,
       );
-      const wait = polled.turn.nextDue - clock.monotonic();
+      const wait = group.turn.nextDue - clock.monotonic();
       if (wait > 0) {
         await this.idle.sleep(wait);
         continue;
       }
       const startedAt = clock.monotonic();
-      const result = await polled.cycle.run(cycleShape(polled.turn, polled.cycle.device.retries));
+      const result = await group.cycle.run(cycleShape(group.turn, group.cycle.device.retries));
       // A lost connection is the channel's to report; the device is polled again once it is back.
       if (result === "disconnected") continue;
-      health.cycle(polled.cycle.device.id, clock.now(), {
+      health.cycle(group.cycle.device.id, clock.now(), {
         answered: result !== "silent",
         partial: result === "partial",
       });
-      this.settle(polled, result, startedAt);
+      this.settle(group, result, startedAt);
     }
   }
 
   /** The connection was opened again: quarantined devices are probed at once. */
   reconnected(): void {
     const now = this.options.clock.monotonic();
-    for (const polled of this.devices) polled.turn = afterReconnect(polled.turn, now);
+    for (const group of this.groups) group.turn = afterReconnect(group.turn, now);
     this.idle.wake();
   }
 
@@ -133,21 +141,21 @@ export class PollLoop {
     this.pauses.stop();
   }
 
-  private settle(polled: PolledDevice, result: Exclude<CycleResult, "disconnected">, startedAt: number): void {
+  private settle(group: PolledGroup, result: Exclude<CycleResult, "disconnected">, startedAt: number): void {
     const { clock, log, health } = this.options;
-    const { device, lastError } = polled.cycle;
+    const { device, lastError } = group.cycle;
     const now = clock.monotonic();
     if (result !== "silent") {
-      const { turn, change } = afterAnswer(polled.turn, polled.rules, startedAt, now);
-      polled.turn = turn;
-      const wasLogged = polled.silence.ended();
+      const { turn, change } = afterAnswer(group.turn, group.rules, startedAt, now);
+      group.turn = turn;
+      const wasLogged = group.silence.ended();
       if (change === "rejoined") log.info(deviceFields(device), "device answers again; back in the poll cycle");
       else if (wasLogged) log.info(deviceFields(device), "device answers again");
       return;
     }
-    const { turn, change } = afterSilence(polled.turn, polled.rules, startedAt, now);
-    polled.turn = turn;
-    if (polled.silence.occurred("no answer")) {
+    const { turn, change } = afterSilence(group.turn, group.rules, startedAt, now);
+    group.turn = turn;
+    if (group.silence.occurred("no answer")) {
       log.warn({ ...deviceFields(device), error: lastError }, "device does not answer");
     }
     if (change === "quarantined") {

@@ -21,7 +21,7 @@ import type { Logger } from "../lib/logger.ts";
 import type { PolledValue } from "../lib/polled-value.ts";
 import { scalerFor } from "../lib/register-scaling.ts";
 import type { RegisterWriteOutcome } from "../lib/register-write.ts";
-import { BusCounters, type BusStats } from "./bus-stats.ts";
+import { BusCounters, type BusStats, type DeviceBusCounters } from "./bus-stats.ts";
 import { Channel, channelsOf } from "./channel.ts";
 import { createDeviceHealthBoard, type DeviceHealthBoard } from "./device-health.ts";
 import {
@@ -112,6 +112,7 @@ export function startGatewayPoller(options: PollerOptions) {
       openLink,
       reconnectMaxMs,
       counters,
+      deviceCounters: new Map(devices.map((device) => [device.slaveId, health.countersOf(device.id)])),
       log,
       onUp: () => {
         channelUp.set(channel.name, true);
@@ -240,6 +241,12 @@ export function startGatewayPoller(options: PollerOptions) {
   return {
     gatewayId: gateway.id,
     stats: (): BusStats => counters.snapshot(),
+    /** Each device's bus counters, live (read at a scrape, never copied on the poll path). */
+    deviceCounters: (): { device: string; counters: DeviceBusCounters }[] =>
+      gateway.devices.map((device) => ({
+        device: device.name ?? `unit ${device.slaveId}`,
+        counters: health.countersOf(device.id),
+      })),
     health: health.reader,
     writeRegister,
     readRegisterNow,

@@ -22,6 +22,8 @@ export const defaultReconnectMaxMs = 30_000;
 /** A register as polled: how it is read, and its name for log lines. */
 export interface PolledRegister extends RegisterDecoding {
   name?: string;
+  /** The register's own poll interval (config `poll_interval_ms`); its device's when absent. */
+  pollIntervalMs?: number;
 }
 
 export interface PollingDevice {

@@ -334,6 +334,30 @@ describe("device polling fields", () => {
     ]);
   });
 
+  test("a register may set its own poll_interval_ms (100..86400000), given to the poller; others have none", () => {
+    const file = minimalFile();
+    device(file).registers = [
+      { name: "power", address: 0, data_type: "int16", poll_interval_ms: 1000 },
+      { name: "nameplate", address: 10, data_type: "string", length: 4, poll_interval_ms: 86_400_000 },
+      { name: "energy", address: 2, data_type: "uint32" },
+    ];
+    const registers = configOf(file).polling[0]?.devices[0]?.registers ?? [];
+    expect(registers.map((register) => [register.name, register.pollIntervalMs])).toEqual([
+      ["power", 1000],
+      ["nameplate", 86_400_000],
+      ["energy", undefined],
+    ]);
+    for (const [value, message] of [
+      [99, "must be between 100 and 86400000; got 99"],
+      [86_400_001, "must be between 100 and 86400000; got 86400001"],
+      [1.5, "must be a whole number; got 1.5"],
+    ] as const) {
+      const refused = minimalFile();
+      at(refused, "gateways", 0, "devices", 0, "registers", 0).poll_interval_ms = value;
+      expectOnlyProblem(refused, "gateways[0].devices[0].registers[0].poll_interval_ms", message);
+    }
+  });
+
   test("a misspelt polling field gets a suggestion", () => {
     const file = minimalFile();
     device(file).timeout = 500;

@@ -237,6 +237,16 @@ describe("device health in GET /v1/devices/{id}", () => {
       registers_set_aside: 0,
     });
     expect(Date.parse(wrongUnit.next_probe_at ?? "")).toBeGreaterThan(Date.now() - 1_000);
+    // Its counters tell it from its neighbour on the same connection: timeouts on this device only.
+    const counters = (
+      await get<{ modbus_devices: { name: string; health: { counters: Record<string, unknown> } }[] }>(
+        `/v1/devices/${tcpGateway}`,
+      )
+    ).modbus_devices.map((device) => [device.name, device.health.counters]);
+    const byName = Object.fromEntries(counters) as Record<string, { timeouts: number; requests: number }>;
+    expect(byName["wrong-unit"]!.timeouts).toBeGreaterThanOrEqual(3);
+    expect(byName["wrong-unit"]!.timeouts).toBe(byName["wrong-unit"]!.requests);
+    expect(byName.boiler!.timeouts).toBe(0);
   });
 
   test("a wrong unit id on a serial line (no answer at all) is quarantined with the timeout in words", async () => {
@@ -338,6 +348,10 @@ describe("the admin page in chromium", () => {
         expect(await boiler.locator(".device-health").textContent()).toContain(
           "exception 2 (illegal data address) at 3:40010",
         );
+        // The bus counters since start: the refused register's one exception, no timeouts.
+        const counters = await boiler.locator(".device-health .bus-counters").textContent();
+        expect(counters).toContain("1 × exception 2");
+        expect(counters).toContain(" 0 timeouts");
         await sections
           .filter({ hasText: "wrong-unit" })
           .locator(".device-health .badge", { hasText: "quarantined" })

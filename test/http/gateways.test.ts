@@ -27,6 +27,15 @@ const notPolled = {
   last_error_at: null,
   registers_set_aside: 0,
   next_probe_at: null,
+  counters: {
+    requests: 0,
+    timeouts: 0,
+    exceptions: {},
+    crc_errors: 0,
+    framing_errors: 0,
+    retries: 0,
+    mean_response_ms: null,
+  },
 };
 
 const gatewayFields = (serial: string, name: string, status: string, lastSeen: string | null, customer: unknown) => ({

@@ -40,6 +40,30 @@ export const Gateway = t.Object(gatewayFields, {
 
 export const DeviceTemplate = t.Object({ id: uuid, brand: t.String(), model: t.String() }, { $id: "DeviceTemplate" });
 
+const count = (description: string) => t.Integer({ minimum: 0, description });
+
+/** A device's bus counters since this process started (docs/api.md section 2.6, DeviceHealth). */
+export const DeviceBusCounters = t.Object(
+  {
+    requests: count("requests sent to the device (polls, writes, read-backs, pass-through; each retry counts)"),
+    timeouts: count("requests without an answer in time"),
+    exceptions: t.Record(t.String({ pattern: "^[0-9]+$" }), t.Integer({ minimum: 1 }), {
+      description: 'Modbus exception answers by exception code, e.g. {"2": 14}; codes never answered are left out',
+    }),
+    crc_errors: count("answers that failed their CRC check (RTU)"),
+    framing_errors: count("answers of the wrong length, unit or function code (RTU)"),
+    retries: count("poll requests sent again after a timeout or a broken answer"),
+    mean_response_ms: nullable(
+      t.Number({ description: "mean round trip of the requests, answered or not, ms; null before the first" }),
+    ),
+  },
+  {
+    $id: "DeviceBusCounters",
+    description:
+      "What went over the wire to and from the device since this fieldhub started: timeouts on every device of a bus point at the line, on one device at the device",
+  },
+);
+
 /** Added to the Modbus device (docs/api.md section 2.6; section 9.2 allows added fields). */
 export const DeviceHealth = t.Object(
   {
@@ -56,6 +80,7 @@ export const DeviceHealth = t.Object(
     last_error_at: nullable(dateTime),
     registers_set_aside: t.Integer({ description: "registers the device refuses, left out of its cycle for now" }),
     next_probe_at: nullable(t.String({ format: "date-time", description: "while quarantined: the next attempt" })),
+    counters: DeviceBusCounters,
   },
   {
     $id: "DeviceHealth",

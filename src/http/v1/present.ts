@@ -54,6 +54,16 @@ export function presentModbusDevice(row: ModbusDeviceRow, health: DeviceHealthRe
       last_error_at: isoOrNull(seen.lastErrorAt),
       registers_set_aside: seen.registersSetAside,
       next_probe_at: isoOrNull(seen.nextProbeAt),
+      counters: {
+        requests: seen.counters.requests,
+        timeouts: seen.counters.timeouts,
+        exceptions: seen.counters.exceptions,
+        crc_errors: seen.counters.crcErrors,
+        framing_errors: seen.counters.framingErrors,
+        retries: seen.counters.retries,
+        mean_response_ms:
+          seen.counters.meanResponseMs === null ? null : Math.round(seen.counters.meanResponseMs * 10) / 10,
+      },
     },
   };
 }

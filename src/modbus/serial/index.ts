@@ -32,6 +32,13 @@ export interface SerialRtuClientOptions {
  *   the process down.
  */
 export async function openSerialRtuClient(options: SerialRtuClientOptions): Promise<ModbusRTU> {
+  return (await openSerialRtu(options)).client;
+}
+
+/** openSerialRtuClient, with the port under the client (for what only the port can see: `answerBegun()`). */
+export async function openSerialRtu(
+  options: SerialRtuClientOptions,
+): Promise<{ client: ModbusRTU; port: SerialRtuPort }> {
   const { path, baudRate, dataBits, parity, stopBits, timeoutMs } = options;
   const port = new SerialRtuPort({ path, baudRate, dataBits, parity, stopBits });
   const client = new ModbusRTU(port);
@@ -42,5 +49,5 @@ export async function openSerialRtuClient(options: SerialRtuClientOptions): Prom
   await new Promise<void>((resolve, reject) => {
     client.open((error: Error | null) => (error ? reject(error) : resolve()));
   });
-  return client;
+  return { client, port };
 }

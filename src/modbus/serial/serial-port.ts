@@ -176,6 +176,23 @@ export class SerialRtuPort extends EventEmitter {
     this.pump();
   }
 
+  /**
+   * An answer to the request in flight began (its unit id and function code, or the
+   * exception code, arrived) but never completed: asked when the request timed out,
+   * it tells a broken frame from silence (docs/polling.md, "Bus diagnostics").
+   */
+  answerBegun(): boolean {
+    const expected = this.expected;
+    if (expected === undefined) return false;
+    const buffer = this.buffer;
+    for (let i = 0; i + 1 < buffer.length; i++) {
+      if (buffer[i] !== expected.unitId) continue;
+      const code = buffer[i + 1];
+      if (code === expected.functionCode || code === (expected.functionCode | 0x80)) return true;
+    }
+    return false;
+  }
+
   // ---- writing --------------------------------------------------------------------
 
   private pump(): void {

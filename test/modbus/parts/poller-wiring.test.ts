@@ -10,6 +10,7 @@ import { silentLogger } from "../../../src/lib/logger.ts";
 import type { LinkOpener, ModbusLink, ReadOutcome, WriteOutcome } from "../../../src/modbus/link.ts";
 import { startGatewayPoller } from "../../../src/modbus/poller.ts";
 import type { PollingDevice, PollingGateway } from "../../../src/modbus/polling-config.ts";
+import { holdingRegister, pollingDevice } from "./polling-fixtures.ts";
 
 const stops: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -17,35 +18,14 @@ afterEach(async () => {
 });
 
 function device(id: string, slaveId: number, overrides: Partial<PollingDevice> = {}): PollingDevice {
-  return {
-    id,
-    name: id,
-    slaveId,
-    host: null,
-    port: null,
-    pollIntervalMs: 20,
-    timeoutMs: 30,
-    retries: 0,
-    maxRegistersPerRequest: 125,
-    maxGap: 8,
-    pauseMs: 0,
-    storageIntervalMs: 60_000,
+  return pollingDevice(id, slaveId, {
     registers: [
-      { id: `${id}-a`, address: 0, functionCode: 3, dataType: "int16", byteOrder: "ABCD", bit: null, length: null },
+      holdingRegister(`${id}-a`, 0),
       // Far from the first: a second request per cycle.
-      {
-        id: `${id}-b`,
-        address: 200,
-        functionCode: 3,
-        dataType: "int16",
-        byteOrder: "ABCD",
-        bit: null,
-        length: null,
-        write: { functionCode: 6, min: 0, max: 1000, scaleFactor: null },
-      },
+      holdingRegister(`${id}-b`, 200, { write: { functionCode: 6, min: 0, max: 1000, scaleFactor: null } }),
     ],
     ...overrides,
-  };
+  });
 }
 
 type Sent = { kind: "read" | "write"; unit: number; start: number; at: number; ended: number };
