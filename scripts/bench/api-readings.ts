@@ -243,7 +243,9 @@ const bareServer = Bun.serve({
   fetch: async () =>
     new Response(
       JSON.stringify({
-        data: (await registers.list(gatewayId)).map((register) => presentRegister(register, noDeviceHealth)),
+        data: (await registers.list(gatewayId)).map((register) =>
+          presentRegister(register, noDeviceHealth, Date.now()),
+        ),
       }),
       {
         headers: { "content-type": "application/json" },

@@ -134,6 +134,7 @@ function startPoller(port: number) {
         if (values.length === 10) cycles.push(performance.now());
       },
       answered: () => {},
+      deviceHealth: () => {},
       unreachable: () => {},
     },
   });

@@ -122,6 +122,7 @@ async function nsPerReading(ruleCount: number): Promise<number> {
       name: "Gateway offline",
       enabled: false,
       severity: "critical",
+      devices: false,
     },
     automations: [],
   });

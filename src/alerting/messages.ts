@@ -45,3 +45,8 @@ export function defaultRuleMessage(register: string, condition: Condition, unit:
 export function offlineMessage(gatewayName: string): string {
   return `Gateway ${gatewayName} is offline`;
 }
+
+/** The offline detector's message for one Modbus device behind an online gateway. */
+export function deviceOfflineMessage(deviceName: string, gatewayName: string): string {
+  return `Modbus device ${deviceName} on ${gatewayName} does not answer`;
+}

@@ -34,6 +34,8 @@ export interface OfflineDetectorConfig {
   name: string;
   enabled: boolean;
   severity: Severity;
+  /** Also an alert per Modbus device announced offline (`modbus_device.offline`) while its gateway is online. */
+  devices: boolean;
 }
 
 export type AutomationTrigger = { kind: "rule"; ruleId: string } | { kind: "schedule"; cron: string };

@@ -77,6 +77,7 @@ function normaliseDetector(section: DefaultedOfflineAlerts): OfflineDetectorConf
     name: section.name,
     enabled: section.enabled,
     severity: section.severity,
+    devices: section.devices,
   };
 }
 

@@ -391,6 +391,8 @@ export const offlineAlertsSchema = Type.Object(
     severity: oneOf(severities, { default: defaults.offlineSeverity }),
     name: Type.String({ minLength: 1, default: defaults.offlineName }),
     id: Type.Optional(uuid),
+    /** Also an alert for each Modbus device announced offline behind an online gateway (docs/alerts.md). */
+    devices: Type.Boolean({ default: false }),
   },
   { ...strict, default: {} },
 );

@@ -7,10 +7,14 @@
 import {
   type DeviceHealth,
   type DeviceHealthReader,
+  type DeviceHealthStatus,
   type RegisterSetAside,
   unknownHealth,
 } from "../lib/device-health.ts";
 import { DeviceBusCounters } from "./bus-stats.ts";
+
+/** Told when a device's health status changes (the poller passes it on to its PollSink). */
+export type HealthChangeListener = (deviceId: string, previous: DeviceHealthStatus, health: DeviceHealth) => void;
 
 type DeviceRecord = {
   /** The last cycle's outcome: answered (fully or in part), or silent; null before the first. */
@@ -30,6 +34,7 @@ export function createDeviceHealthBoard() {
   const registers = new Map<string, RegisterSetAside>();
   /** Each device's bus counters, since start (docs/polling.md, "Bus diagnostics"). */
   const counters = new Map<string, DeviceBusCounters>();
+  const listeners = new Map<string, HealthChangeListener>();
 
   const recordOf = (deviceId: string): DeviceRecord => {
     let record = devices.get(deviceId);
@@ -68,6 +73,15 @@ export function createDeviceHealthBoard() {
     setAside: (registerId) => registers.get(registerId) ?? null,
   };
 
+  /** Runs a change of one device's record and tells its listener when its status moved. */
+  function changing(deviceId: string, change: (record: DeviceRecord) => void): void {
+    const record = recordOf(deviceId);
+    const before = statusOf(record);
+    change(record);
+    const listener = listeners.get(deviceId);
+    if (listener !== undefined && statusOf(record) !== before) listener(deviceId, before, reader.device(deviceId));
+  }
+
   return {
     reader,
     /** The counters the channel and the poll loop keep for this device. */
@@ -79,6 +93,10 @@ export function createDeviceHealthBoard() {
       }
       return counted;
     },
+    /** Tells `listener` each health status change of these devices. */
+    watch(deviceIds: readonly string[], listener: HealthChangeListener): void {
+      for (const deviceId of deviceIds) listeners.set(deviceId, listener);
+    },
     /** A failure in words, as it happened (a cycle may go on after it). */
     failed(deviceId: string, at: number, error: string): void {
       const record = recordOf(deviceId);
@@ -87,33 +105,37 @@ export function createDeviceHealthBoard() {
     },
     /** The end of one poll cycle of the device. */
     cycle(deviceId: string, at: number, outcome: { answered: boolean; partial: boolean }): void {
-      const record = recordOf(deviceId);
-      record.answered = outcome.answered;
-      record.partial = outcome.partial;
-      record.linkDown = false;
-      if (outcome.answered) {
-        record.lastAnswerAt = at;
-        record.quarantinedUntil = null;
-      }
+      changing(deviceId, (record) => {
+        record.answered = outcome.answered;
+        record.partial = outcome.partial;
+        record.linkDown = false;
+        if (outcome.answered) {
+          record.lastAnswerAt = at;
+          record.quarantinedUntil = null;
+        }
+      });
     },
     quarantined(deviceId: string, until: number): void {
-      recordOf(deviceId).quarantinedUntil = until;
+      changing(deviceId, (record) => {
+        record.quarantinedUntil = until;
+      });
     },
     /** The connection that serves these devices is down. */
     linkDown(deviceIds: readonly string[], at: number, error: string): void {
       for (const deviceId of deviceIds) {
-        const record = recordOf(deviceId);
-        record.linkDown = true;
-        record.lastError = error;
-        record.lastErrorAt = at;
+        changing(deviceId, (record) => {
+          record.linkDown = true;
+          record.lastError = error;
+          record.lastErrorAt = at;
+        });
       }
     },
     setAside(deviceId: string, registerId: string, entry: RegisterSetAside): void {
-      recordOf(deviceId).setAside.add(registerId);
+      changing(deviceId, (record) => record.setAside.add(registerId));
       registers.set(registerId, entry);
     },
     readsAgain(deviceId: string, registerId: string): void {
-      recordOf(deviceId).setAside.delete(registerId);
+      changing(deviceId, (record) => record.setAside.delete(registerId));
       registers.delete(registerId);
     },
   };

@@ -17,6 +17,7 @@
  * - bus-stats.ts and device-health.ts: what the parts count and saw.
  */
 import type { Clock } from "../lib/clock.ts";
+import type { DeviceHealth, DeviceHealthStatus } from "../lib/device-health.ts";
 import type { Logger } from "../lib/logger.ts";
 import type { PolledValue } from "../lib/polled-value.ts";
 import { scalerFor } from "../lib/register-scaling.ts";
@@ -54,6 +55,8 @@ export interface PollSink {
   answered(gatewayId: string, at: number): void;
   /** No channel of the gateway can reach its equipment; `fatal` when the bus cannot be used at all. */
   unreachable(gatewayId: string, at: number, reason: string, fatal: boolean): void;
+  /** A Modbus device's health status changed (docs/polling.md, "Failures"). */
+  deviceHealth(gatewayId: string, deviceId: string, previous: DeviceHealthStatus, health: DeviceHealth): void;
 }
 
 export interface PollerOptions {
@@ -96,6 +99,10 @@ export function startGatewayPoller(options: PollerOptions) {
     gateway_id: gateway.id,
   });
   const counters = new BusCounters();
+  health.watch(
+    gateway.devices.map((device) => device.id),
+    (deviceId, previous, next) => sink.deviceHealth(gateway.id, deviceId, previous, next),
+  );
   const pauses = new Sleeper();
   const readings = (values: PolledValue[]) => sink.readings(gateway.id, values);
   const readBack = (registerId: string, raw: number) =>

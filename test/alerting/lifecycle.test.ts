@@ -28,6 +28,7 @@ const detector = {
   name: "Gateway offline",
   enabled: true,
   severity: "critical" as const,
+  devices: true,
 };
 
 function rule(overrides: Partial<RuleConfig> = {}): RuleConfig {

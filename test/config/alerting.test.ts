@@ -172,6 +172,7 @@ describe("rules: output", () => {
       name: "Gateway offline",
       enabled: true,
       severity: "critical",
+      devices: false,
     } satisfies OfflineDetectorConfig);
   });
 
@@ -196,6 +197,7 @@ describe("offline_alerts: output", () => {
       name: "Box offline",
       enabled: false,
       severity: "info",
+      devices: false,
     });
   });
 

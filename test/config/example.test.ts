@@ -40,6 +40,7 @@ test("the example config is valid and has what it promises", () => {
     name: "Gateway offline",
     enabled: true,
     severity: "critical",
+    devices: false,
   });
   expect(result.config.automations).toEqual([
     {

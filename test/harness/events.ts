@@ -10,6 +10,7 @@ import {
   automationTriggered,
   deviceStatusEvent,
   type EventType,
+  modbusDeviceStatusEvent,
   registerWritten,
   webhookTest,
 } from "../../src/store/contract/event-types.ts";
@@ -87,6 +88,17 @@ export function sampleEvent(
           detail: null,
           requestedAt: occurredAt,
           finishedAt: occurredAt,
+        });
+      case "modbus_device.offline":
+      case "modbus_device.online":
+        return modbusDeviceStatusEvent({
+          gateway,
+          device: { id: register.modbusDeviceId, name: register.modbusDeviceName },
+          status: type === "modbus_device.online" ? "online" : "offline",
+          health: type === "modbus_device.online" ? "ok" : "quarantined",
+          previousHealth: type === "modbus_device.online" ? "quarantined" : "ok",
+          lastError: "timeout after 1000 ms at 3:0",
+          lastAnswerAt: occurredAt - 5000,
         });
       case "webhook.test":
         return webhookTest("3f0c2a9e-5d1b-4c8e-9f71-2b6a0d4e8c13");

@@ -89,10 +89,11 @@ export function adminInventoryRoutes(
         async ({ params, set }) => {
           const { org, row } = await findGateway(params.id);
           const byDevice = new Map<string, ReturnType<typeof presentRegister>[]>();
+          const now = clock.now();
           for (const register of await registers.list(row.id)) {
             // The bounds a write may set, for the page's set-value form.
             const presented = {
-              ...presentRegister(register, deviceHealth),
+              ...presentRegister(register, deviceHealth, now),
               write_min: register.writeMin,
               write_max: register.writeMax,
             };

@@ -5,6 +5,7 @@
 import { t } from "elysia";
 import { deviceHealthStatuses } from "../../lib/device-health.ts";
 import { apiErrorCodes } from "../../lib/errors.ts";
+import { latestStatuses } from "../../lib/latest-status.ts";
 
 const dateTime = t.String({ format: "date-time" });
 const uuid = t.String({ format: "uuid" });
@@ -158,6 +159,10 @@ export const Register = t.Object(
       t.String({
         description: "the text of a `string` register (null for numeric ones, whose value is in latest_value)",
       }),
+    ),
+    latest_status: oneOf(
+      latestStatuses,
+      "whether the latest value is current: `ok` read within 2 poll intervals of its device; `stale` not (or never read); `unavailable` its device is unreachable or quarantined, or the register is set aside",
     ),
     set_aside: nullable(
       t.Object(

@@ -2,6 +2,7 @@
 import { isoFromMs, isoOrNull } from "../../lib/clock.ts";
 import type { DeviceHealthReader } from "../../lib/device-health.ts";
 import type { ModbusServerView } from "../../lib/modbus-server-view.ts";
+import { latestStatus } from "../../lib/latest-status.ts";
 import { presentAlertCore } from "../../lib/present-alert.ts";
 import { scaleValue } from "../../lib/register-scaling.ts";
 import type { AlertRecord } from "../../store/contract/alerts.ts";
@@ -68,8 +69,11 @@ export function presentModbusDevice(row: ModbusDeviceRow, health: DeviceHealthRe
   };
 }
 
-/** A register with its latest value or text, and whether its device refuses it (docs/api.md section 2.7). */
-export function presentRegister(row: RegisterRow, health: DeviceHealthReader) {
+/**
+ * A register with its latest value or text, whether that value is current, and
+ * whether its device refuses it (docs/api.md section 2.7). `now`: wall time, ms.
+ */
+export function presentRegister(row: RegisterRow, health: DeviceHealthReader, now: number) {
   const setAside = health.setAside(row.uuid);
   return {
     id: row.uuid,
@@ -87,6 +91,13 @@ export function presentRegister(row: RegisterRow, health: DeviceHealthReader) {
     latest_raw_value: row.latestRawValue,
     latest_ts: isoOrNull(row.latestTs),
     latest_text: row.latestText,
+    latest_status: latestStatus({
+      latestTs: row.latestTs,
+      pollIntervalMs: row.pollIntervalMs,
+      deviceHealth: health.device(row.modbusDeviceUuid).status,
+      setAside: setAside !== null,
+      now,
+    }),
     set_aside:
       setAside === null
         ? null

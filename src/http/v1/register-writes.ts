@@ -77,11 +77,9 @@ export function registerWriteRoutes(deps: V1Deps) {
       const row = (await deps.registers.list(gatewayId)).find((candidate) => candidate.uuid === target.uuid);
       if (row === undefined) throw new Error(`register ${target.uuid} left the store during a write`);
       // The read-back is newer than what ingest may have flushed yet.
+      const now = deps.clock.now();
       return deps.json(request, {
-        data: presentRegister(
-          { ...row, latestRawValue: outcome.readBackRaw, latestTs: deps.clock.now() },
-          deps.deviceHealth,
-        ),
+        data: presentRegister({ ...row, latestRawValue: outcome.readBackRaw, latestTs: now }, deps.deviceHealth, now),
       });
     },
     {

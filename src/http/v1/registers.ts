@@ -28,9 +28,10 @@ export function registerRoutes(deps: V1Deps) {
         }
         modbusDeviceId = found;
       }
+      const now = deps.clock.now();
       return deps.json(request, {
         data: (await deps.registers.list(gatewayId, modbusDeviceId)).map((register) =>
-          presentRegister(register, deps.deviceHealth),
+          presentRegister(register, deps.deviceHealth, now),
         ),
       });
     },

@@ -11,6 +11,7 @@ import { Value } from "@sinclair/typebox/value";
 import { AlertReturnedData, AlertStatusData, AlertTriggeredData } from "./event-data/alerts.ts";
 import { AutomationTriggeredData } from "./event-data/automation.ts";
 import { DeviceStatusData } from "./event-data/device-status.ts";
+import { ModbusDeviceStatusData } from "./event-data/modbus-device-status.ts";
 import { RegisterWrittenData } from "./event-data/register-written.ts";
 import { WebhookTestData } from "./event-data/webhook-test.ts";
 
@@ -19,6 +20,7 @@ export { alertReturned, alertStatusChanged, alertTriggered } from "./event-data/
 export { automationTriggered } from "./event-data/automation.ts";
 export { deviceStatusEvent } from "./event-data/device-status.ts";
 export type { GatewayNames } from "./event-data/fields.ts";
+export { type ModbusDeviceChange, modbusDeviceStatusEvent } from "./event-data/modbus-device-status.ts";
 export { registerWritten } from "./event-data/register-written.ts";
 export { webhookTest } from "./event-data/webhook-test.ts";
 
@@ -33,6 +35,9 @@ export const subscribableEventData = {
   "automation.triggered": AutomationTriggeredData,
   // Added (docs/api.md section 9.2): a register write through the API or the admin page.
   "register.written": RegisterWrittenData,
+  // Added (docs/api.md section 9.2): one Modbus device behind an online gateway stops answering, and answers again.
+  "modbus_device.offline": ModbusDeviceStatusData,
+  "modbus_device.online": ModbusDeviceStatusData,
 } as const satisfies Record<string, TObject>;
 
 /** The test message, sent on request to one endpoint only (docs/webhooks.md). */

@@ -89,4 +89,11 @@ export interface GatewayStore {
    * (earlier than before after a clock step back), in one transaction (one commit).
    */
   writeLastSeenAll(seen: readonly { gatewayId: number; at: number }[]): Promise<void>;
+  /** The public ids of the active Modbus devices whose `modbus_device.offline` stands (no `online` since). */
+  offlineAnnouncedDevices(): Promise<string[]>;
+  /**
+   * Records a Modbus device's `modbus_device.*` event (built by modbusDeviceStatusEvent)
+   * and whether its offline stands (`offlineSince`, null once online), in one transaction.
+   */
+  announceModbusDevice(deviceUuid: string, offlineSince: number | null, event: NewEvent): Promise<void>;
 }

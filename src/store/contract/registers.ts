@@ -19,6 +19,8 @@ export type RegisterRow = {
   latestRawValue: number | null;
   latestTs: number | null;
   latestText: string | null;
+  /** Its device's poll interval (ms); null on rows synced before it was kept. */
+  pollIntervalMs: number | null;
 };
 
 /** A register as reading history presents it (retired registers too). */

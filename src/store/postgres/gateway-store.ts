@@ -112,6 +112,20 @@ export function postgresGatewayStore(sql: Sql): GatewayStore {
     });
   }
 
+  async function offlineAnnouncedDevices(): Promise<string[]> {
+    const rows = await rowsOf<{ uuid: string }>(sql`
+      SELECT uuid FROM modbus_devices WHERE offline_announced_at IS NOT NULL AND retired_at IS NULL`);
+    return rows.map((row) => row.uuid);
+  }
+
+  /** Whether the device's offline stands, and its `modbus_device.*` event, in one transaction. */
+  function announceModbusDevice(deviceUuid: string, offlineSince: number | null, event: NewEvent): Promise<void> {
+    return sql.begin(async (tx) => {
+      await tx`UPDATE modbus_devices SET offline_announced_at = ${offlineSince}::bigint WHERE uuid = ${deviceUuid}`;
+      await recordEventIn(tx, event);
+    });
+  }
+
   /** One statement for the batch; a gateway named twice takes its last time, as SQLite's loop leaves it. */
   async function writeLastSeenAll(seen: readonly { gatewayId: number; at: number }[]): Promise<void> {
     if (seen.length === 0) return;
@@ -135,5 +149,7 @@ export function postgresGatewayStore(sql: Sql): GatewayStore {
     statusOf,
     changeStatus,
     writeLastSeenAll,
+    offlineAnnouncedDevices,
+    announceModbusDevice,
   };
 }

@@ -18,7 +18,8 @@ const registerColumns = `
   r.id, r.uuid, d.uuid AS "modbusDeviceUuid", d.name AS "modbusDeviceName", r.name, r.address,
   r.function_code AS "functionCode", r.data_type AS "dataType", r.unit, r.scale_factor AS "scaleFactor",
   r.is_writable AS "isWritable", r.write_min AS "writeMin", r.write_max AS "writeMax", r.description,
-  r.latest_raw_value AS "latestRawValue", r.latest_ts::float8 AS "latestTs", r.latest_text AS "latestText"`;
+  r.latest_raw_value AS "latestRawValue", r.latest_ts::float8 AS "latestTs", r.latest_text AS "latestText",
+  d.poll_interval_ms AS "pollIntervalMs"`;
 
 const historyColumns = `
   r.id, r.uuid, r.name, r.unit, r.scale_factor AS "scaleFactor",

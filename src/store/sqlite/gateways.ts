@@ -108,6 +108,12 @@ export function sqliteGatewayStore({ sqlite, db }: SqliteConnection, recordEvent
     "UPDATE gateways SET status = ?2, last_seen = coalesce(?3, last_seen) WHERE id = ?1",
   );
   const updateLastSeen = sqlite.prepare<never, [number, number]>("UPDATE gateways SET last_seen = ?2 WHERE id = ?1");
+  const offlineAnnounced = sqlite.prepare<{ uuid: string }, []>(
+    "SELECT uuid FROM modbus_devices WHERE offline_announced_at IS NOT NULL AND retired_at IS NULL",
+  );
+  const writeAnnounced = sqlite.prepare<never, [string, number | null]>(
+    "UPDATE modbus_devices SET offline_announced_at = ?2 WHERE uuid = ?1",
+  );
 
   return resolvedOperations<GatewayStore>({
     list(organization, filter) {
@@ -145,6 +151,11 @@ export function sqliteGatewayStore({ sqlite, db }: SqliteConnection, recordEvent
     ),
     writeLastSeenAll: sqlite.transaction((seen: readonly { gatewayId: number; at: number }[]) => {
       for (const { gatewayId, at } of seen) updateLastSeen.run(gatewayId, at);
+    }),
+    offlineAnnouncedDevices: () => offlineAnnounced.all().map((row) => row.uuid),
+    announceModbusDevice: sqlite.transaction((deviceUuid: string, offlineSince: number | null, event: NewEvent) => {
+      writeAnnounced.run(deviceUuid, offlineSince);
+      recordEvent(event);
     }),
   });
 }

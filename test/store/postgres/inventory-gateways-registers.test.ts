@@ -5,7 +5,7 @@
  * foreign keys included (a referenced row cannot be deleted on either).
  */
 import { beforeAll, expect, test } from "bun:test";
-import { deviceStatusEvent } from "../../../src/store/contract/event-types.ts";
+import { deviceStatusEvent, modbusDeviceStatusEvent } from "../../../src/store/contract/event-types.ts";
 import { describeOnBothEngines, type OpenDomains } from "./engines.ts";
 import { ids, inventory } from "./inventory-fixture.ts";
 
@@ -134,6 +134,40 @@ describeOnBothEngines("organisations, inventory, gateways, registers", t0, (open
     expect((await store.gateways.statusOf(ids.gatewayA))?.lastSeen).toBe(t0 + 15_000);
   });
 
+  test("a Modbus device's offline stands with its event until its online, across a reopen of the domain", async () => {
+    const acme = (await store.organizations.findByKey("acme"))?.id ?? -1;
+    const before = (await store.events(acme)).length;
+    expect(await store.gateways.offlineAnnouncedDevices()).toEqual([]);
+    const change = {
+      gateway: { id: ids.gatewayA, serial: "SN-A", name: "Alpha" },
+      device: { id: ids.deviceA2, name: null },
+      health: "quarantined" as const,
+      previousHealth: "ok" as const,
+      lastError: "timeout after 1000 ms at 3:0",
+      lastAnswerAt: t0,
+    };
+    const offline = modbusDeviceStatusEvent({ ...change, status: "offline" });
+    await store.gateways.announceModbusDevice(ids.deviceA2, t0 + 5000, {
+      orgId: acme,
+      occurredAt: t0 + 5000,
+      ...offline,
+    });
+    expect(await store.gateways.offlineAnnouncedDevices()).toEqual([ids.deviceA2]);
+    const online = modbusDeviceStatusEvent({
+      ...change,
+      status: "online",
+      health: "ok",
+      previousHealth: "quarantined",
+    });
+    await store.gateways.announceModbusDevice(ids.deviceA2, null, { orgId: acme, occurredAt: t0 + 9000, ...online });
+    expect(await store.gateways.offlineAnnouncedDevices()).toEqual([]);
+    const events = (await store.events(acme)).slice(before);
+    expect(events.map((event) => [event.type, event.data])).toEqual([
+      ["modbus_device.offline", offline.data],
+      ["modbus_device.online", online.data],
+    ]);
+  });
+
   test("registers: active ones in config order with latest values; one device's; ids, history views, contexts, catalog", async () => {
     const acme = (await store.organizations.findByKey("acme"))?.id ?? -1;
     const gatewayId = (await store.gateways.locate(acme, ids.gatewayA)) ?? -1;
@@ -157,6 +191,7 @@ describeOnBothEngines("organisations, inventory, gateways, registers", t0, (open
       latestRawValue: null,
       latestTs: null,
       latestText: null,
+      pollIntervalMs: 1000,
     });
     const deviceA2 = (await store.gateways.findModbusDeviceId(gatewayId, ids.deviceA2)) ?? -1;
     expect((await store.registers.list(gatewayId, deviceA2)).map((r) => r.name)).toEqual(["r4"]);

@@ -87,7 +87,17 @@ export interface AlertSubject {
   gateway: GatewayNames;
   /** Null for the detector. */
   register: RegisterNames | null;
+  /** The detector's alert for one Modbus device (`offline_alerts.devices`): the device, no register. */
+  modbusDevice?: { id: string; name: string | null };
 }
+
+/** The register fields, or for a Modbus device's offline alert its device with null register fields. */
+const concernsData = (subject: AlertSubject) => ({
+  ...registerData(subject.register),
+  ...(subject.modbusDevice === undefined
+    ? {}
+    : { modbus_device_id: subject.modbusDevice.id, modbus_device_name: subject.modbusDevice.name }),
+});
 
 const subjectData = (alertId: string, subject: AlertSubject) => ({
   alert_id: alertId,
@@ -112,7 +122,7 @@ export function alertTriggered(
       condition: subject.condition,
       message,
       source: subject.source,
-      ...registerData(subject.register),
+      ...concernsData(subject),
     } satisfies AlertTriggeredData,
   };
 }
@@ -126,7 +136,7 @@ export function alertReturned(alertId: string, subject: AlertSubject, value: num
       ...(value === null ? {} : { value }),
       condition: subject.condition,
       source: subject.source,
-      ...registerData(subject.register),
+      ...concernsData(subject),
     } satisfies AlertReturnedData,
   };
 }

@@ -1,0 +1,38 @@
+/**
+ * Whether a register's latest value may be presented as current (docs/api.md
+ * section 2.7, `latest_status`): the one rule every door that publishes latest
+ * values reads (the API's register presenter; webhooks, MQTT and a Modbus server
+ * when they publish one), so a stale value is nowhere passed off as fresh.
+ *
+ * - `unavailable`: its device is unreachable or quarantined, or the register is set
+ *   aside (its device refuses it): the value is the last one read before that;
+ * - `stale`: not read within two poll intervals of its device (or never read);
+ * - `ok`: read within them.
+ */
+import type { DeviceHealthStatus } from "./device-health.ts";
+
+export const latestStatuses = ["ok", "stale", "unavailable"] as const;
+export type LatestStatus = (typeof latestStatuses)[number];
+
+/** How many poll intervals a value stays current: one cycle late is jitter, two is a device not being read. */
+export const freshForPollIntervals = 2;
+
+export interface LatestValueContext {
+  /** Wall time of the latest value read (ms), or null when none was. */
+  latestTs: number | null;
+  /** Its device's poll interval (ms); null when not known (a gateway forwarded by a site). */
+  pollIntervalMs: number | null;
+  /** Its device's health as this process's pollers see it. */
+  deviceHealth: DeviceHealthStatus;
+  setAside: boolean;
+  now: number;
+}
+
+export function latestStatus(context: LatestValueContext): LatestStatus {
+  const { latestTs, pollIntervalMs, deviceHealth, setAside, now } = context;
+  if (setAside || deviceHealth === "unreachable" || deviceHealth === "quarantined") return "unavailable";
+  if (latestTs === null) return "stale";
+  // A value stamped ahead of now (a clock stepped back since) is not older than its interval.
+  if (pollIntervalMs !== null && now - latestTs > freshForPollIntervals * pollIntervalMs) return "stale";
+  return "ok";
+}

@@ -1,0 +1,1 @@
+ALTER TABLE "modbus_devices" ADD COLUMN "offline_announced_at" bigint;

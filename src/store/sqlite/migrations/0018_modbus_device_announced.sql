@@ -1,0 +1,1 @@
+ALTER TABLE `modbus_devices` ADD `offline_announced_at` integer;
