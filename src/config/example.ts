@@ -140,6 +140,7 @@ offline_alerts:
   enabled: true
   severity: critical
   name: Gateway offline
+  devices: false       # true: an alert too for each Modbus device behind an online gateway that stops answering
 
 automations:
   - name: Notify when too hot

@@ -14,10 +14,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stableUuid } from "../../src/lib/ids.ts";
-import { runCli } from "../harness/cli.ts";
 import { hasPymodbus, startModbusPeer } from "../faults/harness/modbus-peer.ts";
 import { createKey, eventually, type RunningServe, startServe } from "../faults/harness/serve.ts";
 import { startVerifyingReceiver } from "../faults/harness/webhook-receivers.ts";
+import { runCli } from "../harness/cli.ts";
 
 const gatewayId = stableUuid("gateway", "TWO-DEVICES");
 const pumpId = stableUuid("modbus-device", "TWO-DEVICES", "pump");

@@ -32,7 +32,7 @@ const documented = eventTypesSection
     const [heading = "", ...lines] = part.split("\n");
     return {
       heading,
-      types: [...heading.matchAll(/`([a-z]+\.[a-z]+)`/g)].map((match) => match[1] as string),
+      types: [...heading.matchAll(/`([a-z_]+\.[a-z]+)`/g)].map((match) => match[1] as string),
       fields: lines.flatMap((line) => /^\| `([a-z_]+)` \|/.exec(line)?.[1] ?? []),
     };
   });

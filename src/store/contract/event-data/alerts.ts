@@ -92,7 +92,7 @@ export interface AlertSubject {
 }
 
 /** The register fields, or for a Modbus device's offline alert its device with null register fields. */
-const concernsData = (subject: AlertSubject) => ({
+export const concernsData = (subject: AlertSubject) => ({
   ...registerData(subject.register),
   ...(subject.modbusDevice === undefined
     ? {}

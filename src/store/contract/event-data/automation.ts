@@ -7,8 +7,8 @@
  */
 import { type Static, Type } from "@sinclair/typebox";
 import { type AlertStatus, alertStatuses } from "../alerts.ts";
-import { type AlertSource, type AlertSubject, alertSources } from "./alerts.ts";
-import { gatewayData, gatewayFields, literals, publicId, registerData, registerFieldsOrNull } from "./fields.ts";
+import { type AlertSource, type AlertSubject, alertSources, concernsData } from "./alerts.ts";
+import { gatewayData, gatewayFields, literals, publicId, registerFieldsOrNull } from "./fields.ts";
 
 export const AutomationTriggeredData = Type.Composite(
   [
@@ -64,7 +64,7 @@ export function automationTriggered(
           alert_status: cause.alertStatus,
           source: cause.subject.source satisfies AlertSource,
           ...gatewayData(cause.subject.gateway),
-          ...registerData(cause.subject.register),
+          ...concernsData(cause.subject),
           ...(cause.value === null ? {} : { value: cause.value }),
         };
   return { type: "automation.triggered" as const, data };
