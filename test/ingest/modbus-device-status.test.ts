@@ -10,7 +10,7 @@ import { createModbusDeviceStatusTracker } from "../../src/ingest/modbus-device-
 import type { DeviceHealth, DeviceHealthStatus } from "../../src/lib/device-health.ts";
 import { stableUuid } from "../../src/lib/ids.ts";
 import { silentLogger } from "../../src/lib/logger.ts";
-import type { GatewayStatus } from "../../src/store/schema.ts";
+import type { GatewayStatus } from "../../src/store/contract/gateways.ts";
 import { call } from "../harness/http.ts";
 import { ids, startTestSite, type TestSite } from "../harness/site.ts";
 
