@@ -555,7 +555,7 @@ describe("offline_alerts: problems", () => {
       'offline_alerts.severity: must be one of critical, warning, info; got "urgent"',
       "offline_alerts.name: must not be empty",
       'offline_alerts.id: must be a UUID such as 0b7e6a8c-3f1d-4f2a-9c55-2d1e8b7a6c40; got "x"',
-      'offline_alerts.after_s: unknown field "after_s" (allowed: enabled, severity, name, id)',
+      'offline_alerts.after_s: unknown field "after_s" (allowed: enabled, severity, name, id, devices)',
     ]);
   });
 

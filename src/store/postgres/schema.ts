@@ -272,12 +272,12 @@ export const modbusDevices = pgTable(
     storageIntervalMs: integer("storage_interval_ms"),
     templateId: integer("template_id").references(() => deviceTemplates.id),
     position: integer("position").notNull(),
+    retiredAt: ms("retired_at"),
     /**
      * When its `modbus_device.offline` was recorded, until its `modbus_device.online`; null
      * otherwise: a restart neither repeats nor misses either (ingest/modbus-device-status.ts).
      */
     offlineAnnouncedAt: ms("offline_announced_at"),
-    retiredAt: ms("retired_at"),
   },
   (table) => [index("modbus_devices_gateway").on(table.gatewayId)],
 );

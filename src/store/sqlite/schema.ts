@@ -108,12 +108,12 @@ export const modbusDevices = sqliteTable(
     templateId: integer("template_id").references(() => deviceTemplates.id),
     /** Order in the config file, so API lists follow it. */
     position: integer("position").notNull(),
+    retiredAt: integer("retired_at"),
     /**
      * When its `modbus_device.offline` was recorded, until its `modbus_device.online`; null
      * otherwise: a restart neither repeats nor misses either (ingest/modbus-device-status.ts).
      */
     offlineAnnouncedAt: integer("offline_announced_at"),
-    retiredAt: integer("retired_at"),
   },
   (table) => [index("modbus_devices_gateway").on(table.gatewayId)],
 );
