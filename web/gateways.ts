@@ -31,6 +31,8 @@ interface RegisterView {
   latest_raw_value: number | null;
   latest_ts: string | null;
   latest_text: string | null;
+  /** Whether the latest value is current (docs/api.md section 2.7). */
+  latest_status: "ok" | "stale" | "unavailable";
   set_aside: { reason: string; since: string; retry_at: string } | null;
   is_writable: boolean;
   write_min: number | null;
@@ -179,7 +181,13 @@ function deviceSection(
     if (previous !== undefined && previous !== value) valueCell.classList.add("changed");
     shownValues.set(register.id, value);
     cell(row, register.latest_raw_value === null ? "" : String(register.latest_raw_value));
-    cell(row, agoText(register.latest_ts)).title = register.latest_ts ?? "";
+    const updated = cell(row, agoText(register.latest_ts));
+    updated.title = register.latest_ts ?? "";
+    // A value that is not current says so beside its time, and is shown dimmed: never passed off as fresh.
+    if (register.latest_status !== "ok") {
+      row.classList.add(`latest-${register.latest_status}`);
+      updated.append(" ", badge(register.latest_status, "latest-"));
+    }
     const actions = cell(row, "");
     // A string register has no history to chart.
     if (register.data_type !== "string") actions.append(button("Chart", () => showChart(gatewayId, register.id)));

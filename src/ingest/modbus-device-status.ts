@@ -200,4 +200,3 @@ export async function createModbusDeviceStatusTracker(options: {
     },
   };
 }
-export type ModbusDeviceStatusTracker = Awaited<ReturnType<typeof createModbusDeviceStatusTracker>>;
