@@ -28,6 +28,7 @@ type Register = {
   latest_raw_value: number | null;
   latest_ts: string | null;
   latest_text: string | null;
+  latest_status: "ok" | "stale" | "unavailable";
   set_aside: { reason: string; since: string; retry_at: string } | null;
 };
 type RegisterList = { data: Register[] };
@@ -37,8 +38,16 @@ const meter = stableUuid("modbus-device", "ACME-1", "Energy meter");
 const acme2Device = stableUuid("modbus-device", "ACME-2", ":/7");
 const globexMeter = stableUuid("modbus-device", "GLOBEX-1", "Meter");
 
-// No poller runs in this site: nothing is set aside, and no register here is a string.
-const noReading = { latest_value: null, latest_raw_value: null, latest_ts: null, latest_text: null, set_aside: null };
+// No poller runs in this site: nothing is set aside, no device is unreachable, and no register here is a string.
+// A register never read has no current value: stale.
+const noReading = {
+  latest_value: null,
+  latest_raw_value: null,
+  latest_ts: null,
+  latest_text: null,
+  latest_status: "stale" as const,
+  set_aside: null,
+};
 const register = (
   serial: string,
   device: string,
@@ -52,6 +61,7 @@ const register = (
     | "latest_raw_value"
     | "latest_ts"
     | "latest_text"
+    | "latest_status"
     | "set_aside"
   >,
   deviceName: string | null = device,
@@ -186,13 +196,26 @@ describe("latest values", () => {
     const { status, body } = await registersOf(ids.acmeGateway1);
     expect(status).toBe(200);
     expect(body.data).toEqual([
+      // The climate computer is polled every 10 s: a value a minute old is stale.
       { ...acme1.air_temperature, latest_value: 21.5, latest_raw_value: 215, latest_ts: iso(now - 60_000) },
       // A raw value of 0 is a value, not "no reading".
       { ...acme1.humidity, latest_value: 0, latest_raw_value: 0, latest_ts: iso(now - 60_000) },
       acme1.setpoint,
-      // No scale factor: value = raw value.
-      { ...acme1.power, latest_value: 1234.5, latest_raw_value: 1234.5, latest_ts: iso(now - 30_000) },
-      { ...acme1.energy, latest_value: 1234.56, latest_raw_value: 123456, latest_ts: iso(now - 30_000) },
+      // No scale factor: value = raw value. The meter is polled every minute (the default): 30 s old is current.
+      {
+        ...acme1.power,
+        latest_value: 1234.5,
+        latest_raw_value: 1234.5,
+        latest_ts: iso(now - 30_000),
+        latest_status: "ok",
+      },
+      {
+        ...acme1.energy,
+        latest_value: 1234.56,
+        latest_raw_value: 123456,
+        latest_ts: iso(now - 30_000),
+        latest_status: "ok",
+      },
     ]);
     for (const row of body.data) {
       if (row.latest_raw_value === null) continue;
@@ -224,6 +247,7 @@ describe("latest values", () => {
       latest_value: -3.5,
       latest_raw_value: -35,
       latest_ts: iso(now - 10_000),
+      latest_status: "ok",
     });
 
     // A newer reading moves it forward.
@@ -236,6 +260,7 @@ describe("latest values", () => {
       latest_value: 0.3,
       latest_raw_value: 3,
       latest_ts: iso(site.clock.now()),
+      latest_status: "ok",
     });
   });
 
@@ -245,7 +270,15 @@ describe("latest values", () => {
     const now = site.clock.now();
     await site.record([{ registerId: site.registerId("ACME-2/7/flow_temperature"), ts: now - 5_000, rawValue: 452 }]);
     expect((await registersOf(ids.acmeGateway2)).body).toEqual({
-      data: [{ ...flowTemperature, latest_value: 45.2, latest_raw_value: 452, latest_ts: iso(now - 5_000) }],
+      data: [
+        {
+          ...flowTemperature,
+          latest_value: 45.2,
+          latest_raw_value: 452,
+          latest_ts: iso(now - 5_000),
+          latest_status: "ok",
+        },
+      ],
     });
     const setpoint = (await registersOf(ids.acmeGateway1)).body.data.find((r) => r.name === "setpoint");
     expect(setpoint).toEqual(acme1.setpoint);
@@ -271,6 +304,33 @@ describe("latest values", () => {
     expect(row.latest_ts).toBe(newest.ts);
     expect(row.latest_raw_value).toBe(newest.raw_value);
     expect(row.latest_value).toBe(newest.value);
+  });
+});
+
+describe("latest_status", () => {
+  test("ok while read within two poll intervals of its device, stale after; the device's interval, not another's", async () => {
+    const air = site.registerId("ACME-1/Climate computer/air_temperature");
+    const power = site.registerId("ACME-1/Energy meter/power");
+    const readAt = site.clock.now();
+    await site.record([
+      { registerId: air, ts: readAt, rawValue: 200 },
+      { registerId: power, ts: readAt, rawValue: 10 },
+    ]);
+    const statuses = async () =>
+      Object.fromEntries(
+        (await registersOf(ids.acmeGateway1)).body.data.map((register) => [register.name, register.latest_status]),
+      );
+    expect(await statuses()).toMatchObject({ air_temperature: "ok", power: "ok", humidity: "stale" });
+    // The climate computer is polled every 10 s: current up to 20 s.
+    site.clock.advance(20_000);
+    expect(await statuses()).toMatchObject({ air_temperature: "ok", power: "ok" });
+    site.clock.advance(1);
+    expect(await statuses()).toMatchObject({ air_temperature: "stale", power: "ok" });
+    // The meter, every minute: current up to 2 minutes.
+    site.clock.advance(120_000 - 20_001);
+    expect((await statuses()).power).toBe("ok");
+    site.clock.advance(1);
+    expect((await statuses()).power).toBe("stale");
   });
 });
 
