@@ -15,9 +15,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stableUuid } from "../../src/lib/ids.ts";
 import { hasPymodbus, startModbusPeer } from "../faults/harness/modbus-peer.ts";
-import { createKey, eventually, type RunningServe, startServe } from "../faults/harness/serve.ts";
+import { createEndpoint, createKey, eventually, type RunningServe, startServe } from "../faults/harness/serve.ts";
 import { startVerifyingReceiver } from "../faults/harness/webhook-receivers.ts";
-import { runCli } from "../harness/cli.ts";
 
 const gatewayId = stableUuid("gateway", "TWO-DEVICES");
 const pumpId = stableUuid("modbus-device", "TWO-DEVICES", "pump");
@@ -65,21 +64,12 @@ gateways:
 `;
   server = await startServe({ workDir, yaml });
   key = (await createKey(server.dataDir, "site")).key;
-  const created = await runCli([
-    "endpoints",
-    "create",
-    "--data",
-    server.dataDir,
-    "--org",
-    "site",
-    "--url",
-    receiver.url,
-    "--events",
-    "modbus_device.offline,modbus_device.online,device.offline",
-    "--json",
+  const endpoint = await createEndpoint(server.dataDir, "site", receiver.url, [
+    "modbus_device.offline",
+    "modbus_device.online",
+    "device.offline",
   ]);
-  if (created.code !== 0) throw new Error(created.stderr);
-  receiver.useSecret((JSON.parse(created.stdout) as { secret: string }).secret);
+  receiver.useSecret(endpoint.secret);
 }, 60_000);
 
 afterAll(async () => {

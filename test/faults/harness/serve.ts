@@ -126,6 +126,14 @@ export async function createKey(
   return JSON.parse(created.stdout) as { key: string; id: string };
 }
 
+/** A webhook endpoint of `org` for `events`, made with the CLI beside the running server: its id and signing secret. */
+export async function createEndpoint(dataDir: string, org: string, url: string, events: readonly string[]) {
+  const args = ["endpoints", "create", "--data", dataDir, "--org", org, "--url", url, "--events", events.join(",")];
+  const created = await runCli([...args, "--json"]);
+  if (created.code !== 0) throw new Error(`endpoints create failed: ${created.stderr}`);
+  return JSON.parse(created.stdout) as { id: string; secret: string };
+}
+
 /** Polls `read` until `accept` holds; throws with the last value after `timeoutMs`. */
 export async function eventually<T>(
   read: () => Promise<T> | T,
