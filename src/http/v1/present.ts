@@ -1,8 +1,8 @@
 /** Store rows to the JSON shapes of docs/api.md section 2 (ISO 8601 UTC timestamps, snake_case). */
 import { isoFromMs, isoOrNull } from "../../lib/clock.ts";
 import type { DeviceHealthReader } from "../../lib/device-health.ts";
-import type { ModbusServerView } from "../../lib/modbus-server-view.ts";
 import { latestStatus } from "../../lib/latest-status.ts";
+import type { ModbusServerView } from "../../lib/modbus-server-view.ts";
 import { presentAlertCore } from "../../lib/present-alert.ts";
 import { scaleValue } from "../../lib/register-scaling.ts";
 import type { AlertRecord } from "../../store/contract/alerts.ts";
