@@ -202,6 +202,7 @@ type Register = {
   latest_value: number | null;
   latest_text: string | null;
   latest_ts: string | null;
+  latest_status: string;
   set_aside: { reason: string; since: string; retry_at: string } | null;
 };
 
@@ -266,6 +267,8 @@ describe("the register list", () => {
     );
     const byName = Object.fromEntries(registers.map((register) => [`${register.name}`, register]));
     expect(byName.return_temp?.set_aside?.reason).toBe("exception 2 (illegal data address) at 3:40010");
+    // A register set aside has no current value (docs/api.md section 2.7).
+    expect(byName.return_temp?.latest_status).toBe("unavailable");
     const setAside = byName.return_temp?.set_aside;
     expect(Date.parse(setAside?.retry_at ?? "")).toBeGreaterThan(Date.parse(setAside?.since ?? ""));
     expect(byName.nameplate).toMatchObject({
@@ -361,6 +364,16 @@ describe("the admin page in chromium", () => {
         expect(await value("nameplate")).toBe("FH-TEST");
         expect(await value("return_temp")).toBe("set aside: exception 2 (illegal data address) at 3:40010");
         expect(await value("flow_temp")).toBe("21.5");
+        // The set-aside register's time carries its latest_status; the quarantined device's register too.
+        await boiler
+          .locator("tr[data-register-id]", { hasText: "return_temp" })
+          .locator(".badge", { hasText: "unavailable" })
+          .waitFor();
+        await sections
+          .filter({ hasText: "wrong-unit" })
+          .locator("tr[data-register-id]", { hasText: "supply_temp" })
+          .locator(".badge.latest-unavailable")
+          .waitFor();
       } finally {
         await browser.close();
       }
