@@ -16,7 +16,7 @@ import type { Logger } from "../lib/logger.ts";
 import type { PolledValue } from "../lib/polled-value.ts";
 import { scalerFor } from "../lib/register-scaling.ts";
 import { SerialTurns } from "../lib/serial-turns.ts";
-import { automationTriggered } from "../store/contract/event-types.ts";
+import { automationTriggered, type ModbusDeviceChange } from "../store/contract/event-types.ts";
 import type { Store } from "../store/index.ts";
 import { createOfflineDetector } from "./offline-detector.ts";
 import { gatewayNames, type RuleTarget, ruleAlerts } from "./rule-alerts.ts";
@@ -43,7 +43,7 @@ export async function createRulesEngine(options: {
   const gatewayById = new Map([...gatewayInfo.values()].map((gateway) => [gateway.id, gateway]));
   const openAtStart = await store.alerts.allOpen();
   const orgIdByKey = new Map((await store.organizations.list()).map((org) => [org.key, org.id]));
-  const triggeredEvents = indexTriggeredEvents(options.automations, orgIdByKey);
+  const triggeredEvents = indexTriggeredEvents(options.automations, orgIdByKey, options.offlineDetector.id);
   const alerts = ruleAlerts(store, triggeredEvents);
   const detector = createOfflineDetector({
     store,
@@ -147,6 +147,15 @@ export async function createRulesEngine(options: {
     async gatewayOnline(gatewayUuid: string, at: number): Promise<void> {
       if (!detector.watches(gatewayUuid)) return;
       await turns.result(() => detector.returned(gatewayUuid, at));
+      options.onEvent?.();
+    },
+    /**
+     * The offline detector for one Modbus device (`modbus_device.offline` / `.online`):
+     * its alert opens or returns. Rejects when the store refused the change.
+     */
+    async modbusDeviceChanged(change: ModbusDeviceChange, at: number): Promise<void> {
+      if (!detector.watchesDevicesOf(change.gateway.id)) return;
+      await turns.result(() => detector.deviceChanged(change, at));
       options.onEvent?.();
     },
     /** Runs a scheduled automation now. */

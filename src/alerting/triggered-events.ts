@@ -8,10 +8,14 @@ import { type AlertSubject, alertTriggered, automationTriggered } from "../store
 import type { NewEvent } from "../store/contract/events.ts";
 import type { AutomationConfig } from "./rule-model.ts";
 
-/** `orgIdByKey`: organisation id by key. */
+/**
+ * `orgIdByKey`: organisation id by key. `detectorId`: the offline detector's rule id,
+ * which automations name also for a Modbus device's offline alert (its own rule id).
+ */
 export function indexTriggeredEvents(
   automations: readonly AutomationConfig[],
   orgIdByKey: ReadonlyMap<string, number>,
+  detectorId: string,
 ) {
   const byRule = new Map<string, AutomationConfig[]>();
   for (const automation of automations) {
@@ -28,9 +32,8 @@ export function indexTriggeredEvents(
     message: string,
     measured: { value: number; threshold: number } | null,
   ): (alertId: string) => NewEvent[] {
-    const automations = (byRule.get(subject.rule.id) ?? []).filter(
-      (automation) => orgIdByKey.get(automation.orgKey) === orgId,
-    );
+    const ruleId = subject.modbusDevice === undefined ? subject.rule.id : detectorId;
+    const automations = (byRule.get(ruleId) ?? []).filter((automation) => orgIdByKey.get(automation.orgKey) === orgId);
     return (alertId) => [
       { orgId, occurredAt: at, ...alertTriggered(alertId, subject, message, measured) },
       ...automations.map((automation) => ({

@@ -11,6 +11,7 @@ import type { FieldhubConfig } from "../config/index.ts";
 import { createGatewayStatusTracker } from "../ingest/gateway-status.ts";
 import { createIngest } from "../ingest/ingest.ts";
 import { registerGatewayStatusMetrics, registerIngestMetrics } from "../ingest/metrics.ts";
+import { createModbusDeviceStatusTracker } from "../ingest/modbus-device-status.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/logger.ts";
 import type { MetricsRegistry } from "../lib/metrics.ts";
@@ -81,8 +82,26 @@ export async function startParts(options: PartsOptions) {
     onEvent: eventRecorded,
     onChange: offlineDetection(rules, logger),
   });
+  const modbusDevices = await createModbusDeviceStatusTracker({
+    store,
+    clock,
+    logger: logger.child({ part: "status" }),
+    gateways: polled.map((gateway) => ({
+      id: gateway.id,
+      heartbeatMs: gateway.heartbeatMs,
+      devices: gateway.devices.map((device) => ({ id: device.id, name: device.name })),
+    })),
+    gatewayStatus: (gatewayId) => status.statusOf(gatewayId),
+    onEvent: eventRecorded,
+    onChange: (change, at) => {
+      rules.modbusDeviceChanged(change, at).catch((error: unknown) => {
+        // The device's event is written; only the offline detector's alert is lost to a full disk.
+        logger.error({ err: error, device: change.device.id }, "offline detector write failed");
+      });
+    },
+  });
   const modbusLog = logger.child({ part: "modbus" });
-  const sink = pollSink({ ingest, rules, status, logger: modbusLog });
+  const sink = pollSink({ ingest, rules, status, modbusDevices, logger: modbusLog });
   // Device health lives in memory, written by the pollers and read by the API (modbus/device-health.ts says why).
   const health = createDeviceHealthBoard();
   // The words each planned request last read, for the gateways' Modbus TCP servers.
@@ -156,6 +175,7 @@ export async function startParts(options: PartsOptions) {
       await Promise.all(pollers.map((poller) => poller.stop()));
       await ingest.stop();
       await status.stop();
+      await modbusDevices.stop();
       // In-flight attempts finish and are recorded; what is left stays due in the store.
       await dispatcher.stop();
       await uplink.stop();

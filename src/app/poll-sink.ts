@@ -1,11 +1,13 @@
 /**
  * What the pollers report, handed to the parts that take it: values to ingest
  * and the rules engine (rules see every value read, not only the ones stored),
- * answers and silences to the gateway status tracker.
+ * answers and silences to the gateway status tracker, each Modbus device's health
+ * changes to the Modbus device status tracker.
  */
 import type { RulesEngine } from "../alerting/engine.ts";
 import type { GatewayStatusTracker } from "../ingest/gateway-status.ts";
 import type { Ingest } from "../ingest/ingest.ts";
+import type { ModbusDeviceStatusTracker } from "../ingest/modbus-device-status.ts";
 import type { Logger } from "../lib/logger.ts";
 import type { PollSink } from "../modbus/poller.ts";
 
@@ -13,9 +15,10 @@ export function pollSink(parts: {
   ingest: Pick<Ingest, "accept">;
   rules: Pick<RulesEngine, "evaluate">;
   status: Pick<GatewayStatusTracker, "answered" | "unreachable">;
+  modbusDevices: Pick<ModbusDeviceStatusTracker, "healthChanged">;
   logger: Logger;
 }): PollSink {
-  const { ingest, rules, status, logger } = parts;
+  const { ingest, rules, status, modbusDevices, logger } = parts;
   // Each consumer keeps and retries what the store refused; this is the last line,
   // so that nothing a consumer throws ever stops a poll channel.
   const guarded =
@@ -39,6 +42,9 @@ export function pollSink(parts: {
       "gateway status",
       (gatewayId: string, at: number, reason: string, fatal?: boolean) =>
         void status.unreachable(gatewayId, at, reason, fatal),
+    ),
+    deviceHealth: guarded("Modbus device status", (_gatewayId: string, deviceId: string, _previous, health) =>
+      modbusDevices.healthChanged(deviceId, health),
     ),
   };
 }

@@ -200,3 +200,4 @@ export async function createModbusDeviceStatusTracker(options: {
     },
   };
 }
+export type ModbusDeviceStatusTracker = Awaited<ReturnType<typeof createModbusDeviceStatusTracker>>;

@@ -56,7 +56,17 @@ beforeEach(async () => {
     logger: silentLogger(),
     rules: [],
     offlineDetector: { id: detectorId, name: "Gateway offline", enabled: true, severity: "critical", devices: true },
-    automations: [],
+    // An automation on the detector runs for a Modbus device's offline alert too.
+    automations: [
+      {
+        id: stableUuid("automation", "Page"),
+        name: "Page",
+        enabled: true,
+        orgKey: "acme",
+        trigger: { kind: "rule", ruleId: detectorId },
+        actions: [{ type: "webhook" }],
+      },
+    ],
   });
   tracker = await startTracker();
 });
@@ -135,6 +145,8 @@ test("a quarantined device behind an online gateway whose other device answers i
     ["alert.triggered", meter, null],
     ["alert.returned", meter, null],
   ]);
+  const automations = (await site.store.events.listAfter(1)).filter((event) => event.type === "automation.triggered");
+  expect(automations.map((event) => [event.data.rule_name, event.data.modbus_device_id])).toEqual([["Page", meter]]);
 });
 
 test("a device whose connection is down counts once it has been unreachable longer than the gateway's heartbeat", async () => {
