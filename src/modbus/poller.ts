@@ -55,8 +55,8 @@ export interface PollSink {
   answered(gatewayId: string, at: number): void;
   /** No channel of the gateway can reach its equipment; `fatal` when the bus cannot be used at all. */
   unreachable(gatewayId: string, at: number, reason: string, fatal: boolean): void;
-  /** A Modbus device's health status changed (docs/polling.md, "Failures"). */
-  deviceHealth(gatewayId: string, deviceId: string, previous: DeviceHealthStatus, health: DeviceHealth): void;
+  /** A Modbus device's health status changed (docs/polling.md, "Failures"); absent where nothing listens (tests, benchmarks). */
+  deviceHealth?(gatewayId: string, deviceId: string, previous: DeviceHealthStatus, health: DeviceHealth): void;
 }
 
 export interface PollerOptions {
@@ -99,10 +99,13 @@ export function startGatewayPoller(options: PollerOptions) {
     gateway_id: gateway.id,
   });
   const counters = new BusCounters();
-  health.watch(
-    gateway.devices.map((device) => device.id),
-    (deviceId, previous, next) => sink.deviceHealth(gateway.id, deviceId, previous, next),
-  );
+  const { deviceHealth } = sink;
+  if (deviceHealth !== undefined) {
+    health.watch(
+      gateway.devices.map((device) => device.id),
+      (deviceId, previous, next) => deviceHealth.call(sink, gateway.id, deviceId, previous, next),
+    );
+  }
   const pauses = new Sleeper();
   const readings = (values: PolledValue[]) => sink.readings(gateway.id, values);
   const readBack = (registerId: string, raw: number) =>

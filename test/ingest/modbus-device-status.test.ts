@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import { createRulesEngine, type RulesEngine } from "../../src/alerting/engine.ts";
 import { createModbusDeviceStatusTracker } from "../../src/ingest/modbus-device-status.ts";
-import type { DeviceHealth, DeviceHealthStatus } from "../../src/lib/device-health.ts";
+import { type DeviceHealth, type DeviceHealthStatus, noBusCounts } from "../../src/lib/device-health.ts";
 import { stableUuid } from "../../src/lib/ids.ts";
 import { silentLogger } from "../../src/lib/logger.ts";
 import type { GatewayStatus } from "../../src/store/contract/gateways.ts";
@@ -83,6 +83,7 @@ function health(status: DeviceHealthStatus, lastError: string | null = null): De
     lastErrorAt: lastError === null ? null : site.clock.now(),
     registersSetAside: 0,
     nextProbeAt: null,
+    counters: noBusCounts,
   };
 }
 async function report(deviceId: string, status: DeviceHealthStatus, lastError: string | null = null) {
