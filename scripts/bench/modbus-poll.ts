@@ -313,7 +313,6 @@ function countingSink(target: number, onValues?: (device: number, values: Polled
       if (times.length === target && ++devicesAtTarget === devices.length) resolveAll();
     },
     answered() {},
-    deviceHealth() {},
     unreachable(_gatewayId, _at, reason) {
       fail(new Error(`unreachable: ${reason}`));
     },

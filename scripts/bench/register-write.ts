@@ -134,7 +134,6 @@ function startPoller(port: number) {
         if (values.length === 10) cycles.push(performance.now());
       },
       answered: () => {},
-      deviceHealth: () => {},
       unreachable: () => {},
     },
   });

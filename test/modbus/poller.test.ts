@@ -56,7 +56,6 @@ function recordingSink() {
     readings: (_gateway, batch) => values.push(...batch),
     answered: (_gateway, at) => answered.push(at),
     unreachable: (_gateway, _at, reason) => unreachable.push(reason),
-    deviceHealth: () => {},
   };
   return {
     sink,

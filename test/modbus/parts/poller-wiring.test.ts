@@ -82,7 +82,7 @@ function start(devices: PollingDevice[], openLink: LinkOpener, maxBackoffMs = 30
     heartbeatMs: 60_000,
     devices,
   };
-  const sink = { readings: () => {}, answered: () => {}, unreachable: () => {}, deviceHealth: () => {} };
+  const sink = { readings: () => {}, answered: () => {}, unreachable: () => {} };
   const poller = startGatewayPoller({
     gateway,
     sink,
