@@ -65,6 +65,11 @@ interface Reader {
 
 /** Most bytes kept while looking for a frame (an RTU frame is at most 256). */
 const MAX_BUFFER = 512;
+/**
+ * The part of the inter-frame silence waited out on the CPU rather than by a timer,
+ * whose wake-up comes at a whole millisecond or later.
+ */
+const SPIN_BELOW_MS = 1;
 /** How long closing waits for the reader to let go before closing the fd anyway. */
 const CLOSE_GRACE_MS = 1000;
 
@@ -103,6 +108,8 @@ export class SerialRtuPort extends EventEmitter {
   private expected: ExpectedResponse | undefined;
   /** performance.now() before which no request may start (end of last traffic + silence). */
   private quietUntil = 0;
+  /** performance.now() when bytes were last read. */
+  private lastReadAt = 0;
   private readonly queue: Buffer[] = [];
   private writeTimer: ReturnType<typeof setTimeout> | undefined;
   private quietTimer: ReturnType<typeof setTimeout> | undefined;
@@ -195,16 +202,31 @@ export class SerialRtuPort extends EventEmitter {
 
   // ---- writing --------------------------------------------------------------------
 
+  /**
+   * Sends what is queued once the silence has passed. A timer wakes the port up to
+   * SPIN_BELOW_MS before the silence ends and the rest is waited out on the CPU, so a
+   * request goes out as the silence ends rather than at the next whole millisecond a
+   * timer fires on; a timer that fires late (a loaded CPU) sends at once.
+   */
   private pump(): void {
     while (this.state === "open" && this.writeTimer === undefined && this.queue.length > 0) {
       const wait = this.quietUntil - performance.now();
+      if (wait > SPIN_BELOW_MS) {
+        this.stats.delayedWrites++;
+        this.writeTimer = setTimeout(
+          () => {
+            this.writeTimer = undefined;
+            this.pump();
+          },
+          Math.floor(wait - SPIN_BELOW_MS),
+        );
+        return;
+      }
       if (wait > 0) {
         this.stats.delayedWrites++;
-        this.writeTimer = setTimeout(() => {
-          this.writeTimer = undefined;
-          this.pump();
-        }, Math.ceil(wait));
-        return;
+        while (performance.now() < this.quietUntil) {
+          // the last fraction of a millisecond of the silence
+        }
       }
       this.send(this.queue.shift()!);
     }
@@ -260,6 +282,8 @@ export class SerialRtuPort extends EventEmitter {
   private onData(chunk: Buffer): void {
     if (this.state !== "open") return;
     const now = performance.now();
+    this.lastReadAt = now;
+    // The silence counts from the last byte read, not from when its frame is handled.
     this.quietUntil = Math.max(this.quietUntil, now + this.silenceMs);
     if (this.expected === undefined) {
       // Nobody asked: a late answer to a timed-out request, or noise.
@@ -328,7 +352,7 @@ export class SerialRtuPort extends EventEmitter {
     if (this.quietTimer !== undefined) clearTimeout(this.quietTimer);
     this.quietTimer = undefined;
     this.stats.framesEmitted++;
-    this.stats.lastFrameAt = performance.now();
+    this.stats.lastFrameAt = this.lastReadAt;
     this.emit("data", frame);
   }
 
