@@ -30,8 +30,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { openSerialRtuClient } from "../../src/modbus/serial/index.ts";
-import { freePort, runCli, serveArgs, servedUrl, startCli } from "../../test/harness/cli.ts";
-import { startSocat } from "../../test/harness/pymodbus.ts";
+import { createKey } from "../../test/faults/harness/serve.ts";
+import { freePort, serveArgs, servedUrl, startCli } from "../../test/harness/cli.ts";
+import { linesOf, startSocat } from "../../test/harness/pymodbus.ts";
 import { modbusFrame } from "../../test/harness/raw-modbus-client.ts";
 
 const { values: args } = parseArgs({
@@ -99,29 +100,8 @@ async function pacedLine(name: string): Promise<{ master: string; peer: Peer }> 
     stderr: "inherit",
   });
   spawned.push(proc);
-  const reader = proc.stdout.getReader();
-  let buffer = "";
-  const nextLine = async () => {
-    while (!buffer.includes("\n")) {
-      const { value, done } = await reader.read();
-      if (done) throw new Error(`paced peer ended: ${buffer}`);
-      buffer += new TextDecoder().decode(value);
-    }
-    const at = buffer.indexOf("\n");
-    const line = buffer.slice(0, at);
-    buffer = buffer.slice(at + 1);
-    return line;
-  };
+  const { nextLine, ask } = linesOf(proc);
   if ((await nextLine()) !== "READY") throw new Error("paced peer did not start");
-  let queue = Promise.resolve("");
-  const ask = (line: string) => {
-    queue = queue.then(async () => {
-      proc.stdin.write(`${line}\n`);
-      await proc.stdin.flush();
-      return nextLine();
-    });
-    return queue;
-  };
   return { master, peer: { ask, proc } };
 }
 
@@ -157,29 +137,6 @@ async function startServe(config: string, name: string) {
   return { serve, url, dataDir: dir };
 }
 
-async function apiKey(dataDir: string): Promise<string> {
-  const created = await runCli(
-    [
-      "keys",
-      "create",
-      "--data",
-      dataDir,
-      "--org",
-      "bench",
-      "--name",
-      "bench",
-      "--scopes",
-      "devices:read",
-      "--rate-limit",
-      "100000",
-      "--json",
-    ],
-    30_000,
-  );
-  if (created.code !== 0) throw new Error(`keys create failed: ${created.stderr}`);
-  return (JSON.parse(created.stdout) as { key: string }).key;
-}
-
 /** Answers each peer counted over `ms`, as a rate. */
 async function rateOver(peer: Peer, ms: number) {
   const before = await stats(peer);
@@ -210,7 +167,7 @@ async function pollingUnderLoad() {
   const pymodbusLine = await pacedLine("pymodbus");
   const { serve, url, dataDir } = await startServe(fieldhubConfig(fieldhubLine.master, units, 100), "poll");
   try {
-    const key = await apiKey(dataDir);
+    const { key } = await createKey(dataDir, "bench", "devices:read");
     await Bun.sleep(2000);
     const conditions: { name: string; start(): ReturnType<typeof Bun.spawn>[] }[] = [
       { name: "quiet", start: () => [] },

@@ -18,6 +18,15 @@ export async function startPymodbusPeer(spec: unknown): Promise<PymodbusPeer> {
     stdout: "pipe",
     stderr: "ignore",
   });
+  const { nextLine, ask } = linesOf(proc);
+  const ready = await nextLine();
+  const match = /READY (\d+|serial)/.exec(ready);
+  if (match === null) throw new Error(`pymodbus peer did not start: ${ready}`);
+  return { proc, port: match[1] === "serial" ? 0 : Number(match[1]), ask };
+}
+
+/** A peer process spoken to in lines: `nextLine` reads one, `ask` writes one and reads the answer, in turn. */
+export function linesOf(proc: Bun.Subprocess<"pipe", "pipe", "ignore" | "inherit">) {
   const reader = proc.stdout.getReader();
   let buffer = "";
   const nextLine = async (): Promise<string> => {
@@ -33,9 +42,6 @@ export async function startPymodbusPeer(spec: unknown): Promise<PymodbusPeer> {
     buffer = buffer.slice(at + 1);
     return line;
   };
-  const ready = await nextLine();
-  const match = /READY (\d+|serial)/.exec(ready);
-  if (match === null) throw new Error(`pymodbus peer did not start: ${ready}`);
   let queue = Promise.resolve("");
   const ask = (line: string) => {
     queue = queue.then(async () => {
@@ -45,7 +51,7 @@ export async function startPymodbusPeer(spec: unknown): Promise<PymodbusPeer> {
     });
     return queue;
   };
-  return { proc, port: match[1] === "serial" ? 0 : Number(match[1]), ask };
+  return { nextLine, ask };
 }
 
 /** socat with the given addresses; resolves when every link it creates exists. */
