@@ -2,7 +2,7 @@
  * The running parts behind the HTTP door, wired by part: a poller per gateway
  * feeding ingest, the rules engine and gateway status (poll-sink.ts); the webhook
  * dispatcher woken by every part that records an event; the scheduled jobs
- * (schedules.ts); a site's uplink (uplink-part.ts); register writes. Each part gets
+ * (schedules.ts); a site's uplink (uplink-part.ts); MQTT (mqtt-part.ts); register writes. Each part gets
  * only the store domains it uses, and registers its own metrics.
  */
 
@@ -24,6 +24,7 @@ import type { Store } from "../store/index.ts";
 import { startDispatcher } from "../webhooks/dispatcher.ts";
 import { registerWebhookMetrics } from "../webhooks/metrics.ts";
 import { startModbusServers } from "./modbus-servers.ts";
+import { type MqttPart, startMqttPart } from "./mqtt-part.ts";
 import { pollSink } from "./poll-sink.ts";
 import { createRegisterWriter } from "./register-writes.ts";
 import {
@@ -63,8 +64,13 @@ export async function startParts(options: PartsOptions) {
     retryDelaysMs: config.webhooks.retryDelaysMs,
     pauseAfterFailedMessages: config.webhooks.pauseAfterFailedMessages,
   });
+  // Started below, once the gateway status it shows is known; events recorded before then wait in the outbox.
+  let mqtt: MqttPart | null = null;
   /** Every part that records an event calls this, so the message goes out now, not at the next poll of the outbox. */
-  const eventRecorded = () => dispatcher.wake();
+  const eventRecorded = () => {
+    dispatcher.wake();
+    mqtt?.eventRecorded();
+  };
   const rules = await createRulesEngine({
     store,
     clock,
@@ -74,13 +80,17 @@ export async function startParts(options: PartsOptions) {
     automations: config.automations,
     onEvent: eventRecorded,
   });
+  const detectOffline = offlineDetection(rules, logger);
   const status = await createGatewayStatusTracker({
     store,
     clock,
     logger: logger.child({ part: "status" }),
     gateways: polled.map((gateway) => ({ id: gateway.id, heartbeatMs: gateway.heartbeatMs })),
     onEvent: eventRecorded,
-    onChange: offlineDetection(rules, logger),
+    onChange: (gatewayId, next, at) => {
+      mqtt?.gatewayChanged(gatewayId, next);
+      detectOffline(gatewayId, next, at);
+    },
   });
   const modbusDevices = await createModbusDeviceStatusTracker({
     store,
@@ -100,8 +110,17 @@ export async function startParts(options: PartsOptions) {
       });
     },
   });
+  const mqttPart = await startMqttPart({
+    config,
+    store,
+    clock,
+    logger: logger.child({ part: "mqtt" }),
+    metrics,
+    gatewayStatus: (gatewayId) => status.statusOf(gatewayId),
+  });
+  mqtt = mqttPart;
   const modbusLog = logger.child({ part: "modbus" });
-  const sink = pollSink({ ingest, rules, status, modbusDevices, logger: modbusLog });
+  const sink = pollSink({ ingest, rules, status, modbusDevices, mqtt: mqttPart, logger: modbusLog });
   // Device health lives in memory, written by the pollers and read by the API (modbus/device-health.ts says why).
   const health = createDeviceHealthBoard();
   // The words each planned request last read, for the gateways' Modbus TCP servers.
@@ -165,8 +184,9 @@ export async function startParts(options: PartsOptions) {
           : { ok: false as const, problem: `ingest cannot write: ${error}` };
       },
       uplink.healthCheck,
+      mqttPart.healthCheck,
     ],
-    healthDetails: uplink.healthDetails,
+    healthDetails: (): Record<string, unknown> => ({ ...uplink.healthDetails(), ...mqttPart.healthDetails() }),
     uplinkView: uplink.uplinkView,
     async stop(): Promise<void> {
       await Promise.all(schedules.map((schedule) => schedule.stop()));
@@ -176,6 +196,7 @@ export async function startParts(options: PartsOptions) {
       await ingest.stop();
       await status.stop();
       await modbusDevices.stop();
+      await mqttPart.stop();
       // In-flight attempts finish and are recorded; what is left stays due in the store.
       await dispatcher.stop();
       await uplink.stop();

@@ -1,6 +1,7 @@
 /**
  * What the pollers report, handed to the parts that take it: values to ingest
- * and the rules engine (rules see every value read, not only the ones stored),
+ * and the rules engine (rules see every value read, not only the ones stored) and
+ * MQTT (which keeps them in memory and returns),
  * answers and silences to the gateway status tracker, each Modbus device's health
  * changes to the Modbus device status tracker.
  */
@@ -10,15 +11,17 @@ import type { Ingest } from "../ingest/ingest.ts";
 import type { ModbusDeviceStatusTracker } from "../ingest/modbus-device-status.ts";
 import type { Logger } from "../lib/logger.ts";
 import type { PollSink } from "../modbus/poller.ts";
+import type { MqttPart } from "./mqtt-part.ts";
 
 export function pollSink(parts: {
   ingest: Pick<Ingest, "accept">;
   rules: Pick<RulesEngine, "evaluate">;
   status: Pick<GatewayStatusTracker, "answered" | "unreachable">;
   modbusDevices: Pick<ModbusDeviceStatusTracker, "healthChanged">;
+  mqtt: Pick<MqttPart, "offer">;
   logger: Logger;
 }): PollSink {
-  const { ingest, rules, status, modbusDevices, logger } = parts;
+  const { ingest, rules, status, modbusDevices, mqtt, logger } = parts;
   // Each consumer keeps and retries what the store refused; this is the last line,
   // so that nothing a consumer throws ever stops a poll channel.
   const guarded =
@@ -35,6 +38,8 @@ export function pollSink(parts: {
       ingest.accept(values);
       // evaluate never rejects: a refused alert write is logged and tried with the next reading.
       void rules.evaluate(values);
+      // Returns at once: values wait in memory and go out from a timer (mqtt/values.ts).
+      mqtt.offer(values);
     }),
     // The tracker catches its own write errors: its promises never reject.
     answered: guarded("gateway status", (gatewayId: string, at: number) => void status.answered(gatewayId, at)),

@@ -16,6 +16,7 @@ import type {
   InventoryOrganization,
   InventoryRegister,
 } from "../lib/inventory.ts";
+import type { MqttSettings } from "../lib/mqtt-settings.ts";
 import {
   type ByteOrder,
   type DataType,
@@ -28,6 +29,7 @@ import type { ModbusServerConfig } from "../modbus-server/server-config.ts";
 import { normaliseAlerting } from "./alerting-normalise.ts";
 import type { ResolvedRegister } from "./device-registers.ts";
 import type { DeviceEntry, FileIndex, GatewayEntry } from "./file-index.ts";
+import { readPasswordFile } from "./mqtt-checks.ts";
 import {
   type DefaultedBus,
   type DefaultedDevice,
@@ -99,6 +101,7 @@ export function normaliseConfig(file: DefaultedFile, index: FileIndex): Fieldhub
       file.uplink === undefined
         ? null
         : { url: file.uplink.url, token: file.uplink.token, checkIntervalMs: file.uplink.check_interval_s * 1000 },
+    mqtt: normaliseMqtt(file, index),
     api: { rateLimitPerMinute: file.api.rate_limit_per_minute },
     webhooks: {
       timeoutMs: file.webhooks.timeout_s * 1000,
@@ -285,6 +288,39 @@ function normaliseModbusServer(
       deviceId: device.id,
       maxAgeMs: server.max_age_ms ?? device.pollIntervalMs,
     })),
+  };
+}
+
+/** The `mqtt` section with its defaults decided and the password read (mqtt-checks.ts found the file readable). */
+function normaliseMqtt(file: DefaultedFile, index: FileIndex): MqttSettings | null {
+  const mqtt = file.mqtt;
+  if (mqtt === undefined) return null;
+  const deadbands = new Map<string, number>();
+  file.gateways.forEach((gateway, i) => {
+    for (const device of index.gateways[i]?.devices ?? []) {
+      const key = device.naturalKey;
+      if (key === undefined) continue;
+      for (const register of device.resolved.registers) {
+        const { deadband, id } = register.record as DefaultedRegister;
+        if (deadband !== undefined && deadband > 0)
+          deadbands.set(
+            idOr(id, () => derivedId.register(gateway.serial, key, register.name)),
+            deadband,
+          );
+      }
+    }
+  });
+  return {
+    url: mqtt.url,
+    username: mqtt.username ?? null,
+    password: mqtt.password_file === undefined ? (mqtt.password ?? null) : readPasswordFile(mqtt.password_file),
+    caFile: mqtt.ca_file ?? null,
+    clientId: mqtt.client_id ?? `fieldhub-${file.gateways[0]?.serial ?? "box"}`,
+    topicPrefix: mqtt.topic_prefix,
+    qos: mqtt.qos,
+    maxIntervalMs: mqtt.max_interval_s * 1000,
+    homeAssistant: mqtt.homeassistant === undefined ? null : { discoveryPrefix: mqtt.homeassistant.discovery_prefix },
+    deadbands,
   };
 }
 

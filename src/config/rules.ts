@@ -17,6 +17,7 @@ import {
   type OrganizationsIndex,
 } from "./file-index.ts";
 import { checkModbusServers } from "./modbus-server-checks.ts";
+import { checkMqtt } from "./mqtt-checks.ts";
 import { type Finding, formatPath, type Path } from "./problems.ts";
 import { checkRegister } from "./register-checks.ts";
 import { FirstSeen, IdRegistry, type Report } from "./registries.ts";
@@ -36,6 +37,7 @@ export function ruleFindings(data: unknown): { findings: Finding[]; index: FileI
 
   checkPublicUrl(data.server, report);
   checkUplinkUrl(data.uplink, report);
+  checkMqtt(data.mqtt, report);
   checkOrganizations(data.organizations, report, ids);
   checkGateways(index, report, ids);
   checkModbusServers(data, index, report);

@@ -36,6 +36,8 @@ export const defaults = {
   readingsDays: 365,
   commitIntervalS: 10,
   uplinkCheckIntervalS: 30,
+  mqttTopicPrefix: "fieldhub",
+  mqttMaxIntervalS: 300,
   rateLimitPerMinute: 100,
   heartbeatS: 300,
   devicePort: 502,
@@ -141,6 +143,45 @@ export const uplinkSchema = Type.Object(
       secret: true,
     }),
     check_interval_s: Type.Integer({ minimum: 1, maximum: 3600, default: defaults.uplinkCheckIntervalS }),
+  },
+  strict,
+);
+
+/**
+ * Publishing to an MQTT broker (docs/mqtt.md). The URL's scheme and the password
+ * file are checked in rules.ts (a pattern cannot say what is wrong with a URL, and a
+ * file's existence is not a structure).
+ */
+export const mqttSchema = Type.Object(
+  {
+    url: nonEmpty,
+    username: Type.Optional(nonEmpty),
+    // One of the two, or neither (a broker without passwords): rules.ts.
+    password_file: Type.Optional(nonEmpty),
+    password: Type.Optional(Type.String({ minLength: 1, secret: true })),
+    ca_file: Type.Optional(nonEmpty),
+    // Default fieldhub-<first gateway serial>: normalise.ts.
+    client_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+    topic_prefix: Type.String({
+      pattern: "^[^#+/\\s][^#+\\s]*[^#+/\\s]$|^[^#+/\\s]$",
+      patternHint:
+        "topic levels without '+', '#', spaces or a leading or trailing '/', such as fieldhub or plant/fieldhub",
+      default: defaults.mqttTopicPrefix,
+    }),
+    qos: oneOf([0, 1], { default: 1 }),
+    max_interval_s: Type.Integer({ minimum: 1, maximum: 86_400, default: defaults.mqttMaxIntervalS }),
+    homeassistant: Type.Optional(
+      Type.Object(
+        {
+          discovery_prefix: Type.String({
+            pattern: "^[^#+/\\s]+$",
+            patternHint: "one topic level without '+', '#', '/' or spaces, such as homeassistant",
+            default: "homeassistant",
+          }),
+        },
+        { ...strict, default: {} },
+      ),
+    ),
   },
   strict,
 );
@@ -269,6 +310,8 @@ export const registerSchema = Type.Object(
     description: Type.Optional(text),
     // The register's own poll group, faster or slower than its device: docs/polling.md "Poll groups".
     poll_interval_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: 86_400_000 })),
+    // MQTT publishes a new value when it moves by more than this, in engineering units (docs/mqtt.md). Default 0.
+    deadband: Type.Optional(Type.Number({ minimum: 0 })),
   },
   strict,
 );
@@ -430,6 +473,7 @@ export const configSchema = Type.Object(
     retention: retentionSchema,
     storage: storageSchema,
     uplink: Type.Optional(uplinkSchema),
+    mqtt: Type.Optional(mqttSchema),
     api: apiSchema,
     webhooks: webhooksSchema,
     organizations: Type.Array(organizationSchema, {

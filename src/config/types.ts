@@ -1,5 +1,6 @@
 import type { AutomationConfig, OfflineDetectorConfig, RuleConfig } from "../alerting/rule-model.ts";
 import type { Inventory } from "../lib/inventory.ts";
+import type { MqttSettings } from "../lib/mqtt-settings.ts";
 import type { BusConfig, PollingGateway } from "../modbus/polling-config.ts";
 import type { ModbusServerConfig } from "../modbus-server/server-config.ts";
 
@@ -61,6 +62,8 @@ export interface FieldhubConfig {
   storage: { commitIntervalMs: number };
   /** From `uplink`: the central this site forwards to (docs/fleet.md), or null for a box on its own. */
   uplink: { url: string; token: string; checkIntervalMs: number } | null;
+  /** From `mqtt`: the broker fieldhub publishes to (docs/mqtt.md), or null. */
+  mqtt: MqttSettings | null;
   api: { rateLimitPerMinute: number };
   webhooks: { timeoutMs: number; retryDelaysMs: number[]; pauseAfterFailedMessages: number; logRetentionDays: number };
   /** Fully resolved: every id decided, gateways grouped under their organisation. */

@@ -4,7 +4,7 @@
  * rotation), POSTed without following redirects, the first 512 bytes of the
  * answer kept for the delivery log. It decides nothing: retry-decision.ts does.
  */
-import { isoFromMs } from "../lib/clock.ts";
+import { eventEnvelope } from "../lib/event-envelope.ts";
 import { version } from "../lib/version.ts";
 import type { AttemptRow, DueDelivery, EndpointRow } from "../store/contract/webhooks.ts";
 import { parseRetryAfter } from "./retry-decision.ts";
@@ -26,7 +26,7 @@ export async function sendAttempt(
   options: { now: () => number; timeoutMs: number },
 ): Promise<SentAttempt> {
   // The exact bytes that are signed are the bytes sent; `data` is stored as JSON text.
-  const body = `{"id":${JSON.stringify(delivery.messageId)},"type":${JSON.stringify(delivery.type)},"timestamp":"${isoFromMs(delivery.occurredAt)}","data":${delivery.data}}`;
+  const body = eventEnvelope(delivery.messageId, delivery.type, delivery.occurredAt, delivery.data);
   const attemptedAt = options.now();
   const timestamp = Math.floor(attemptedAt / 1000);
   const secrets = [endpoint.secret];

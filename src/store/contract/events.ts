@@ -38,7 +38,27 @@ export interface EventStore {
    * central (docs/fleet.md, "Alerts").
    */
   alertEventsAfter(afterId: number, limit: number): Promise<(RecordedEvent & { id: number })[]>;
+  /**
+   * Events of every organisation after row id `afterId`, oldest first, at most
+   * `limit`, each with its row id and organisation: what a publisher other than
+   * webhooks (MQTT, docs/mqtt.md) sends from its own position.
+   */
+  eventsAfter(afterId: number, limit: number): Promise<OutboxEvent[]>;
+  /**
+   * A publisher's position in the outbox: the row id of the last event it sent. A
+   * publisher asking for the first time starts at the end of the outbox (the events
+   * before it was configured are not replayed), and that position is kept.
+   */
+  positionOf(publisher: string): Promise<number>;
+  /** Notes that `publisher` has sent every event up to row id `eventId`. */
+  savePosition(publisher: string, eventId: number): Promise<void>;
 }
+
+/** An event with its row id and organisation, as a publisher reads the outbox. */
+export type OutboxEvent = RecordedEvent & { id: number; orgId: number };
+
+/** Where a publisher's position is kept in store_meta (both engines). */
+export const positionKey = (publisher: string) => `outbox-position:${publisher}`;
 
 /** A new event, or one a site forwards as it recorded it (AlertStore.applyForwarded). */
 export type RecordableEvent = NewEvent | (RecordedEvent & { orgId: number });

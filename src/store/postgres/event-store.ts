@@ -9,10 +9,13 @@ import {
   type EventStore,
   type EventType,
   type NewEvent,
+  type OutboxEvent,
+  positionKey,
   type RecordedEvent,
   testEventType,
 } from "../contract/events.ts";
 import type { Sql } from "./connection.ts";
+import { firstOf } from "./rows.ts";
 
 /** Records an event with its fan-out inside the caller's transaction `tx`. */
 export async function recordEventIn(
@@ -60,7 +63,30 @@ export function postgresEventStore(sql: Sql): EventStore {
     return rows.map((row) => ({ ...parsed(row), id: Number(row.id) }));
   }
 
-  return { record, listAfter, alertEventsAfter };
+  async function eventsAfter(afterId: number, limit: number): Promise<OutboxEvent[]> {
+    const rows = (await sql`
+      SELECT id, org_id AS "orgId", message_id AS "messageId", type, occurred_at AS "occurredAt", data
+        FROM events WHERE id > ${afterId} ORDER BY id LIMIT ${limit}`) as (EventRow & { orgId: number | string })[];
+    return rows.map((row) => ({ ...parsed(row), id: Number(row.id), orgId: Number(row.orgId) }));
+  }
+
+  async function positionOf(publisher: string): Promise<number> {
+    const key = positionKey(publisher);
+    // A first ask starts at the end of the outbox (contract/events.ts).
+    await sql`
+      INSERT INTO store_meta (key, value) SELECT ${key}, coalesce(max(id), 0)::text FROM events
+      ON CONFLICT (key) DO NOTHING`;
+    const row = await firstOf<{ value: string }>(sql`SELECT value FROM store_meta WHERE key = ${key}`);
+    return row === null ? 0 : Number(row.value);
+  }
+
+  async function savePosition(publisher: string, eventId: number): Promise<void> {
+    await sql`
+      INSERT INTO store_meta (key, value) VALUES (${positionKey(publisher)}, ${String(eventId)})
+      ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`;
+  }
+
+  return { record, listAfter, alertEventsAfter, eventsAfter, positionOf, savePosition };
 }
 
 type EventRow = { id: number | string; messageId: string; type: EventType; occurredAt: string; data: string };

@@ -1,9 +1,11 @@
 /** The webhook outbox (docs/api.md section 6): events, each fanned out to the endpoints that subscribed. */
+import { eq } from "drizzle-orm";
 import { newMessageId } from "../../lib/crypto.ts";
 import type { RecordableEvent } from "../contract/events.ts";
-import { type EventStore, type EventType, type NewEvent, testEventType } from "../contract/events.ts";
+import { type EventStore, type EventType, type NewEvent, positionKey, testEventType } from "../contract/events.ts";
 import type { SqliteConnection } from "./connection.ts";
 import { resolvedOperations } from "./resolved-operations.ts";
+import { storeMeta } from "./schema.ts";
 
 /** `eventId` 0: an event forwarded with a message id already recorded, nothing fanned out again. */
 export type EventRecorder = (event: RecordableEvent, now?: number) => { messageId: string; eventId: number };
@@ -51,6 +53,19 @@ export function sqliteEventStore(connection: SqliteConnection, recordEvent: Even
     `SELECT id, message_id AS messageId, type, occurred_at AS occurredAt, data
        FROM events WHERE id > ?1 AND type LIKE 'alert.%' ORDER BY id LIMIT ?2`,
   );
+  const allEvents = connection.sqlite.prepare<
+    { id: number; orgId: number; messageId: string; type: EventType; occurredAt: number; data: string },
+    [number, number]
+  >(
+    `SELECT id, org_id AS orgId, message_id AS messageId, type, occurred_at AS occurredAt, data
+       FROM events WHERE id > ?1 ORDER BY id LIMIT ?2`,
+  );
+  const { db } = connection;
+  // A first ask starts at the end of the outbox (contract/events.ts, positionOf).
+  const startAtEnd = connection.sqlite.prepare<never, [string]>(
+    `INSERT INTO store_meta (key, value) SELECT ?1, CAST(coalesce(max(id), 0) AS TEXT) FROM events WHERE true
+     ON CONFLICT (key) DO NOTHING`,
+  );
   return resolvedOperations<EventStore>({
     record: connection.sqlite.transaction((event: NewEvent, now?: number) => recordEvent(event, now)),
     listAfter(orgId, afterId = 0) {
@@ -62,6 +77,23 @@ export function sqliteEventStore(connection: SqliteConnection, recordEvent: Even
       return alertEvents
         .all(afterId, limit)
         .map((row) => ({ ...row, data: JSON.parse(row.data) as Record<string, unknown> }));
+    },
+    eventsAfter(afterId, limit) {
+      return allEvents
+        .all(afterId, limit)
+        .map((row) => ({ ...row, data: JSON.parse(row.data) as Record<string, unknown> }));
+    },
+    positionOf: connection.sqlite.transaction((publisher: string) => {
+      const key = positionKey(publisher);
+      startAtEnd.run(key);
+      const row = db.select({ value: storeMeta.value }).from(storeMeta).where(eq(storeMeta.key, key)).get();
+      return Number(row?.value ?? 0);
+    }),
+    savePosition(publisher, eventId) {
+      db.insert(storeMeta)
+        .values({ key: positionKey(publisher), value: String(eventId) })
+        .onConflictDoUpdate({ target: storeMeta.key, set: { value: String(eventId) } })
+        .run();
     },
   });
 }

@@ -1,0 +1,60 @@
+/**
+ * Publishing to an MQTT broker (docs/mqtt.md): values from the poll sink, gateway
+ * status from the tracker, events from the outbox, and what /healthz and /metrics
+ * show of the link. A box without `mqtt` has none: every call does nothing.
+ */
+import type { FieldhubConfig } from "../config/index.ts";
+import type { Clock } from "../lib/clock.ts";
+import type { Logger } from "../lib/logger.ts";
+import type { MetricsRegistry } from "../lib/metrics.ts";
+import type { PolledValue } from "../lib/polled-value.ts";
+import { registerMqttMetrics } from "../mqtt/metrics.ts";
+import { presentMqttLink } from "../mqtt/present.ts";
+import { startMqtt } from "../mqtt/publisher.ts";
+import type { Store } from "../store/index.ts";
+
+export async function startMqttPart(options: {
+  config: Pick<FieldhubConfig, "mqtt" | "inventory">;
+  store: Pick<Store, "events" | "organizations">;
+  clock: Clock;
+  logger: Logger;
+  metrics: MetricsRegistry;
+  /** Each gateway's status now (the status tracker's), for the retained status topics. */
+  gatewayStatus: (gatewayId: string) => string | null;
+}) {
+  const settings = options.config.mqtt;
+  const publisher =
+    settings === null
+      ? null
+      : await startMqtt({
+          settings,
+          inventory: options.config.inventory,
+          store: options.store,
+          clock: options.clock,
+          logger: options.logger,
+          gatewayStatus: options.gatewayStatus,
+        });
+  if (publisher !== null) registerMqttMetrics(options.metrics, publisher);
+  return {
+    /** Values as read; returns at once (mqtt/values.ts). */
+    offer: (values: readonly PolledValue[]): void => publisher?.offer(values),
+    eventRecorded: (): void => publisher?.eventRecorded(),
+    gatewayChanged: (gatewayId: string, status: string): void => publisher?.gatewayChanged(gatewayId, status),
+    /** For /healthz: a broker merely away is an outage fieldhub rides out; a refusal needs the operator. */
+    healthCheck: () => {
+      const link = publisher?.status();
+      return link?.state === "refused" || link?.state === "tls_failed"
+        ? {
+            ok: false as const,
+            problem: `MQTT broker ${link.state === "refused" ? "refused the connection" : "TLS failed"}: ${link.reason}`,
+          }
+        : { ok: true as const };
+    },
+    healthDetails: (): Record<string, unknown> => (publisher === null ? {} : { mqtt: presentMqttLink(publisher) }),
+    stop: async (): Promise<void> => {
+      await publisher?.stop();
+    },
+  };
+}
+
+export type MqttPart = Awaited<ReturnType<typeof startMqttPart>>;

@@ -1,0 +1,55 @@
+/** The MQTT publisher's Prometheus metrics (docs/mqtt.md, "Watching the link"), read at each scrape. */
+import { countedFrom, gaugedFrom, type MetricsRegistry } from "../lib/metrics.ts";
+import type { LinkState } from "./connection.ts";
+import type { MqttPublisher } from "./publisher.ts";
+
+const states: readonly LinkState[] = ["connecting", "online", "away", "refused", "tls_failed"];
+
+export function registerMqttMetrics(registry: MetricsRegistry, mqtt: MqttPublisher): void {
+  const one = (value: () => number) => () => [{ labels: {}, value: value() }];
+  gaugedFrom(
+    registry,
+    "fieldhub_mqtt_link_state",
+    "1 for the MQTT link's current state (connecting, online, away, refused, tls_failed), 0 for the others",
+    ["state"],
+    () => {
+      const now = mqtt.status().state;
+      return states.map((state) => ({ labels: { state }, value: state === now ? 1 : 0 }));
+    },
+  );
+  countedFrom(
+    registry,
+    "fieldhub_mqtt_connects_total",
+    "Connects to the MQTT broker",
+    [],
+    one(() => mqtt.status().connects),
+  );
+  countedFrom(
+    registry,
+    "fieldhub_mqtt_values_published_total",
+    "Register values the MQTT broker took",
+    [],
+    one(() => mqtt.stats().values.published),
+  );
+  countedFrom(
+    registry,
+    "fieldhub_mqtt_values_held_back_total",
+    "Register values read but not published (within the deadband and max_interval_s)",
+    [],
+    one(() => mqtt.stats().values.heldBack),
+  );
+  gaugedFrom(
+    registry,
+    "fieldhub_mqtt_values_waiting",
+    "Register values waiting for the MQTT broker (at most one per register)",
+    [],
+    one(() => mqtt.stats().values.waiting),
+  );
+  countedFrom(
+    registry,
+    "fieldhub_mqtt_events_published_total",
+    "Events the MQTT broker acknowledged",
+    [],
+    one(() => mqtt.stats().events.published),
+  );
+}

@@ -1,0 +1,101 @@
+/**
+ * fieldhub as an MQTT publisher (docs/mqtt.md): the link to the broker, register
+ * values, gateway status and events from the outbox. Started by app/parts.ts when the config has an `mqtt` section; the
+ * pollers hand values over without waiting (`offer`), so nothing here can slow a
+ * poll or a request.
+ */
+import type { Clock } from "../lib/clock.ts";
+import type { Inventory } from "../lib/inventory.ts";
+import type { Logger } from "../lib/logger.ts";
+import type { MqttSettings } from "../lib/mqtt-settings.ts";
+import type { Store } from "../store/index.ts";
+import { openLink, type Session, statusTopic } from "./connection.ts";
+import { startEventPublisher } from "./events.ts";
+import { topicCatalogue } from "./topics.ts";
+import { createValuePublisher } from "./values.ts";
+
+/** A gateway's status as MQTT shows it: online, or offline (anything else: offline, error, pending). */
+export type GatewayPresence = "online" | "offline";
+
+export async function startMqtt(options: {
+  settings: MqttSettings;
+  inventory: Inventory;
+  store: Pick<Store, "events" | "organizations">;
+  clock: Clock;
+  logger: Logger;
+  /** Each gateway's status now (the gateway status tracker's), for the retained status topics on connect. */
+  gatewayStatus: (gatewayId: string) => string | null;
+}) {
+  const { settings, clock, logger } = options;
+  const catalogue = topicCatalogue(options.inventory, settings);
+  let current: Session | null = null;
+  const session = () => current;
+  const values = createValuePublisher({
+    settings,
+    registers: catalogue.registers,
+    monotonic: () => clock.monotonic(),
+    session,
+  });
+  const presence = new Map<string, GatewayPresence>();
+  const presenceOf = (status: string | null): GatewayPresence => (status === "online" ? "online" : "offline");
+  for (const gateway of catalogue.gateways)
+    presence.set(gateway.gatewayId, presenceOf(options.gatewayStatus(gateway.gatewayId)));
+
+  function publishRetained(session: Session, topic: string, payload: string): void {
+    session.client.publish(topic, payload, { qos: settings.qos, retain: true }, () => {});
+  }
+
+  function publishPresence(session: Session, gatewayId: string): void {
+    const gateway = catalogue.gateways.find((entry) => entry.gatewayId === gatewayId);
+    const state = presence.get(gatewayId);
+    if (gateway !== undefined && state !== undefined) publishRetained(session, gateway.statusTopic, state);
+  }
+
+  let events: Awaited<ReturnType<typeof startEventPublisher>> | null = null;
+  const link = openLink({
+    settings,
+    logger,
+    now: () => clock.now(),
+    onSession(next) {
+      current = next;
+      next.lost.catch(() => {
+        if (current === next) current = null;
+      });
+      publishRetained(next, statusTopic(settings), "online");
+      for (const gateway of catalogue.gateways) publishPresence(next, gateway.gatewayId);
+      values.resume();
+      events?.wake();
+    },
+  });
+  events = await startEventPublisher({
+    settings,
+    events: options.store.events,
+    organizations: options.store.organizations,
+    logger,
+    session,
+  });
+  const eventPublisher = events;
+
+  return {
+    /** Values as read; returns at once (values.ts). */
+    offer: values.offer,
+    /** An event was recorded: the outbox is read now. */
+    eventRecorded: eventPublisher.wake,
+    /** A gateway's status changed (the status tracker's onChange). */
+    gatewayChanged(gatewayId: string, status: string): void {
+      const next = presenceOf(status);
+      if (presence.get(gatewayId) === next || !presence.has(gatewayId)) return;
+      presence.set(gatewayId, next);
+      if (current !== null) publishPresence(current, gatewayId);
+    },
+    status: link.status,
+    stats: () => ({ values: values.stats(), events: eventPublisher.stats() }),
+    async stop(): Promise<void> {
+      values.stop();
+      await eventPublisher.stop();
+      await link.stop();
+    },
+  };
+}
+
+export type MqttPublisher = Awaited<ReturnType<typeof startMqtt>>;

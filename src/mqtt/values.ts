@@ -1,0 +1,117 @@
+/**
+ * Register values to the broker, retained (docs/mqtt.md, "Values"). A poll hands
+ * its values over and returns at once: they wait here, newest per register (so
+ * memory is bounded by the number of registers), and go out from a timer, never
+ * from the poll's own call. While the broker is away they wait; on the next
+ * connect the newest of each goes out. At most `maxInFlight` publishes are
+ * unanswered at a time; the rest wait here, not in the client's buffers.
+ */
+import { isoFromMs } from "../lib/clock.ts";
+import type { MqttSettings } from "../lib/mqtt-settings.ts";
+import type { PolledValue } from "../lib/polled-value.ts";
+import { scalerFor } from "../lib/register-scaling.ts";
+import type { Session } from "./connection.ts";
+import type { PublishedRegister } from "./topics.ts";
+import { type LastPublished, worthPublishing } from "./value-gate.ts";
+
+interface Pending {
+  register: PublishedRegister;
+  value: number | string;
+  payload: string;
+}
+
+export interface ValueStats {
+  published: number;
+  /** Values read but within the deadband (and the interval): not published. */
+  heldBack: number;
+  waiting: number;
+  inFlight: number;
+}
+
+export function createValuePublisher(options: {
+  settings: MqttSettings;
+  registers: ReadonlyMap<string, PublishedRegister>;
+  monotonic: () => number;
+  session: () => Session | null;
+  maxInFlight?: number;
+}) {
+  const { settings, registers, monotonic } = options;
+  const maxInFlight = options.maxInFlight ?? 1000;
+  const scalers = new Map<string, (raw: number) => number>();
+  for (const register of registers.values()) scalers.set(register.registerId, scalerFor(register.scaleFactor));
+  const last = new Map<string, LastPublished>();
+  const pending = new Map<string, Pending>();
+  const stats: ValueStats = { published: 0, heldBack: 0, waiting: 0, inFlight: 0 };
+  let scheduled: ReturnType<typeof setTimeout> | null = null;
+
+  function payloadOf(register: PublishedRegister, value: PolledValue, engineering: number | string): string {
+    const ts = isoFromMs(value.ts);
+    return typeof engineering === "string"
+      ? JSON.stringify({ text: engineering, unit: register.unit, ts })
+      : JSON.stringify({ value: engineering, raw_value: value.raw, unit: register.unit, ts });
+  }
+
+  function offer(values: readonly PolledValue[]): void {
+    const now = monotonic();
+    for (const value of values) {
+      const register = registers.get(value.registerId);
+      if (register === undefined) continue;
+      // A read that gave nothing (raw null, no text) has no value to publish.
+      const engineering =
+        value.text !== undefined
+          ? value.text
+          : value.raw === null
+            ? null
+            : (scalers.get(value.registerId) ?? Number)(value.raw);
+      if (engineering === null) continue;
+      // One waiting already goes out: the newer value replaces it.
+      if (
+        !pending.has(register.registerId) &&
+        !worthPublishing(last.get(register.registerId), engineering, register.deadband, now, settings.maxIntervalMs)
+      ) {
+        stats.heldBack += 1;
+        continue;
+      }
+      pending.set(register.registerId, {
+        register,
+        value: engineering,
+        payload: payloadOf(register, value, engineering),
+      });
+    }
+    schedule();
+  }
+
+  function schedule(): void {
+    if (scheduled !== null || pending.size === 0) return;
+    scheduled = setTimeout(flush, 0);
+  }
+
+  function flush(): void {
+    scheduled = null;
+    const session = options.session();
+    if (session === null) return;
+    for (const [registerId, entry] of pending) {
+      if (stats.inFlight >= maxInFlight) break;
+      pending.delete(registerId);
+      stats.inFlight += 1;
+      last.set(registerId, { value: entry.value, at: monotonic() });
+      session.client.publish(entry.register.topic, entry.payload, { qos: settings.qos, retain: true }, (error) => {
+        stats.inFlight -= 1;
+        if (error === undefined || error === null) stats.published += 1;
+        // Not taken (the connection went): sent again on the next connect unless a newer one waits.
+        else if (!pending.has(registerId)) pending.set(registerId, entry);
+        schedule();
+      });
+    }
+  }
+
+  return {
+    offer,
+    /** A new connection: what waits goes out now. */
+    resume: schedule,
+    stats: (): ValueStats => ({ ...stats, waiting: pending.size }),
+    stop(): void {
+      if (scheduled !== null) clearTimeout(scheduled);
+    },
+  };
+}
