@@ -179,7 +179,7 @@ export const mqttSchema = Type.Object(
             default: "homeassistant",
           }),
         },
-        { ...strict, default: {} },
+        strict,
       ),
     ),
   },

@@ -28,9 +28,11 @@ function explain(error: ValueError, context: Context): Finding[] {
   const schema = error.schema as Record<string, unknown>;
   // A secret (`secret: true`, the uplink's token) is never repeated back: only its length.
   const got =
-    schema.secret === true && typeof error.value === "string"
-      ? `${error.value.length} characters`
-      : describeValue(error.value);
+    schema.secret !== true
+      ? describeValue(error.value)
+      : typeof error.value === "string"
+        ? `${error.value.length} characters`
+        : `a ${typeof error.value}`;
   const at = (message: string): Finding[] => [{ path, message }];
 
   switch (error.type) {
