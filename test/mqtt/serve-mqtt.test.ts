@@ -81,7 +81,7 @@ rules:
 `;
 }
 
-const valueOf = (payload: string) =>
+const readingOf = (payload: string) =>
   JSON.parse(payload) as { value: number; raw_value: number; unit: string | null; ts: string };
 
 describe.skipIf(!canRun)("MQTT out on a running serve (mosquitto, pymodbus)", () => {
@@ -135,8 +135,8 @@ describe.skipIf(!canRun)("MQTT out on a running serve (mosquitto, pymodbus)", ()
       () => values.on(r1).length,
       (count) => count > 0,
     );
-    expect(valueOf(values.on(r0)[0]?.payload ?? "{}")).toMatchObject({ value: 100, raw_value: 100, unit: null });
-    expect(valueOf(values.on(r1)[0]?.payload ?? "{}")).toMatchObject({ value: 10.1, raw_value: 101, unit: "V" });
+    expect(readingOf(values.on(r0)[0]?.payload ?? "{}")).toMatchObject({ value: 100, raw_value: 100, unit: null });
+    expect(readingOf(values.on(r1)[0]?.payload ?? "{}")).toMatchObject({ value: 10.1, raw_value: 101, unit: "V" });
     await eventually(
       () => values.on("fieldhub/site/GW-1/status").map((m) => m.payload),
       (s) => s.includes("online"),
@@ -157,23 +157,23 @@ describe.skipIf(!canRun)("MQTT out on a running serve (mosquitto, pymodbus)", ()
       8000,
     );
     expect(next[0]?.at ?? 0).toBeGreaterThanOrEqual(lastAt + 2500);
-    expect(valueOf(next[0]?.payload ?? "{}").value).toBe(103);
+    expect(readingOf(next[0]?.payload ?? "{}").value).toBe(103);
     // Beyond it: 110 goes out at the next poll, long before the interval.
     const count = values.on(r0).length;
     const written = Date.now();
     await writeRegister(peer.port, 0, 110);
     const moved = await eventually(
       () => values.on(r0).slice(count),
-      (list) => list.some((m) => valueOf(m.payload).value === 110),
+      (list) => list.some((m) => readingOf(m.payload).value === 110),
       3000,
     );
-    expect((moved.find((m) => valueOf(m.payload).value === 110)?.at ?? Infinity) - written).toBeLessThan(1500);
+    expect((moved.find((m) => readingOf(m.payload).value === 110)?.at ?? Infinity) - written).toBeLessThan(1500);
 
     // An alert fires and returns: the events carry the webhook's ids.
     const alertEvents = () => events.received.filter((m) => m.topic.startsWith("fieldhub/site/events/alert."));
     const r1Reads = (value: number) =>
       eventually(
-        () => values.on(r1).map((m) => valueOf(m.payload).value),
+        () => values.on(r1).map((m) => readingOf(m.payload).value),
         (seen) => seen.at(-1) === value,
         8000,
       );
