@@ -1,6 +1,7 @@
 /**
  * fieldhub as an MQTT publisher (docs/mqtt.md): the link to the broker, register
- * values, gateway status and events from the outbox. Started by app/parts.ts when the config has an `mqtt` section; the
+ * values, gateway status and events from the outbox, Home Assistant discovery when
+ * configured. Started by app/parts.ts when the config has an `mqtt` section; the
  * pollers hand values over without waiting (`offer`), so nothing here can slow a
  * poll or a request.
  */
@@ -11,6 +12,7 @@ import type { MqttSettings } from "../lib/mqtt-settings.ts";
 import type { Store } from "../store/index.ts";
 import { openLink, type Session, statusTopic } from "./connection.ts";
 import { startEventPublisher } from "./events.ts";
+import { discoveryFilters, discoveryMessages } from "./home-assistant.ts";
 import { topicCatalogue } from "./topics.ts";
 import { createValuePublisher } from "./values.ts";
 
@@ -51,6 +53,21 @@ export async function startMqtt(options: {
     if (gateway !== undefined && state !== undefined) publishRetained(session, gateway.statusTopic, state);
   }
 
+  /**
+   * Home Assistant discovery on every connect: the configs of the registers there
+   * are, and an empty retained message for a config of this fieldhub's that the
+   * broker still holds for a register no longer there (home-assistant.ts).
+   */
+  function announce(session: Session, discoveryPrefix: string): void {
+    const messages = discoveryMessages(settings, discoveryPrefix, catalogue);
+    const current = new Set(messages.map((message) => message.topic));
+    session.client.on("message", (topic, payload, packet) => {
+      if (packet.retain && payload.length > 0 && !current.has(topic)) publishRetained(session, topic, "");
+    });
+    session.client.subscribe(discoveryFilters(settings, discoveryPrefix), { qos: 1 });
+    for (const message of messages) publishRetained(session, message.topic, message.payload);
+  }
+
   let events: Awaited<ReturnType<typeof startEventPublisher>> | null = null;
   const link = openLink({
     settings,
@@ -63,6 +80,7 @@ export async function startMqtt(options: {
       });
       publishRetained(next, statusTopic(settings), "online");
       for (const gateway of catalogue.gateways) publishPresence(next, gateway.gatewayId);
+      if (settings.homeAssistant !== null) announce(next, settings.homeAssistant.discoveryPrefix);
       values.resume();
       events?.wake();
     },

@@ -208,8 +208,14 @@ export function startSubscriber(broker: Broker, topic: string, clientId = `sub-$
         buffer = buffer.slice(newline + 1);
         newline = buffer.indexOf("\n");
         if (!line.startsWith("{")) continue;
-        const message = JSON.parse(line) as { topic: string; payload: string; retain: number };
-        received.push({ topic: message.topic, payload: message.payload, retain: message.retain === 1, at: Date.now() });
+        const message = JSON.parse(line) as { topic: string; payload: string | null; retain: number };
+        // mosquitto_sub writes an empty payload as null.
+        received.push({
+          topic: message.topic,
+          payload: message.payload ?? "",
+          retain: message.retain === 1,
+          at: Date.now(),
+        });
       }
     }
   })();
