@@ -6,7 +6,9 @@
 # (holds the store's write lock from another process), Debian's InfluxDB 1.x server
 # and client (files InfluxDB writes, imported by `fieldhub history import`), Debian's
 # PostgreSQL server (a private one per test file, test/harness/postgres.ts), and
-# qemu-user with the arm64 cross libc (runs the arm64 executable). Installs them with apt-get when they are missing
+# qemu-user with the arm64 cross libc (runs the arm64 executable), Debian's mosquitto
+# broker and its mosquitto_sub client (a private broker per MQTT test, test/harness/mosquitto.ts)
+# and openssl (the throwaway CA of its TLS listener). Installs them with apt-get when they are missing
 # and this is a Debian machine where we are root (CI is); otherwise says what
 # to install. Runs before `npm test`.
 set -euo pipefail
@@ -20,6 +22,9 @@ command -v sqlite3 >/dev/null 2>&1 || missing+=(sqlite3)
 command -v influxd >/dev/null 2>&1 || missing+=(influxdb)
 command -v influx >/dev/null 2>&1 || missing+=(influxdb-client)
 compgen -G "/usr/lib/postgresql/*/bin/postgres" >/dev/null || missing+=(postgresql)
+[ -x /usr/sbin/mosquitto ] || missing+=(mosquitto)
+command -v mosquitto_sub >/dev/null 2>&1 || missing+=(mosquitto-clients)
+command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 # The arm64 executable runs under qemu-user with Debian's cross libc (test/build/arm64.test.ts).
 if [ "$(uname -m)" = "x86_64" ]; then
   command -v qemu-aarch64-static >/dev/null 2>&1 || missing+=(qemu-user-static)

@@ -11,7 +11,7 @@ import { eventEnvelope } from "../lib/event-envelope.ts";
 import { LoggedFailure } from "../lib/log-once.ts";
 import type { Logger } from "../lib/logger.ts";
 import type { MqttSettings } from "../lib/mqtt-settings.ts";
-import type { EventStore } from "../store/contract/events.ts";
+import { type EventStore, testEventType } from "../store/contract/events.ts";
 import type { OrganizationStore } from "../store/contract/organizations.ts";
 import type { Session } from "./connection.ts";
 import { eventTopic } from "./topics.ts";
@@ -72,8 +72,9 @@ export async function startEventPublisher(options: {
     const acks: Promise<unknown>[] = [];
     for (const event of batch) {
       const key = await orgKey(event.orgId);
-      // An event of an organisation removed since has no topic left: it is passed over.
-      if (key === null) continue;
+      // An event of an organisation removed since has no topic left, and the webhook
+      // test message is for one endpoint: both are passed over.
+      if (key === null || event.type === testEventType) continue;
       const body = eventEnvelope(event.messageId, event.type, event.occurredAt, JSON.stringify(event.data));
       acks.push(session.client.publishAsync(eventTopic(settings, key, event.type), body, { qos: 1, retain: false }));
     }
