@@ -5,6 +5,7 @@
  * or a new database on the file's private PostgreSQL.
  */
 import { afterAll, beforeAll, describe } from "bun:test";
+import type { EventStore } from "../../../src/store/contract/events.ts";
 import type { LatestValue, PruneResult, ReadingStore } from "../../../src/store/contract/readings.ts";
 import type { Store } from "../../../src/store/index.ts";
 import { openStoreFile } from "../../../src/store/index.ts";
@@ -50,6 +51,8 @@ export type OpenDomains = { [K in Domain]: Store[K] } & {
   recordUnwritten?(values: LatestValue[]): Promise<void>;
   /** An organisation's events, oldest first. */
   events(orgId: number): Promise<{ type: string; data: Record<string, unknown> }[]>;
+  /** The event outbox itself. */
+  outbox: EventStore;
   /** Raw SQL for checks no operation offers (rows as stored, foreign keys); the same text on both engines. */
   query(text: string): Promise<Record<string, unknown>[]>;
   close(): Promise<void>;
@@ -87,6 +90,7 @@ function sqliteEngine(): Engine {
         setLatest: async (values) => store.readings.setLatest(values),
         record: async (values) => store.readings.record(values),
         events: async (orgId) => store.events.listAfter(orgId),
+        outbox: store.events,
         query: async (text) => sqliteOf(store).query(text).all() as Record<string, unknown>[],
         close: async () => store.close(),
       };
@@ -117,6 +121,7 @@ function postgresEngine(): Engine {
       },
       recordUnwritten: (values) => readings.record(values),
       events: (orgId) => events.listAfter(orgId),
+      outbox: events,
       query: async (text) => [...((await raw.unsafe(text)) as Record<string, unknown>[])],
       close: async () => {
         await raw.close();
