@@ -2,7 +2,7 @@
  * The MQTT link's failures on a real `fieldhub serve` (docs/mqtt.md, "The link"):
  * mqtts with a throwaway CA made by openssl connects; without that CA the TLS
  * failure, and a refused password, are shown in /healthz and /metrics while
- * polling goes on; an event recorded while the broker is away, with fieldhub
+ * polling goes on; kill -9 leaves the last will; an event recorded while the broker is away, with fieldhub
  * restarted in between, is published once both are back.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -119,6 +119,34 @@ describe.skipIf(!canRun)("MQTT link failures on a running serve", () => {
     expect(serve.stdout() + serve.stderr()).not.toContain("not-the-password");
     await serve.stop();
   }, 60_000);
+
+  test("kill -9 of fieldhub: the broker publishes its last will, offline on {prefix}/status", async () => {
+    const status = startSubscriber(broker, "fieldhub/status");
+    const serve = await serveWith(
+      "killed",
+      `  url: ${broker.url}\n  username: ${brokerUser}\n  password_file: ${join(dir, "good.pass")}\n  client_id: killed`,
+    );
+    await eventually(
+      () => status.received.map((m) => m.payload).at(-1),
+      (last) => last === "online",
+    );
+    serve.proc.kill("SIGKILL");
+    await serve.proc.exited;
+    await eventually(
+      () => status.received.map((m) => m.payload).at(-1),
+      (last) => last === "offline",
+      10_000,
+    );
+    // Retained: a subscriber arriving later is told too.
+    const later = startSubscriber(broker, "fieldhub/status");
+    const told = await eventually(
+      () => later.received,
+      (list) => list.length > 0,
+    );
+    expect(told[0]).toMatchObject({ payload: "offline", retain: true });
+    later.stop();
+    status.stop();
+  }, 30_000);
 
   test("an event recorded while the broker is away, fieldhub restarted in between, is published when both are back", async () => {
     const events = startSubscriber(broker, "fieldhub/site/events/#", "outage-sub");
