@@ -11,6 +11,7 @@ import { eventEnvelope } from "../lib/event-envelope.ts";
 import { LoggedFailure } from "../lib/log-once.ts";
 import type { Logger } from "../lib/logger.ts";
 import type { MqttSettings } from "../lib/mqtt-settings.ts";
+import { createWakeSignal } from "../lib/wake-signal.ts";
 import { type EventStore, testEventType } from "../store/contract/events.ts";
 import type { OrganizationStore } from "../store/contract/organizations.ts";
 import type { Session } from "./connection.ts";
@@ -45,7 +46,7 @@ export async function startEventPublisher(options: {
   const readFailure = new LoggedFailure();
   const saveFailure = new LoggedFailure();
   let stopped = false;
-  let wakeUp: (() => void) | null = null;
+  const wakeSignal = createWakeSignal();
 
   async function orgKey(orgId: number): Promise<string | null> {
     if (!orgKeys.has(orgId)) for (const org of await organizations.list()) orgKeys.set(org.id, org.key);
@@ -105,14 +106,7 @@ export async function startEventPublisher(options: {
         }
       }
       if (!moved) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, pollEveryMs);
-          wakeUp = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        wakeUp = null;
+        await wakeSignal.pause(pollEveryMs);
       }
     }
   }
@@ -120,13 +114,11 @@ export async function startEventPublisher(options: {
   const running = loop();
   return {
     /** An event was recorded (or the link came back): look at the outbox now. */
-    wake(): void {
-      wakeUp?.();
-    },
+    wake: wakeSignal.wake,
     stats: (): EventStats => ({ ...stats }),
     async stop(): Promise<void> {
       stopped = true;
-      wakeUp?.();
+      wakeSignal.wake();
       await running;
       await savePosition();
     },

@@ -24,6 +24,7 @@ import type { Clock } from "../lib/clock.ts";
 import { LoggedFailure } from "../lib/log-once.ts";
 import { urlForLog } from "../lib/log-url.ts";
 import type { Logger } from "../lib/logger.ts";
+import { createWakeSignal } from "../lib/wake-signal.ts";
 import type { DueDelivery } from "../store/contract/webhooks.ts";
 import type { Store } from "../store/index.ts";
 import { DeliverySlots, takeDue } from "./delivery-slots.ts";
@@ -80,10 +81,10 @@ export function startDispatcher(options: DispatcherOptions) {
   const running = new Set<Promise<void>>();
   const writeFailure = new LoggedFailure();
   let stopped = false;
-  let wakeUp: (() => void) | null = null;
+  const wakeSignal = createWakeSignal();
 
   function wake(): void {
-    wakeUp?.();
+    wakeSignal.wake();
   }
 
   function writeFailed(error: unknown, what: string): void {
@@ -111,14 +112,7 @@ export function startDispatcher(options: DispatcherOptions) {
         writeFailed(error, "webhook queue read");
       }
       if (!started) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, pollEveryMs);
-          wakeUp = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        wakeUp = null;
+        await wakeSignal.pause(pollEveryMs);
       } else {
         // Let attempts progress; come back when one finishes or soon.
         await Promise.race([...running, Bun.sleep(20)]);
