@@ -20,7 +20,7 @@ import { eventTopic } from "./topics.ts";
 /** The outbox position's name in the store. */
 export const mqttPublisher = "mqtt";
 
-const batchSize = 200;
+const batchSize = 1000;
 
 export interface EventStats {
   published: number;

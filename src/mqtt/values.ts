@@ -43,6 +43,9 @@ export function createValuePublisher(options: {
   const pending = new Map<string, Pending>();
   const stats: ValueStats = { published: 0, heldBack: 0, waiting: 0, inFlight: 0 };
   let scheduled: ReturnType<typeof setTimeout> | null = null;
+  /** Published on the current connection, not yet answered; a new connection sends them again. */
+  const unanswered = new Map<string, Pending>();
+  let connection = 0;
 
   function payloadOf(register: PublishedRegister, value: PolledValue, engineering: number | string): string {
     const ts = isoFromMs(value.ts);
@@ -90,15 +93,18 @@ export function createValuePublisher(options: {
     scheduled = null;
     const session = options.session();
     if (session === null) return;
+    const publishedOn = connection;
     for (const [registerId, entry] of pending) {
-      if (stats.inFlight >= maxInFlight) break;
+      if (unanswered.size >= maxInFlight) break;
       pending.delete(registerId);
-      stats.inFlight += 1;
+      unanswered.set(registerId, entry);
       last.set(registerId, { value: entry.value, at: monotonic() });
       session.client.publish(entry.register.topic, entry.payload, { qos: settings.qos, retain: true }, (error) => {
-        stats.inFlight -= 1;
+        // An answer from a connection since replaced: resume() has dealt with its values.
+        if (publishedOn !== connection || unanswered.get(registerId) !== entry) return;
+        unanswered.delete(registerId);
         if (error === undefined || error === null) stats.published += 1;
-        // Not taken (the connection went): sent again on the next connect unless a newer one waits.
+        // Not taken: sent again unless a newer one waits.
         else if (!pending.has(registerId)) pending.set(registerId, entry);
         schedule();
       });
@@ -107,9 +113,17 @@ export function createValuePublisher(options: {
 
   return {
     offer,
-    /** A new connection: what waits goes out now. */
-    resume: schedule,
-    stats: (): ValueStats => ({ ...stats, waiting: pending.size }),
+    /**
+     * A new connection: what the last one left unanswered waits again (unless a
+     * newer value does), and what waits goes out now.
+     */
+    resume(): void {
+      connection += 1;
+      for (const [registerId, entry] of unanswered) if (!pending.has(registerId)) pending.set(registerId, entry);
+      unanswered.clear();
+      schedule();
+    },
+    stats: (): ValueStats => ({ ...stats, waiting: pending.size, inFlight: unanswered.size }),
     stop(): void {
       if (scheduled !== null) clearTimeout(scheduled);
     },

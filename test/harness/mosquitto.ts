@@ -103,6 +103,8 @@ export async function startMosquitto(dir: string, options: { tls?: boolean } = {
     "log_dest stderr",
     "log_type error",
     "log_type warning",
+    // The default (1000) drops QoS 1 messages a subscriber has not taken yet: a burst of 2,000 would lose some.
+    "max_queued_messages 100000",
     `listener ${port} 127.0.0.1`,
   ];
   // As root, mosquitto would switch to the `mosquitto` user, who cannot write here.

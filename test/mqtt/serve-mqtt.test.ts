@@ -209,6 +209,7 @@ describe.skipIf(!canRun)("MQTT out on a running serve (mosquitto, pymodbus)", ()
     }
     await Bun.sleep(4000);
     await broker.start();
+    const restartedAt = Date.now();
 
     // Every event, in the order recorded, with the webhook's ids; polling went on meanwhile.
     await eventually(
@@ -230,6 +231,16 @@ describe.skipIf(!canRun)("MQTT out on a running serve (mosquitto, pymodbus)", ()
       const delivered = receiver.deliveries.find((delivery) => delivery.id === envelope.id);
       expect(delivered?.body).toEqual(envelope);
     }
+    // Values read while the broker was away: the newest of each goes out on reconnect.
+    await eventually(
+      () =>
+        values
+          .on(r1)
+          .filter((m) => m.at >= restartedAt)
+          .map((m) => readingOf(m.payload).value),
+      (seen) => seen.at(-1) === 15,
+      10_000,
+    );
     expect(serve.alive()).toBe(true);
     values.stop();
     events.stop();
