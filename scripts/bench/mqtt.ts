@@ -17,8 +17,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import mqtt from "mqtt";
+import { parseConfig } from "../../src/config/index.ts";
 import { systemClock } from "../../src/lib/clock.ts";
-import type { Inventory } from "../../src/lib/inventory.ts";
 import { silentLogger } from "../../src/lib/logger.ts";
 import type { MqttSettings } from "../../src/lib/mqtt-settings.ts";
 import { startMqtt } from "../../src/mqtt/publisher.ts";
@@ -37,56 +37,22 @@ const eventCount = Number(args.events ?? 20_000);
 const dir = mkdtempSync(join(tmpdir(), "fieldhub-bench-mqtt-"));
 const broker = await startMosquitto(join(dir, "broker"));
 
-const inventory: Inventory = {
-  organizations: [
-    {
-      id: "00000000-0000-4000-8000-000000000001",
-      key: "bench",
-      name: "Bench",
-      writesEnabled: false,
-      customers: [],
-      gateways: [
-        {
-          id: "00000000-0000-4000-8000-000000000002",
-          serial: "GW-1",
-          name: "GW-1",
-          customer: null,
-          heartbeatMs: 300_000,
-          firmwareVer: null,
-          ipEth: null,
-          ipWifi: null,
-          ip4g: null,
-          signal4g: null,
-          modbusDevices: [
-            {
-              id: "00000000-0000-4000-8000-000000000003",
-              name: "meter",
-              slaveId: 1,
-              protocol: "tcp",
-              ipAddress: "127.0.0.1",
-              port: 502,
-              pollIntervalMs: 1000,
-              template: null,
-              registers: Array.from({ length: registerCount }, (_, i) => ({
-                id: `00000000-0000-4000-9000-${String(i).padStart(12, "0")}`,
-                name: `r${i}`,
-                address: i,
-                functionCode: 3,
-                dataType: "int16",
-                unit: "W",
-                scaleFactor: 0.1,
-                isWritable: false,
-                writeMin: null,
-                writeMax: null,
-                description: null,
-              })),
-            },
-          ],
-        },
-      ],
-    },
-  ],
-};
+// The bench site as a config file says it: one gateway, one device, `registerCount` registers.
+const parsed = parseConfig(`
+organizations: [{ key: bench, name: Bench }]
+gateways:
+  - serial: GW-1
+    name: GW-1
+    bus: { type: tcp }
+    devices:
+      - name: meter
+        slave_id: 1
+        host: 127.0.0.1
+        registers:
+${Array.from({ length: registerCount }, (_, i) => `          - { name: r${i}, address: ${i}, data_type: int16, unit: W, scale_factor: 0.1 }`).join("\n")}
+`);
+if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
+const inventory = parsed.config.inventory;
 const registers = inventory.organizations[0]?.gateways[0]?.modbusDevices[0]?.registers ?? [];
 const settings: MqttSettings = {
   url: broker.url,
