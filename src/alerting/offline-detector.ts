@@ -63,6 +63,7 @@ export function createOfflineDetector(options: {
     const trigger = {
       ruleId: subject.rule.id,
       gatewayId: gateway.id,
+      registerUuid: null,
       orgId: gateway.orgId,
       severity: detector.severity,
       message,

@@ -43,6 +43,7 @@ export function ruleAlerts(store: Pick<Store, "alerts">, triggeredEvents: Trigge
       const trigger = {
         ruleId: rule.id,
         gatewayId: gateway.id,
+        registerUuid: rule.registerId,
         orgId: gateway.orgId,
         severity: rule.severity,
         message,

@@ -231,5 +231,11 @@ export type Forwarder = ReturnType<typeof createForwarder>;
 /** An alert of one of the site's gateways. */
 type SiteAlert = AlertRow & { gatewayUuid: string };
 
-/** An alert's whole state as `POST /edge/v1/alerts` takes it: the one alert presenter, times in Unix ms. */
-const presentForwardedAlert = (alert: SiteAlert) => presentAlert(alert, (ms) => ms);
+/**
+ * An alert's whole state as `POST /edge/v1/alerts` takes it: the one alert presenter,
+ * times in Unix ms, and its register (so the central's status events name it too).
+ */
+const presentForwardedAlert = (alert: SiteAlert) => ({
+  ...presentAlert(alert, (ms) => ms),
+  register_id: alert.registerUuid,
+});

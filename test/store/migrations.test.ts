@@ -221,7 +221,7 @@ describe("upgrading readings to seconds (migration 0006)", () => {
       ALTER TABLE organizations DROP COLUMN removed_at;
       DROP INDEX webhook_deliveries_endpoint_due;`);
     sqliteOf(before).exec(
-      "DROP TABLE history_generation; DROP TABLE edge_tokens; ALTER TABLE gateways DROP COLUMN edge_site; ALTER TABLE alerts DROP COLUMN edge_event_seq; ALTER TABLE alerts DROP COLUMN requested_action; ALTER TABLE alerts DROP COLUMN requested_note; ALTER TABLE alerts DROP COLUMN requested_at;",
+      "DROP TABLE history_generation; DROP TABLE edge_tokens; ALTER TABLE gateways DROP COLUMN edge_site; ALTER TABLE alerts DROP COLUMN edge_event_seq; ALTER TABLE alerts DROP COLUMN requested_action; ALTER TABLE alerts DROP COLUMN requested_note; ALTER TABLE alerts DROP COLUMN requested_at; ALTER TABLE alerts DROP COLUMN register_id;",
     );
     sqliteOf(before).exec("ALTER TABLE modbus_devices DROP COLUMN offline_announced_at");
     await before.close();

@@ -56,6 +56,7 @@ export function edgeAlertRoutes(store: Store, onEvent?: () => void) {
             uuid,
             gatewayId: gateway.id,
             gatewayUuid: alert.device_id.toLowerCase(),
+            registerUuid: alert.register_id?.toLowerCase() ?? null,
             ruleId: alert.rule_id,
             severity: alert.severity,
             message: alert.message,

@@ -18,10 +18,15 @@ export const isAlertEventType = (type: string): type is (typeof alertEventTypes)
 
 const textOrNull = (maxLength: number) => nullable(Type.String({ maxLength }));
 
-/** An alert's whole state, as presented by lib/present-alert.ts with times in Unix ms. */
+/**
+ * An alert's whole state, as presented by lib/present-alert.ts with times in Unix ms,
+ * and the register it concerns (null for an offline alert; absent from sites older
+ * than the field, whose alerts the central stores without one).
+ */
 const ForwardedAlert = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 64 }),
   device_id: Type.String({ minLength: 1, maxLength: 64 }),
+  register_id: Type.Optional(textOrNull(64)),
   rule_id: textOrNull(200),
   severity: oneOf(["critical", "warning", "info"]),
   message: Type.String({ maxLength: 2000 }),

@@ -27,6 +27,8 @@ export interface AlertFilter {
 export interface AlertRow {
   uuid: string;
   gatewayUuid: string | null;
+  /** The register a rule's alert concerns (its public id); null for offline alerts and alerts older than the column. */
+  registerUuid: string | null;
   ruleId: string | null;
   severity: AlertSeverity;
   message: string;
@@ -88,6 +90,8 @@ export interface AlertRecord extends AlertStatusSubject {
 export interface AlertTrigger {
   ruleId: string;
   gatewayId: number;
+  /** The rule's register (public id, one of the gateway's), remembered by the alert; null for the offline detector. */
+  registerUuid: string | null;
   orgId: number;
   severity: AlertSeverity;
   message: string;
@@ -103,7 +107,11 @@ export interface AlertTrigger {
  */
 export type AlertEvents = (alertUuid: string) => readonly NewEvent[];
 
-/** A site's alert as it forwards it, with the central's row id of its gateway (docs/fleet.md, "Alerts"). */
+/**
+ * A site's alert as it forwards it, with the central's row id of its gateway (docs/fleet.md, "Alerts").
+ * Its register is stored when the site names one of that gateway's registers, else null
+ * (a site older than the field names none).
+ */
 export interface ForwardedAlert extends AlertRow {
   gatewayId: number;
 }

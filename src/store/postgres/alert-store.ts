@@ -28,6 +28,7 @@ import type {
   SeededAlert,
 } from "../contract/alerts.ts";
 import type { NewEvent } from "../contract/events.ts";
+import { alertWithNamesSql } from "../shared/alert-register.ts";
 import { lastSeqOfAlerts, requestAnsweredSql } from "../shared/alert-requests.ts";
 import type { Sql } from "./connection.ts";
 import { recordEventIn } from "./event-store.ts";
@@ -35,8 +36,8 @@ import { firstOf, rowsOf } from "./rows.ts";
 
 type StatusChange = { id: number; from: AlertStatus; at: number; note: string | null };
 
-/** An alert as GET /alerts lists it (AlertRow), from `alerts a LEFT JOIN gateways g`. */
-const rowColumns = `a.uuid, g.uuid AS "gatewayUuid", a.rule_id AS "ruleId", a.severity, a.message, a.status, a.value,
+/** An alert as GET /alerts lists it (AlertRow), from `alertWithNamesSql`. */
+const rowColumns = `a.uuid, g.uuid AS "gatewayUuid", r.uuid AS "registerUuid", a.rule_id AS "ruleId", a.severity, a.message, a.status, a.value,
   a.created_at::float8 AS "createdAt", a.last_triggered_at::float8 AS "lastTriggeredAt",
   a.returned_at::float8 AS "returnedAt", a.ack_at::float8 AS "ackAt", a.ack_note AS "ackNote",
   a.resolved_at::float8 AS "resolvedAt", a.resolve_note AS "resolveNote", a.entry_count AS "entryCount"`;
@@ -54,7 +55,7 @@ export function postgresAlertStore(sql: Sql): AlertStore {
       AND (${gatewayId}::int IS NULL OR a.gateway_id = ${gatewayId}::int)`;
     const rows = await rowsOf<AlertRow>(sql`
       SELECT ${sql.unsafe(rowColumns)}
-        FROM alerts a LEFT JOIN gateways g ON g.id = a.gateway_id
+        FROM ${sql.unsafe(alertWithNamesSql)}
        WHERE ${where}
        -- Most recently triggered first (nulls last, as SQLite orders them descending); ties by newest id.
        ORDER BY a.last_triggered_at DESC NULLS LAST, a.id DESC
@@ -90,10 +91,12 @@ export function postgresAlertStore(sql: Sql): AlertStore {
   function find(uuid: string): Promise<AlertRecord | null> {
     return firstOf(sql`
       SELECT a.id, a.uuid, a.org_id AS "orgId", g.uuid AS "gatewayUuid", g.serial AS "gatewaySerial",
-             g.name AS "gatewayName", a.rule_id AS "ruleId", a.severity, a.message, a.status, a.value,
+             g.name AS "gatewayName", d.uuid AS "modbusDeviceUuid", d.name AS "modbusDeviceName",
+             r.uuid AS "registerUuid", r.name AS "registerName", r.unit AS "registerUnit",
+             a.rule_id AS "ruleId", a.severity, a.message, a.status, a.value,
              a.ack_at::float8 AS "ackAt", a.resolved_at::float8 AS "resolvedAt", g.edge_site AS "edgeSite",
              a.requested_action AS "requestedAction"
-        FROM alerts a LEFT JOIN gateways g ON g.id = a.gateway_id WHERE a.uuid = ${uuid}`);
+        FROM ${sql.unsafe(alertWithNamesSql)} WHERE a.uuid = ${uuid}`);
   }
 
   function trigger(trigger: AlertTrigger, events: AlertEvents): Promise<string> {
@@ -103,15 +106,18 @@ export function postgresAlertStore(sql: Sql): AlertStore {
       if (current === null) {
         alertUuid = trigger.newUuid;
         await tx`
-          INSERT INTO alerts (uuid, org_id, gateway_id, rule_id, severity, message, status, value, created_at,
-                              last_triggered_at, entry_count)
-          VALUES (${alertUuid}, ${trigger.orgId}, ${trigger.gatewayId}, ${trigger.ruleId}, ${trigger.severity},
-                  ${trigger.message}, 'active', ${trigger.value}, ${trigger.at}, ${trigger.at}, 1)`;
+          INSERT INTO alerts (uuid, org_id, gateway_id, register_id, rule_id, severity, message, status, value,
+                              created_at, last_triggered_at, entry_count)
+          VALUES (${alertUuid}, ${trigger.orgId}, ${trigger.gatewayId},
+                  ${registerOfGateway(tx, trigger.registerUuid, trigger.gatewayId)}, ${trigger.ruleId},
+                  ${trigger.severity}, ${trigger.message}, 'active', ${trigger.value}, ${trigger.at}, ${trigger.at}, 1)`;
       } else {
         alertUuid = current.uuid;
+        // A re-trigger names the rule's register as its alert.triggered does (a rule moved while its alert was open).
         await tx`
           UPDATE alerts SET status = 'active', entry_count = entry_count + 1, last_triggered_at = ${trigger.at},
-                 value = ${trigger.value}, message = ${trigger.message}
+                 value = ${trigger.value}, message = ${trigger.message},
+                 register_id = ${registerOfGateway(tx, trigger.registerUuid, trigger.gatewayId)}
            WHERE id = ${current.id}`;
       }
       for (const event of events(alertUuid)) await recordEventIn(tx, event);
@@ -148,7 +154,7 @@ export function postgresAlertStore(sql: Sql): AlertStore {
   async function byUuids(uuids: readonly string[]): Promise<AlertRow[]> {
     if (uuids.length === 0) return [];
     return rowsOf(sql`
-      SELECT ${sql.unsafe(rowColumns)} FROM alerts a LEFT JOIN gateways g ON g.id = a.gateway_id
+      SELECT ${sql.unsafe(rowColumns)} FROM ${sql.unsafe(alertWithNamesSql)}
        WHERE a.uuid = ANY(${[...uuids]}::text[])`);
   }
 
@@ -157,15 +163,17 @@ export function postgresAlertStore(sql: Sql): AlertStore {
     return sql.begin(async (tx) => {
       for (const alert of batch.alerts) {
         await tx`
-          INSERT INTO alerts (uuid, org_id, gateway_id, rule_id, severity, message, status, value, created_at,
-                              last_triggered_at, returned_at, ack_at, ack_note, resolved_at, resolve_note, entry_count,
-                              edge_event_seq)
-          VALUES (${alert.uuid}, ${batch.orgId}, ${alert.gatewayId}, ${alert.ruleId}, ${alert.severity}, ${alert.message},
+          INSERT INTO alerts (uuid, org_id, gateway_id, register_id, rule_id, severity, message, status, value,
+                              created_at, last_triggered_at, returned_at, ack_at, ack_note, resolved_at, resolve_note,
+                              entry_count, edge_event_seq)
+          VALUES (${alert.uuid}, ${batch.orgId}, ${alert.gatewayId},
+                  ${registerOfGateway(tx, alert.registerUuid, alert.gatewayId)}, ${alert.ruleId}, ${alert.severity},
+                  ${alert.message},
                   ${alert.status}, ${alert.value}, ${alert.createdAt}, ${alert.lastTriggeredAt}::bigint,
                   ${alert.returnedAt}::bigint, ${alert.ackAt}::bigint, ${alert.ackNote}, ${alert.resolvedAt}::bigint,
                   ${alert.resolveNote}, ${alert.entryCount}, ${lastSeq.get(alert.uuid) ?? 0})
           ON CONFLICT (uuid) DO UPDATE SET
-            rule_id = excluded.rule_id, severity = excluded.severity, message = excluded.message,
+            register_id = excluded.register_id, rule_id = excluded.rule_id, severity = excluded.severity, message = excluded.message,
             status = excluded.status, value = excluded.value, last_triggered_at = excluded.last_triggered_at,
             returned_at = excluded.returned_at, ack_at = excluded.ack_at, ack_note = excluded.ack_note,
             resolved_at = excluded.resolved_at, resolve_note = excluded.resolve_note,
@@ -233,6 +241,14 @@ export function postgresAlertStore(sql: Sql): AlertStore {
     resolve,
   };
 }
+
+/**
+ * The row id of register `uuid` when it is one of the gateway's, else null (the
+ * offline detector names none; a forwarded alert may name one the central does not
+ * have, or none at all from an older site).
+ */
+const registerOfGateway = (tx: Sql, uuid: string | null, gatewayId: number) =>
+  tx`(SELECT id FROM registers WHERE uuid = ${uuid}::text AND gateway_id = ${gatewayId}::int)`;
 
 /**
  * The alert open for a rule and gateway (the newest, as on SQLite), under the

@@ -339,6 +339,8 @@ export const alerts = pgTable(
     requestedAction: text("requested_action").$type<AlertRequestAction>(),
     requestedNote: text("requested_note"),
     requestedAt: ms("requested_at"),
+    /** The register a rule's alert concerns; null for an offline alert and for alerts older than the column. */
+    registerId: integer("register_id").references(() => registers.id),
   },
   (table) => [
     index("alerts_org_triggered").on(table.orgId, table.lastTriggeredAt),

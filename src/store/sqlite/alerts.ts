@@ -16,11 +16,12 @@ import type {
   OpenAlert,
 } from "../contract/alerts.ts";
 import type { NewEvent } from "../contract/events.ts";
+import { alertWithNamesSql } from "../shared/alert-register.ts";
 import { lastSeqOfAlerts, requestAnsweredSql } from "../shared/alert-requests.ts";
 import type { SqliteConnection } from "./connection.ts";
 import type { EventRecorder } from "./events.ts";
 import { resolvedOperations } from "./resolved-operations.ts";
-import { alerts, gateways } from "./schema.ts";
+import { alerts, gateways, registers } from "./schema.ts";
 
 const status = sql.placeholder("status");
 const severity = sql.placeholder("severity");
@@ -37,6 +38,7 @@ const filtered = and(
 const listColumns = {
   uuid: alerts.uuid,
   gatewayUuid: gateways.uuid,
+  registerUuid: registers.uuid,
   ruleId: alerts.ruleId,
   severity: alerts.severity,
   message: alerts.message,
@@ -52,11 +54,20 @@ const listColumns = {
   entryCount: alerts.entryCount,
 };
 
+/**
+ * The row id of register `uuid` when it is one of the alert's gateway's, else null
+ * (the offline detector names none; a forwarded alert may name one the central
+ * does not have, or none at all from an older site).
+ */
+const registerOfGateway = (uuid: string, gatewayId: string) =>
+  `(SELECT id FROM registers WHERE uuid = ${uuid} AND gateway_id = ${gatewayId})`;
+
 export function sqliteAlertStore({ sqlite, db }: SqliteConnection, recordEvent: EventRecorder): AlertStore {
   const list = db
     .select(listColumns)
     .from(alerts)
     .leftJoin(gateways, eq(gateways.id, alerts.gatewayId))
+    .leftJoin(registers, eq(registers.id, alerts.registerId))
     .where(filtered)
     // Most recently triggered first; ties by newest id so offset paging is stable.
     .orderBy(desc(alerts.lastTriggeredAt), desc(alerts.id))
@@ -78,12 +89,19 @@ export function sqliteAlertStore({ sqlite, db }: SqliteConnection, recordEvent: 
     `SELECT id, uuid, rule_id AS ruleId, gateway_id AS gatewayId, status, entry_count AS entryCount
        FROM alerts WHERE status <> 'resolved' AND rule_id IS NOT NULL`,
   );
-  const insert = sqlite.prepare<never, [string, number, number | null, string, string, string, number | null, number]>(
-    `INSERT INTO alerts (uuid, org_id, gateway_id, rule_id, severity, message, status, value, created_at, last_triggered_at, entry_count)
-     VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'active', ?7, ?8, ?8, 1)`,
+  const insert = sqlite.prepare<
+    never,
+    [string, number, number | null, string, string, string, number | null, number, string | null]
+  >(
+    `INSERT INTO alerts (uuid, org_id, gateway_id, register_id, rule_id, severity, message, status, value, created_at,
+                         last_triggered_at, entry_count)
+     VALUES (?1, ?2, ?3, ${registerOfGateway("?9", "?3")}, ?4, ?5, ?6, 'active', ?7, ?8, ?8, 1)`,
   );
-  const retrigger = sqlite.prepare<never, [number, number, number | null, string]>(
-    "UPDATE alerts SET status = 'active', entry_count = entry_count + 1, last_triggered_at = ?2, value = ?3, message = ?4 WHERE id = ?1",
+  // A re-trigger names the rule's register as its alert.triggered does (a rule moved to another register while open).
+  const retrigger = sqlite.prepare<never, [number, number, number | null, string, string | null]>(
+    `UPDATE alerts SET status = 'active', entry_count = entry_count + 1, last_triggered_at = ?2, value = ?3, message = ?4,
+            register_id = ${registerOfGateway("?5", "alerts.gateway_id")}
+      WHERE id = ?1`,
   );
   const markReturned = sqlite.prepare<never, [number, number, number | null]>(
     "UPDATE alerts SET status = 'returned', returned_at = ?2, value = coalesce(?3, value) WHERE id = ?1",
@@ -97,10 +115,12 @@ export function sqliteAlertStore({ sqlite, db }: SqliteConnection, recordEvent: 
   const byUuid = sqlite.prepare<AlertRecord, [string]>(
     `SELECT a.id AS id, a.uuid AS uuid, a.org_id AS orgId,
             g.uuid AS gatewayUuid, g.serial AS gatewaySerial, g.name AS gatewayName,
+            d.uuid AS modbusDeviceUuid, d.name AS modbusDeviceName,
+            r.uuid AS registerUuid, r.name AS registerName, r.unit AS registerUnit,
             a.rule_id AS ruleId, a.severity AS severity, a.message AS message, a.status AS status, a.value AS value,
             a.ack_at AS ackAt, a.resolved_at AS resolvedAt, g.edge_site AS edgeSite,
             a.requested_action AS requestedAction
-       FROM alerts a LEFT JOIN gateways g ON g.id = a.gateway_id WHERE a.uuid = ?1`,
+       FROM ${alertWithNamesSql} WHERE a.uuid = ?1`,
   );
   const forwarded = sqlite.prepare<
     never,
@@ -109,6 +129,9 @@ export function sqliteAlertStore({ sqlite, db }: SqliteConnection, recordEvent: 
     `INSERT INTO alerts (uuid, org_id, gateway_id, rule_id, severity, message, status, value, created_at, last_triggered_at)
      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
      ON CONFLICT (uuid) DO NOTHING`,
+  );
+  const forwardedRegister = sqlite.prepare<never, [string, string | null]>(
+    `UPDATE alerts SET register_id = ${registerOfGateway("?2", "alerts.gateway_id")} WHERE uuid = ?1`,
   );
   const forwardedState = sqlite.prepare<
     never,
@@ -184,10 +207,11 @@ export function sqliteAlertStore({ sqlite, db }: SqliteConnection, recordEvent: 
           trigger.message,
           trigger.value,
           trigger.at,
+          trigger.registerUuid,
         );
       } else {
         alertUuid = current.uuid;
-        retrigger.run(current.id, trigger.at, trigger.value, trigger.message);
+        retrigger.run(current.id, trigger.at, trigger.value, trigger.message, trigger.registerUuid);
       }
       for (const event of events(alertUuid)) recordEvent(event);
       return alertUuid;
@@ -221,6 +245,7 @@ export function sqliteAlertStore({ sqlite, db }: SqliteConnection, recordEvent: 
         .select(listColumns)
         .from(alerts)
         .leftJoin(gateways, eq(gateways.id, alerts.gatewayId))
+        .leftJoin(registers, eq(registers.id, alerts.registerId))
         .where(inArray(alerts.uuid, [...uuids]))
         .all();
     },
@@ -239,6 +264,7 @@ export function sqliteAlertStore({ sqlite, db }: SqliteConnection, recordEvent: 
           alert.createdAt,
           alert.lastTriggeredAt,
         );
+        forwardedRegister.run(alert.uuid, alert.registerUuid);
         forwardedState.run(
           alert.uuid,
           alert.ruleId,

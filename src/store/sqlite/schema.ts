@@ -181,6 +181,11 @@ export const alerts = sqliteTable(
     requestedAction: text("requested_action", { enum: alertRequestActions }),
     requestedNote: text("requested_note"),
     requestedAt: integer("requested_at"),
+    /**
+     * The register a rule's alert concerns (its events name it); null for an offline
+     * alert, and for alerts opened before this column existed.
+     */
+    registerId: integer("register_id").references(() => registers.id),
   },
   (table) => [
     // GET /alerts: most recently triggered first, within one organisation

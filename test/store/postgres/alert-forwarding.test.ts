@@ -3,14 +3,18 @@
  * "Alerts"): a forwarded batch stores the alerts as sent and records each event
  * once under the site's message id (a resent batch records nothing), the site's
  * position is the last event applied, and a request waits for the site until the
- * alert's forwarded status answers it.
+ * alert's forwarded status answers it. An alert remembers the register the site
+ * names when it is one of the alert's gateway's; an older site names none.
  */
 import { beforeAll, expect, test } from "bun:test";
 import type { ForwardedAlert, ForwardedAlertEvent } from "../../../src/store/contract/alerts.ts";
 import { describeOnBothEngines, type OpenDomains } from "./engines.ts";
+import { ids } from "./inventory-fixture.ts";
 
 const t0 = Date.UTC(2026, 5, 1);
 const gatewayUuid = "20000000-0000-4000-8000-000000000001";
+const deviceUuid = "20000000-0000-4000-8000-000000000002";
+const registerUuid = "20000000-0000-4000-8000-000000000003";
 const alertUuid = (n: number) => `20000000-0000-4000-8000-${(0x100 + n).toString(16).padStart(12, "0")}`;
 
 function siteGateway() {
@@ -25,7 +29,33 @@ function siteGateway() {
     ipWifi: null,
     ip4g: null,
     signal4g: null,
-    modbusDevices: [],
+    modbusDevices: [
+      {
+        id: deviceUuid,
+        name: "boiler",
+        slaveId: 1,
+        protocol: "tcp" as const,
+        ipAddress: "10.0.0.9",
+        port: 502,
+        pollIntervalMs: 1000,
+        template: null,
+        registers: [
+          {
+            id: registerUuid,
+            name: "flow_temp",
+            address: 100,
+            functionCode: 3,
+            dataType: "uint16",
+            unit: "°C",
+            scaleFactor: null,
+            isWritable: false,
+            writeMin: null,
+            writeMax: null,
+            description: null,
+          },
+        ],
+      },
+    ],
   };
 }
 
@@ -43,6 +73,7 @@ describeOnBothEngines("a site's alerts on a central", t0, (opened) => {
     uuid: alertUuid(n),
     gatewayId,
     gatewayUuid,
+    registerUuid,
     ruleId: "30000000-0000-4000-8000-000000000001",
     severity: "warning",
     message: "r0 above 50: 100",
@@ -81,6 +112,7 @@ describeOnBothEngines("a site's alerts on a central", t0, (opened) => {
       {
         uuid: alertUuid(1),
         gatewayUuid,
+        registerUuid,
         ruleId: "30000000-0000-4000-8000-000000000001",
         severity: "warning",
         message: "r0 above 50: 100",
@@ -97,7 +129,33 @@ describeOnBothEngines("a site's alerts on a central", t0, (opened) => {
       },
     ]);
     const found = await store.alerts.find(alertUuid(1));
-    expect(found?.edgeSite).toBe("north");
+    expect(found).toMatchObject({
+      edgeSite: "north",
+      modbusDeviceUuid: deviceUuid,
+      modbusDeviceName: "boiler",
+      registerUuid,
+      registerName: "flow_temp",
+      registerUnit: "°C",
+    });
+  });
+
+  test("a register that is not one of the alert's gateway's, or none (a site older than the field), is stored as none", async () => {
+    const named = async (n: number, register: string | null) => {
+      await store.alerts.applyForwarded(
+        { orgId, alerts: [alert(n, "active", { registerUuid: register })], events: [] },
+        t0,
+      );
+      return (await store.alerts.byUuids([alertUuid(n)]))[0]?.registerUuid;
+    };
+    // ids.register(1) is a register of another gateway (the fixture's gateway A).
+    expect(await named(2, ids.register(1))).toBeNull();
+    expect(await named(3, null)).toBeNull();
+    // A later state that names the register: the alert remembers it from then on.
+    expect(await named(3, registerUuid)).toBe(registerUuid);
+    expect(await store.alerts.find(alertUuid(3))).toMatchObject({
+      registerName: "flow_temp",
+      modbusDeviceName: "boiler",
+    });
   });
 
   test("a request waits for the site until the alert's forwarded status answers it", async () => {

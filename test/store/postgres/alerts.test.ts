@@ -2,7 +2,8 @@
  * Alerts on both engines (engines.ts), the promises of src/store/contract/alerts.ts: GET
  * /alerts' filters, order and totals; trigger, re-trigger and return; acknowledge
  * and resolve written only while the status is the one seen, each change with its
- * event and no event without it. On PostgreSQL, two pools (two central processes)
+ * event and no event without it; an alert remembers its rule's register and find
+ * names it with its Modbus device. On PostgreSQL, two pools (two central processes)
  * acknowledging or triggering the same alert at once: exactly one wins.
  */
 import { beforeAll, expect, test } from "bun:test";
@@ -66,6 +67,7 @@ describeOnBothEngines("alerts", t0, (opened, engine) => {
     expect(all.rows[0]).toEqual({
       uuid: uuid(1),
       gatewayUuid: ids.gatewayA,
+      registerUuid: null,
       ruleId: null,
       severity: "critical",
       message: "m1",
@@ -101,6 +103,7 @@ describeOnBothEngines("alerts", t0, (opened, engine) => {
     const trigger = {
       ruleId: "hot",
       gatewayId: gatewayA,
+      registerUuid: ids.register(2),
       orgId: acme,
       severity: "warning" as const,
       message: "too hot",
@@ -127,6 +130,11 @@ describeOnBothEngines("alerts", t0, (opened, engine) => {
       gatewayUuid: ids.gatewayA,
       gatewaySerial: "SN-A",
       gatewayName: "Alpha",
+      modbusDeviceUuid: ids.deviceA1,
+      modbusDeviceName: "meter",
+      registerUuid: ids.register(2),
+      registerName: "r2",
+      registerUnit: "V",
       ruleId: "hot",
       severity: "warning",
       message: "hotter",
@@ -200,6 +208,7 @@ describeOnBothEngines("alerts", t0, (opened, engine) => {
         {
           ruleId: "hot",
           gatewayId: gatewayA,
+          registerUuid: ids.register(2),
           orgId: acme,
           severity: "warning",
           message: "m",
@@ -210,6 +219,46 @@ describeOnBothEngines("alerts", t0, (opened, engine) => {
         draft(acme, "alert.triggered", t0 + 60_000),
       ),
     ).toBe(uuid(12));
+  });
+
+  test("an alert names the register its rule watches: none for the detector or another gateway's register; a re-trigger names the rule's register then", async () => {
+    const names = async (uuidOf: string) => {
+      const found = await store.alerts.find(uuidOf);
+      return [
+        found?.modbusDeviceUuid,
+        found?.modbusDeviceName,
+        found?.registerUuid,
+        found?.registerName,
+        found?.registerUnit,
+      ];
+    };
+    const trigger = (ruleId: string, registerUuid: string | null, n: number) =>
+      store.alerts.trigger(
+        {
+          ruleId,
+          gatewayId: gatewayA,
+          registerUuid,
+          orgId: acme,
+          severity: "info",
+          message: "m",
+          value: registerUuid === null ? null : n,
+          at: t0 + 70_000 + n,
+          newUuid: uuid(300 + n),
+        },
+        draft(acme, "alert.triggered", t0 + 70_000 + n),
+      );
+    const offline = await trigger("offline", null, 1);
+    expect(await names(offline)).toEqual([null, null, null, null, null]);
+    // ids.register(5) is gateway B's: not remembered for an alert of gateway A.
+    const elsewhere = await trigger("misplaced", ids.register(5), 2);
+    expect(await names(elsewhere)).toEqual([null, null, null, null, null]);
+    expect((await store.alerts.byUuids([elsewhere]))[0]?.registerUuid).toBeNull();
+    // Register r1 (no unit) of device "meter"; then the rule moved to r4 (of a device with no name) while its alert was open.
+    const moved = await trigger("moved", ids.register(1), 3);
+    expect(await names(moved)).toEqual([ids.deviceA1, "meter", ids.register(1), "r1", null]);
+    expect(await trigger("moved", ids.register(4), 4)).toBe(moved);
+    expect(await names(moved)).toEqual([ids.deviceA2, null, ids.register(4), "r4", "V"]);
+    expect((await store.alerts.byUuids([moved]))[0]?.registerUuid).toBe(ids.register(4));
   });
 
   test.skipIf(engine.openTwin === undefined)(
@@ -250,6 +299,7 @@ describeOnBothEngines("alerts", t0, (opened, engine) => {
         const trigger = (n: number) => ({
           ruleId: "race",
           gatewayId: gatewayA,
+          registerUuid: null,
           orgId: beta,
           severity: "info" as const,
           message: "m",

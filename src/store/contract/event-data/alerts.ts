@@ -3,7 +3,8 @@
  * status; docs/alerts.md, the transition table), with the gateway's
  * `serial` and `device_name` and the register's names added (section 9.2). An
  * offline alert (source `detector`) concerns the gateway only: no value or
- * threshold, null register fields.
+ * threshold, null register fields. The status events name the register the alert
+ * remembers (null for an alert opened before alerts remembered it).
  */
 import { type Static, Type } from "@sinclair/typebox";
 import { isoOrNull } from "../../../lib/clock.ts";
@@ -73,6 +74,7 @@ export const AlertStatusData = Type.Object(
     acknowledged_at: nullable(isoTime),
     resolved_at: nullable(isoTime),
     note: nullable(Type.String()),
+    ...registerFieldsOrNull,
   },
   { additionalProperties: false },
 );
@@ -141,12 +143,21 @@ export function alertReturned(alertId: string, subject: AlertSubject, value: num
   };
 }
 
-/** An alert as its status events describe it; its gateway's fields are null when the gateway is gone. */
+/**
+ * An alert as its status events describe it; its gateway's fields are null when the
+ * gateway is gone, its register's for an offline alert and an alert opened before
+ * alerts remembered their register.
+ */
 export interface AlertStatusSubject {
   uuid: string;
   gatewayUuid: string | null;
   gatewaySerial: string | null;
   gatewayName: string | null;
+  modbusDeviceUuid: string | null;
+  modbusDeviceName: string | null;
+  registerUuid: string | null;
+  registerName: string | null;
+  registerUnit: string | null;
   ruleId: string | null;
   severity: AlertSeverity;
   message: string;
@@ -176,6 +187,11 @@ export function alertStatusChanged(
       acknowledged_at: isoOrNull(status === "acknowledged" ? at : alert.ackAt),
       resolved_at: isoOrNull(status === "resolved" ? at : null),
       note,
+      modbus_device_id: alert.modbusDeviceUuid,
+      modbus_device_name: alert.modbusDeviceName,
+      register_id: alert.registerUuid,
+      register_name: alert.registerName,
+      unit: alert.registerUnit,
     } satisfies AlertStatusData,
   };
 }

@@ -13,6 +13,7 @@ import edgeTokens from "./0004_edge_tokens.sql" with { type: "text" };
 import alertForwarding from "./0005_alert_forwarding.sql" with { type: "text" };
 import edgeTokenLastUsed from "./0006_edge_token_last_used.sql" with { type: "text" };
 import modbusDeviceAnnounced from "./0007_modbus_device_announced.sql" with { type: "text" };
+import alertRegister from "./0008_alert_register.sql" with { type: "text" };
 import journal from "./meta/_journal.json" with { type: "json" };
 
 export const postgresMigrationSql: Record<string, string> = {
@@ -24,6 +25,7 @@ export const postgresMigrationSql: Record<string, string> = {
   "0005_alert_forwarding": alertForwarding,
   "0006_edge_token_last_used": edgeTokenLastUsed,
   "0007_modbus_device_announced": modbusDeviceAnnounced,
+  "0008_alert_register": alertRegister,
 };
 
 export const postgresMigrationJournal: { entries: { tag: string; when: number }[] } = journal;

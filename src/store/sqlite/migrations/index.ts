@@ -24,6 +24,7 @@ import gatewayEdgeSite from "./0015_gateway_edge_site.sql" with { type: "text" }
 import alertForwarding from "./0016_alert_forwarding.sql" with { type: "text" };
 import edgeTokenLastUsed from "./0017_edge_token_last_used.sql" with { type: "text" };
 import modbusDeviceAnnounced from "./0018_modbus_device_announced.sql" with { type: "text" };
+import alertRegister from "./0019_alert_register.sql" with { type: "text" };
 import journal from "./meta/_journal.json" with { type: "json" };
 
 export const migrationSql: Record<string, string> = {
@@ -46,6 +47,7 @@ export const migrationSql: Record<string, string> = {
   "0016_alert_forwarding": alertForwarding,
   "0017_edge_token_last_used": edgeTokenLastUsed,
   "0018_modbus_device_announced": modbusDeviceAnnounced,
+  "0019_alert_register": alertRegister,
 };
 
 export const migrationJournal: { entries: { tag: string; when: number; breakpoints: boolean }[] } = journal;

@@ -1,0 +1,2 @@
+ALTER TABLE "alerts" ADD COLUMN "register_id" integer;--> statement-breakpoint
+ALTER TABLE "alerts" ADD CONSTRAINT "alerts_register_id_registers_id_fk" FOREIGN KEY ("register_id") REFERENCES "public"."registers"("id") ON DELETE no action ON UPDATE no action;

@@ -1,0 +1,1 @@
+ALTER TABLE `alerts` ADD `register_id` integer REFERENCES registers(id);
