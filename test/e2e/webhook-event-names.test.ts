@@ -2,10 +2,12 @@
  * The names a receiver routes on, through the public doors: `fieldhub serve` polls
  * a pymodbus peer (Modbus TCP); a rule on the polled register fires, with an
  * automation on it; then the peer dies and the gateway goes offline, opening an
- * offline alert with its own automation. A receiver verifies every delivery with
- * `standardwebhooks`: each event's data validates against its declared schema
- * (src/store/contract/event-types.ts) and names the gateway, the Modbus device and
- * the register it concerns.
+ * offline alert with its own automation. `fieldhub alerts ack|resolve` (a second
+ * process on the same data directory) acknowledges the rule's alert and resolves the
+ * offline one. A receiver verifies every delivery with `standardwebhooks`: each
+ * event's data validates against its declared schema (src/store/contract/event-types.ts)
+ * and names the gateway, the Modbus device and the register it concerns; an
+ * acknowledged or resolved alert names the register its rule watches.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -31,6 +33,7 @@ const register = {
 };
 
 let workDir = "";
+let dataDir = "";
 let server: RunningCli | undefined;
 let peer: ReturnType<typeof Bun.spawn> | undefined;
 const receiver = startVerifyingReceiver();
@@ -103,7 +106,7 @@ automations:
     actions: [{ type: webhook }]
 `,
   );
-  const dataDir = join(workDir, "data");
+  dataDir = join(workDir, "data");
   server = startCli(["serve", "--config", join(workDir, "fieldhub.yaml"), "--data", dataDir, "--port", "0"]);
   await server.waitFor(servedUrl);
   // The endpoint exists before the peer answers, so every event of the flow is delivered to it.
@@ -154,6 +157,21 @@ describe.skipIf(!canRun)("events of a real flow (needs Debian's python3-pymodbus
     });
   }, 30_000);
 
+  test("acknowledged from the CLI, the rule's alert names its register as alert.triggered did", async () => {
+    const triggered = await arrived((a) => a.type === "alert.triggered" && a.data.source === "rule", "alert.triggered");
+    const alertId = String(triggered.data.alert_id);
+    const acked = await runCli(["alerts", "ack", "--data", dataDir, alertId, "--note", "crew on site"]);
+    expect(acked.code, acked.stderr).toBe(0);
+    const acknowledged = await arrived((a) => a.type === "alert.acknowledged", "alert.acknowledged");
+    expect(acknowledged.data).toMatchObject({
+      alert_id: alertId,
+      ...gateway,
+      ...register,
+      status: "acknowledged",
+      note: "crew on site",
+    });
+  }, 30_000);
+
   test("the gateway going offline: device.offline, the offline alert and its automation name the gateway", async () => {
     await arrived((a) => a.type === "automation.triggered" && a.data.source === "rule", "the rule's automation");
     // Before the peer first answered, the gateway may have been offline already: only what follows the kill counts.
@@ -180,6 +198,21 @@ describe.skipIf(!canRun)("events of a real flow (needs Debian's python3-pymodbus
       register_id: null,
     });
     expect(automation.data.value).toBeUndefined();
+
+    // The offline alert concerns the gateway only: resolved, it names no register.
+    const resolved = await runCli(["alerts", "resolve", "--data", dataDir, String(detector.data.alert_id)]);
+    expect(resolved.code, resolved.stderr).toBe(0);
+    const closed = await arrived((a) => a.type === "alert.resolved", "alert.resolved", from);
+    expect(closed.data).toMatchObject({
+      alert_id: detector.data.alert_id,
+      ...gateway,
+      status: "resolved",
+      modbus_device_id: null,
+      modbus_device_name: null,
+      register_id: null,
+      register_name: null,
+      unit: null,
+    });
   }, 30_000);
 
   test("every delivery verified and its data valid against its declared schema", () => {
