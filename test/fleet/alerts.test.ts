@@ -7,7 +7,8 @@
  * message ids. Through a link outage (the central killed with -9 while the site's
  * gateway goes offline and comes back and an alert is acknowledged on the site)
  * nothing is lost and nothing is sent twice; a resolve asked on the central is
- * applied by the site and comes back as the site's own event.
+ * applied by the site and comes back as the site's own event, naming the alert's
+ * register.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -301,6 +302,15 @@ for (const engine of ["SQLite", "PostgreSQL"] as const) {
           15_000,
         );
         expect(resolvedAtCentral[0]?.id).toBe(resolvedAtSite[0]?.id as string);
+        // The resolved alert names the register its rule watches, on the central as on the site.
+        const resolvedData = receivers.central?.arrivals.find((arrival) => arrival.type === "alert.resolved")?.data;
+        expect(resolvedData).toMatchObject({
+          alert_id: open.id,
+          modbus_device_name: "Meter",
+          register_name: "r0",
+          unit: null,
+        });
+        expect(resolvedData?.register_id).toEqual(expect.any(String));
         // Resolved is final: asking again is refused on the central and changes nothing.
         const again = await runCli(
           ["alerts", "resolve", "--data", join(workDir, "central"), open.id],

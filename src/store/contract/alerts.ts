@@ -109,8 +109,8 @@ export type AlertEvents = (alertUuid: string) => readonly NewEvent[];
 
 /**
  * A site's alert as it forwards it, with the central's row id of its gateway (docs/fleet.md, "Alerts").
- * Its register is stored when the site names one of that gateway's registers, else null
- * (a site older than the field names none).
+ * Its register is stored when the site names one of that gateway's registers; a state
+ * that names none (a site older than the field) keeps the one known, else null.
  */
 export interface ForwardedAlert extends AlertRow {
   gatewayId: number;

@@ -173,7 +173,8 @@ export function postgresAlertStore(sql: Sql): AlertStore {
                   ${alert.returnedAt}::bigint, ${alert.ackAt}::bigint, ${alert.ackNote}, ${alert.resolvedAt}::bigint,
                   ${alert.resolveNote}, ${alert.entryCount}, ${lastSeq.get(alert.uuid) ?? 0})
           ON CONFLICT (uuid) DO UPDATE SET
-            register_id = excluded.register_id, rule_id = excluded.rule_id, severity = excluded.severity, message = excluded.message,
+            -- A state that names no register (from a site older than the field) keeps the one known.
+            register_id = coalesce(excluded.register_id, alerts.register_id), rule_id = excluded.rule_id, severity = excluded.severity, message = excluded.message,
             status = excluded.status, value = excluded.value, last_triggered_at = excluded.last_triggered_at,
             returned_at = excluded.returned_at, ack_at = excluded.ack_at, ack_note = excluded.ack_note,
             resolved_at = excluded.resolved_at, resolve_note = excluded.resolve_note,

@@ -130,8 +130,9 @@ export function sqliteAlertStore({ sqlite, db }: SqliteConnection, recordEvent: 
      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
      ON CONFLICT (uuid) DO NOTHING`,
   );
+  // A state that names no register (from a site older than the field) keeps the one known.
   const forwardedRegister = sqlite.prepare<never, [string, string | null]>(
-    `UPDATE alerts SET register_id = ${registerOfGateway("?2", "alerts.gateway_id")} WHERE uuid = ?1`,
+    `UPDATE alerts SET register_id = coalesce(${registerOfGateway("?2", "alerts.gateway_id")}, register_id) WHERE uuid = ?1`,
   );
   const forwardedState = sqlite.prepare<
     never,

@@ -139,7 +139,7 @@ describeOnBothEngines("a site's alerts on a central", t0, (opened) => {
     });
   });
 
-  test("a register that is not one of the alert's gateway's, or none (a site older than the field), is stored as none", async () => {
+  test("a register that is not one of the alert's gateway's is not stored; a state naming none (an older site) keeps the one known", async () => {
     const named = async (n: number, register: string | null) => {
       await store.alerts.applyForwarded(
         { orgId, alerts: [alert(n, "active", { registerUuid: register })], events: [] },
@@ -150,8 +150,9 @@ describeOnBothEngines("a site's alerts on a central", t0, (opened) => {
     // ids.register(1) is a register of another gateway (the fixture's gateway A).
     expect(await named(2, ids.register(1))).toBeNull();
     expect(await named(3, null)).toBeNull();
-    // A later state that names the register: the alert remembers it from then on.
+    // A later state that names the register: the alert remembers it from then on, also through a state naming none.
     expect(await named(3, registerUuid)).toBe(registerUuid);
+    expect(await named(3, null)).toBe(registerUuid);
     expect(await store.alerts.find(alertUuid(3))).toMatchObject({
       registerName: "flow_temp",
       modbusDeviceName: "boiler",
