@@ -213,6 +213,8 @@ describe("rule lifecycle", () => {
         acknowledged_at: at(),
         resolved_at: null,
         note: "Vent opened",
+        // The alert remembers the register its rule watches: named as alert.triggered names it.
+        ...airNames(),
       },
     ]);
   });
@@ -274,6 +276,7 @@ describe("rule lifecycle", () => {
         status: "resolved",
         resolved_at: at(),
         note: "Fixed the valve",
+        ...airNames(),
       });
     });
   }
@@ -425,6 +428,13 @@ describe("offline detector", () => {
       severity: "critical",
       condition: "offline",
       source: "detector",
+      ...noRegister,
+    });
+    // Resolved, the offline alert names no register either.
+    await alertService(site.store, () => site.clock.now()).resolve(alert?.id ?? "", null);
+    expect((await eventsOfType("alert.resolved"))[0]?.data).toMatchObject({
+      alert_id: alert?.id,
+      device_id: ids.acmeGateway2,
       ...noRegister,
     });
   });
