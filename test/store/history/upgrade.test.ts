@@ -49,7 +49,9 @@ async function legacyStore(dataDir: string, rows: ReadingRow[]): Promise<void> {
   })();
   db.run("DELETE FROM __drizzle_migrations WHERE created_at >= ?1", [upgradeMigration.when]);
   // ...and undo what the migrations after it add, so that they apply again too.
-  db.exec("ALTER TABLE modbus_devices DROP COLUMN storage_interval_ms");
+  db.exec(
+    "ALTER TABLE modbus_devices DROP COLUMN storage_interval_ms; ALTER TABLE modbus_devices DROP COLUMN offline_announced_at",
+  );
   db.exec(
     "DROP TABLE history_generation; DROP TABLE edge_tokens; ALTER TABLE gateways DROP COLUMN edge_site; ALTER TABLE alerts DROP COLUMN edge_event_seq; ALTER TABLE alerts DROP COLUMN requested_action; ALTER TABLE alerts DROP COLUMN requested_note; ALTER TABLE alerts DROP COLUMN requested_at; ALTER TABLE alerts DROP COLUMN register_id;",
   );
