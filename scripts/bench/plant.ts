@@ -132,3 +132,52 @@ export function createSource(seed: number, registerCount: number, start: number)
     },
   };
 }
+
+/** Polls a storage period holds in the plant with aggregates: one every 10 s of a one-minute period. */
+export const samplesPerPeriod = 6;
+
+/**
+ * The plant polled every 10 s, stored once a minute (docs/api.md section 4.6): each
+ * stored value is the period's first poll, and `samplesPerPeriod - 1` more polls
+ * follow it, each a small step of the register's kind (temperatures rarely move
+ * within a minute, voltage is noise every poll, a counter grows). Returns the
+ * period's raw min, max and mean. A seed of its own, so the plant's stored values
+ * are the same as without aggregates.
+ */
+export function createPeriodSampler(seed: number) {
+  const random = seededRandom(seed);
+  const step = (index: number, value: number): number => {
+    const draw = random();
+    switch (kindOf(index)) {
+      case 0:
+      case 1:
+      case 2:
+      case 3:
+        return draw < 0.03 ? value - 1 : draw < 0.06 ? value + 1 : value;
+      case 4:
+      case 8:
+        return value;
+      case 5:
+        return draw < 0.1 ? value + (draw < 0.05 ? -1 : 1) : value;
+      case 6:
+        return Math.fround(230 + (draw - 0.5) * 4);
+      case 7:
+        return Math.fround(Math.abs(value + (draw - 0.5) * 0.1));
+      default:
+        return value + Math.floor(draw * 7);
+    }
+  };
+  return (index: number, value: number) => {
+    let min = value;
+    let max = value;
+    let sum = value;
+    let current = value;
+    for (let poll = 1; poll < samplesPerPeriod; poll++) {
+      current = step(index, current);
+      if (current < min) min = current;
+      if (current > max) max = current;
+      sum += current;
+    }
+    return { rawMin: min, rawMax: max, rawMean: sum / samplesPerPeriod, samples: samplesPerPeriod };
+  };
+}

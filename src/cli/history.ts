@@ -171,7 +171,7 @@ async function exportHistory(argv: string[]): Promise<void> {
           encode = encoder.forRegister(register);
           rowEncoders.set(row.registerId, encode);
         }
-        const line = encode(row.ts, row.rawValue);
+        const line = encode(row.ts, row.rawValue, row.aggregate ?? null);
         if (line === null) omitted++;
         else text += line;
       }
@@ -311,7 +311,7 @@ async function importHistory(argv: string[]): Promise<void> {
         try {
           const row = decode(record);
           if (row === null) continue;
-          batch.push([lookup(row), row.ts, row.rawValue]);
+          batch.push([lookup(row), row.ts, row.rawValue, row.aggregate]);
           counts.read++;
         } catch (error) {
           if (!(error instanceof RowError)) throw error;

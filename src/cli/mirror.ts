@@ -6,9 +6,11 @@
  * 7 days (rule 1). It honours `X-RateLimit-*` and `Retry-After` (docs/api.md section 8),
  * and resumes from its own output (history-io/mirror-file.ts).
  */
+
 import { historyEncoder, type RowEncoder } from "../history-io/encode.ts";
 import { openMirrorFile, rowKey } from "../history-io/mirror-file.ts";
 import { createProgress } from "../history-io/progress.ts";
+import type { ReadingAggregate } from "../lib/reading-aggregate.ts";
 import { CommandError, parseCommandArgs, requireOption } from "./args.ts";
 import type { CommandHelp } from "./help.ts";
 import { parseFormat, parseTimeOption } from "./history-options.ts";
@@ -52,6 +54,11 @@ interface ApiReading {
   unit: string | null;
   value: number | null;
   raw_value: number | null;
+  /** Added fields (docs/api.md section 4.6); absent from a server of an earlier version. */
+  raw_min?: number | null;
+  raw_max?: number | null;
+  raw_mean?: number | null;
+  samples?: number | null;
   ts: string;
 }
 interface ApiRegister {
@@ -194,6 +201,7 @@ export async function mirrorCommand(argv: string[]): Promise<void> {
             const line = encode(
               ts,
               reading.raw_value,
+              aggregateOf(reading),
               scaleFactors.has(reading.register_id) ? undefined : reading.value,
             );
             if (line === null) omitted++;
@@ -214,4 +222,11 @@ export async function mirrorCommand(argv: string[]): Promise<void> {
   }
   const note = omitted > 0 ? `; ${omitted} without a value left out (line protocol has no null)` : "";
   progress.done(`mirrored ${written} new readings of ${gateways.length} gateways into ${outPath}${note}`);
+}
+
+/** A served reading's aggregate, raw as stored (null when it has none, or the server gives none). */
+function aggregateOf(reading: ApiReading): ReadingAggregate | null {
+  const { raw_min: rawMin, raw_max: rawMax, raw_mean: rawMean, samples } = reading;
+  if (samples === undefined || samples === null) return null;
+  return { rawMin: rawMin ?? Number.NaN, rawMax: rawMax ?? Number.NaN, rawMean: rawMean ?? Number.NaN, samples };
 }

@@ -5,6 +5,7 @@
  * `DemoSeedStore` made of the store's operations.
  */
 import type { Inventory } from "../lib/inventory.ts";
+import type { ReadingAggregate } from "../lib/reading-aggregate.ts";
 import { type DemoAlert, demoAlerts } from "./alerts.ts";
 import { demoGatewaySerials, demoStorageIntervalMs } from "./demo-config.ts";
 import { registersOf } from "./equipment.ts";
@@ -18,6 +19,35 @@ const backfillIntervalMs = 5 * minute;
 const denseBackfillMs = hour;
 const heatPumpSilentFor = 3 * hour;
 
+type BackfilledReading = {
+  registerId: number;
+  ts: number;
+  rawValue: number | null;
+  aggregate: ReadingAggregate | null;
+};
+
+/** Polls a backfilled reading's storage period is taken to have had (the demo devices poll every 5 or 10 s). */
+const backfillSamples = 6;
+
+/**
+ * A backfilled reading's aggregate (docs/api.md section 4.6): the demo values at
+ * `backfillSamples` polls spread over its storage period, the first one the reading's.
+ */
+function backfillAggregate(register: DemoRegister, ts: number, first: number | null): ReadingAggregate | null {
+  if (first === null) return null;
+  let min = first;
+  let max = first;
+  let sum = first;
+  for (let poll = 1; poll < backfillSamples; poll++) {
+    const raw = demoRawValue(register, ts + (poll * demoStorageIntervalMs) / backfillSamples);
+    if (raw === null) return null;
+    if (raw < min) min = raw;
+    if (raw > max) max = raw;
+    sum += raw;
+  }
+  return { rawMin: min, rawMax: max, rawMean: sum / backfillSamples, samples: backfillSamples };
+}
+
 /** What seeding needs of the store, with the demo inventory already synced. */
 export interface DemoSeedStore {
   /** Store ids of the demo organisation's gateways, by serial. */
@@ -28,7 +58,7 @@ export interface DemoSeedStore {
   ): Promise<void>;
   /** A gateway's registers, with the time of each one's newest stored reading. */
   registers(gatewayId: number): Promise<(DemoRegister & { id: number; uuid: string; latestTs: number | null })[]>;
-  recordReadings(batch: { registerId: number; ts: number; rawValue: number | null }[]): Promise<void>;
+  recordReadings(batch: BackfilledReading[]): Promise<void>;
   /** Adds the alert unless one with its id exists. */
   addAlert(alert: DemoAlert, gatewayId: number | null): Promise<void>;
   /** Adds the fixed sandbox key unless it exists. */
@@ -58,7 +88,7 @@ export async function seedDemo(
   let added = 0;
   for (const [serial, gateway] of gatewayIds) {
     const until = serial === demoGatewaySerials.heatPump ? now - heatPumpSilentFor : now;
-    const batch: { registerId: number; ts: number; rawValue: number | null }[] = [];
+    const batch: BackfilledReading[] = [];
     for (const register of await target.registers(gateway.id)) {
       if (register.dataType === "string") continue;
       const meta = { ...register, unit: units.get(register.uuid)?.unit ?? register.unit };
@@ -75,7 +105,8 @@ export async function seedDemo(
         ...demoTimestamps(denseFrom, until, demoStorageIntervalMs),
       ];
       for (const ts of timestamps) {
-        batch.push({ registerId: register.id, ts, rawValue: demoRawValue(meta, ts) });
+        const rawValue = demoRawValue(meta, ts);
+        batch.push({ registerId: register.id, ts, rawValue, aggregate: backfillAggregate(meta, ts, rawValue) });
       }
     }
     await target.recordReadings(batch);

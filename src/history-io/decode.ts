@@ -5,6 +5,7 @@
  * comment, csv header), or throws RowError with what is wrong, which the importer
  * prefixes with the line number.
  */
+import type { ReadingAggregate } from "../lib/reading-aggregate.ts";
 import { parseRfc3339 } from "../lib/timestamps.ts";
 import type { HistoryFormat } from "./encode.ts";
 
@@ -17,6 +18,27 @@ export interface ImportRow {
   /** Unix ms. */
   ts: number;
   rawValue: number | null;
+  /** The reading's per-period aggregate (raw_min, raw_max, raw_mean, samples), when the row has one. */
+  aggregate: ReadingAggregate | null;
+}
+
+/**
+ * An aggregate from its raw columns: none without `samples`; a part given as null
+ * (a NaN on export) reads NaN. `text` columns (csv, line protocol) are parsed first.
+ */
+function aggregateFrom(parts: {
+  min: unknown;
+  max: unknown;
+  mean: unknown;
+  samples: unknown;
+}): ReadingAggregate | null {
+  if (parts.samples === null || parts.samples === undefined) return null;
+  const samples = Number(parts.samples);
+  if (!Number.isSafeInteger(samples) || samples < 1) {
+    throw new RowError(`samples is not a whole number of at least 1: ${show(parts.samples)}`);
+  }
+  const part = (value: unknown) => (value === null || value === undefined ? Number.NaN : (parseValue(value) as number));
+  return { rawMin: part(parts.min), rawMax: part(parts.max), rawMean: part(parts.mean), samples };
 }
 
 /** What a numeric timestamp counts (line protocol, and numeric times in csv/ndjson). */
@@ -113,6 +135,7 @@ function decodeNdjson(text: string, precision: TimePrecision): ImportRow | null 
     register: optionalName(row.register, "register"),
     ts: parseTime(row.ts, precision),
     rawValue: parseValue(row.raw_value),
+    aggregate: aggregateFrom({ min: row.raw_min, max: row.raw_max, mean: row.raw_mean, samples: row.samples }),
   };
 }
 
@@ -187,6 +210,12 @@ function csvDecoder(precision: TimePrecision): RecordDecoder {
       register: field("register"),
       ts: parseTime(field("ts") ?? "", precision),
       rawValue: raw === null ? null : parseValue(raw),
+      aggregate: aggregateFrom({
+        min: field("raw_min"),
+        max: field("raw_max"),
+        mean: field("raw_mean"),
+        samples: field("samples"),
+      }),
     };
   };
 }
@@ -244,15 +273,22 @@ function lineProtocolDecoder(precision: TimePrecision): RecordDecoder {
       series.set(seriesText, tags);
     }
     if (seriesEnd >= line.length) throw new RowError("no field set");
-    const { raw, end } = rawField(line, seriesEnd + 1);
+    const { fields, end } = fieldSet(line, seriesEnd + 1);
+    const raw = fields.get("raw");
+    if (raw === undefined) throw new RowError("no raw field");
     const timestamp = line.slice(end).trim();
     if (timestamp === "") throw new RowError("no timestamp");
-    let rawValue: number;
-    if (integerField.test(raw)) rawValue = Number(raw.slice(0, -1));
-    else if (decimalText.test(raw)) rawValue = Number(raw);
-    else throw new RowError(`raw is not an integer or float field: ${show(raw)}`);
-    if (!Number.isFinite(rawValue)) throw new RowError(`raw does not fit a number: ${show(raw)}`);
-    return { ...tags, ts: parseTime(timestamp, precision), rawValue };
+    const number = (name: string) => {
+      const text = fields.get(name);
+      return text === undefined ? undefined : numberField(name, text);
+    };
+    const aggregate = aggregateFrom({
+      min: number("raw_min"),
+      max: number("raw_max"),
+      mean: number("raw_mean"),
+      samples: number("samples"),
+    });
+    return { ...tags, ts: parseTime(timestamp, precision), rawValue: numberField("raw", raw), aggregate };
   };
 }
 
@@ -276,9 +312,21 @@ function parseSeries(text: string): SeriesTags {
   };
 }
 
-/** The `raw` field's text among `field=value,...` from `from`, and where the field set ends. */
-function rawField(line: string, from: number): { raw: string; end: number } {
-  let raw: string | undefined;
+/** A numeric field's value: integer (`i`, `u`) or float. */
+function numberField(name: string, text: string): number {
+  let value: number;
+  if (integerField.test(text)) value = Number(text.slice(0, -1));
+  else if (decimalText.test(text)) value = Number(text);
+  else throw new RowError(`${name} is not an integer or float field: ${show(text)}`);
+  if (!Number.isFinite(value)) throw new RowError(`${name} does not fit a number: ${show(text)}`);
+  return value;
+}
+
+const wantedFields = new Set(["raw", "raw_min", "raw_max", "raw_mean", "samples"]);
+
+/** The fields fieldhub reads among `field=value,...` from `from` (their text, the first of each), and where the field set ends. */
+function fieldSet(line: string, from: number): { fields: Map<string, string>; end: number } {
+  const fields = new Map<string, string>();
   let i = from;
   for (;;) {
     const keyEnd = tokenEnd(line, i, equals, space);
@@ -291,11 +339,11 @@ function rawField(line: string, from: number): { raw: string; end: number } {
       }
       valueEnd++;
     } else valueEnd = tokenEnd(line, valueEnd, comma, space);
-    if (raw === undefined && unescapeTag(line.slice(i, keyEnd)) === "raw") raw = line.slice(keyEnd + 1, valueEnd);
+    const name = unescapeTag(line.slice(i, keyEnd));
+    if (wantedFields.has(name) && !fields.has(name)) fields.set(name, line.slice(keyEnd + 1, valueEnd));
     i = valueEnd;
     if (line.charCodeAt(i) !== comma) break;
     i++;
   }
-  if (raw === undefined) throw new RowError("no raw field");
-  return { raw, end: i };
+  return { fields, end: i };
 }

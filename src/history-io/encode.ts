@@ -4,6 +4,7 @@
  * of a line is built once, so a row costs a time, two numbers and a concatenation.
  */
 import { isoFromMs } from "../lib/clock.ts";
+import { aggregateScaler, type ReadingAggregate } from "../lib/reading-aggregate.ts";
 import { scalerFor } from "../lib/register-scaling.ts";
 
 export const historyFormats = ["ndjson", "csv", "line-protocol"] as const;
@@ -23,15 +24,53 @@ export interface ExportRegister {
   scaleFactor: number | null;
 }
 
-/** Columns of ndjson objects and csv rows, in this order. */
-export const exportColumns = ["register_id", "ts", "raw_value", "gateway", "device", "register", "unit", "value"];
+/**
+ * Columns of ndjson objects and csv rows, in this order: the reading, then its
+ * per-period aggregate (engineering units as the API gives them, then raw; empty
+ * or null when the reading has none).
+ */
+export const exportColumns = [
+  "register_id",
+  "ts",
+  "raw_value",
+  "gateway",
+  "device",
+  "register",
+  "unit",
+  "value",
+  "min",
+  "max",
+  "mean",
+  "samples",
+  "raw_min",
+  "raw_max",
+  "raw_mean",
+];
 
 /**
  * One register's line writer: `null` when the format cannot carry the row (a null
  * value in line protocol). `value` is computed from the scale factor unless given
  * (a mirror writes the value its server sent).
  */
-export type RowEncoder = (ts: number, rawValue: number | null, value?: number | null) => string | null;
+export type RowEncoder = (
+  ts: number,
+  rawValue: number | null,
+  aggregate: ReadingAggregate | null,
+  value?: number | null,
+) => string | null;
+
+/** The aggregate columns' values, in exportColumns' order, or null without one. */
+function aggregateColumns(
+  scaleFactor: number | null,
+): (aggregate: ReadingAggregate | null) => (number | null)[] | null {
+  const scale = aggregateScaler(scaleFactor);
+  return (aggregate) => {
+    if (aggregate === null) return null;
+    const { min, max, mean } = scale(aggregate);
+    return [min, max, mean, aggregate.samples, aggregate.rawMin, aggregate.rawMax, aggregate.rawMean];
+  };
+}
+const aggregateNames = exportColumns.slice(8);
 
 export interface HistoryEncoder {
   /** What goes before the first row (the csv header), or "". */
@@ -58,8 +97,16 @@ function ndjsonRow(register: ExportRegister): RowEncoder {
   const scale = scalerFor(register.scaleFactor);
   const head = `{"register_id":${JSON.stringify(register.uuid)},"ts":"`;
   const names = `,"gateway":${JSON.stringify(register.gatewaySerial)},"device":${JSON.stringify(register.deviceName)},"register":${JSON.stringify(register.name)},"unit":${JSON.stringify(register.unit)},"value":`;
-  return (ts, raw, value) =>
-    `${head}${isoFromMs(ts)}","raw_value":${jsonNumber(raw)}${names}${jsonNumber(value !== undefined ? value : raw === null ? null : scale(raw))}}\n`;
+  const columns = aggregateColumns(register.scaleFactor);
+  const noAggregate = aggregateNames.map((name) => `,"${name}":null`).join("");
+  const aggregateText = (aggregate: ReadingAggregate | null) => {
+    const values = columns(aggregate);
+    return values === null
+      ? noAggregate
+      : values.map((value, index) => `,"${aggregateNames[index]}":${jsonNumber(value)}`).join("");
+  };
+  return (ts, raw, aggregate, value) =>
+    `${head}${isoFromMs(ts)}","raw_value":${jsonNumber(raw)}${names}${jsonNumber(value !== undefined ? value : raw === null ? null : scale(raw))}${aggregateText(aggregate)}}\n`;
 }
 
 /** RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled. */
@@ -76,8 +123,14 @@ function csvRow(register: ExportRegister): RowEncoder {
   const scale = scalerFor(register.scaleFactor);
   const id = csvField(register.uuid);
   const names = [register.gatewaySerial, register.deviceName, register.name, register.unit].map(csvField).join(",");
-  return (ts, raw, value) =>
-    `${id},${isoFromMs(ts)},${csvNumber(raw)},${names},${csvNumber(value !== undefined ? value : raw === null ? null : scale(raw))}\r\n`;
+  const columns = aggregateColumns(register.scaleFactor);
+  const noAggregate = ",".repeat(aggregateNames.length);
+  const aggregateText = (aggregate: ReadingAggregate | null) => {
+    const values = columns(aggregate);
+    return values === null ? noAggregate : `,${values.map(csvNumber).join(",")}`;
+  };
+  return (ts, raw, aggregate, value) =>
+    `${id},${isoFromMs(ts)},${csvNumber(raw)},${names},${csvNumber(value !== undefined ? value : raw === null ? null : scale(raw))}${aggregateText(aggregate)}\r\n`;
 }
 
 /** InfluxDB's escaping of tag keys and values: comma, equals sign and space get a backslash. */
@@ -87,16 +140,29 @@ export function escapeTag(text: string): string {
 
 /**
  * `reading,gateway=..,device=..,register=.. raw=<v>[i] <unix seconds>`: whole
- * numbers as integer fields, others as floats. An empty tag value is not allowed
- * in line protocol, so a device without a name has no device tag.
+ * numbers as integer fields, others as floats; a reading with an aggregate adds
+ * `raw_min`, `raw_max`, `raw_mean` and `samples` fields (a NaN part is left out:
+ * line protocol has no NaN). An empty tag value is not allowed in line protocol,
+ * so a device without a name has no device tag.
  */
 function lineProtocolRow(register: ExportRegister): RowEncoder {
   const device =
     register.deviceName === null || register.deviceName === "" ? "" : `,device=${escapeTag(register.deviceName)}`;
   const series = `reading,gateway=${escapeTag(register.gatewaySerial)}${device},register=${escapeTag(register.name)} raw=`;
-  return (ts, raw) => {
+  const field = (value: number) => (Number.isSafeInteger(value) ? `${value}i` : String(value));
+  const aggregateFields = (aggregate: ReadingAggregate | null) => {
+    if (aggregate === null) return "";
+    const parts: [string, number][] = [
+      ["raw_min", aggregate.rawMin],
+      ["raw_max", aggregate.rawMax],
+      ["raw_mean", aggregate.rawMean],
+    ];
+    let text = "";
+    for (const [name, value] of parts) if (Number.isFinite(value)) text += `,${name}=${field(value)}`;
+    return `${text},samples=${aggregate.samples}i`;
+  };
+  return (ts, raw, aggregate) => {
     if (raw === null || !Number.isFinite(raw)) return null;
-    const field = Number.isSafeInteger(raw) ? `${raw}i` : String(raw);
-    return `${series}${field} ${Math.floor(ts / 1000)}\n`;
+    return `${series}${field(raw)}${aggregateFields(aggregate)} ${Math.floor(ts / 1000)}\n`;
   };
 }

@@ -32,6 +32,8 @@ export interface AdmissionOptions {
   logger: Logger;
   /** Takes the latest values of an admitted stretch (served at once; only history waits for the commit). */
   takeLatest(fresh: LatestValue[]): void;
+  /** Counts a numeric value towards its storage period's aggregate; `stored` when it is the period's reading (period-aggregates.ts). */
+  countValue?(registerId: number, ts: number, raw: number | null, stored: boolean): void;
 }
 
 export function createAdmission(options: AdmissionOptions) {
@@ -80,10 +82,12 @@ export function createAdmission(options: AdmissionOptions) {
       const readAt = reading.monotonic ?? monotonicNow - (now - reading.ts);
       const admitted = density.admit(registerId, reading.ts, readAt);
       if (admitted === true) buffer.add(registerId, reading.ts, reading.raw, monotonicNow);
-      else if (admitted !== false) {
+      if (typeof admitted === "boolean") options.countValue?.(registerId, reading.ts, reading.raw, admitted);
+      else {
         options.takeLatest(fresh);
         return admitted.then((stored) => {
           if (stored) buffer.add(registerId, reading.ts, reading.raw, monotonicNow);
+          options.countValue?.(registerId, reading.ts, reading.raw, stored);
           return acceptFrom(batch, index + 1);
         });
       }

@@ -14,6 +14,10 @@
  * A `string` register's text is not history (readings are numbers): it moves the
  * register's latest time like any value, and its text is written only when it
  * changes (reading-buffer.ts).
+ *
+ * Every numeric value also counts towards its storage period's aggregate
+ * (period-aggregates.ts), which goes to the store with the register's next stored
+ * reading once the period is over.
  */
 
 import type { Clock } from "../lib/clock.ts";
@@ -24,6 +28,7 @@ import { effectiveStorageInterval } from "../lib/storage-period.ts";
 import type { LatestValue } from "../store/contract/readings.ts";
 import type { Store } from "../store/index.ts";
 import { createAdmission } from "./admission.ts";
+import { createPeriodAggregates } from "./period-aggregates.ts";
 import { ReadingBuffer } from "./reading-buffer.ts";
 import { createDensityGate } from "./storage-density.ts";
 
@@ -78,12 +83,14 @@ export async function createIngest(options: IngestOptions) {
   // Starting from each register's newest stored reading: backfilled history and
   // the history of earlier runs count, whatever the clock says now.
   const newest = await store.readings.newestTimes();
+  const aggregates = createPeriodAggregates();
   for (const row of await store.registers.allIds()) {
     const intervalMs = effectiveStorageInterval(
       options.storageIntervalMs.get(row.uuid) ?? options.defaultStorageIntervalMs,
     );
     registers.set(row.uuid, row.id);
     density.track(row.id, intervalMs, newest.get(row.id));
+    aggregates.track(row.id, intervalMs);
   }
   const admission = createAdmission({
     registers,
@@ -99,6 +106,7 @@ export async function createIngest(options: IngestOptions) {
         logger.error({ err: error }, "latest values not taken");
       });
     },
+    countValue: aggregates.add,
   });
 
   const written = { batches: 0, committed: 0, lastBatchMs: 0, writeError: null as string | null };
@@ -113,18 +121,24 @@ export async function createIngest(options: IngestOptions) {
    * changed texts. Returns how many readings it stored, or null when the write
    * failed (everything then stays waiting, in order).
    */
+  /** Set by stop: the aggregates of the periods in progress go with the last write. */
+  let finishing = false;
+
   async function writeNow(): Promise<number | null> {
-    if (buffer.empty) return 0;
+    // Aggregates go with the write that holds the whole buffer, after their readings.
+    const finished = buffer.length <= maxRowsPerTransaction ? aggregates.take(clock.now(), finishing) : [];
+    if (buffer.empty && finished.length === 0) return 0;
     const batch = buffer.take(maxRowsPerTransaction);
     const began = performance.now();
     try {
-      await store.readings.recordPolled(batch.rows);
+      await store.readings.recordPolled(batch.rows, finished);
       if (batch.texts.size > 0) {
         await store.registers.recordTexts([...batch.texts].map(([registerId, text]) => ({ registerId, text })));
       }
     } catch (error) {
       // Keep the batch for the next attempt (disk full, busy): put it back in front.
       buffer.putBack(batch);
+      aggregates.restore(finished);
       const message = error instanceof Error ? error.message : String(error);
       // One log line per condition, not one per flush while the disk stays full.
       if (writeFailure.occurred(message))
@@ -186,6 +200,7 @@ export async function createIngest(options: IngestOptions) {
     async stop(): Promise<void> {
       stopped = true;
       clearInterval(timer);
+      finishing = true;
       await flush();
     },
   };

@@ -12,6 +12,7 @@ import { maxForwardedAlertEvents, maxForwardedReadings } from "../lib/edge-proto
 import { edgeMessages, type RequestOf } from "../lib/edge-protocol/messages.ts";
 import type { InventoryGateway } from "../lib/inventory.ts";
 import { presentAlert } from "../lib/present-alert.ts";
+import type { ReadingAggregate } from "../lib/reading-aggregate.ts";
 import type { AlertRequestAction, AlertRow } from "../store/contract/alerts.ts";
 import type { Store } from "../store/index.ts";
 import type { CentralClient } from "./central-client.ts";
@@ -58,6 +59,12 @@ export function createForwarder(options: ForwarderOptions) {
   const { store } = options;
   let inventorySent = false;
   let positions: Map<string, number> | null = null;
+  /**
+   * Each register's newest reading the central took without an aggregate (its storage
+   * period was in progress): sent again once the aggregate is stored here. Starts at
+   * the central's positions, so a restart sends the last reading again once.
+   */
+  let awaitingAggregate = new Map<string, number>();
   /** The status the central last took of each gateway, as "status lastSeen": only changes are sent again. */
   let statusSent = new Map<string, string>();
   const stats: ForwardStats = { forwarded: 0, forwardedThrough: null, completeThrough: null, alertEvents: 0 };
@@ -80,11 +87,51 @@ export function createForwarder(options: ForwarderOptions) {
   const send = async (batch: ReadingsBatch): Promise<void> => {
     // Counted only once the central's receipt is read: an unreadable answer throws first.
     await central.call(edgeMessages.readings, { readings: batch });
-    for (const [uuid, ts] of batch) {
+    for (const row of batch) {
+      const [uuid, ts] = row;
+      if (row.length > 3 && awaitingAggregate.get(uuid) === ts) awaitingAggregate.delete(uuid);
       if (ts > (positions?.get(uuid) ?? Number.NEGATIVE_INFINITY)) positions?.set(uuid, ts);
       if (ts > (stats.forwardedThrough ?? Number.NEGATIVE_INFINITY)) stats.forwardedThrough = ts;
     }
     stats.forwarded += batch.length;
+  };
+
+  /**
+   * The readings the central took before their storage period ended, sent again
+   * with their aggregate once it is stored here (one look-up a register: the
+   * reading's own second). One that has none after two days (the longest storage
+   * period and then some) never will: a crash cut its period short.
+   */
+  const resendAggregated = async (ids: { id: number; uuid: string }[], goOn: () => boolean): Promise<void> => {
+    const giveUpBefore = options.now() - 2 * 86_400_000;
+    let batch: ReadingsBatch = [];
+    for (const register of ids) {
+      const ts = awaitingAggregate.get(register.uuid);
+      if (ts === undefined) continue;
+      if (ts < giveUpBefore) {
+        awaitingAggregate.delete(register.uuid);
+        continue;
+      }
+      const query = {
+        registerIds: [register.id],
+        since: ts,
+        until: ts + 1,
+        order: "asc" as const,
+        limit: 1,
+        after: null,
+      };
+      const [row] = (await store.readings.page(query)).rows;
+      if (row === undefined || row.ts !== ts) awaitingAggregate.delete(register.uuid);
+      if (row?.aggregate === undefined || row.aggregate === null) continue;
+      // Taken off awaitingAggregate once the central has it (send).
+      batch.push([register.uuid, row.ts, row.rawValue, ...wireAggregate(row.aggregate)]);
+      if (batch.length === maxForwardedReadings) {
+        await send(batch);
+        batch = [];
+        if (!goOn()) return;
+      }
+    }
+    if (batch.length > 0) await send(batch);
   };
 
   /** The gateways' status and last-seen time as this site's tracker stored them, when changed since last sent. */
@@ -188,6 +235,7 @@ export function createForwarder(options: ForwarderOptions) {
       if (positions === null) {
         const answer = await central.call(edgeMessages.positions);
         positions = new Map(Object.entries(answer.positions));
+        awaitingAggregate = new Map(positions);
       }
       const known = positions;
       const ids = (await store.registers.allIds()).filter((register) => siteRegisters.has(register.uuid));
@@ -198,6 +246,7 @@ export function createForwarder(options: ForwarderOptions) {
         return;
       }
       const uuidOf = new Map(ids.map((register) => [register.id, register.uuid]));
+      await resendAggregated(ids, goOn);
       // Oldest first from the register furthest behind; a register the central has nothing of starts at the beginning.
       const since = Math.min(...ids.map((register) => (known.get(register.uuid) ?? -1) + 1));
       let batch: ReadingsBatch = [];
@@ -210,7 +259,14 @@ export function createForwarder(options: ForwarderOptions) {
         for (const row of page) {
           const uuid = uuidOf.get(row.registerId) ?? "";
           if (row.ts <= (known.get(uuid) ?? Number.NEGATIVE_INFINITY)) continue;
-          batch.push([uuid, row.ts, row.rawValue]);
+          const aggregate = row.aggregate ?? null;
+          if (aggregate === null) {
+            awaitingAggregate.set(uuid, row.ts);
+            batch.push([uuid, row.ts, row.rawValue]);
+          } else {
+            awaitingAggregate.delete(uuid);
+            batch.push([uuid, row.ts, row.rawValue, ...wireAggregate(aggregate)]);
+          }
           if (batch.length === maxForwardedReadings) {
             await send(batch);
             batch = [];
@@ -227,6 +283,12 @@ export function createForwarder(options: ForwarderOptions) {
 }
 
 export type Forwarder = ReturnType<typeof createForwarder>;
+
+/** A reading's aggregate on the edge wire: JSON has no NaN, so a NaN part goes as null. */
+function wireAggregate(aggregate: ReadingAggregate): [number | null, number | null, number | null, number] {
+  const part = (value: number) => (Number.isNaN(value) ? null : value);
+  return [part(aggregate.rawMin), part(aggregate.rawMax), part(aggregate.rawMean), aggregate.samples];
+}
 
 /** An alert of one of the site's gateways. */
 type SiteAlert = AlertRow & { gatewayUuid: string };

@@ -179,8 +179,8 @@ describe("rate limits", () => {
       expect(Date.now() - began).toBeGreaterThanOrEqual(2_000);
       expect(readingCalls).toBe(3);
       expect(readFileSync(out, "utf8").split("\r\n")).toEqual([
-        "register_id,ts,raw_value,gateway,device,register,unit,value",
-        ...rows.map((row) => `${row.register_id},${row.ts},${row.raw_value},OTHER-1,pump,flow,l/h,${row.value}`),
+        "register_id,ts,raw_value,gateway,device,register,unit,value,min,max,mean,samples,raw_min,raw_max,raw_mean",
+        ...rows.map((row) => `${row.register_id},${row.ts},${row.raw_value},OTHER-1,pump,flow,l/h,${row.value},,,,,,,`),
         "",
       ]);
     } finally {

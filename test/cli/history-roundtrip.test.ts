@@ -60,10 +60,13 @@ function importSummary(stderr: string) {
 
 describe("round trip", () => {
   for (const format of formats) {
-    test(`${format}: export -> import into a fresh store -> export gives the same bytes; a second import stores nothing`, async () => {
+    test(`${format}: export -> import into a fresh store -> export gives the same bytes, aggregates included; a second import stores nothing`, async () => {
       const first = await exportTo(demoData, format, join(dir, `first.${format}`));
       const rows = first.split("\n").filter((line) => line !== "").length - (format === "csv" ? 1 : 0);
       expect(rows).toBeGreaterThan(10_000);
+      // The demo's backfill gives each reading its period's aggregate (six polls): they travel too.
+      const aggregated = first.split("\n").filter((line) => /samples"?[=:,]"?6|,6,/.test(line)).length;
+      expect(aggregated).toBeGreaterThan(rows / 2);
       const fresh = join(dir, `fresh-${format}`);
       const imported = await cliOk([
         "history",
@@ -92,12 +95,14 @@ describe("round trip", () => {
     }, 60_000);
   }
 
-  test("export writes the csv header and RFC 4180 rows, line protocol with integer fields and seconds", async () => {
+  test("export writes the csv header and RFC 4180 rows, line protocol with integer fields, aggregate fields and seconds", async () => {
     const csv = await exportTo(demoData, "csv", join(dir, "look.csv"), ["--gateway", "FH-DEMO-001"]);
-    expect(csv.split("\r\n")[0]).toBe("register_id,ts,raw_value,gateway,device,register,unit,value");
+    expect(csv.split("\r\n")[0]).toBe(
+      "register_id,ts,raw_value,gateway,device,register,unit,value,min,max,mean,samples,raw_min,raw_max,raw_mean",
+    );
     const lp = await exportTo(demoData, "line-protocol", join(dir, "look.lp"), ["--gateway", "FH-DEMO-001"]);
     expect(lp.split("\n")[0]).toMatch(
-      /^reading,gateway=FH-DEMO-001,device=Climate\\ computer,register=\S+ raw=-?\d+i \d{10}$/,
+      /^reading,gateway=FH-DEMO-001,device=Climate\\ computer,register=\S+ raw=-?\d+i,raw_min=-?\d+i,raw_max=-?\d+i,raw_mean=-?[\d.]+i?,samples=6i \d{10}$/,
     );
   }, 30_000);
 });

@@ -708,6 +708,8 @@ describe("Reading fields", () => {
       name: path.split("/")[2] ?? null,
       unit,
       ts: iso(ts),
+      // Recorded without a period's aggregate: the added fields are null (docs/api.md section 4.6).
+      ...noAggregate,
     });
     expect(page.data).toEqual([
       { ...reading(AIR, "°C", climate, now - 8 * minute), value: 21.5, raw_value: 215 },
@@ -723,17 +725,52 @@ describe("Reading fields", () => {
     for (const row of page.data) {
       expect(row.register_id).toMatch(uuidPattern);
       expect(Object.keys(row).sort()).toEqual([
+        "max",
+        "mean",
+        "min",
         "modbus_device_id",
         "name",
+        "raw_max",
+        "raw_mean",
+        "raw_min",
         "raw_value",
         "register_id",
+        "samples",
         "ts",
         "unit",
         "value",
       ]);
     }
   });
+
+  test("a reading's period aggregate: min, max and mean in engineering units, samples, raw_min, raw_max, raw_mean", async () => {
+    const site = await newSite();
+    await site.record([
+      {
+        registerId: site.registerId(AIR),
+        ts: now - 8 * minute,
+        rawValue: 452,
+        aggregate: { rawMin: 452, rawMax: 600, rawMean: 489, samples: 12 },
+      },
+    ]);
+    const page = await fetchPage(site, ids.acmeGateway1, { order: "asc" });
+    expect(page.data).toEqual([
+      expect.objectContaining({
+        value: 45.2,
+        raw_value: 452,
+        min: 45.2,
+        max: 60,
+        mean: 48.9,
+        samples: 12,
+        raw_min: 452,
+        raw_max: 600,
+        raw_mean: 489,
+      }),
+    ]);
+  });
 });
+
+const noAggregate = { min: null, max: null, mean: null, samples: null, raw_min: null, raw_max: null, raw_mean: null };
 
 // ---------------------------------------------------------------------------
 // Cursor pagination (rule 2)

@@ -111,6 +111,70 @@ describe("stored density", () => {
   });
 });
 
+describe("per-period aggregates", () => {
+  // air_temperature is scaled by 0.1: mean in engineering units, min and max raw.
+  type Aggregated = {
+    raw_value: number;
+    raw_min: number | null;
+    raw_max: number | null;
+    mean: number | null;
+    samples: number | null;
+  };
+  async function aggregated(registerPath: string): Promise<Aggregated[]> {
+    const response = await call<{ data: Aggregated[] }>(
+      site.baseUrl,
+      `/v1/devices/${ids.acmeGateway1}/readings?register_id=${site.registerUuid(registerPath)}&order=asc&limit=1000`,
+      { key: site.keys.acme },
+    );
+    return response.body.data.map(({ raw_value, raw_min, raw_max, mean, samples }) => ({
+      raw_value,
+      raw_min,
+      raw_max,
+      mean,
+      samples,
+    }));
+  }
+
+  test("each stored reading gets the min, max, mean and count of its period's polls once the period ended", async () => {
+    const ingest = await ingestFor({ [air]: 5 * minute });
+    const start = Math.floor((site.clock.now() - 60 * minute) / (5 * minute)) * 5 * minute;
+    // 30 polls a period; the second period holds a spike of two polls and a value that cannot be read (null).
+    const raws = Array.from({ length: 72 }, (_, index) => (index === 40 || index === 41 ? 600 : 200 + (index % 3)));
+    ingest.accept(
+      raws.map((raw, index) => ({
+        registerId: site.registerUuid(air),
+        ts: start + index * 10_000 + 1_234,
+        raw: index === 45 ? null : raw,
+      })),
+    );
+    await ingest.flush();
+    const steady = { raw_min: 200, raw_max: 202, samples: 30 };
+    const secondSum = raws.slice(30, 60).reduce((sum, raw, index) => sum + (index === 15 ? 0 : raw), 0);
+    // The period in progress (the clock is an hour on) is finished too: it ended.
+    const lastSum = raws.slice(60).reduce((sum, raw) => sum + raw, 0);
+    expect(await aggregated(air)).toEqual([
+      { raw_value: 200, ...steady, mean: 20.1 },
+      { raw_value: 200, raw_min: 200, raw_max: 600, mean: secondSum / 29 / 10, samples: 29 },
+      { raw_value: 200, raw_min: 200, raw_max: 202, mean: lastSum / 12 / 10, samples: 12 },
+    ]);
+    await ingest.stop();
+  });
+
+  test("a period still in progress has no aggregate until it ends, or until ingest stops", async () => {
+    const ingest = await ingestFor({ [air]: 60 * minute });
+    site.clock.advance(10_000);
+    const start = Math.floor(site.clock.now() / (60 * minute)) * 60 * minute;
+    ingest.accept([
+      { registerId: site.registerUuid(air), ts: start + 1_000, raw: 5 },
+      { registerId: site.registerUuid(air), ts: start + 2_000, raw: 9 },
+    ]);
+    await ingest.flush();
+    expect(await aggregated(air)).toEqual([{ raw_value: 5, raw_min: null, raw_max: null, mean: null, samples: null }]);
+    await ingest.stop();
+    expect(await aggregated(air)).toEqual([{ raw_value: 5, raw_min: 5, raw_max: 9, mean: 0.7, samples: 2 }]);
+  });
+});
+
 describe("batching and back-pressure", () => {
   test("readings are stored only when the batch commits, and counted then", async () => {
     const ingest = await ingestFor({ [air]: minute });

@@ -2,9 +2,10 @@
  * The readings a site forwards (docs/fleet.md, "Forwarding"):
  * - `GET /edge/v1/positions`: the newest stored reading time of each of the site's
  *   registers, where the site resumes (the last position the central acknowledged);
- * - `POST /edge/v1/readings`: a batch `[register id, ts ms, raw value]`, stored with
- *   the history import's rule (a register's storage period holds one reading), so a
- *   resent batch stores nothing twice. A register that is not one of the site's
+ * - `POST /edge/v1/readings`: a batch `[register id, ts ms, raw value]` (with the
+ *   reading's aggregate when known), stored with the history import's rule (a
+ *   register's storage period holds one reading), so a resent batch stores nothing
+ *   twice; a resent reading's aggregate attaches to the reading stored. A register that is not one of the site's
  *   refuses the whole batch (a site writes into no other organisation or site).
  */
 import { Elysia } from "elysia";
@@ -39,10 +40,21 @@ export function edgeReadingRoutes(store: Store) {
         );
         const batch: ReadingTuple[] = [];
         const unknown = new Set<string>();
-        for (const [uuid, ts, rawValue] of body.readings) {
+        for (const row of body.readings) {
+          const [uuid, ts, rawValue] = row;
           const register = registers.get(uuid.toLowerCase());
           if (register === undefined) unknown.add(uuid);
-          else batch.push([register.id, ts, rawValue]);
+          else if (row.length === 3) batch.push([register.id, ts, rawValue]);
+          else {
+            const [, , , rawMin, rawMax, rawMean, samples] = row;
+            const aggregate = {
+              rawMin: rawMin ?? Number.NaN,
+              rawMax: rawMax ?? Number.NaN,
+              rawMean: rawMean ?? Number.NaN,
+              samples,
+            };
+            batch.push([register.id, ts, rawValue, aggregate]);
+          }
         }
         if (unknown.size > 0) {
           throw new CodedError(

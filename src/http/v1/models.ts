@@ -189,6 +189,21 @@ export const Reading = t.Object(
     value: nullable(t.Number({ description: "engineering units" })),
     raw_value: nullable(t.Number({ description: "as read" })),
     ts: dateTime,
+    // Added fields (docs/api.md section 4.6): the values polled during the reading's storage period.
+    min: nullable(
+      t.Number({
+        description:
+          "engineering units: the least value polled during the reading's storage period; null for history stored without aggregates",
+      }),
+    ),
+    max: nullable(t.Number({ description: "engineering units: the greatest value polled during the storage period" })),
+    mean: nullable(
+      t.Number({ description: "engineering units: the mean of the values polled during the storage period" }),
+    ),
+    samples: nullable(t.Integer({ minimum: 1, description: "how many values were polled during the storage period" })),
+    raw_min: nullable(t.Number({ description: "the least raw value polled during the storage period" })),
+    raw_max: nullable(t.Number({ description: "the greatest raw value polled during the storage period" })),
+    raw_mean: nullable(t.Number({ description: "the mean of the raw values polled during the storage period" })),
   },
   { $id: "Reading" },
 );

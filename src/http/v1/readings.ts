@@ -2,6 +2,7 @@ import { Elysia, t } from "elysia";
 import { isoFromMs } from "../../lib/clock.ts";
 import { CodedError } from "../../lib/errors.ts";
 import { uuidPattern } from "../../lib/ids.ts";
+import { aggregateScaler, type ReadingAggregate } from "../../lib/reading-aggregate.ts";
 import { scalerFor } from "../../lib/register-scaling.ts";
 import { parseRfc3339 } from "../../lib/timestamps.ts";
 import type { HistoryRegister } from "../../store/contract/registers.ts";
@@ -118,7 +119,7 @@ export function readingRoutes(deps: V1Deps) {
       const data: string[] = [];
       for (const row of page.rows) {
         const encode = byId.get(row.registerId);
-        if (encode !== undefined) data.push(encode(row.rawValue, row.ts));
+        if (encode !== undefined) data.push(encode(row.rawValue, row.ts, row.aggregate ?? null));
       }
       const meta = JSON.stringify({
         since: isoFromMs(since),
@@ -152,13 +153,22 @@ export function readingRoutes(deps: V1Deps) {
  * per request, so a row costs its value, raw value and time. A 1000-row page is
  * most of what this endpoint does (docs/benchmarks.md).
  */
-function readingEncoder(register: HistoryRegister): (rawValue: number | null, ts: number) => string {
+function readingEncoder(
+  register: HistoryRegister,
+): (rawValue: number | null, ts: number, aggregate: ReadingAggregate | null) => string {
   const scale = scalerFor(register.scaleFactor);
   const head = `{"register_id":${JSON.stringify(register.uuid)},"modbus_device_id":${JSON.stringify(register.modbusDeviceUuid)},"name":${JSON.stringify(register.name)},"unit":${JSON.stringify(register.unit)},"value":`;
-  return (rawValue, ts) =>
+  const noAggregate = `,"min":null,"max":null,"mean":null,"samples":null,"raw_min":null,"raw_max":null,"raw_mean":null}`;
+  const scaleAggregate = aggregateScaler(register.scaleFactor);
+  const aggregateText = (aggregate: ReadingAggregate | null): string => {
+    if (aggregate === null) return noAggregate;
+    const { min, max, mean } = scaleAggregate(aggregate);
+    return `,"min":${jsonNumber(min)},"max":${jsonNumber(max)},"mean":${jsonNumber(mean)},"samples":${aggregate.samples},"raw_min":${jsonNumber(aggregate.rawMin)},"raw_max":${jsonNumber(aggregate.rawMax)},"raw_mean":${jsonNumber(aggregate.rawMean)}}`;
+  };
+  return (rawValue, ts, aggregate) =>
     rawValue === null
-      ? `${head}null,"raw_value":null,"ts":"${isoFromMs(ts)}"}`
-      : `${head}${jsonNumber(scale(rawValue))},"raw_value":${jsonNumber(rawValue)},"ts":"${isoFromMs(ts)}"}`;
+      ? `${head}null,"raw_value":null,"ts":"${isoFromMs(ts)}"${aggregateText(aggregate)}`
+      : `${head}${jsonNumber(scale(rawValue))},"raw_value":${jsonNumber(rawValue)},"ts":"${isoFromMs(ts)}"${aggregateText(aggregate)}`;
 }
 
 /** A number as JSON.stringify writes it (a non-finite one as null). */

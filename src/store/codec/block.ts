@@ -8,6 +8,12 @@
  *   value form (byte) and the values that are not null:
  *     0 integers: first (zigzag varint), then the differences (integers.ts)
  *     1 float32 bit steps, 2 xor32, 3 xor64 (floats.ts)
+ *   with flag bit 1 (blocks written since aggregates, docs/api.md section 4.6): the aggregates,
+ *     samples per reading (integers.ts; 0: the reading has none), then for each of
+ *     min, max and mean the positions where it differs from the reading's value
+ *     (count, gaps) and those values (value form and values, as above). The common
+ *     case, a steady value (min = max = mean = value, samples constant), costs a
+ *     few bytes a block. A block without the bit decodes with no aggregates.
  *
  * The form is chosen per block from the values themselves: whole numbers within
  * +-2^50 (and not -0) are integers; numbers that survive a float32 round trip
@@ -15,10 +21,19 @@
  * float32 forms; anything else is float64. So integers stay exact, float32
  * bit-exact, float64 exact, and null stays null.
  */
+import type { ReadingAggregate } from "../contract/readings.ts";
 import { ByteReader, ByteWriter } from "./bytes.ts";
 import { readFloat32Steps, readXor32, readXor64, writeFloat32Steps, writeXor32, writeXor64 } from "./floats.ts";
 import { readIntegers, writeIntegers } from "./integers.ts";
 import { readTimes, writeTimes } from "./timestamps.ts";
+
+/** Per-period aggregates by reading (raw values); `samples` 0 where a reading has none. */
+export interface AggregateColumns {
+  samples: ArrayLike<number>;
+  min: ArrayLike<number>;
+  max: ArrayLike<number>;
+  mean: ArrayLike<number>;
+}
 
 /** Readings of one register in time order: stored seconds, raw values, and which are null. */
 export interface ReadingColumns {
@@ -28,15 +43,32 @@ export interface ReadingColumns {
   values: ArrayLike<number>;
   /** 1 where the reading's raw value is null; null when none is. */
   nulls: ArrayLike<number> | null;
+  /** The readings' aggregates; null (or absent) when none has one. */
+  aggregates?: AggregateColumns | null;
 }
 
 export interface DecodedBlock extends ReadingColumns {
   ts: Int32Array;
   values: Float64Array;
   nulls: Uint8Array | null;
+  aggregates: AggregateColumns | null;
+}
+
+/** The aggregate of reading `index` of `columns`, or null. */
+export function aggregateAt(columns: AggregateColumns | null | undefined, index: number): ReadingAggregate | null {
+  if (columns === null || columns === undefined) return null;
+  const samples = columns.samples[index] as number;
+  if (samples === 0) return null;
+  return {
+    rawMin: columns.min[index] as number,
+    rawMax: columns.max[index] as number,
+    rawMean: columns.mean[index] as number,
+    samples,
+  };
 }
 
 const deflated = 1;
+const withAggregates = 2;
 const integerForm = 0;
 const float32StepsForm = 1;
 const xor32Form = 2;
@@ -63,19 +95,73 @@ export function encodeBlock(base: number, columns: ReadingColumns, from = 0, to 
   out.varint(nullGaps.length);
   if (nullGaps.length > 0 && present.length > 0) writeIntegers(out, nullGaps, 0, nullGaps.length);
   if (present.length > 0) writeValues(out, present);
+  const aggregated = writeAggregates(out, columns, from, to);
   const plain = out.finish();
+  const flags = aggregated ? withAggregates : 0;
   // Deflate's Huffman stage takes skewed small values (mostly-zero differences)
   // well below their packed width; kept only when it wins.
   const packed = Bun.deflateSync(plain, { level: 9 });
   if (packed.length < plain.length) {
     const block = new Uint8Array(packed.length + 1);
-    block[0] = deflated;
+    block[0] = deflated | flags;
     block.set(packed, 1);
     return block;
   }
   const block = new Uint8Array(plain.length + 1);
+  block[0] = flags;
   block.set(plain, 1);
   return block;
+}
+
+/** The aggregate section of readings [from, to); false (nothing written) when none has an aggregate. */
+function writeAggregates(out: ByteWriter, columns: ReadingColumns, from: number, to: number): boolean {
+  const aggregates = columns.aggregates;
+  if (aggregates === null || aggregates === undefined) return false;
+  let any = false;
+  for (let index = from; index < to && !any; index++) any = (aggregates.samples[index] as number) > 0;
+  if (!any) return false;
+  writeIntegers(out, aggregates.samples, from, to);
+  for (const part of [aggregates.min, aggregates.max, aggregates.mean]) {
+    const gaps: number[] = [];
+    const differing: number[] = [];
+    let last = -1;
+    for (let index = from; index < to; index++) {
+      if ((aggregates.samples[index] as number) === 0) continue;
+      const value = columns.nulls?.[index] === 1 ? null : (columns.values[index] as number);
+      const own = part[index] as number;
+      if (Object.is(own, value)) continue;
+      gaps.push(index - from - last - 1);
+      last = index - from;
+      differing.push(own);
+    }
+    out.varint(gaps.length);
+    if (gaps.length === 0) continue;
+    writeIntegers(out, gaps, 0, gaps.length);
+    writeValues(out, differing);
+  }
+  return true;
+}
+
+function readAggregates(input: ByteReader, block: DecodedBlock): AggregateColumns {
+  const { count } = block;
+  const samples = new Float64Array(count);
+  readIntegers(input, count, samples);
+  const parts = [new Float64Array(count), new Float64Array(count), new Float64Array(count)];
+  for (const part of parts) {
+    for (let index = 0; index < count; index++) part[index] = block.values[index] as number;
+    const differing = input.varint();
+    if (differing === 0) continue;
+    const gaps = new Float64Array(differing);
+    readIntegers(input, differing, gaps);
+    const positions = new Int32Array(differing);
+    let position = -1;
+    gaps.forEach((gap, slot) => {
+      position += gap + 1;
+      positions[slot] = position;
+    });
+    readValues(input, differing, part, (slot) => positions[slot] as number);
+  }
+  return { samples, min: parts[0] as Float64Array, max: parts[1] as Float64Array, mean: parts[2] as Float64Array };
 }
 
 function writeValues(out: ByteWriter, values: number[]): void {
@@ -113,8 +199,15 @@ function writeValues(out: ByteWriter, values: number[]): void {
 
 export function decodeBlock(base: number, block: Uint8Array): DecodedBlock {
   const rest = block.subarray(1) as Uint8Array<ArrayBuffer>;
-  const body = (block[0] as number) & deflated ? Bun.inflateSync(rest) : rest;
+  const flags = block[0] as number;
+  const body = flags & deflated ? Bun.inflateSync(rest) : rest;
   const input = new ByteReader(body);
+  const decoded = readReadings(base, input);
+  if (flags & withAggregates) decoded.aggregates = readAggregates(input, decoded);
+  return decoded;
+}
+
+function readReadings(base: number, input: ByteReader): DecodedBlock {
   const count = input.varint();
   const ts = readTimes(input, base, count);
   const values = new Float64Array(count);
@@ -125,7 +218,7 @@ export function decodeBlock(base: number, block: Uint8Array): DecodedBlock {
     nulls = new Uint8Array(count);
     if (nullCount === count) {
       nulls.fill(1);
-      return { count, ts, values, nulls };
+      return { count, ts, values, nulls, aggregates: null };
     }
     const gaps = new Float64Array(nullCount);
     readIntegers(input, nullCount, gaps);
@@ -139,8 +232,14 @@ export function decodeBlock(base: number, block: Uint8Array): DecodedBlock {
     for (let index = 0; index < count; index++) if (nulls[index] === 0) presentAt[slot++] = index;
   }
   const present = count - nullCount;
-  if (present === 0) return { count, ts, values, nulls };
+  if (present === 0) return { count, ts, values, nulls, aggregates: null };
   const at = presentAt === null ? (index: number) => index : (index: number) => presentAt[index] as number;
+  readValues(input, present, values, at);
+  return { count, ts, values, nulls, aggregates: null };
+}
+
+/** Reads `present` values written by writeValues into `values` at the positions `at` gives. */
+function readValues(input: ByteReader, present: number, values: Float64Array, at: (index: number) => number): void {
   const form = input.byte();
   if (form === integerForm) {
     let value = input.signed();
@@ -160,7 +259,6 @@ export function decodeBlock(base: number, block: Uint8Array): DecodedBlock {
   } else {
     throw new RangeError(`history block value form ${form} unknown`);
   }
-  return { count, ts, values, nulls };
 }
 
 /** Index of the first of `count` ascending times at or after `seconds`. */

@@ -5,7 +5,50 @@
  * about 13 bytes a reading, so one open day of 2,000 registers at one reading a
  * minute peaks near 37 MB (a shorter period trades this for more, smaller blocks).
  */
-import { lowerBound, type ReadingColumns } from "./block.ts";
+import type { ReadingAggregate } from "../contract/readings.ts";
+import { type AggregateColumns, aggregateAt, lowerBound, type ReadingColumns } from "./block.ts";
+
+/** A register's aggregate columns, allocated with its first aggregate (about 28 bytes a reading more). */
+class TailAggregates implements AggregateColumns {
+  constructor(
+    public samples: Int32Array,
+    public min: Float64Array,
+    public max: Float64Array,
+    public mean: Float64Array,
+  ) {}
+
+  static sized(size: number): TailAggregates {
+    return new TailAggregates(
+      new Int32Array(size),
+      new Float64Array(size),
+      new Float64Array(size),
+      new Float64Array(size),
+    );
+  }
+
+  copyWithin(target: number, start: number, end: number): void {
+    this.samples.copyWithin(target, start, end);
+    this.min.copyWithin(target, start, end);
+    this.max.copyWithin(target, start, end);
+    this.mean.copyWithin(target, start, end);
+  }
+
+  set(index: number, aggregate: ReadingAggregate | null): void {
+    this.samples[index] = aggregate?.samples ?? 0;
+    this.min[index] = aggregate?.rawMin ?? 0;
+    this.max[index] = aggregate?.rawMax ?? 0;
+    this.mean[index] = aggregate?.rawMean ?? 0;
+  }
+
+  grown(size: number): TailAggregates {
+    const next = TailAggregates.sized(size);
+    next.samples.set(this.samples);
+    next.min.set(this.min);
+    next.max.set(this.max);
+    next.mean.set(this.mean);
+    return next;
+  }
+}
 
 export class RegisterTail implements ReadingColumns {
   ts = new Int32Array(16);
@@ -13,9 +56,25 @@ export class RegisterTail implements ReadingColumns {
   nullFlags = new Uint8Array(16);
   count = 0;
   private nullCount = 0;
+  aggregates: TailAggregates | null = null;
 
   get nulls(): Uint8Array | null {
     return this.nullCount === 0 ? null : this.nullFlags;
+  }
+
+  /** The aggregate of reading `index`, or null. */
+  aggregate(index: number): ReadingAggregate | null {
+    return aggregateAt(this.aggregates, index);
+  }
+
+  /** Attaches `aggregate` to the reading at `seconds`; false when none is held there. */
+  setAggregate(seconds: number, aggregate: ReadingAggregate | null): boolean {
+    const at = this.lowerBound(seconds);
+    if (at >= this.count || this.ts[at] !== seconds) return false;
+    if (aggregate === null && this.aggregates === null) return true;
+    if (this.aggregates === null) this.aggregates = TailAggregates.sized(this.ts.length);
+    this.aggregates.set(at, aggregate);
+    return true;
   }
 
   /** Index of the first reading at or after `seconds`. */
@@ -29,7 +88,7 @@ export class RegisterTail implements ReadingColumns {
   }
 
   /** Adds a reading unless one is already held for that second (the first one stays). */
-  insert(seconds: number, raw: number | null): boolean {
+  insert(seconds: number, raw: number | null, aggregate: ReadingAggregate | null = null): boolean {
     const at =
       this.count === 0 || (this.ts[this.count - 1] as number) < seconds ? this.count : this.lowerBound(seconds);
     if (at < this.count && this.ts[at] === seconds) return false;
@@ -38,7 +97,10 @@ export class RegisterTail implements ReadingColumns {
       this.ts.copyWithin(at + 1, at, this.count);
       this.values.copyWithin(at + 1, at, this.count);
       this.nullFlags.copyWithin(at + 1, at, this.count);
+      this.aggregates?.copyWithin(at + 1, at, this.count);
     }
+    if (aggregate !== null && this.aggregates === null) this.aggregates = TailAggregates.sized(this.ts.length);
+    this.aggregates?.set(at, aggregate);
     this.ts[at] = seconds;
     this.values[at] = raw ?? 0;
     this.nullFlags[at] = raw === null ? 1 : 0;
@@ -55,6 +117,7 @@ export class RegisterTail implements ReadingColumns {
     this.ts.copyWithin(0, cut, this.count);
     this.values.copyWithin(0, cut, this.count);
     this.nullFlags.copyWithin(0, cut, this.count);
+    this.aggregates?.copyWithin(0, cut, this.count);
     this.count -= cut;
     return cut;
   }
@@ -74,6 +137,7 @@ export class RegisterTail implements ReadingColumns {
     this.ts = ts;
     this.values = values;
     this.nullFlags = nullFlags;
+    this.aggregates = this.aggregates?.grown(size) ?? null;
   }
 }
 
@@ -84,13 +148,13 @@ export class OpenTail {
     return this.registers.get(registerId);
   }
 
-  insert(registerId: number, seconds: number, raw: number | null): boolean {
+  insert(registerId: number, seconds: number, raw: number | null, aggregate: ReadingAggregate | null = null): boolean {
     let tail = this.registers.get(registerId);
     if (tail === undefined) {
       tail = new RegisterTail();
       this.registers.set(registerId, tail);
     }
-    return tail.insert(seconds, raw);
+    return tail.insert(seconds, raw, aggregate);
   }
 
   clear(): void {

@@ -5,13 +5,36 @@
  * engines keep history as compressed blocks (../codec/) and an append-only tail
  * (docs/architecture.md "Store").
  */
+import type { ReadingAggregate } from "../../lib/reading-aggregate.ts";
 import { storagePeriodOf } from "../../lib/storage-period.ts";
 
+export type { ReadingAggregate };
 /** Readings in and out carry Unix milliseconds; the engines keep seconds since this epoch. */
-export type ReadingRow = { registerId: number; ts: number; rawValue: number | null };
-export type NewReading = { registerId: number; ts: number; rawValue?: number | null };
-/** A reading as ingest queues it: [register id, ts in Unix ms, raw value]; a tuple keeps the hot path lean. */
-export type ReadingTuple = [registerId: number, ts: number, rawValue: number | null];
+export type ReadingRow = {
+  registerId: number;
+  ts: number;
+  rawValue: number | null;
+  /** Null (or absent) when none was kept: history from before aggregates, or a period a crash cut short. */
+  aggregate?: ReadingAggregate | null;
+};
+export type NewReading = {
+  registerId: number;
+  ts: number;
+  rawValue?: number | null;
+  aggregate?: ReadingAggregate | null;
+};
+/** The aggregate of the storage period whose stored reading is the register's at `ts` (Unix ms), known once the period ended. */
+export type PeriodAggregate = { registerId: number; ts: number; aggregate: ReadingAggregate };
+/**
+ * A reading as ingest queues it: [register id, ts in Unix ms, raw value]; a tuple keeps the hot path lean.
+ * Import and a site's forwarded readings may add the reading's aggregate.
+ */
+export type ReadingTuple = [
+  registerId: number,
+  ts: number,
+  rawValue: number | null,
+  aggregate?: ReadingAggregate | null,
+];
 /** A register's newest value read, whether or not its reading is stored. */
 export type LatestValue = { registerId: number; ts: number; rawValue: number | null };
 
@@ -94,9 +117,11 @@ export interface ReadingStore {
   record(batch: NewReading[]): Promise<void>;
   /**
    * Ingest's write, one transaction: stores `readings` (a register's second
-   * already stored keeps its first value).
+   * already stored keeps its first value) and attaches each of `aggregates` to the
+   * stored reading it names (one stored at an earlier write, usually); an aggregate
+   * whose reading is not stored is dropped.
    */
-  recordPolled(readings: readonly ReadingTuple[]): Promise<void>;
+  recordPolled(readings: readonly ReadingTuple[], aggregates?: readonly PeriodAggregate[]): Promise<void>;
   /**
    * Takes each latest value given, in the order given: the value read last wins,
    * even when a clock step back made its time earlier than the stored latest's.
@@ -118,6 +143,9 @@ export interface ReadingStore {
    * others are skipped. So importing the same readings again stores nothing, and
    * the density rule (docs/api.md section 8) holds across import and ingest. Each
    * register's latest value moves to its newest stored reading when that is newer.
+   * A skipped reading's aggregate, given, is attached to the reading stored at its
+   * very second, if there is one (a site sends a reading again once its period's
+   * aggregate is known).
    */
   importReadings(batch: readonly ReadingTuple[], storageIntervalMs: ReadonlyMap<number, number>): Promise<ImportCounts>;
   /** Each register's newest stored reading time (Unix ms); registers without readings are absent. */
@@ -179,4 +207,20 @@ export function rowsInFreePeriods(
     chosen.push(reading);
   });
   return chosen;
+}
+
+/** The aggregates an import batch carries on readings `rowsInFreePeriods` did not choose: attached to the reading stored at that second, if any. */
+export function aggregatesOfSkipped(
+  batch: readonly ReadingTuple[],
+  chosen: readonly ReadingTuple[],
+): PeriodAggregate[] {
+  const taken = new Set(chosen);
+  const found: PeriodAggregate[] = [];
+  for (const row of batch) {
+    const aggregate = row[3];
+    if (aggregate !== undefined && aggregate !== null && !taken.has(row)) {
+      found.push({ registerId: row[0], ts: row[1], aggregate });
+    }
+  }
+  return found;
 }

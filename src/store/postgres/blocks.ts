@@ -3,7 +3,7 @@
  * engine-independent); this file cuts a register's readings of one period into
  * rows small enough to stay in their heap page (docs/fleet.md, "Readings layout").
  */
-import { type DecodedBlock, decodeBlock, encodeBlock, type ReadingColumns } from "../codec/block.ts";
+import { aggregateAt, type DecodedBlock, decodeBlock, encodeBlock, type ReadingColumns } from "../codec/block.ts";
 import type { RegisterTail } from "../codec/tail.ts";
 
 /** A UTC day, as on SQLite (../sqlite/history/history.ts): blocks never span a period. */
@@ -78,6 +78,10 @@ export function decodeRow(row: { start_s: number; data: Uint8Array }): DecodedBl
 /** A block's readings added to `into` (a reading already held for its second stays). */
 export function addBlock(into: RegisterTail, block: DecodedBlock, from = 0): void {
   for (let index = from; index < block.count; index++) {
-    into.insert(block.ts[index] as number, block.nulls?.[index] === 1 ? null : (block.values[index] as number));
+    into.insert(
+      block.ts[index] as number,
+      block.nulls?.[index] === 1 ? null : (block.values[index] as number),
+      aggregateAt(block.aggregates, index),
+    );
   }
 }

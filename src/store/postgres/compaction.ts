@@ -8,6 +8,7 @@
  * wins over a tail row for the same second: it was stored first.
  */
 import { RegisterTail } from "../codec/tail.ts";
+import type { ReadingAggregate } from "../contract/readings.ts";
 import {
   addBlock,
   type BlockRow,
@@ -20,6 +21,15 @@ import {
 import type { Sql } from "./connection.ts";
 import { tryLockHistory } from "./locks.ts";
 import { ensurePartitions } from "./partitions.ts";
+
+/** A history_tail row as compaction takes it: key, value and aggregate columns. */
+type TailRow = [number, number, number | null, number | null, number | null, number | null, number | null];
+
+function tailAggregate(row: TailRow): ReadingAggregate | null {
+  const [, , , rawMin, rawMax, rawMean, samples] = row;
+  if (samples === null || rawMin === null || rawMax === null || rawMean === null) return null;
+  return { rawMin, rawMax, rawMean, samples };
+}
 
 export interface CompactionOptions {
   /** Registers merged per transaction (default 200). */
@@ -52,7 +62,7 @@ export async function compactBefore(
       if (!(await tryLockHistory(tx))) return false;
       const taken = (await tx`
         DELETE FROM history_tail WHERE register_id = ANY(${chunk}::int[]) AND ts_s < ${endSeconds}
-        RETURNING register_id, ts_s, raw_value`.values()) as [number, number, number | null][];
+        RETURNING register_id, ts_s, raw_value, raw_min, raw_max, raw_mean, samples`.values()) as TailRow[];
       if (taken.length === 0) return true;
       taken.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
       // Groups of (register, period); each merged with the blocks it already has.
@@ -80,8 +90,13 @@ export async function compactBefore(
         const group = groups.get(keyOf(block.register_id, periodOf(block.start_s)));
         if (group !== undefined) addBlock(group.run, decodeRow(block));
       }
-      for (const [registerId, seconds, raw] of taken) {
-        (groups.get(keyOf(registerId, periodOf(seconds))) as { run: RegisterTail }).run.insert(seconds, raw);
+      for (const row of taken) {
+        const [registerId, seconds, raw] = row;
+        (groups.get(keyOf(registerId, periodOf(seconds))) as { run: RegisterTail }).run.insert(
+          seconds,
+          raw,
+          tailAggregate(row),
+        );
       }
       const rows: BlockRow[] = [];
       for (const { registerId, run } of groups.values())

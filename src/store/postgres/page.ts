@@ -8,9 +8,10 @@
  * A second held both in a block and in the tail (a resend not yet compacted) is
  * the block's: it was stored first.
  */
-import { type DecodedBlock, decodeBlock, lowerBound } from "../codec/block.ts";
+import { aggregateAt, type DecodedBlock, decodeBlock, lowerBound } from "../codec/block.ts";
 import {
   boundSeconds,
+  type ReadingAggregate,
   type ReadingRow,
   type ReadingsPage,
   type ReadingsPageQuery,
@@ -45,6 +46,8 @@ export function pageBounds(query: ReadingsPageQuery): Bounds[] {
 }
 
 type BlockHit = { register_id: number; start_s: number; last_s: number; count: number; data: Uint8Array };
+type TailHit = { register_id: number; s: number; raw: number | null; aggregate: ReadingAggregate | null };
+type TailHeld = { seconds: number[]; raws: (number | null)[]; aggregates: (ReadingAggregate | null)[] };
 
 /**
  * Decoded blocks kept for paging, so a cursor walk does not decode the same block
@@ -57,7 +60,8 @@ export class DecodedBlocks {
   constructor(private readonly size = 512) {}
 
   of(hit: BlockHit): DecodedBlock {
-    const key = `${hit.register_id}/${hit.start_s}/${hit.last_s}/${hit.count}`;
+    // A block re-encoded with an aggregate (aggregates.ts) keeps its key, not its length.
+    const key = `${hit.register_id}/${hit.start_s}/${hit.last_s}/${hit.count}/${hit.data.length}`;
     const found = this.cache.get(key);
     if (found !== undefined) {
       this.cache.delete(key);
@@ -78,7 +82,7 @@ async function fetch(
   order: Order,
   perRegister: number,
   tailLimit: number | null,
-): Promise<{ blocks: BlockHit[]; tail: { register_id: number; s: number; raw: number | null }[] }> {
+): Promise<{ blocks: BlockHit[]; tail: TailHit[] }> {
   const direction = order === "asc" ? "ASC" : "DESC";
   const ids = bounds.map((b) => b.registerId);
   const lows = bounds.map((b) => int32(b.low));
@@ -86,15 +90,16 @@ async function fetch(
   // A block never spans a period, so the one holding `low` starts in low's period.
   const froms = bounds.map((b) => int32(b.from));
   const blockPart = `
-    SELECT true AS block, b.register_id, b.start_s AS s, b.last_s, b.count, NULL::float8 AS raw, b.data
+    SELECT true AS block, b.register_id, b.start_s AS s, b.last_s, b.count, NULL::float8 AS raw, b.data,
+      NULL::float8 AS raw_min, NULL::float8 AS raw_max, NULL::float8 AS raw_mean, NULL::int AS samples
       FROM q CROSS JOIN LATERAL (
         SELECT register_id, start_s, last_s, count, data FROM history_blocks
          WHERE register_id = q.id AND start_s >= q.from_s AND start_s < q.high AND last_s >= q.low
          ORDER BY start_s ${direction} LIMIT $5) b`;
   const tailPart = `
-    SELECT false, t.register_id, t.ts_s, 0, 0, t.raw_value, NULL::bytea
+    SELECT false, t.register_id, t.ts_s, 0, 0, t.raw_value, NULL::bytea, t.raw_min, t.raw_max, t.raw_mean, t.samples
       FROM q CROSS JOIN LATERAL (
-        SELECT register_id, ts_s, raw_value FROM history_tail
+        SELECT register_id, ts_s, raw_value, raw_min, raw_max, raw_mean, samples FROM history_tail
          WHERE register_id = q.id AND ts_s >= q.low AND ts_s < q.high
          ORDER BY ts_s ${direction} LIMIT $6) t`;
   const text = `WITH q AS (SELECT * FROM unnest($1::int[], $2::int[], $3::int[], $4::int[]) AS q(id, low, high, from_s))
@@ -109,9 +114,13 @@ async function fetch(
     count: number;
     raw: number | null;
     data: Uint8Array | null;
+    raw_min: number | null;
+    raw_max: number | null;
+    raw_mean: number | null;
+    samples: number | null;
   }[];
   const blocks: BlockHit[] = [];
-  const tail: { register_id: number; s: number; raw: number | null }[] = [];
+  const tail: TailHit[] = [];
   for (const row of rows) {
     if (row.block) {
       blocks.push({
@@ -121,7 +130,14 @@ async function fetch(
         count: row.count,
         data: row.data as Uint8Array,
       });
-    } else tail.push({ register_id: row.register_id, s: row.s, raw: row.raw });
+    } else {
+      const { raw_min: rawMin, raw_max: rawMax, raw_mean: rawMean, samples } = row;
+      const aggregate =
+        samples === null || rawMin === null || rawMax === null || rawMean === null
+          ? null
+          : { rawMin, rawMax, rawMean, samples };
+      tail.push({ register_id: row.register_id, s: row.s, raw: row.raw, aggregate });
+    }
   }
   return { blocks, tail };
 }
@@ -162,6 +178,7 @@ class Slice {
 class RegisterCursor {
   seconds = 0;
   raw: number | null = null;
+  aggregate: ReadingAggregate | null = null;
   private slice = -1;
   private at = 0;
   private tailAt = 0;
@@ -171,6 +188,7 @@ class RegisterCursor {
     private readonly slices: Slice[],
     private readonly tailSeconds: number[],
     private readonly tailRaws: (number | null)[],
+    private readonly tailAggregates: (ReadingAggregate | null)[],
     private readonly ascending: boolean,
   ) {
     this.enterNextSlice();
@@ -208,12 +226,14 @@ class RegisterCursor {
     if (tailFirst) {
       this.seconds = fromTail as number;
       this.raw = this.tailRaws[this.tailAt] ?? null;
+      this.aggregate = this.tailAggregates[this.tailAt] ?? null;
       this.tailAt++;
       return true;
     }
     const { block } = (this.slices[this.slice] as Slice).get();
     this.seconds = fromBlock;
     this.raw = block.nulls?.[this.at] === 1 ? null : (block.values[this.at] as number);
+    this.aggregate = aggregateAt(block.aggregates, this.at);
     if (fromTail === fromBlock) this.tailAt++;
     this.nextInBlocks();
     return true;
@@ -235,10 +255,10 @@ export async function readPage(
   if (bounds.length === 0 || limit <= 0) return [];
   const perRegister = 2 + Math.ceil(limit / 240);
   const slices = new Map<number, { list: Slice[]; count: number }>();
-  const tails = new Map<number, { seconds: number[]; raws: (number | null)[] }>();
+  const tails = new Map<number, TailHeld>();
   for (const b of bounds) {
     slices.set(b.registerId, { list: [], count: 0 });
-    tails.set(b.registerId, { seconds: [], raws: [] });
+    tails.set(b.registerId, { seconds: [], raws: [], aggregates: [] });
   }
   let pending = bounds;
   let first = true;
@@ -246,9 +266,10 @@ export async function readPage(
     const { blocks, tail } = await fetch(sql, pending, order, perRegister, first ? limit : null);
     if (first) {
       for (const row of tail) {
-        const held = tails.get(row.register_id) as { seconds: number[]; raws: (number | null)[] };
+        const held = tails.get(row.register_id) as TailHeld;
         held.seconds.push(row.s);
         held.raws.push(row.raw);
+        held.aggregates.push(row.aggregate);
       }
     }
     first = false;
@@ -282,9 +303,9 @@ export async function readPage(
   }
   const heap: RegisterCursor[] = [];
   for (const b of bounds) {
-    const tail = tails.get(b.registerId) as { seconds: number[]; raws: (number | null)[] };
+    const tail = tails.get(b.registerId) as TailHeld;
     const list = (slices.get(b.registerId) as { list: Slice[] }).list;
-    const cursor = new RegisterCursor(b.registerId, list, tail.seconds, tail.raws, ascending);
+    const cursor = new RegisterCursor(b.registerId, list, tail.seconds, tail.raws, tail.aggregates, ascending);
     if (cursor.advance()) heap.push(cursor);
   }
   const before = (a: RegisterCursor, b: RegisterCursor) =>
@@ -308,7 +329,9 @@ export async function readPage(
   const rows: Reading[] = [];
   while (rows.length < limit && heap.length > 0) {
     const top = heap[0] as RegisterCursor;
-    rows.push({ registerId: top.registerId, ts: msOf(top.seconds), rawValue: top.raw });
+    const row: ReadingRow = { registerId: top.registerId, ts: msOf(top.seconds), rawValue: top.raw };
+    if (top.aggregate !== null) row.aggregate = top.aggregate;
+    rows.push(row);
     if (!top.advance()) {
       const last = heap.pop() as RegisterCursor;
       if (heap.length === 0) break;

@@ -7,6 +7,7 @@
  */
 import { storagePeriodOf } from "../../lib/storage-period.ts";
 import {
+  aggregatesOfSkipped,
   boundSeconds,
   type ImportCounts,
   type NewReading,
@@ -19,6 +20,7 @@ import {
   storedSeconds,
 } from "../contract/readings.ts";
 import { type BatchPruner, pruneInBatches } from "../shared/prune-in-batches.ts";
+import { attachAggregates } from "./aggregates.ts";
 import { defaultReadingsPerBlock, periodOf, periodSeconds } from "./blocks.ts";
 import { type CompactionOptions, compactBefore } from "./compaction.ts";
 import type { Sql } from "./connection.ts";
@@ -122,17 +124,34 @@ export function postgresReadingStore(sql: Sql, options: PostgresReadingStoreOpti
     }
     const chosen = rowsInFreePeriods(batch, storageIntervalMs, (registerId) => occupied.get(registerId) ?? new Set());
     if (chosen.length > 0) {
-      await record(chosen.map(([registerId, ts, rawValue]) => ({ registerId, ts, rawValue })));
+      await record(
+        chosen.map(([registerId, ts, rawValue, aggregate]) => ({
+          registerId,
+          ts,
+          rawValue,
+          aggregate: aggregate ?? null,
+        })),
+      );
     }
+    const late = aggregatesOfSkipped(batch, chosen);
+    if (late.length > 0) await attachAggregates(sql, late, readingsPerBlock);
     return { stored: chosen.length, skipped: batch.length - chosen.length };
   }
 
-  /** Ingest's write: stores the readings; latest values come separately (setLatest), as on SQLite. */
-  function recordPolled(readings: Parameters<ReadingStore["recordPolled"]>[0]): Promise<void> {
-    return insert(
+  /**
+   * Ingest's write: stores the readings, then attaches the aggregates to their
+   * readings (tail rows, or the blocks of a period compacted meanwhile:
+   * attachAggregates); latest values come separately (setLatest), as on SQLite.
+   */
+  async function recordPolled(
+    readings: Parameters<ReadingStore["recordPolled"]>[0],
+    aggregates: Parameters<ReadingStore["recordPolled"]>[1] = [],
+  ): Promise<void> {
+    await insert(
       readings.map(([registerId, ts, rawValue]) => ({ registerId, ts, rawValue })),
       false,
     );
+    if (aggregates.length > 0) await attachAggregates(sql, aggregates, readingsPerBlock);
   }
 
   /**
@@ -174,20 +193,27 @@ export function postgresReadingStore(sql: Sql, options: PostgresReadingStoreOpti
     const registerIds = order.map((index) => (batch[index] as NewReading).registerId);
     const times = order.map((index) => seconds[index] as number);
     const raws = order.map((index) => (batch[index] as NewReading).rawValue ?? null);
+    const aggregates = order.map((index) => (batch[index] as NewReading).aggregate ?? null);
+    const mins = aggregates.map((aggregate) => aggregate?.rawMin ?? null);
+    const maxes = aggregates.map((aggregate) => aggregate?.rawMax ?? null);
+    const means = aggregates.map((aggregate) => aggregate?.rawMean ?? null);
+    const samples = aggregates.map((aggregate) => aggregate?.samples ?? null);
     for (let attempt = 0; ; attempt++) {
       try {
         if (!moveLatest) {
           await sql`
-            INSERT INTO history_tail (register_id, ts_s, raw_value)
-            SELECT * FROM unnest(${registerIds}::int[], ${times}::int[], ${raws}::float8[])
+            INSERT INTO history_tail (register_id, ts_s, raw_value, raw_min, raw_max, raw_mean, samples)
+            SELECT * FROM unnest(${registerIds}::int[], ${times}::int[], ${raws}::float8[],
+              ${mins}::float8[], ${maxes}::float8[], ${means}::float8[], ${samples}::int[])
             ON CONFLICT DO NOTHING`;
           return;
         }
         // Only the rows stored come back from the insert (a resent second does not): each register's newest.
         const newest = (await sql`
           WITH stored AS (
-            INSERT INTO history_tail (register_id, ts_s, raw_value)
-            SELECT * FROM unnest(${registerIds}::int[], ${times}::int[], ${raws}::float8[])
+            INSERT INTO history_tail (register_id, ts_s, raw_value, raw_min, raw_max, raw_mean, samples)
+            SELECT * FROM unnest(${registerIds}::int[], ${times}::int[], ${raws}::float8[],
+              ${mins}::float8[], ${maxes}::float8[], ${means}::float8[], ${samples}::int[])
             ON CONFLICT DO NOTHING RETURNING register_id, ts_s)
           SELECT register_id, max(ts_s) AS ts_s FROM stored GROUP BY register_id`) as {
           register_id: number;

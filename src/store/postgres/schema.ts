@@ -68,6 +68,11 @@ export const historyTail = pgTable(
     registerId: integer("register_id").notNull(),
     epochSeconds: integer("ts_s").notNull(),
     rawValue: doublePrecision("raw_value"),
+    /** The reading's storage-period aggregate (docs/api.md section 4.6); null when none is known yet. */
+    rawMin: doublePrecision("raw_min"),
+    rawMax: doublePrecision("raw_max"),
+    rawMean: doublePrecision("raw_mean"),
+    samples: integer("samples"),
   },
   (table) => [primaryKey({ columns: [table.registerId, table.epochSeconds] })],
 );

@@ -6,7 +6,13 @@
  */
 
 import { storagePeriodOf } from "../../lib/storage-period.ts";
-import { type NewReading, type ReadingStore, type ReadingsKeyset, rowsInFreePeriods } from "../contract/readings.ts";
+import {
+  aggregatesOfSkipped,
+  type NewReading,
+  type ReadingStore,
+  type ReadingsKeyset,
+  rowsInFreePeriods,
+} from "../contract/readings.ts";
 import { type BatchPruner, pruneInBatches } from "../shared/prune-in-batches.ts";
 import type { SqliteConnection } from "./connection.ts";
 import { type BlockHistoryOptions, openBlockHistory } from "./history/history.ts";
@@ -77,6 +83,10 @@ export function sqliteReadingStore(
     },
 
     async importReadings(batch, storageIntervalMs) {
+      // Periods that ended count as closed when nothing is open yet (a fresh store):
+      // imported history of past days then goes straight into blocks instead of
+      // through the tail, whose freed pages would stay in the file.
+      history.openFrom(Date.now());
       // The periods a register already holds, read once per register over the span the batch touches.
       const occupiedPeriods = (registerId: number, intervalMs: number, periods: number[]) => {
         const occupied = new Set<number>();
@@ -98,10 +108,12 @@ export function sqliteReadingStore(
       };
       const chosen = rowsInFreePeriods(batch, storageIntervalMs, occupiedPeriods);
       const stored: NewReading[] = [];
-      if (chosen.length > 0) {
+      const late = aggregatesOfSkipped(batch, chosen);
+      if (chosen.length > 0 || late.length > 0) {
         history.record(
-          chosen.map((row) => ({ registerId: row[0], ts: row[1], rawValue: row[2] })),
+          chosen.map((row) => ({ registerId: row[0], ts: row[1], rawValue: row[2], aggregate: row[3] ?? null })),
           stored,
+          late,
         );
       }
       for (const reading of stored) {
@@ -110,9 +122,13 @@ export function sqliteReadingStore(
       return { stored: stored.length, skipped: batch.length - stored.length };
     },
 
-    async recordPolled(readings) {
-      if (readings.length > 0) {
-        history.record(readings.map((row) => ({ registerId: row[0], ts: row[1], rawValue: row[2] })));
+    async recordPolled(readings, aggregates = []) {
+      if (readings.length > 0 || aggregates.length > 0) {
+        history.record(
+          readings.map((row) => ({ registerId: row[0], ts: row[1], rawValue: row[2] })),
+          undefined,
+          aggregates,
+        );
       }
     },
 

@@ -402,11 +402,15 @@ export const historyBlocks = sqliteTable(
  * Readings of the periods not yet closed, in arrival order: a rowid table without
  * index, so every insert lands on the last page and a flush touches a page or two.
  * Read back once at open (../codec/tail.ts keeps them in memory by register).
+ * `agg` carries the aggregate of an earlier storage period of the register (its
+ * period ended when this row's came), encoded by history/tail-aggregate.ts; a row
+ * that only carries one (no new reading came) says so in it.
  */
 export const historyTail = sqliteTable("history_tail", {
   registerId: integer("register_id").notNull(),
   epochSeconds: integer("ts_s").notNull(),
   rawValue: real("raw_value"),
+  aggregate: blob("agg", { mode: "buffer" }),
 });
 
 /**

@@ -37,6 +37,8 @@ type Domain = (typeof domains)[number];
 export type OpenDomains = { [K in Domain]: Store[K] } & {
   /** ReadingStore.importReadings: one reading per register and storage period; a resend stores nothing. */
   importReadings: ReadingStore["importReadings"];
+  /** ReadingStore.recordPolled: ingest's write, readings and the aggregates of periods that ended. */
+  recordPolled: ReadingStore["recordPolled"];
   /** ReadingStore.page, to read back what was stored. */
   page: ReadingStore["page"];
   /** ReadingStore.closePeriods: the periods ended by `nowMs` encoded into blocks. */
@@ -85,6 +87,7 @@ function sqliteEngine(): Engine {
         ...wrapped,
         importReadings: (batch, periods) => store.readings.importReadings(batch, periods),
         page: (query) => store.readings.page(query),
+        recordPolled: (readings, aggregates) => store.readings.recordPolled(readings, aggregates),
         pruneReadings: (cutoffMs) => store.readings.prune(cutoffMs, { pauseMs: 0 }),
         closePeriods: (nowMs) => store.readings.closePeriods(nowMs),
         setLatest: async (values) => store.readings.setLatest(values),
@@ -111,6 +114,7 @@ function postgresEngine(): Engine {
       ...rest,
       importReadings: (batch, periods) => readings.importReadings(batch, periods),
       page: (query) => readings.page(query),
+      recordPolled: (batch, aggregates) => readings.recordPolled(batch, aggregates),
       pruneReadings: (cutoffMs) => readings.prune(cutoffMs, { pauseMs: 0 }),
       closePeriods: (nowMs) => readings.closePeriods(nowMs),
       setLatest: (values) => readings.setLatest(values),

@@ -23,7 +23,14 @@ const sqliteOnly = ["history_generation", "history_state"];
 const postgresOnly = ["rate_limits"];
 
 /** PostgreSQL's alone, by table: a message's lease, which only several processes sharing one outbox need (docs/fleet.md, "Webhook leases"). */
-const postgresOnlyColumns: Record<string, string[]> = { webhook_deliveries: ["lease_owner", "lease_until"] };
+const postgresOnlyColumns: Record<string, string[]> = {
+  webhook_deliveries: ["lease_owner", "lease_until"],
+  // A reading's aggregate, set in place when its period ends (postgres/aggregates.ts); SQLite's tail is append-only.
+  history_tail: ["raw_min", "raw_max", "raw_mean", "samples"],
+};
+
+/** SQLite's alone, by table: an aggregate carried on a later tail row (history/tail-aggregate.ts). */
+const sqliteOnlyColumns: Record<string, string[]> = { history_tail: ["agg"] };
 
 /** The PostgreSQL type a SQLite column type stands for. */
 const typeOnPostgres: Record<string, string[]> = {
@@ -70,7 +77,10 @@ describe("the SQLite and PostgreSQL schemas", () => {
       const own = postgresOnlyColumns[name] ?? [];
       const pgColumns = allPgColumns.filter((c) => !own.includes(c.name));
       expect(own.filter((column) => !allPgColumns.some((c) => c.name === column))).toEqual([]);
-      const sqliteColumns = sqliteTables.get(name) ?? [];
+      const sqliteOwn = sqliteOnlyColumns[name] ?? [];
+      const allSqliteColumns = sqliteTables.get(name) ?? [];
+      expect(sqliteOwn.filter((column) => !allSqliteColumns.some((c) => c.name === column))).toEqual([]);
+      const sqliteColumns = allSqliteColumns.filter((c) => !sqliteOwn.includes(c.name));
       expect({ name, columns: pgColumns.map((c) => [c.name, c.notNull]) }).toEqual({
         name,
         columns: sqliteColumns.map((c) => [c.name, c.notNull]),

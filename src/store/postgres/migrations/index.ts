@@ -14,6 +14,7 @@ import alertForwarding from "./0005_alert_forwarding.sql" with { type: "text" };
 import edgeTokenLastUsed from "./0006_edge_token_last_used.sql" with { type: "text" };
 import modbusDeviceAnnounced from "./0007_modbus_device_announced.sql" with { type: "text" };
 import alertRegister from "./0008_alert_register.sql" with { type: "text" };
+import historyAggregates from "./0009_history_aggregates.sql" with { type: "text" };
 import journal from "./meta/_journal.json" with { type: "json" };
 
 export const postgresMigrationSql: Record<string, string> = {
@@ -26,6 +27,7 @@ export const postgresMigrationSql: Record<string, string> = {
   "0006_edge_token_last_used": edgeTokenLastUsed,
   "0007_modbus_device_announced": modbusDeviceAnnounced,
   "0008_alert_register": alertRegister,
+  "0009_history_aggregates": historyAggregates,
 };
 
 export const postgresMigrationJournal: { entries: { tag: string; when: number }[] } = journal;

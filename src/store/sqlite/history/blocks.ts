@@ -118,6 +118,17 @@ export function blockTable(db: Database, cachedBlocks: number, readingsPerBlock:
       write(period, registerId, readings, 0, readings.count);
     },
 
+    /**
+     * Replaces one block (`row`, the register's last of the period) with `readings`,
+     * which hold its readings and ones after it: an import appending in time order
+     * rewrites that block only, not the whole period.
+     */
+    replaceLast(period: number, registerId: number, row: BlockRow | null, readings: ReadingColumns): void {
+      forget();
+      if (row !== null) deleteOne.run(period, registerId, row.startSeconds);
+      write(period, registerId, readings, 0, readings.count);
+    },
+
     /** Replaces a register's blocks of a period with readings [from, to) of `readings`. */
     replaceRange(period: number, registerId: number, readings: ReadingColumns, from: number, to: number): void {
       forget();

@@ -11,10 +11,13 @@
  * before a cutoff; plus closePeriods, which the owner calls from a timer.
  */
 import type { Database } from "bun:sqlite";
+import { aggregateAt } from "../../codec/block.ts";
 import { OpenTail, RegisterTail } from "../../codec/tail.ts";
 import {
   boundSeconds,
   type NewReading,
+  type PeriodAggregate,
+  type ReadingAggregate,
   type ReadingRow,
   type ReadingsPage,
   type ReadingsPageQuery,
@@ -23,6 +26,7 @@ import {
 } from "../../contract/readings.ts";
 import { blockTable } from "./blocks.ts";
 import { type PageSource, readPage } from "./page.ts";
+import { decodeTailAggregate, encodeTailAggregate, isStandaloneAggregate } from "./tail-aggregate.ts";
 
 export interface BlockHistoryOptions {
   /**
@@ -86,10 +90,30 @@ export function openBlockHistory(db: Database, options: BlockHistoryOptions = {}
   // A close that a crash interrupted wrote blocks of a period that is still open: drop them, it runs again.
   blocks.dropFrom(openPeriod);
   const tail = new OpenTail();
-  const tailRows = db.prepare<{ registerId: number; seconds: number; raw: number | Uint8Array | null }, []>(
-    "SELECT register_id AS registerId, ts_s AS seconds, raw_value AS raw FROM history_tail ORDER BY rowid",
+  const tailRows = db.prepare<
+    { registerId: number; seconds: number; raw: number | Uint8Array | null; aggregate: Uint8Array | null },
+    []
+  >(
+    "SELECT register_id AS registerId, ts_s AS seconds, raw_value AS raw, agg AS aggregate FROM history_tail ORDER BY rowid",
   );
-  for (const row of tailRows.iterate()) tail.insert(row.registerId, row.seconds, tailValueOf(row.raw));
+  /** Reads the tail rows into memory, each aggregate onto the reading it names (rows come in the order written). */
+  function loadTail(): void {
+    for (const row of tailRows.iterate()) {
+      const standalone = row.aggregate !== null && isStandaloneAggregate(row.aggregate);
+      if (!standalone) tail.insert(row.registerId, row.seconds, tailValueOf(row.raw));
+      if (row.aggregate === null) continue;
+      const held = tail.of(row.registerId);
+      if (held === undefined) continue;
+      const valueAt = (back: number) => {
+        const at = held.lowerBound(row.seconds - back);
+        return at < held.count && held.ts[at] === row.seconds - back ? held.raw(at) : null;
+      };
+      const { back, aggregate } = decodeTailAggregate(row.aggregate, valueAt);
+      // A reading no longer in the tail was closed into blocks with its aggregate already.
+      held.setAggregate(row.seconds - back, aggregate);
+    }
+  }
+  loadTail();
   let firstPeriod = blocks.firstPeriod();
 
   /** Registers given readings of the period being closed since its close began: encoded again at the switch. */
@@ -117,7 +141,7 @@ export function openBlockHistory(db: Database, options: BlockHistoryOptions = {}
       db.query<{ openPeriod: number }, []>("SELECT open_period AS openPeriod FROM history_state WHERE id = 1").get()
         ?.openPeriod ?? noPeriodClosed;
     tail.clear();
-    for (const row of tailRows.iterate()) tail.insert(row.registerId, row.seconds, tailValueOf(row.raw));
+    loadTail();
     blocks.forget();
     firstPeriod = blocks.firstPeriod();
     if (closing !== null) reloadedWhileClosing = true;
@@ -152,29 +176,30 @@ export function openBlockHistory(db: Database, options: BlockHistoryOptions = {}
     return (...args: Args) => transaction.immediate(...args);
   }
 
-  const appendTail = db.prepare<never, [number, number, number | Uint8Array | null]>(
-    "INSERT INTO history_tail (register_id, ts_s, raw_value) VALUES (?1, ?2, ?3)",
+  const appendTail = db.prepare<never, [number, number, number | Uint8Array | null, Uint8Array | null]>(
+    "INSERT INTO history_tail (register_id, ts_s, raw_value, agg) VALUES (?1, ?2, ?3, ?4)",
   );
   // Many rows a statement: one call into SQLite per 100 readings instead of per reading.
   const rowsPerInsert = 100;
   const appendTailMany = db.prepare<never, (number | Uint8Array | null)[]>(
-    `INSERT INTO history_tail (register_id, ts_s, raw_value) VALUES ${Array(rowsPerInsert).fill("(?, ?, ?)").join(", ")}`,
+    `INSERT INTO history_tail (register_id, ts_s, raw_value, agg) VALUES ${Array(rowsPerInsert).fill("(?, ?, ?, ?)").join(", ")}`,
   );
-  const insertValues: (number | Uint8Array | null)[] = new Array(rowsPerInsert * 3);
-  function appendToTail(rows: { registerId: number; seconds: number; raw: number | null }[]): void {
+  const insertValues: (number | Uint8Array | null)[] = new Array(rowsPerInsert * 4);
+  function appendToTail(rows: TailRow[]): void {
     let at = 0;
     for (; at + rowsPerInsert <= rows.length; at += rowsPerInsert) {
       for (let index = 0; index < rowsPerInsert; index++) {
-        const row = rows[at + index] as { registerId: number; seconds: number; raw: number | null };
-        insertValues[index * 3] = row.registerId;
-        insertValues[index * 3 + 1] = row.seconds;
-        insertValues[index * 3 + 2] = tailColumnOf(row.raw);
+        const row = rows[at + index] as TailRow;
+        insertValues[index * 4] = row.registerId;
+        insertValues[index * 4 + 1] = row.seconds;
+        insertValues[index * 4 + 2] = tailColumnOf(row.raw);
+        insertValues[index * 4 + 3] = row.aggregate;
       }
       appendTailMany.run(...insertValues);
     }
     for (; at < rows.length; at++) {
-      const row = rows[at] as { registerId: number; seconds: number; raw: number | null };
-      appendTail.run(row.registerId, row.seconds, tailColumnOf(row.raw));
+      const row = rows[at] as TailRow;
+      appendTail.run(row.registerId, row.seconds, tailColumnOf(row.raw), row.aggregate);
     }
   }
   const deleteTailBefore = db.prepare<never, [number]>("DELETE FROM history_tail WHERE ts_s < ?1");
@@ -189,6 +214,23 @@ export function openBlockHistory(db: Database, options: BlockHistoryOptions = {}
   );
   const saveOpenPeriod = { run: (period: number) => saveOpenPeriodStatement.run(periodSeconds, period) };
 
+  type TailRow = {
+    registerId: number;
+    seconds: number;
+    raw: number | null;
+    /** The `agg` column (tail-aggregate.ts). */
+    aggregate: Uint8Array | null;
+    /** The reading's own aggregate, as given with it (import, a site's forwarded reading). */
+    attached: ReadingAggregate | null;
+    attachedTo: number;
+  };
+  type LateGroup = {
+    period: number;
+    registerId: number;
+    readings: NewReading[];
+    aggregates: { ts: number; aggregate: ReadingAggregate }[];
+  };
+
   const source = (): PageSource => ({ blocks, tail, periodSeconds, openPeriod, firstPeriod });
 
   /** One register's readings of a closed period, as columns, from its blocks. */
@@ -197,60 +239,162 @@ export function openBlockHistory(db: Database, options: BlockHistoryOptions = {}
     for (const row of blocks.blocks(period, registerId, "asc")) {
       const block = blocks.decoded(period, registerId, row);
       for (let index = 0; index < block.count; index++) {
-        merged.insert(block.ts[index] as number, block.nulls?.[index] === 1 ? null : (block.values[index] as number));
+        merged.insert(
+          block.ts[index] as number,
+          block.nulls?.[index] === 1 ? null : (block.values[index] as number),
+          aggregateAt(block.aggregates, index),
+        );
       }
     }
     return merged;
   }
 
-  /** A reading for a period already closed (a late poll, a backfill): its blocks are rewritten with it. */
-  function recordLate(
-    late: Map<string, { period: number; registerId: number; readings: NewReading[] }>,
-    stored: NewReading[] | undefined,
-  ): number {
+  /**
+   * Readings and aggregates for a period already closed (a late poll, a backfill,
+   * the aggregate of a storage period that ended after the close): its blocks are
+   * rewritten with them. A reading already held keeps its value; an aggregate
+   * attaches to it.
+   */
+  function recordLate(late: Map<string, LateGroup>, stored: NewReading[] | undefined): number {
     let count = 0;
-    for (const { period, registerId, readings } of late.values()) {
+    for (const group of late.values()) {
+      const appended = appendLate(group, stored);
+      if (appended !== null) {
+        count += appended;
+        continue;
+      }
+      const { period, registerId, readings, aggregates } = group;
       const merged = closedReadings(period, registerId);
       let added = 0;
+      let changed = false;
       for (const reading of readings) {
-        if (merged.insert(storedSeconds(reading.ts), reading.rawValue ?? null)) {
+        if (merged.insert(storedSeconds(reading.ts), reading.rawValue ?? null, reading.aggregate ?? null)) {
           added++;
           stored?.push(reading);
         }
       }
-      if (added === 0) continue;
+      for (const { ts, aggregate } of aggregates)
+        changed = merged.setAggregate(storedSeconds(ts), aggregate) || changed;
+      count += added;
+      if (added === 0 && !changed) continue;
       blocks.replace(period, registerId, merged);
       if (firstPeriod === null || period < firstPeriod) firstPeriod = period;
-      count += added;
     }
     return count;
   }
 
-  const recordTransaction = writeTransaction((batch: NewReading[], stored: NewReading[] | undefined) => {
-    const accepted: { registerId: number; seconds: number; raw: number | null }[] = [];
-    const inBatch = new Set<string>();
-    const late = new Map<string, { period: number; registerId: number; readings: NewReading[] }>();
-    for (const reading of batch) {
-      const seconds = storedSeconds(reading.ts);
-      const period = periodOf(seconds);
-      if (period < openPeriod) {
-        const key = `${period}/${reading.registerId}`;
-        const group = late.get(key) ?? { period, registerId: reading.registerId, readings: [] };
-        group.readings.push(reading);
-        late.set(key, group);
-        continue;
+  /**
+   * The common case of an import into closed periods, in time order: readings all
+   * after the register's last block of the period. Only that block is decoded and
+   * written again with them (null when the case does not hold: recordLate rewrites
+   * the period's blocks).
+   */
+  function appendLate(group: LateGroup, stored: NewReading[] | undefined): number | null {
+    const { period, registerId, readings, aggregates } = group;
+    if (aggregates.length > 0 || readings.length === 0) return null;
+    const [last] = blocks.blocks(period, registerId, "desc");
+    const lastSeconds = last?.lastSeconds ?? Number.NEGATIVE_INFINITY;
+    for (const reading of readings) if (storedSeconds(reading.ts) <= lastSeconds) return null;
+    const run = new RegisterTail();
+    if (last !== undefined) {
+      const block = blocks.decoded(period, registerId, last);
+      for (let index = 0; index < block.count; index++) {
+        run.insert(
+          block.ts[index] as number,
+          block.nulls?.[index] === 1 ? null : (block.values[index] as number),
+          aggregateAt(block.aggregates, index),
+        );
       }
-      const key = `${reading.registerId}/${seconds}`;
-      if (inBatch.has(key) || tail.has(reading.registerId, seconds)) continue;
-      inBatch.add(key);
-      accepted.push({ registerId: reading.registerId, seconds, raw: reading.rawValue ?? null });
-      stored?.push(reading);
     }
-    appendToTail(accepted);
-    const lateStored = late.size > 0 ? recordLate(late, stored) : 0;
-    if (accepted.length > 0 || lateStored > 0) wroteHistory();
-    return { accepted, lateStored };
-  });
+    let added = 0;
+    for (const reading of readings) {
+      if (run.insert(storedSeconds(reading.ts), reading.rawValue ?? null, reading.aggregate ?? null)) {
+        added++;
+        stored?.push(reading);
+      }
+    }
+    blocks.replaceLast(period, registerId, last ?? null, run);
+    if (firstPeriod === null || period < firstPeriod) firstPeriod = period;
+    return added;
+  }
+
+  const recordTransaction = writeTransaction(
+    (batch: NewReading[], stored: NewReading[] | undefined, aggregates: readonly PeriodAggregate[]) => {
+      const accepted: TailRow[] = [];
+      const inBatch = new Map<string, TailRow>();
+      const late = new Map<string, LateGroup>();
+      const lateGroup = (period: number, registerId: number): LateGroup => {
+        const key = `${period}/${registerId}`;
+        const group = late.get(key) ?? { period, registerId, readings: [], aggregates: [] };
+        late.set(key, group);
+        return group;
+      };
+      for (const reading of batch) {
+        const seconds = storedSeconds(reading.ts);
+        const period = periodOf(seconds);
+        if (period < openPeriod) {
+          lateGroup(period, reading.registerId).readings.push(reading);
+          continue;
+        }
+        const key = `${reading.registerId}/${seconds}`;
+        if (inBatch.has(key) || tail.has(reading.registerId, seconds)) continue;
+        const aggregate = reading.aggregate ?? null;
+        const row: TailRow = {
+          registerId: reading.registerId,
+          seconds,
+          raw: reading.rawValue ?? null,
+          aggregate: aggregate === null ? null : encodeTailAggregate(aggregate, reading.rawValue ?? null, 0, false),
+          attached: aggregate,
+          attachedTo: seconds,
+        };
+        inBatch.set(key, row);
+        accepted.push(row);
+        stored?.push(reading);
+      }
+      // Each aggregate rides on a row of its register written now (the next reading,
+      // usually), or on a row of its own: the tail is only appended to.
+      const carriers = new Map<number, TailRow[]>();
+      for (const row of accepted) {
+        if (row.aggregate !== null) continue;
+        const list = carriers.get(row.registerId) ?? [];
+        list.push(row);
+        carriers.set(row.registerId, list);
+      }
+      const attached: { registerId: number; seconds: number; aggregate: ReadingAggregate }[] = [];
+      for (const { registerId, ts, aggregate } of aggregates) {
+        const seconds = storedSeconds(ts);
+        const period = periodOf(seconds);
+        if (period < openPeriod) {
+          lateGroup(period, registerId).aggregates.push({ ts, aggregate });
+          continue;
+        }
+        const reading = inBatch.get(`${registerId}/${seconds}`);
+        const held = tail.of(registerId);
+        let value: number | null;
+        if (reading !== undefined) value = reading.raw;
+        else if (held?.has(seconds) === true) value = held.raw(held.lowerBound(seconds));
+        else continue; // Its reading is not stored: nothing to attach it to.
+        const carrier = carriers.get(registerId)?.shift();
+        if (carrier === undefined) {
+          accepted.push({
+            registerId,
+            seconds,
+            raw: null,
+            aggregate: encodeTailAggregate(aggregate, value, 0, true),
+            attached: null,
+            attachedTo: seconds,
+          });
+        } else {
+          carrier.aggregate = encodeTailAggregate(aggregate, value, carrier.seconds - seconds, false);
+        }
+        attached.push({ registerId, seconds, aggregate });
+      }
+      appendToTail(accepted);
+      const lateStored = late.size > 0 ? recordLate(late, stored) : 0;
+      if (accepted.length > 0 || late.size > 0) wroteHistory();
+      return { accepted, lateStored, attached };
+    },
+  );
 
   /** Encodes registers' readings of `period` from the tail into blocks (its rows stay in the tail until the switch). */
   function encodePeriod(period: number, registerIds: number[]): void {
@@ -321,14 +465,24 @@ export function openBlockHistory(db: Database, options: BlockHistoryOptions = {}
      * second) already stored is ignored (the first is kept). Returns how many were
      * stored; `stored`, when given, receives them.
      */
-    record(batch: NewReading[], stored?: NewReading[]): number {
-      const { accepted, lateStored } = recordTransaction(batch, stored);
+    record(batch: NewReading[], stored?: NewReading[], aggregates: readonly PeriodAggregate[] = []): number {
+      const { accepted, lateStored, attached } = recordTransaction(batch, stored, aggregates);
       // Memory follows only once the transaction has committed.
-      for (const reading of accepted) {
-        tail.insert(reading.registerId, reading.seconds, reading.raw);
-        if (closing !== null && periodOf(reading.seconds) === closing.period) closing.changed.add(reading.registerId);
+      let readings = 0;
+      const noteChange = (registerId: number, seconds: number) => {
+        if (closing !== null && periodOf(seconds) === closing.period) closing.changed.add(registerId);
+      };
+      for (const row of accepted) {
+        if (row.raw === null && row.aggregate !== null && isStandaloneAggregate(row.aggregate)) continue;
+        tail.insert(row.registerId, row.seconds, row.raw, row.attached);
+        noteChange(row.registerId, row.seconds);
+        readings++;
       }
-      return accepted.length + lateStored;
+      for (const { registerId, seconds, aggregate } of attached) {
+        tail.of(registerId)?.setAggregate(seconds, aggregate);
+        noteChange(registerId, seconds);
+      }
+      return readings + lateStored;
     },
 
     page(query: ReadingsPageQuery): ReadingsPage {
@@ -350,7 +504,12 @@ export function openBlockHistory(db: Database, options: BlockHistoryOptions = {}
       const hasMore = found.length > query.limit;
       if (hasMore) found.length = query.limit;
       return {
-        rows: found.map((row) => ({ registerId: row.registerId, ts: msOf(row.seconds), rawValue: row.raw })),
+        // A reading without an aggregate has no such key (ReadingRow).
+        rows: found.map((row) =>
+          row.aggregate === null
+            ? { registerId: row.registerId, ts: msOf(row.seconds), rawValue: row.raw }
+            : { registerId: row.registerId, ts: msOf(row.seconds), rawValue: row.raw, aggregate: row.aggregate },
+        ),
         hasMore,
       };
     },

@@ -6,8 +6,9 @@
  * what its rows need (a block or two per register), not what the window spans.
  */
 
-import { type DecodedBlock, lowerBound, type ReadingColumns } from "../../codec/block.ts";
+import { aggregateAt, type DecodedBlock, lowerBound, type ReadingColumns } from "../../codec/block.ts";
 import type { OpenTail } from "../../codec/tail.ts";
+import type { ReadingAggregate } from "../../contract/readings.ts";
 import type { BlockTable } from "./blocks.ts";
 
 export interface PageSource {
@@ -103,9 +104,18 @@ class RegisterCursor {
     const columns = (this.slice as Slice).columns;
     return columns.nulls?.[this.at] === 1 ? null : (columns.values[this.at] as number);
   }
+
+  aggregate(): ReadingAggregate | null {
+    return aggregateAt((this.slice as Slice).columns.aggregates, this.at);
+  }
 }
 
-export type PagedReading = { registerId: number; seconds: number; raw: number | null };
+export type PagedReading = {
+  registerId: number;
+  seconds: number;
+  raw: number | null;
+  aggregate: ReadingAggregate | null;
+};
 
 /**
  * Up to `limit` readings of `registerIds`, each register within its own [low, high)
@@ -151,7 +161,7 @@ export function readPage(
   const rows: PagedReading[] = [];
   while (rows.length < limit && heap.length > 0) {
     const top = heap[0] as RegisterCursor;
-    rows.push({ registerId: top.registerId, seconds: top.seconds, raw: top.raw() });
+    rows.push({ registerId: top.registerId, seconds: top.seconds, raw: top.raw(), aggregate: top.aggregate() });
     if (!top.advance()) {
       const last = heap.pop() as RegisterCursor;
       if (heap.length === 0) break;

@@ -25,6 +25,7 @@ import alertForwarding from "./0016_alert_forwarding.sql" with { type: "text" };
 import edgeTokenLastUsed from "./0017_edge_token_last_used.sql" with { type: "text" };
 import modbusDeviceAnnounced from "./0018_modbus_device_announced.sql" with { type: "text" };
 import alertRegister from "./0019_alert_register.sql" with { type: "text" };
+import historyAggregates from "./0020_history_aggregates.sql" with { type: "text" };
 import journal from "./meta/_journal.json" with { type: "json" };
 
 export const migrationSql: Record<string, string> = {
@@ -48,6 +49,7 @@ export const migrationSql: Record<string, string> = {
   "0017_edge_token_last_used": edgeTokenLastUsed,
   "0018_modbus_device_announced": modbusDeviceAnnounced,
   "0019_alert_register": alertRegister,
+  "0020_history_aggregates": historyAggregates,
 };
 
 export const migrationJournal: { entries: { tag: string; when: number; breakpoints: boolean }[] } = journal;

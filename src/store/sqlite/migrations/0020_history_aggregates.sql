@@ -1,0 +1,1 @@
+ALTER TABLE `history_tail` ADD `agg` blob;

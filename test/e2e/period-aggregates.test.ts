@@ -1,0 +1,179 @@
+/**
+ * Per-period aggregates on a real process (docs/api.md section 4.6): `fieldhub serve`
+ * polls Debian's pymodbus every 250 ms and stores one reading a minute; the
+ * equipment's flow temperature rises from 45.2 to 60.0 °C for three seconds inside
+ * one storage period. That period's reading, read through
+ * GET /v1/devices/{id}/readings, keeps the first value read in it as its `value`,
+ * and its `max` is the spike, its `min` the steady value, its `mean` between them
+ * as the polls weigh it, its `samples` the polls of a minute.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { stableUuid } from "../../src/lib/ids.ts";
+import { type RunningCli, runCli, servedUrl, startCli } from "../harness/cli.ts";
+
+const python = "/usr/bin/python3";
+const serverFixture = join(import.meta.dir, "..", "fixtures", "pymodbus_server.py");
+const canRun = existsSync(python);
+const minute = 60_000;
+const pollMs = 250;
+
+type Peer = { proc: ReturnType<typeof Bun.spawn>; port: number; ask(line: string): Promise<string> };
+
+async function startPeer(): Promise<Peer> {
+  const spec = { tcp_port: 0, serial: null, units: { "1": { hr: [{ address: 0, type: "int16", value: 452 }] } } };
+  const proc = Bun.spawn([python, serverFixture, JSON.stringify(spec)], {
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "ignore",
+  });
+  const reader = proc.stdout.getReader();
+  let buffer = "";
+  const nextLine = async (): Promise<string> => {
+    while (!buffer.includes("\n")) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`pymodbus peer ended: ${buffer}`);
+      buffer += new TextDecoder().decode(value);
+    }
+    const at = buffer.indexOf("\n");
+    const line = buffer.slice(0, at);
+    buffer = buffer.slice(at + 1);
+    return line;
+  };
+  const ready = await nextLine();
+  const match = /READY (\d+)/.exec(ready);
+  if (match === null) throw new Error(`pymodbus peer did not start: ${ready}`);
+  let queue = Promise.resolve("");
+  const ask = (line: string) => {
+    queue = queue.then(async () => {
+      proc.stdin.write(`${line}\n`);
+      await proc.stdin.flush();
+      return nextLine();
+    });
+    return queue;
+  };
+  return { proc, port: Number(match[1]), ask };
+}
+
+let workDir = "";
+let server: RunningCli | undefined;
+let peer: Peer | undefined;
+let baseUrl = "";
+let key = "";
+const gatewayId = stableUuid("gateway", "AGG-TCP");
+
+beforeAll(async () => {
+  if (!canRun) return;
+  workDir = mkdtempSync(join(tmpdir(), "fieldhub-aggregates-"));
+  peer = await startPeer();
+  writeFileSync(
+    join(workDir, "fieldhub.yaml"),
+    `
+organizations: [{ key: plant, name: Plant }]
+storage: { commit_interval_s: 1 }
+gateways:
+  - serial: AGG-TCP
+    name: Boiler room
+    bus: { type: tcp }
+    storage_interval_s: 60
+    devices:
+      - name: Boiler
+        slave_id: 1
+        host: 127.0.0.1
+        port: ${peer.port}
+        poll_interval_ms: ${pollMs}
+        timeout_ms: 500
+        registers:
+          - { name: flow_temperature, address: 0, data_type: int16, unit: "°C", scale_factor: 0.1 }
+`,
+  );
+  const dataDir = join(workDir, "data");
+  server = startCli([
+    "serve",
+    "--config",
+    join(workDir, "fieldhub.yaml"),
+    "--data",
+    dataDir,
+    "--port",
+    "0",
+    "--host",
+    "127.0.0.1",
+  ]);
+  baseUrl = await server.waitFor(servedUrl);
+  const created = await runCli([
+    "keys",
+    "create",
+    "--data",
+    dataDir,
+    "--org",
+    "plant",
+    "--name",
+    "reader",
+    "--scopes",
+    "devices:read,registers:read",
+    "--json",
+  ]);
+  if (created.code !== 0) throw new Error(created.stderr);
+  key = (JSON.parse(created.stdout) as { key: string }).key;
+}, 30_000);
+
+afterAll(async () => {
+  await server?.stop();
+  peer?.proc.kill();
+  if (workDir !== "") rmSync(workDir, { recursive: true, force: true });
+});
+
+type ApiReading = {
+  value: number | null;
+  raw_value: number | null;
+  ts: string;
+  min: number | null;
+  max: number | null;
+  mean: number | null;
+  samples: number | null;
+  raw_min: number | null;
+  raw_max: number | null;
+};
+
+test.skipIf(!canRun)(
+  "a three-second spike inside a storage period is that period's max; value stays the first read (needs python3-pymodbus)",
+  async () => {
+    const ask = (peer as Peer).ask;
+    // Into the next whole minute (a storage period of its own), 15 s in: the spike.
+    const period = Math.ceil((Date.now() + 2_000) / minute) * minute;
+    await Bun.sleep(period + 15_000 - Date.now());
+    expect(await ask("SET 1 hr 0 600")).toBe("SET ok");
+    await Bun.sleep(3_000);
+    expect(await ask("SET 1 hr 0 452")).toBe("SET ok");
+    // The period ends; its aggregate goes with the next commit (commit_interval_s: 1).
+    await Bun.sleep(period + minute + 4_000 - Date.now());
+    const url = `${baseUrl}/v1/devices/${gatewayId}/readings?order=asc&since=${new Date(period - minute).toISOString()}&until=${new Date(period + 2 * minute).toISOString()}`;
+    const response = await fetch(url, { headers: { Authorization: `Bearer ${key}` } });
+    expect(response.status).toBe(200);
+    const rows = ((await response.json()) as { data: ApiReading[] }).data;
+    const spiked = rows.find((row) => Date.parse(row.ts) >= period && Date.parse(row.ts) < period + minute);
+    if (spiked === undefined) throw new Error(`no reading stored in the spike's period: ${JSON.stringify(rows)}`);
+    // The stored value is the first read in the period, before the spike.
+    expect(spiked.value).toBe(45.2);
+    expect(spiked.raw_value).toBe(452);
+    expect(spiked.max).toBe(60);
+    expect(spiked.raw_max).toBe(600);
+    expect(spiked.min).toBe(45.2);
+    expect(spiked.raw_min).toBe(452);
+    // A poll every 250 ms: about 240 a minute (a first poll a little late, a slow answer, fewer).
+    const samples = spiked.samples as number;
+    expect(samples).toBeGreaterThan(180);
+    expect(samples).toBeLessThanOrEqual(241);
+    // Three seconds at 60.0 among a minute at 45.2: about 12 of the polls.
+    const spikePolls = Math.round((((spiked.mean as number) - 45.2) * samples) / (60 - 45.2));
+    expect(spikePolls).toBeGreaterThanOrEqual(8);
+    expect(spikePolls).toBeLessThanOrEqual(16);
+    // The period in progress has its reading, its aggregate not yet (known once it ends).
+    const current = rows.find((row) => Date.parse(row.ts) >= period + minute);
+    expect(current?.value).toBe(45.2);
+    expect(current?.samples).toBeNull();
+  },
+  200_000,
+);
