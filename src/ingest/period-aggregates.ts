@@ -34,7 +34,13 @@ export function createPeriodAggregates() {
     finished.push({
       registerId,
       ts: state.storedAt,
-      aggregate: { rawMin: state.min, rawMax: state.max, rawMean: state.sum / state.samples, samples: state.samples },
+      // A steady value's mean is that value exactly (a sum of n float values over n need not be).
+      aggregate: {
+        rawMin: state.min,
+        rawMax: state.max,
+        rawMean: state.min === state.max ? state.min : state.sum / state.samples,
+        samples: state.samples,
+      },
     });
   }
 

@@ -86,7 +86,9 @@ export function sqliteReadingStore(
       // Periods that ended count as closed when nothing is open yet (a fresh store):
       // imported history of past days then goes straight into blocks instead of
       // through the tail, whose freed pages would stay in the file.
-      history.openFrom(Date.now());
+      let newest = Number.NEGATIVE_INFINITY;
+      for (const row of batch) if (row[1] > newest) newest = row[1];
+      if (batch.length > 0) history.openAfter(newest, Date.now());
       // The periods a register already holds, read once per register over the span the batch touches.
       const occupiedPeriods = (registerId: number, intervalMs: number, periods: number[]) => {
         const occupied = new Set<number>();

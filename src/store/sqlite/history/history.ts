@@ -605,6 +605,18 @@ export function openBlockHistory(db: Database, options: BlockHistoryOptions = {}
       if (tail.earliest() === null && openPeriod < target) advanceOpenPeriod(target);
     },
 
+    /**
+     * With nothing in the tail, moves the first open period to the one after the
+     * period of `newestMs` (an import batch's newest reading), if that one has
+     * ended by `nowMs` less the grace: the batch then goes into blocks. Not further,
+     * so pages over that history do not walk the empty periods up to now.
+     */
+    openAfter(newestMs: number, nowMs: number, graceMs = 600_000): void {
+      const target = Math.min(periodOf(storedSeconds(nowMs - graceMs)), periodOf(storedSeconds(newestMs)) + 1);
+      followOtherWriters();
+      if (tail.earliest() === null && openPeriod < target) advanceOpenPeriod(target);
+    },
+
     /** Registers holding readings before `cutoffMs`, closed or open. */
     registersWithReadingsBefore(cutoffMs: number): number[] {
       followOtherWriters();
