@@ -12,10 +12,14 @@ interface History {
   hours: number;
   t: number[];
   v: (number | null)[];
+  /** Each reading's storage-period min and max (null without an aggregate). */
+  min: (number | null)[];
+  max: (number | null)[];
 }
 
+type Series = (number | null)[];
 let plot: uPlot | null = null;
-let shown: { gatewayId: string; registerId: string; data: [number[], (number | null)[]] } | null = null;
+let shown: { gatewayId: string; registerId: string; data: [number[], Series, Series, Series] } | null = null;
 
 const container = () => $("chart-plot");
 
@@ -29,7 +33,14 @@ export async function showChart(gatewayId: string, registerId: string): Promise<
   show("chart", true);
   $("chart-title").textContent = `${history.name}${history.unit === null ? "" : ` (${history.unit})`}, last ${hours} h`;
   $("chart-empty").hidden = history.t.length > 0;
-  shown = { gatewayId, registerId, data: [history.t, history.v] };
+  shown = { gatewayId, registerId, data: [history.t, history.v, history.max, history.min] };
+  const edge = (label: string) => ({
+    label,
+    stroke: "rgba(37, 99, 235, 0.35)",
+    width: 1,
+    spanGaps: false,
+    value: (_u: uPlot, v: number | null) => (v === null ? "—" : formatValue(v)),
+  });
   plot?.destroy();
   plot = new uPlot(
     {
@@ -44,7 +55,11 @@ export async function showChart(gatewayId: string, registerId: string): Promise<
           spanGaps: false,
           value: (_u, v) => (v === null ? "—" : formatValue(v)),
         },
+        // What was polled during each storage period, drawn as a band around the stored value.
+        edge("max"),
+        edge("min"),
       ],
+      bands: [{ series: [2, 3], fill: "rgba(37, 99, 235, 0.15)" }],
       axes: [{}, { size: 60 }],
       legend: { live: true },
     },
@@ -58,11 +73,14 @@ export async function showChart(gatewayId: string, registerId: string): Promise<
 export function appendLiveValue(registerId: string, latestTs: string | null, value: number | null): void {
   if (plot === null || shown === null || shown.registerId !== registerId || latestTs === null) return;
   const seconds = Date.parse(latestTs) / 1000;
-  const [times, values] = shown.data;
+  const [times, values, maxes, mins] = shown.data;
   const last = times.at(-1);
   if (last !== undefined && seconds <= last) return;
   times.push(seconds);
   values.push(value);
+  // A live value is one poll: its period's band is drawn once the period is stored.
+  maxes.push(null);
+  mins.push(null);
   $("chart-empty").hidden = true;
   plot.setData(shown.data);
 }

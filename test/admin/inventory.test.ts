@@ -80,12 +80,17 @@ describe("GET /admin/api/gateways/:id", () => {
 });
 
 describe("GET /admin/api/gateways/:id/history", () => {
-  test("a register's stored values in the last hours, oldest first, as seconds and engineering values", async () => {
+  test("a register's stored values in the last hours, oldest first, as seconds and engineering values, with each period's min and max", async () => {
     const humidity = site.registerId("ACME-1/Climate computer/humidity");
     const now = site.clock.now();
     await site.record([
       { registerId: humidity, ts: now - 3 * 3_600_000, rawValue: 700 },
-      { registerId: humidity, ts: now - 50 * minute, rawValue: 712 },
+      {
+        registerId: humidity,
+        ts: now - 50 * minute,
+        rawValue: 712,
+        aggregate: { rawMin: 690, rawMax: 740, rawMean: 713.5, samples: 12 },
+      },
       { registerId: humidity, ts: now - 10 * minute, rawValue: null },
       { registerId: humidity, ts: now - 5 * minute, rawValue: 705 },
     ]);
@@ -106,6 +111,9 @@ describe("GET /admin/api/gateways/:id/history", () => {
       hours: 1,
       t: [(now - 50 * minute) / 1000, (now - 10 * minute) / 1000, (now - 5 * minute) / 1000],
       v: [71.2, null, 70.5],
+      // The band the chart draws: only the reading stored with its period's aggregate has one.
+      min: [69, null, null],
+      max: [74, null, null],
     });
     const day = await adminCall(site, "GET", `/gateways/${ids.acmeGateway1}/history?register_id=${registerId}`, {
       client: owner,

@@ -10,6 +10,7 @@ import type { Clock } from "../../lib/clock.ts";
 import type { DeviceHealthReader } from "../../lib/device-health.ts";
 import { CodedError } from "../../lib/errors.ts";
 import type { ModbusServerViewReader } from "../../lib/modbus-server-view.ts";
+import { aggregateScaler } from "../../lib/reading-aggregate.ts";
 import { scalerFor } from "../../lib/register-scaling.ts";
 import { eventTypes } from "../../store/contract/events.ts";
 import { gatewayStatuses } from "../../store/contract/gateways.ts";
@@ -118,7 +119,8 @@ export function adminInventoryRoutes(
         { params: t.Object({ id: t.String({ format: "uuid" }) }) },
       )
       // One register's stored history, oldest first, as the chart wants it:
-      // parallel arrays of Unix seconds and engineering values.
+      // parallel arrays of Unix seconds and engineering values, and each reading's
+      // period min and max (null where it has no aggregate: docs/api.md section 4.6).
       .get(
         `${prefix}/gateways/:id/history`,
         async ({ params, query, set }) => {
@@ -139,6 +141,10 @@ export function adminInventoryRoutes(
             after: null,
           });
           const scale = scalerFor(register.scaleFactor);
+          const scaleAggregate = aggregateScaler(register.scaleFactor);
+          const spans = page.rows.map((reading) =>
+            reading.aggregate === undefined || reading.aggregate === null ? null : scaleAggregate(reading.aggregate),
+          );
           set.headers["cache-control"] = "no-store";
           return {
             register_id: register.uuid,
@@ -147,6 +153,8 @@ export function adminInventoryRoutes(
             hours,
             t: page.rows.map((reading) => reading.ts / 1000),
             v: page.rows.map((reading) => (reading.rawValue === null ? null : scale(reading.rawValue))),
+            min: spans.map((span) => span?.min ?? null),
+            max: spans.map((span) => span?.max ?? null),
           };
         },
         {
