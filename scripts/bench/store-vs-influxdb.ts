@@ -323,10 +323,12 @@ async function loadInflux(influx: Influx): Promise<number> {
       const aggregate = aggregates[index];
       const float = isFloatRegister(index);
       let field = float ? `f=${value}` : `i=${value}i`;
-      // The same four fields a point: min and max of the value's type, mean a float.
+      // The same four fields a point: min and max of the value's type (named by it, as
+      // the value is: a field keeps one type per measurement), mean a float.
       if (aggregate !== undefined) {
-        const typed = (part: number) => (float ? `${part}` : `${part}i`);
-        field += `,min=${typed(aggregate.rawMin)},max=${typed(aggregate.rawMax)},mean=${aggregate.rawMean}`;
+        field += float
+          ? `,f_min=${aggregate.rawMin},f_max=${aggregate.rawMax},mean=${aggregate.rawMean}`
+          : `,i_min=${aggregate.rawMin}i,i_max=${aggregate.rawMax}i,mean=${aggregate.rawMean}`;
       }
       const gateway = Math.floor(device / devicesPerGateway);
       lines.push(`reading,gateway=g${gateway},device=d${device},register=r${index} ${field} ${seconds}`);

@@ -11,7 +11,8 @@
  *   with flag bit 1 (blocks written since aggregates, docs/api.md section 4.6): the aggregates,
  *     samples per reading (integers.ts; 0: the reading has none), then for each of
  *     min, max and mean the positions where it differs from the reading's value
- *     (count, gaps) and those values (value form and values, as above). The common
+ *     (count, gaps) and those values (value form and values, as above; the means
+ *     as their sums over samples when that is exact, a byte says which). The common
  *     case, a steady value (min = max = mean = value, samples constant), costs a
  *     few bytes a block. A block without the bit decodes with no aggregates.
  *
@@ -69,6 +70,9 @@ export function aggregateAt(columns: AggregateColumns | null | undefined, index:
 
 const deflated = 1;
 const withAggregates = 2;
+/** How a block's differing means are written: as they are, or as the sums they are of (exact). */
+const meanAsValues = 0;
+const meanAsSums = 1;
 const integerForm = 0;
 const float32StepsForm = 1;
 const xor32Form = 2;
@@ -124,6 +128,7 @@ function writeAggregates(out: ByteWriter, columns: ReadingColumns, from: number,
   for (const part of [aggregates.min, aggregates.max, aggregates.mean]) {
     const gaps: number[] = [];
     const differing: number[] = [];
+    const counts: number[] = [];
     let last = -1;
     for (let index = from; index < to; index++) {
       if ((aggregates.samples[index] as number) === 0) continue;
@@ -133,11 +138,23 @@ function writeAggregates(out: ByteWriter, columns: ReadingColumns, from: number,
       gaps.push(index - from - last - 1);
       last = index - from;
       differing.push(own);
+      counts.push(aggregates.samples[index] as number);
     }
     out.varint(gaps.length);
     if (gaps.length === 0) continue;
     writeIntegers(out, gaps, 0, gaps.length);
-    writeValues(out, differing);
+    if (part !== aggregates.mean) {
+      writeValues(out, differing);
+      continue;
+    }
+    // The mean of whole numbers is a sum over a count: the sums, whole numbers, take
+    // the integer form (a few bits each) where the means would take float64's XOR.
+    const sums = differing.map((mean, slot) => Math.round(mean * (counts[slot] as number)));
+    const exact = sums.every(
+      (sum, slot) => Number.isSafeInteger(sum) && Object.is(sum / (counts[slot] as number), differing[slot]),
+    );
+    out.byte(exact ? meanAsSums : meanAsValues);
+    writeValues(out, exact ? sums : differing);
   }
   return true;
 }
@@ -148,6 +165,7 @@ function readAggregates(input: ByteReader, block: DecodedBlock): AggregateColumn
   readIntegers(input, count, samples);
   const parts = [new Float64Array(count), new Float64Array(count), new Float64Array(count)];
   for (const part of parts) {
+    const isMean = part === parts[2];
     for (let index = 0; index < count; index++) part[index] = block.values[index] as number;
     const differing = input.varint();
     if (differing === 0) continue;
@@ -159,7 +177,10 @@ function readAggregates(input: ByteReader, block: DecodedBlock): AggregateColumn
       position += gap + 1;
       positions[slot] = position;
     });
+    const sums = isMean && input.byte() === meanAsSums;
     readValues(input, differing, part, (slot) => positions[slot] as number);
+    if (sums)
+      for (const position of positions) part[position] = (part[position] as number) / (samples[position] as number);
   }
   return { samples, min: parts[0] as Float64Array, max: parts[1] as Float64Array, mean: parts[2] as Float64Array };
 }

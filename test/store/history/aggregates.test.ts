@@ -82,3 +82,21 @@ test("a steady value's aggregates cost a few bytes a block", () => {
   });
   expect(withSteady.length - plain.length).toBeLessThan(12);
 });
+
+test("means of whole numbers (written as their sums) and of floats come back bit for bit", () => {
+  const count = 240;
+  const ts = Array.from({ length: count }, (_, index) => index * 60);
+  const values = Array.from({ length: count }, (_, index) => 200 + (index % 5));
+  const samples = Array.from({ length: count }, (_, index) => 1 + (index % 7));
+  const wholeMeans = values.map(
+    (value, index) => (value * (samples[index] as number) + index) / (samples[index] as number),
+  );
+  const floatMeans = values.map((value, index) => value + Math.fround(index / 3));
+  for (const mean of [wholeMeans, floatMeans]) {
+    const decoded = decodeBlock(
+      0,
+      encodeBlock(0, { count, ts, values, nulls: null, aggregates: { samples, min: values, max: values, mean } }),
+    );
+    expect([...(decoded.aggregates?.mean ?? [])]).toEqual(mean);
+  }
+});
