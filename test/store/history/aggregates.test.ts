@@ -97,6 +97,6 @@ test("means of whole numbers (written as their sums) and of floats come back bit
       0,
       encodeBlock(0, { count, ts, values, nulls: null, aggregates: { samples, min: values, max: values, mean } }),
     );
-    expect([...(decoded.aggregates?.mean ?? [])]).toEqual(mean);
+    expect(Array.from(decoded.aggregates?.mean ?? [])).toEqual(mean);
   }
 });
