@@ -6,7 +6,7 @@
  * minute peaks near 37 MB (a shorter period trades this for more, smaller blocks).
  */
 import type { ReadingAggregate } from "../contract/readings.ts";
-import { type AggregateColumns, aggregateAt, lowerBound, type ReadingColumns } from "./block.ts";
+import { type AggregateColumns, aggregateAt, type DecodedBlock, lowerBound, type ReadingColumns } from "./block.ts";
 
 /** A register's aggregate columns, allocated with its first aggregate (about 28 bytes a reading more). */
 class TailAggregates implements AggregateColumns {
@@ -188,5 +188,16 @@ export class OpenTail {
       if (tail.count > 0 && (earliest === null || first < earliest)) earliest = first;
     }
     return earliest;
+  }
+}
+
+/** A block's readings added to `into` (a reading already held for its second stays), aggregates with them. */
+export function addBlock(into: RegisterTail, block: DecodedBlock, from = 0): void {
+  for (let index = from; index < block.count; index++) {
+    into.insert(
+      block.ts[index] as number,
+      block.nulls?.[index] === 1 ? null : (block.values[index] as number),
+      aggregateAt(block.aggregates, index),
+    );
   }
 }

@@ -3,8 +3,7 @@
  * engine-independent); this file cuts a register's readings of one period into
  * rows small enough to stay in their heap page (docs/fleet.md, "Readings layout").
  */
-import { aggregateAt, type DecodedBlock, decodeBlock, encodeBlock, type ReadingColumns } from "../codec/block.ts";
-import type { RegisterTail } from "../codec/tail.ts";
+import { type DecodedBlock, decodeBlock, encodeBlock, type ReadingColumns } from "../codec/block.ts";
 
 /** A UTC day, as on SQLite (../sqlite/history/history.ts): blocks never span a period. */
 export const periodSeconds = 86_400;
@@ -75,13 +74,4 @@ export function decodeRow(row: { start_s: number; data: Uint8Array }): DecodedBl
   return decodeBlock(row.start_s, row.data);
 }
 
-/** A block's readings added to `into` (a reading already held for its second stays). */
-export function addBlock(into: RegisterTail, block: DecodedBlock, from = 0): void {
-  for (let index = from; index < block.count; index++) {
-    into.insert(
-      block.ts[index] as number,
-      block.nulls?.[index] === 1 ? null : (block.values[index] as number),
-      aggregateAt(block.aggregates, index),
-    );
-  }
-}
+export { addBlock } from "../codec/tail.ts";

@@ -11,8 +11,7 @@
  * before a cutoff; plus closePeriods, which the owner calls from a timer.
  */
 import type { Database } from "bun:sqlite";
-import { aggregateAt } from "../../codec/block.ts";
-import { OpenTail, RegisterTail } from "../../codec/tail.ts";
+import { addBlock, OpenTail, RegisterTail } from "../../codec/tail.ts";
 import {
   boundSeconds,
   type NewReading,
@@ -236,16 +235,8 @@ export function openBlockHistory(db: Database, options: BlockHistoryOptions = {}
   /** One register's readings of a closed period, as columns, from its blocks. */
   function closedReadings(period: number, registerId: number): RegisterTail {
     const merged = new RegisterTail();
-    for (const row of blocks.blocks(period, registerId, "asc")) {
-      const block = blocks.decoded(period, registerId, row);
-      for (let index = 0; index < block.count; index++) {
-        merged.insert(
-          block.ts[index] as number,
-          block.nulls?.[index] === 1 ? null : (block.values[index] as number),
-          aggregateAt(block.aggregates, index),
-        );
-      }
-    }
+    for (const row of blocks.blocks(period, registerId, "asc"))
+      addBlock(merged, blocks.decoded(period, registerId, row));
     return merged;
   }
 
@@ -296,16 +287,7 @@ export function openBlockHistory(db: Database, options: BlockHistoryOptions = {}
     const lastSeconds = last?.lastSeconds ?? Number.NEGATIVE_INFINITY;
     for (const reading of readings) if (storedSeconds(reading.ts) <= lastSeconds) return null;
     const run = new RegisterTail();
-    if (last !== undefined) {
-      const block = blocks.decoded(period, registerId, last);
-      for (let index = 0; index < block.count; index++) {
-        run.insert(
-          block.ts[index] as number,
-          block.nulls?.[index] === 1 ? null : (block.values[index] as number),
-          aggregateAt(block.aggregates, index),
-        );
-      }
-    }
+    if (last !== undefined) addBlock(run, blocks.decoded(period, registerId, last));
     let added = 0;
     for (const reading of readings) {
       if (run.insert(storedSeconds(reading.ts), reading.rawValue ?? null, reading.aggregate ?? null)) {
