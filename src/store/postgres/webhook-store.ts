@@ -18,17 +18,18 @@
  * both (settle, deleteEndpoint, enable), so concurrent settles cannot deadlock.
  */
 import { randomUUID } from "node:crypto";
-import { type PauseReason, pauseReasonText, webhookEndpointPaused } from "../contract/event-types.ts";
+import { type PauseReason, pauseReasonText } from "../contract/event-types.ts";
 import type { NewEvent } from "../contract/events.ts";
-import type {
-  AttemptOutcome,
-  AttemptRow,
-  DeliveryListing,
-  DueDelivery,
-  EndpointRow,
-  NewEndpoint,
-  SettleOutcome,
-  WebhookStore,
+import {
+  type AttemptOutcome,
+  type AttemptRow,
+  type DeliveryListing,
+  type DueDelivery,
+  type EndpointRow,
+  endpointPausedEvent,
+  type NewEndpoint,
+  type SettleOutcome,
+  type WebhookStore,
 } from "../contract/webhooks.ts";
 import type { Sql } from "./connection.ts";
 import { recordEventIn } from "./event-store.ts";
@@ -406,17 +407,8 @@ async function pauseIn(
   const endpoint = paused[0];
   if (endpoint === undefined) return false;
   await tx`UPDATE webhook_deliveries SET status = 'held' WHERE endpoint_id = ${endpointId} AND status = 'pending'`;
-  const { eventId } = await recordEventIn(tx, {
-    orgId: num(endpoint.orgId),
-    occurredAt: at,
-    ...webhookEndpointPaused({
-      endpoint,
-      reason,
-      failedMessages: failed,
-      lastStatusCode: attempt.statusCode,
-      pausedAt: at,
-    }),
-  });
+  const event = endpointPausedEvent({ ...endpoint, orgId: num(endpoint.orgId) }, attempt, reason, failed);
+  const { eventId } = await recordEventIn(tx, event);
   // The paused endpoint is told nothing about its own pause.
   await tx`DELETE FROM webhook_deliveries WHERE event_id = ${eventId} AND endpoint_id = ${endpointId}`;
   return true;

@@ -1,15 +1,16 @@
 /** Webhook endpoints, their messages (deliveries) and the attempts log. */
 
-import { type PauseReason, pauseReasonText, webhookEndpointPaused } from "../contract/event-types.ts";
+import { type PauseReason, pauseReasonText } from "../contract/event-types.ts";
 import type { NewEvent } from "../contract/events.ts";
-import type {
-  AttemptOutcome,
-  AttemptRow,
-  DeliveryListing,
-  DueDelivery,
-  EndpointRow,
-  SettleOutcome,
-  WebhookStore,
+import {
+  type AttemptOutcome,
+  type AttemptRow,
+  type DeliveryListing,
+  type DueDelivery,
+  type EndpointRow,
+  endpointPausedEvent,
+  type SettleOutcome,
+  type WebhookStore,
 } from "../contract/webhooks.ts";
 import type { SqliteConnection } from "./connection.ts";
 import type { EventRecorder } from "./events.ts";
@@ -118,17 +119,7 @@ export function sqliteWebhookStore({ sqlite }: SqliteConnection, recordEvent: Ev
     holdPending.run(delivery.endpointId);
     const endpoint = endpointById.get(delivery.endpointId);
     if (endpoint === null) return true;
-    const { eventId } = recordEvent({
-      orgId: endpoint.orgId,
-      occurredAt: at,
-      ...webhookEndpointPaused({
-        endpoint,
-        reason,
-        failedMessages: failed,
-        lastStatusCode: attempt.statusCode,
-        pausedAt: at,
-      }),
-    });
+    const { eventId } = recordEvent(endpointPausedEvent(endpoint, attempt, reason, failed));
     skipPausedEndpoint.run(eventId, delivery.endpointId);
     return true;
   };
