@@ -55,6 +55,8 @@ export interface DispatcherStats {
   failedMessages: number;
   /** Attempts whose outcome another process had already taken over (a lease that ran out; docs/fleet.md). */
   lostClaims: number;
+  /** Endpoints this process paused (410 Gone, or ten failed messages in a row). */
+  pausedEndpoints: number;
   inFlight: number;
 }
 
@@ -73,6 +75,7 @@ export function startDispatcher(options: DispatcherOptions) {
     failedAttempts: 0,
     failedMessages: 0,
     lostClaims: 0,
+    pausedEndpoints: 0,
     inFlight: 0,
   };
 
@@ -179,9 +182,16 @@ export function startDispatcher(options: DispatcherOptions) {
         );
       }
       if (paused) {
-        logger.warn(
-          { endpoint: endpoint.uuid, url: urlForLog(endpoint.url) },
-          "webhook endpoint paused; enable it to resume",
+        // Only the settle that paused it says so: one line, one event (webhook_endpoint.paused) per pause.
+        stats.pausedEndpoints++;
+        logger.error(
+          {
+            endpoint: endpoint.uuid,
+            url: urlForLog(endpoint.url),
+            reason: outcome.kind === "gone" ? "gone" : "failed_messages",
+            status: sent.attempt.statusCode,
+          },
+          "webhook endpoint paused; its messages are held until it is enabled (fieldhub endpoints enable)",
         );
       }
     });

@@ -41,6 +41,13 @@ export function registerWebhookMetrics(registry: MetricsRegistry, dispatcher: Di
     [],
     read((stats) => stats.lostClaims),
   );
+  countedFrom(
+    registry,
+    "fieldhub_webhook_endpoints_paused_total",
+    "Endpoints paused after 410 Gone or ten failed messages in a row",
+    [],
+    read((stats) => stats.pausedEndpoints),
+  );
   gaugedFrom(registry, "fieldhub_webhook_queue_messages", "Messages due or waiting for a retry", [], async () => [
     { labels: {}, value: await dispatcher.pending() },
   ]);

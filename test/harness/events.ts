@@ -12,6 +12,7 @@ import {
   type EventType,
   modbusDeviceStatusEvent,
   registerWritten,
+  webhookEndpointPaused,
   webhookTest,
 } from "../../src/store/contract/event-types.ts";
 import type { NewEvent } from "../../src/store/contract/events.ts";
@@ -104,6 +105,14 @@ export function sampleEvent(
           previousHealth: type === "modbus_device.online" ? "quarantined" : "ok",
           lastError: "timeout after 1000 ms at 3:0",
           lastAnswerAt: occurredAt - 5000,
+        });
+      case "webhook_endpoint.paused":
+        return webhookEndpointPaused({
+          endpoint: { uuid: id, url: "https://hooks.example/in?token=abc", description: "Control room" },
+          reason: "gone",
+          failedMessages: 1,
+          lastStatusCode: 410,
+          pausedAt: occurredAt,
         });
       case "webhook.test":
         return webhookTest("3f0c2a9e-5d1b-4c8e-9f71-2b6a0d4e8c13");

@@ -13,6 +13,7 @@ import { AutomationTriggeredData } from "./event-data/automation.ts";
 import { DeviceStatusData } from "./event-data/device-status.ts";
 import { ModbusDeviceStatusData } from "./event-data/modbus-device-status.ts";
 import { RegisterWrittenData } from "./event-data/register-written.ts";
+import { WebhookEndpointPausedData } from "./event-data/webhook-endpoint-paused.ts";
 import { WebhookTestData } from "./event-data/webhook-test.ts";
 
 export type { AlertStatusSubject, AlertSubject } from "./event-data/alerts.ts";
@@ -22,6 +23,11 @@ export { deviceStatusEvent } from "./event-data/device-status.ts";
 export type { GatewayNames } from "./event-data/fields.ts";
 export { type ModbusDeviceChange, modbusDeviceStatusEvent } from "./event-data/modbus-device-status.ts";
 export { registerWritten } from "./event-data/register-written.ts";
+export {
+  type PauseReason,
+  pauseReasonText,
+  webhookEndpointPaused,
+} from "./event-data/webhook-endpoint-paused.ts";
 export { webhookTest } from "./event-data/webhook-test.ts";
 
 /** The event types endpoints subscribe to, with their data's schema, in the order docs/webhooks.md lists them. */
@@ -38,6 +44,8 @@ export const subscribableEventData = {
   // Added (docs/api.md section 9.2): one Modbus device behind an online gateway stops answering, and answers again.
   "modbus_device.offline": ModbusDeviceStatusData,
   "modbus_device.online": ModbusDeviceStatusData,
+  // Added (docs/api.md section 9.2): an endpoint was paused, told to the organisation's other endpoints.
+  "webhook_endpoint.paused": WebhookEndpointPausedData,
 } as const satisfies Record<string, TObject>;
 
 /** The test message, sent on request to one endpoint only (docs/webhooks.md). */

@@ -1,4 +1,5 @@
 /** The webhooks domain of the store contract: endpoints, their messages (deliveries) and the attempts log (docs/webhooks.md). */
+import { type PauseReason, webhookEndpointPaused } from "./event-types.ts";
 import type { NewEvent } from "./events.ts";
 
 export const endpointStatuses = ["enabled", "paused"] as const;
@@ -79,6 +80,29 @@ export interface NewEndpoint {
 export interface SettleOutcome {
   paused: boolean;
   settled: boolean;
+}
+
+/**
+ * The `webhook_endpoint.paused` event that the settle pausing an endpoint records
+ * in its transaction (both engines), for the organisation's other endpoints.
+ */
+export function endpointPausedEvent(
+  endpoint: Pick<EndpointRow, "uuid" | "orgId" | "url" | "description">,
+  attempt: Pick<AttemptRow, "attemptedAt" | "statusCode">,
+  reason: PauseReason,
+  failedMessages: number,
+): NewEvent {
+  return {
+    orgId: endpoint.orgId,
+    occurredAt: attempt.attemptedAt,
+    ...webhookEndpointPaused({
+      endpoint,
+      reason,
+      failedMessages,
+      lastStatusCode: attempt.statusCode,
+      pausedAt: attempt.attemptedAt,
+    }),
+  };
 }
 
 export interface WebhookStore {

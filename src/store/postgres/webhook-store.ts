@@ -18,16 +18,18 @@
  * both (settle, deleteEndpoint, enable), so concurrent settles cannot deadlock.
  */
 import { randomUUID } from "node:crypto";
+import { type PauseReason, pauseReasonText } from "../contract/event-types.ts";
 import type { NewEvent } from "../contract/events.ts";
-import type {
-  AttemptOutcome,
-  AttemptRow,
-  DeliveryListing,
-  DueDelivery,
-  EndpointRow,
-  NewEndpoint,
-  SettleOutcome,
-  WebhookStore,
+import {
+  type AttemptOutcome,
+  type AttemptRow,
+  type DeliveryListing,
+  type DueDelivery,
+  type EndpointRow,
+  endpointPausedEvent,
+  type NewEndpoint,
+  type SettleOutcome,
+  type WebhookStore,
 } from "../contract/webhooks.ts";
 import type { Sql } from "./connection.ts";
 import { recordEventIn } from "./event-store.ts";
@@ -320,16 +322,19 @@ export function postgresWebhookStore(sql: Sql, options: PostgresWebhookStoreOpti
     }
     if (outcome.kind === "retry") return { paused: false, settled: true };
     if (outcome.kind === "gone") {
-      await pauseIn(tx, delivery.endpointId, at, "the endpoint answered 410 Gone");
-      return { paused: true, settled: true };
+      const [row] = (await tx`
+        SELECT failed_messages_in_row AS failed FROM webhook_endpoints WHERE id = ${delivery.endpointId}`) as {
+        failed: number;
+      }[];
+      const failed = (row?.failed ?? 0) + 1;
+      return { paused: await pauseIn(tx, delivery.endpointId, attempt, "gone", failed), settled: true };
     }
     const [row] = (await tx`
       UPDATE webhook_endpoints SET failed_messages_in_row = failed_messages_in_row + 1
        WHERE id = ${delivery.endpointId} RETURNING failed_messages_in_row AS failed`) as { failed: number }[];
     const failed = row?.failed ?? 0;
     if (failed >= outcome.pauseAfter) {
-      await pauseIn(tx, delivery.endpointId, at, `${failed} messages in a row failed every attempt`);
-      return { paused: true, settled: true };
+      return { paused: await pauseIn(tx, delivery.endpointId, attempt, "failed_messages", failed), settled: true };
     }
     return { paused: false, settled: true };
   }
@@ -377,10 +382,34 @@ async function insertAttempt(sql: Sql, deliveryId: number, attempt: AttemptRow):
             ${attempt.responseExcerpt})`;
 }
 
-/** Pauses the endpoint; its messages already due wait (held), as on SQLite. */
-async function pauseIn(tx: Sql, endpointId: number, at: number, reason: string): Promise<void> {
-  await tx`
-    UPDATE webhook_endpoints SET status = 'paused', paused_at = ${at}, pause_reason = ${reason}
-     WHERE id = ${endpointId} AND status = 'enabled'`;
+/**
+ * Pauses the endpoint, holds its messages already due, and records
+ * `webhook_endpoint.paused` for the organisation's other endpoints, as on SQLite.
+ * Whether this call paused it: of settles racing on one endpoint, only the first tells.
+ */
+async function pauseIn(
+  tx: Sql,
+  endpointId: number,
+  attempt: AttemptRow,
+  reason: PauseReason,
+  failed: number,
+): Promise<boolean> {
+  const at = attempt.attemptedAt;
+  const paused = (await tx`
+    UPDATE webhook_endpoints SET status = 'paused', paused_at = ${at}, pause_reason = ${pauseReasonText(reason, failed)}
+     WHERE id = ${endpointId} AND status = 'enabled'
+    RETURNING uuid, org_id AS "orgId", url, description`) as {
+    uuid: string;
+    orgId: number | string;
+    url: string;
+    description: string | null;
+  }[];
+  const endpoint = paused[0];
+  if (endpoint === undefined) return false;
   await tx`UPDATE webhook_deliveries SET status = 'held' WHERE endpoint_id = ${endpointId} AND status = 'pending'`;
+  const event = endpointPausedEvent({ ...endpoint, orgId: num(endpoint.orgId) }, attempt, reason, failed);
+  const { eventId } = await recordEventIn(tx, event);
+  // The paused endpoint is told nothing about its own pause.
+  await tx`DELETE FROM webhook_deliveries WHERE event_id = ${eventId} AND endpoint_id = ${endpointId}`;
+  return true;
 }

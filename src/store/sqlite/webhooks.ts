@@ -1,14 +1,16 @@
 /** Webhook endpoints, their messages (deliveries) and the attempts log. */
 
+import { type PauseReason, pauseReasonText } from "../contract/event-types.ts";
 import type { NewEvent } from "../contract/events.ts";
-import type {
-  AttemptOutcome,
-  AttemptRow,
-  DeliveryListing,
-  DueDelivery,
-  EndpointRow,
-  SettleOutcome,
-  WebhookStore,
+import {
+  type AttemptOutcome,
+  type AttemptRow,
+  type DeliveryListing,
+  type DueDelivery,
+  type EndpointRow,
+  endpointPausedEvent,
+  type SettleOutcome,
+  type WebhookStore,
 } from "../contract/webhooks.ts";
 import type { SqliteConnection } from "./connection.ts";
 import type { EventRecorder } from "./events.ts";
@@ -92,6 +94,10 @@ export function sqliteWebhookStore({ sqlite }: SqliteConnection, recordEvent: Ev
   const holdPending = sqlite.prepare<never, [number]>(
     "UPDATE webhook_deliveries SET status = 'held' WHERE endpoint_id = ?1 AND status = 'pending'",
   );
+  // The paused endpoint is told nothing about its own pause.
+  const skipPausedEndpoint = sqlite.prepare<never, [number, number]>(
+    "DELETE FROM webhook_deliveries WHERE event_id = ?1 AND endpoint_id = ?2",
+  );
 
   const enqueue = (endpointId: number, eventId: number, now: number): number =>
     Number(
@@ -101,6 +107,22 @@ export function sqliteWebhookStore({ sqlite }: SqliteConnection, recordEvent: Ev
         [eventId, now, now, endpointId],
       ).lastInsertRowid,
     );
+
+  /**
+   * Pauses the endpoint, holds its due messages and records `webhook_endpoint.paused`
+   * for the organisation's other endpoints, inside settle's transaction. Whether this
+   * call paused it: of attempts in flight together, only the first pauses and tells.
+   */
+  const pauseWithEvent = (delivery: DueDelivery, attempt: AttemptRow, reason: PauseReason, failed: number): boolean => {
+    const at = attempt.attemptedAt;
+    if (pause.run(delivery.endpointId, at, pauseReasonText(reason, failed)).changes === 0) return false;
+    holdPending.run(delivery.endpointId);
+    const endpoint = endpointById.get(delivery.endpointId);
+    if (endpoint === null) return true;
+    const { eventId } = recordEvent(endpointPausedEvent(endpoint, attempt, reason, failed));
+    skipPausedEndpoint.run(eventId, delivery.endpointId);
+    return true;
+  };
 
   return resolvedOperations<WebhookStore>({
     createEndpoint(values) {
@@ -231,15 +253,12 @@ export function sqliteWebhookStore({ sqlite }: SqliteConnection, recordEvent: Ev
         }
         markFailed.run(delivery.id, attempt.attemptedAt);
         if (outcome.kind === "gone") {
-          pause.run(delivery.endpointId, attempt.attemptedAt, "the endpoint answered 410 Gone");
-          holdPending.run(delivery.endpointId);
-          return { paused: true, settled: true };
+          const failed = (endpointById.get(delivery.endpointId)?.failedMessagesInRow ?? 0) + 1;
+          return { paused: pauseWithEvent(delivery, attempt, "gone", failed), settled: true };
         }
         const failed = countFailure.get(delivery.endpointId)?.failed ?? 0;
         if (failed >= outcome.pauseAfter) {
-          pause.run(delivery.endpointId, attempt.attemptedAt, `${failed} messages in a row failed every attempt`);
-          holdPending.run(delivery.endpointId);
-          return { paused: true, settled: true };
+          return { paused: pauseWithEvent(delivery, attempt, "failed_messages", failed), settled: true };
         }
         return { paused: false, settled: true };
       },

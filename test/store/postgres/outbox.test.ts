@@ -157,6 +157,11 @@ async function script(outbox: Outbox): Promise<unknown[]> {
   const [f1, f2] = e2 as [DueDelivery, DueDelivery];
   out.push(["fail 1", await settle(f1, attempt(2004, 503), { kind: "failed", pauseAfter: 2 })]);
   out.push(["fail 2", await settle(f2, attempt(2005, 503), { kind: "failed", pauseAfter: 2 })]);
+  // The pause is told to the organisation's endpoints subscribed to it (e1: every type), with the pause.
+  const pausedEvents = async (orgId: number) =>
+    (await events.listAfter(orgId)).filter((e) => e.type === "webhook_endpoint.paused").map((e) => e.data);
+  const queuedTypes = async (endpointId: number) => (await webhooks.deliveries(endpointId, 20)).map((d) => d.type);
+  out.push(["paused event e2", await pausedEvents(1), await queuedTypes(1), await queuedTypes(2)]);
   await events.record(sampleEvent("device.offline", 1, 2006));
   const e2Row = await webhooks.endpointById(2);
   out.push(["e2 paused", e2Row?.status, e2Row?.pauseReason, e2Row?.failedMessagesInRow, e2Row?.pausedAt]);
@@ -174,6 +179,8 @@ async function script(outbox: Outbox): Promise<unknown[]> {
   // e3 answers 410: paused at once, its later message held; enabling with discard drops it.
   const [g] = e3 as [DueDelivery];
   out.push(["gone", await settle(g, attempt(2007, 410), { kind: "gone" })]);
+  // e3 (every type) is its organisation's only endpoint: the event is recorded, queued for nobody.
+  out.push(["paused event e3", await pausedEvents(2), await queuedTypes(3)]);
   await events.record(sampleEvent("device.offline", 2, 2008));
   out.push([
     "e3",
@@ -245,6 +252,27 @@ describe.skipIf(!postgresAvailable)(`the outbox on PostgreSQL (${postgresMissing
     // The script reaches what it is about: a pause, a 410, a discard and a prune that deleted.
     expect(JSON.stringify(expected)).toContain("2 messages in a row failed every attempt");
     expect(JSON.stringify(expected)).toContain("410 Gone");
+    // webhook_endpoint.paused commits with each pause, queued for the others, never for the paused endpoint.
+    const answer = (label: string) => expected.find((entry) => (entry as unknown[])[0] === label) as unknown[];
+    expect(answer("paused event e2")).toEqual([
+      "paused event e2",
+      [
+        {
+          endpoint_id: "e2",
+          url: "http://127.0.0.1:9/e2",
+          description: null,
+          reason: "failed_messages",
+          failed_messages: 2,
+          last_status_code: 503,
+          paused_at: new Date(2005).toISOString(),
+        },
+      ],
+      expect.arrayContaining(["webhook_endpoint.paused"]),
+      expect.not.arrayContaining(["webhook_endpoint.paused"]),
+    ]);
+    const e3 = answer("paused event e3");
+    expect(e3[1]).toEqual([expect.objectContaining({ endpoint_id: "e3", reason: "gone", last_status_code: 410 })]);
+    expect(e3[2]).not.toContain("webhook_endpoint.paused");
   });
 
   test("two pools taking due messages at once never get the same one, and settle every one", async () => {
