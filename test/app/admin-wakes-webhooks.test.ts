@@ -73,11 +73,11 @@ async function waitForMessage(count: number, timeoutMs = 5_000): Promise<number>
   return received[count - 1]!.at;
 }
 
-test("the setup token is on serve's banner (stderr beside JSON logs), not in its JSON log", () => {
-  const banner = serve
-    .stderr()
-    .split("\n")
-    .find((line) => line.includes("setup token"));
+test("the setup token is on serve's banner (stderr beside JSON logs), not in its JSON log", async () => {
+  // The banner follows the log line that gave the URL, on another stream: wait for it.
+  const banner = await serve.waitFor(
+    (_stdout, stderr) => stderr.split("\n").find((line) => line.includes("setup token")) ?? null,
+  );
   expect(banner).toMatch(/setup token \S+/);
   const token = /setup token (\S+?),? /.exec(banner ?? "")?.[1] ?? "missing";
   const log = serve.stdout().split("\n");

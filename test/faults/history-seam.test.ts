@@ -31,7 +31,11 @@ test.skipIf(!hasFaketime)(
     clock.step("@2026-03-02 10:04:35");
     const demo = await startServe({ workDir, command: "demo", env: clock.env, extraArgs: ["--days", "1"] });
     cleanup.add(() => demo.stop());
-    const key = sandboxKey.exec(demo.stderr())?.[1] ?? "";
+    // The banner (stderr) follows the log line that gave the URL: wait for it.
+    let key = "";
+    for (const deadline = Date.now() + 10_000; key === "" && Date.now() < deadline; await Bun.sleep(25)) {
+      key = sandboxKey.exec(demo.stderr())?.[1] ?? "";
+    }
     const get = async <T>(path: string) =>
       (
         (await (await fetch(`${demo.url}${path}`, { headers: { authorization: `Bearer ${key}` } })).json()) as {
