@@ -1,0 +1,69 @@
+/**
+ * The shape of fieldhub's SunSpec model tables (models/, generated from the published
+ * SunSpec model definitions by scripts/sunspec/generate-models.ts; docs/sunspec.md).
+ * Offsets count registers: a model's point offsets from its id word (offset 0, the
+ * length word at 1, the first point at 2); a group's point offsets from the group's
+ * first register.
+ */
+
+/** SunSpec point types (the SunSpec information model; `pad` is a reserved register). */
+export type SunSpecPointType =
+  | "int16"
+  | "uint16"
+  | "count"
+  | "acc16"
+  | "enum16"
+  | "bitfield16"
+  | "pad"
+  | "int32"
+  | "uint32"
+  | "acc32"
+  | "enum32"
+  | "bitfield32"
+  | "ipaddr"
+  | "int64"
+  | "uint64"
+  | "acc64"
+  | "ipv6addr"
+  | "float32"
+  | "float64"
+  | "string"
+  | "sunssf"
+  | "eui48";
+
+export interface SunSpecPoint {
+  name: string;
+  type: string;
+  /** Registers it spans. */
+  size: number;
+  offset: number;
+  label?: string;
+  unit?: string;
+  /** The name of the scale-factor point (value = raw x 10^sf), or a fixed exponent. */
+  sf?: string | number;
+  description?: string;
+  writable?: boolean;
+  mandatory?: boolean;
+}
+
+export interface SunSpecGroup {
+  name: string;
+  label?: string;
+  /** Instances: a number (0: as many as fill the model's length), or the name of the point that counts them. */
+  count: number | string;
+  /** Registers of one instance (its own points; nested groups not counted). */
+  length: number;
+  points: SunSpecPoint[];
+  groups?: SunSpecGroup[];
+}
+
+export interface SunSpecModel {
+  id: number;
+  name: string;
+  label: string;
+  description: string | null;
+  /** Registers of the model's fixed part, the id and length words included. */
+  fixedLength: number;
+  points: SunSpecPoint[];
+  groups: SunSpecGroup[];
+}
