@@ -4,7 +4,7 @@
  * (https://github.com/sunspec/models, json/model_<id>.json). Run it on a checkout of that
  * repository:
  *
- *   bun scripts/sunspec/generate-models.ts /path/to/sunspec-models
+ *   bun scripts/sunspec/generate-models.ts /path/to/sunspec-models && npx biome format --write src/modbus/sunspec/models
  *
  * Each generated file names the commit it was written from. Nothing is downloaded at run
  * or test time: the generated files are committed (docs/sunspec.md, "Model tables").

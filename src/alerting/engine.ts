@@ -115,7 +115,9 @@ export async function createRulesEngine(options: {
       const targets = byRegister.get(reading.registerId);
       if (targets === undefined || reading.raw === null) continue;
       for (const target of targets) {
-        const value = target.scale(reading.raw);
+        // A scale read from the device in the same cycle (scale_factor_register) rules over the configured one.
+        const value =
+          reading.scaleFactor === undefined ? target.scale(reading.raw) : scalerFor(reading.scaleFactor)(reading.raw);
         const change = target.condition.observe(value, reading.monotonic ?? reading.ts);
         // Breaching (or returned) only once the alert is written: a full disk or a
         // held lock leaves the rule where it was, and the next reading tries again.

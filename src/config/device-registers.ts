@@ -6,6 +6,7 @@
  */
 
 import { didYouMean } from "../lib/problem-wording.ts";
+import type { SunSpecRegister } from "../modbus/sunspec/points.ts";
 import type { Path } from "./problems.ts";
 import {
   type DeviceTemplate,
@@ -31,6 +32,8 @@ const registerFields = [
   "length",
   "unit",
   "scale_factor",
+  "scale_factor_register",
+  "not_implemented",
   "writable",
   "min",
   "max",
@@ -55,6 +58,27 @@ export function templateRegisterRecord(template: DeviceTemplate, register: Templ
   if (register.length !== undefined) record.length = register.length;
   if (register.unit !== null) record.unit = register.unit;
   if (register.scaleFactor !== null) record.scale_factor = register.scaleFactor;
+  if (register.scaleFactorRegister !== undefined) record.scale_factor_register = register.scaleFactorRegister;
+  if (register.notImplemented !== undefined) record.not_implemented = register.notImplemented;
+  return record;
+}
+
+/** A SunSpec point written as the file would write it; its address is its offset in its model (docs/sunspec.md). */
+function sunSpecRegisterRecord(register: SunSpecRegister): RegisterRecord {
+  const record: RegisterRecord = {
+    name: register.name,
+    address: register.place.offset,
+    function_code: 3,
+    data_type: register.dataType,
+    byte_order: "ABCD",
+    writable: false,
+    description: register.description,
+  };
+  if (register.length !== undefined) record.length = register.length;
+  if (register.unit !== null) record.unit = register.unit;
+  if (register.scaleFactorRegister !== undefined) record.scale_factor_register = register.scaleFactorRegister;
+  if (register.scaleExponent !== undefined) record.scale_factor = 10 ** register.scaleExponent;
+  if (register.notImplemented !== undefined) record.not_implemented = register.notImplemented;
   return record;
 }
 
@@ -140,6 +164,8 @@ export interface ResolvedRegister {
   entry?: RegisterEntry;
   /** The template register it comes from. */
   fromTemplate?: TemplateRegister;
+  /** The SunSpec point it is (the device's `sunspec:`). */
+  fromSunSpec?: SunSpecRegister;
 }
 
 export interface ResolvedDevice {
@@ -153,8 +179,10 @@ export function resolveRegisters(
   template: DeviceTemplate | undefined,
   exclude: ReadonlySet<string>,
   devicePath: Path,
+  sunspec: readonly SunSpecRegister[] = [],
 ): ResolvedDevice {
   const templateNames = new Set(template?.registers.map((register) => register.name));
+  const sunSpecNames = new Set(sunspec.map((register) => register.name));
   const firstByName = new Map<string, Path>();
   const entries: RegisterEntry[] = [];
   listOrEmpty(list).forEach((item, k) => {
@@ -169,7 +197,7 @@ export function resolveRegisters(
     } else {
       firstByName.set(name, path);
       if (exclude.has(name) && templateNames.has(name)) entry.role = "excluded";
-      else if (templateNames.has(name)) entry.role = "override";
+      else if (templateNames.has(name) || sunSpecNames.has(name)) entry.role = "override";
     }
     entries.push(entry);
   });
@@ -184,6 +212,16 @@ export function resolveRegisters(
       entry === undefined
         ? { name: register.name, record: base, fromTemplate: register }
         : { name: register.name, record: applyOverride(base, entry.record), entry, fromTemplate: register },
+    );
+  }
+  for (const register of sunspec) {
+    if (templateNames.has(register.name)) continue;
+    const base = sunSpecRegisterRecord(register);
+    const entry = overrides.get(register.name);
+    registers.push(
+      entry === undefined
+        ? { name: register.name, record: base, fromSunSpec: register }
+        : { name: register.name, record: applyOverride(base, entry.record), entry, fromSunSpec: register },
     );
   }
   for (const entry of entries) {

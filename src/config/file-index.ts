@@ -5,6 +5,8 @@
  * is wrong; normalisation reads it for a checked file. It reports nothing itself and,
  * like the checks, runs on unchecked data: every look at a value checks its type first.
  */
+
+import { type SunSpecSelection, sunSpecRegisters } from "../modbus/sunspec/points.ts";
 import {
   lookupTemplate,
   type ResolvedDevice,
@@ -118,7 +120,14 @@ function indexDevice(
   const template = lookupTemplate(device.template);
   const excluded = excludedNames(device.exclude, path, template);
   const found = template.kind === "found" ? template.template : undefined;
-  const resolved = resolveRegisters(device.registers, found, new Set(excluded.keys()), path);
+  const sunspec = sunSpecSelectionOf(device.sunspec);
+  const resolved = resolveRegisters(
+    device.registers,
+    found,
+    new Set(excluded.keys()),
+    path,
+    sunspec === undefined ? [] : sunSpecRegisters(sunspec),
+  );
   const registersByName = new Map<string, ResolvedRegister>();
   for (const register of resolved.registers) {
     if (!registersByName.has(register.name)) registersByName.set(register.name, register);
@@ -147,6 +156,15 @@ function indexDevice(
     namesById,
     registersUncertain: template.kind === "unknown" || template.kind === "unreadable",
   };
+}
+
+/** The device's `sunspec:` as far as it reads (rules.ts reports what does not): undefined for none or false. */
+function sunSpecSelectionOf(value: unknown): SunSpecSelection | undefined {
+  if (value === true) return true;
+  if (!isRecord(value)) return undefined;
+  const models = listOrEmpty(value.models).filter((id): id is number => typeof id === "number" && Number.isInteger(id));
+  const repeats = integerOrUndefined(value.repeats);
+  return repeats !== undefined && repeats >= 1 && repeats <= 64 ? { models, repeats } : { models };
 }
 
 function integerOrUndefined(value: unknown): number | undefined {

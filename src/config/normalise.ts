@@ -17,6 +17,7 @@ import type {
   InventoryRegister,
 } from "../lib/inventory.ts";
 import type { MqttSettings } from "../lib/mqtt-settings.ts";
+import type { PolledRegister } from "../modbus/polling-config.ts";
 import {
   type ByteOrder,
   type DataType,
@@ -164,6 +165,8 @@ function normaliseDevice(
   const registers = entry.resolved.registers.map((register) =>
     normaliseRegister(register, () => derivedId.register(serial, key, register.name), byteOrder),
   );
+  // rules.ts has checked that each scale_factor_register names a register of the device.
+  const idsByName = new Map(registers.map((register) => [register.inventory.name, register.inventory.id]));
   const pollIntervalMs = device.poll_interval_ms ?? template?.pollIntervalMs ?? defaults.pollIntervalMs;
   const storageIntervalMs = (device.storage_interval_s ?? gateway.storage_interval_s) * 1000;
 
@@ -200,6 +203,10 @@ function normaliseDevice(
         ...register.decoding,
         name: register.inventory.name,
         ...(register.pollIntervalMs === undefined ? {} : { pollIntervalMs: register.pollIntervalMs }),
+        ...register.meaning,
+        ...(register.scaleFactorRegister === undefined
+          ? {}
+          : { scaleFactorRegisterId: idsByName.get(register.scaleFactorRegister) }),
       })),
     },
   };
@@ -213,7 +220,13 @@ function normaliseRegister(
   resolved: ResolvedRegister,
   deriveId: () => string,
   defaultByteOrder: ByteOrder,
-): { inventory: InventoryRegister; decoding: RegisterDecoding; pollIntervalMs: number | undefined } {
+): {
+  inventory: InventoryRegister;
+  decoding: RegisterDecoding;
+  pollIntervalMs: number | undefined;
+  scaleFactorRegister: string | undefined;
+  meaning: Pick<PolledRegister, "notImplemented" | "sunspec">;
+} {
   const register = resolved.record as DefaultedRegister;
   if (register.address === undefined || register.data_type === undefined) {
     throw new Error(`register ${resolved.name}: no address or data_type after validation`);
@@ -232,8 +245,13 @@ function normaliseRegister(
           scaleFactor: register.scale_factor ?? null,
         }
       : undefined;
+  const meaning: Pick<PolledRegister, "notImplemented" | "sunspec"> = {};
+  if (register.not_implemented !== undefined) meaning.notImplemented = register.not_implemented;
+  if (resolved.fromSunSpec !== undefined) meaning.sunspec = resolved.fromSunSpec.place;
   return {
     pollIntervalMs: register.poll_interval_ms,
+    scaleFactorRegister: register.scale_factor_register,
+    meaning,
     inventory: {
       id,
       name: resolved.name,
@@ -241,6 +259,7 @@ function normaliseRegister(
       functionCode,
       dataType,
       unit: register.unit ?? null,
+      // A scale read from the device is written to the store as it is read (ingest).
       scaleFactor: register.scale_factor ?? null,
       isWritable: writable,
       writeMin: write?.min ?? null,

@@ -25,13 +25,60 @@ export interface RegisterCheck {
   report: Report;
 }
 
+/**
+ * `scale_factor_register` names a register of the same device read as int16 from
+ * function code 3 or 4, which is not itself scaled by another (so no chain and no
+ * cycle: value = raw x 10^sf with sf read in the same cycle, docs/polling.md).
+ */
+export function checkScaleFactorRegister(
+  register: ResolvedRegister,
+  byName: ReadonlyMap<string, ResolvedRegister>,
+  devicePath: Path,
+  report: Report,
+): void {
+  const named = register.record.scale_factor_register;
+  if (typeof named !== "string" || named === "") return;
+  const say = (message: string) =>
+    register.entry === undefined
+      ? report(
+          [...devicePath, register.fromSunSpec === undefined ? "template" : "sunspec"],
+          `register "${register.name}": scale_factor_register ${message}`,
+        )
+      : report([...register.entry.path, "scale_factor_register"], message);
+  if (named === register.name) {
+    say("names this register itself; it must name the register holding the scale exponent");
+    return;
+  }
+  const target = byName.get(named);
+  if (target === undefined) {
+    say(`names no register of this device: "${named}"${didYouMean(named, [...byName.keys()])}`);
+    return;
+  }
+  const { data_type: dataType, function_code: functionCode } = target.record;
+  if (dataType !== "int16" || (functionCode !== undefined && functionCode !== 3 && functionCode !== 4)) {
+    say(
+      `must name a signed 16-bit register (data_type int16, function_code 3 or 4): "${named}" is ${JSON.stringify(dataType)} on function_code ${functionCode ?? 3}`,
+    );
+    return;
+  }
+  const next = target.record.scale_factor_register;
+  if (next !== undefined) {
+    say(
+      `names "${named}", which is scaled by "${String(next)}" itself: a scale-factor register must not have a scale_factor_register`,
+    );
+  }
+}
+
 export function checkRegister(check: RegisterCheck): void {
   const { register, devicePath, report } = check;
   const entry = register.entry;
   // A template register the file leaves alone has no place in the file: its problems go to `template`.
   const say = (field: RegisterField, message: string) =>
     entry === undefined
-      ? report([...devicePath, "template"], `template register "${register.name}": ${field} ${message}`)
+      ? report(
+          [...devicePath, register.fromSunSpec === undefined ? "template" : "sunspec"],
+          `${register.fromSunSpec === undefined ? "template" : "SunSpec"} register "${register.name}": ${field} ${message}`,
+        )
       : report([...entry.path, field], message);
 
   const isNew = entry !== undefined && register.fromTemplate === undefined && !check.templateUnknown;

@@ -7,6 +7,7 @@
  * does not hide the problems of the others; every look at a value checks its type first.
  */
 import { describeValue, didYouMean } from "../lib/problem-wording.ts";
+import { knownSunSpecModel, knownSunSpecModelIds } from "../modbus/sunspec/points.ts";
 import { checkAlerting } from "./alerting-references.ts";
 import type { TemplateLookup } from "./device-registers.ts";
 import {
@@ -19,7 +20,7 @@ import {
 import { checkModbusServers } from "./modbus-server-checks.ts";
 import { checkMqtt } from "./mqtt-checks.ts";
 import { type Finding, formatPath, type Path } from "./problems.ts";
-import { checkRegister } from "./register-checks.ts";
+import { checkRegister, checkScaleFactorRegister } from "./register-checks.ts";
 import { FirstSeen, IdRegistry, type Report } from "./registries.ts";
 import { defaults } from "./schema.ts";
 import { derivedId } from "./stable-ids.ts";
@@ -236,7 +237,25 @@ function checkRegisters(
     );
     // A template that is unknown (or unreadable) leaves open which entries are overrides.
     checkRegister({ ...context, register, templateUnknown: device.registersUncertain });
+    if (!device.registersUncertain) checkScaleFactorRegister(register, device.registersByName, devicePath, report);
   }
+  checkSunSpec(device.record.sunspec, devicePath, report);
+}
+
+/** The SunSpec models a device asks for: each one fieldhub knows (docs/sunspec.md), none twice. */
+function checkSunSpec(sunspec: unknown, devicePath: Path, report: Report): void {
+  if (!isRecord(sunspec)) return;
+  const seen = new Map<number, number>();
+  listOrEmpty(sunspec.models).forEach((id, i) => {
+    if (typeof id !== "number" || !Number.isInteger(id)) return;
+    const path: Path = [...devicePath, "sunspec", "models", i];
+    const first = seen.get(id);
+    if (first !== undefined) report(path, `lists model ${id} again (also at models[${first}])`);
+    else if (knownSunSpecModel(id) === undefined) {
+      report(path, `is not a SunSpec model fieldhub knows: ${id}; it knows ${knownSunSpecModelIds.join(", ")}`);
+    }
+    if (first === undefined) seen.set(id, i);
+  });
 }
 
 /** What is wrong in `exclude` (the index keeps the names it may leave out). */

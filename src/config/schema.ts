@@ -300,6 +300,11 @@ export const registerSchema = Type.Object(
     unit: Type.Optional(text),
     // Non-zero is checked in rules.ts; TypeBox already refuses NaN and infinities.
     scale_factor: Type.Optional(Type.Number()),
+    // A signed 16-bit register of the same device holding the scale exponent: value = raw x 10^sf,
+    // read in the same cycle (docs/polling.md "Scale factors read from the device"). Checked in rules.ts.
+    scale_factor_register: Type.Optional(nonEmpty),
+    // The raw value that means "no value" (docs/polling.md "Not-implemented values"): read as null.
+    not_implemented: Type.Optional(Type.Number()),
     // Default false: normalise.ts.
     writable: Type.Optional(Type.Boolean()),
     // Required when writable, in engineering units; write_function must fit the data
@@ -347,6 +352,27 @@ export const deviceSchema = Type.Object(
     registers: listOf(registerSchema),
     // The addresses are protocol addresses even where they look like Modicon references: no warning (address-references.ts).
     addresses: Type.Optional(Type.Literal("protocol")),
+    // SunSpec models to poll, found on the device at start (docs/sunspec.md); `true`: every model fieldhub knows.
+    // Known model ids and no repeats: rules.ts.
+    sunspec: Type.Optional(
+      Type.Union(
+        [
+          Type.Boolean(),
+          Type.Object(
+            {
+              models: Type.Array(Type.Integer({ minimum: 1, maximum: 65534 }), {
+                minItems: 1,
+                minItemsMessage: "must list at least one model id",
+              }),
+              // Instances of a repeating group (160's MPPT modules, ...) given registers. Default 4.
+              repeats: Type.Optional(Type.Integer({ minimum: 1, maximum: 64 })),
+            },
+            strict,
+          ),
+        ],
+        { unionMessage: "must be true, false or { models: [model ids], repeats: N }" },
+      ),
+    ),
   },
   strict,
 );

@@ -32,6 +32,8 @@ export interface AdmissionOptions {
   logger: Logger;
   /** Takes the latest values of an admitted stretch (served at once; only history waits for the commit). */
   takeLatest(fresh: LatestValue[]): void;
+  /** Scale factors read from the devices that differ from the ones taken before (written at once, like latest values). */
+  takeScaleFactors?(changed: { registerId: number; scaleFactor: number }[]): void;
   /** Counts a numeric value towards its storage period's aggregate; `stored` when it is the period's reading (period-aggregates.ts). */
   countValue?(registerId: number, ts: number, raw: number | null, stored: boolean): void;
 }
@@ -40,6 +42,8 @@ export function createAdmission(options: AdmissionOptions) {
   const { registers, density, buffer, clock, logger } = options;
   const counts: AdmissionCounts = { accepted: 0, dropped: 0, unknownRegisters: 0 };
   const warnedUnknown = new Set<string>();
+  /** Each register's scale factor read from its device, as last taken. */
+  const scaleFactors = new Map<number, number>();
   /** Batches wait here while one waits for the store's answer on density. */
   const waiting = new SerialTurns((error) => logger.error({ err: error }, "ingest could not take a batch of readings"));
 
@@ -62,6 +66,7 @@ export function createAdmission(options: AdmissionOptions) {
     const now = clock.now();
     const monotonicNow = clock.monotonic();
     const fresh: LatestValue[] = [];
+    const changedScales: { registerId: number; scaleFactor: number }[] = [];
     for (let index = start; index < batch.length; index++) {
       const reading = batch[index] as PolledValue;
       const registerId = registers.get(reading.registerId);
@@ -75,6 +80,10 @@ export function createAdmission(options: AdmissionOptions) {
       }
       counts.accepted++;
       fresh.push({ registerId, rawValue: reading.raw, ts: reading.ts });
+      if (reading.scaleFactor !== undefined && scaleFactors.get(registerId) !== reading.scaleFactor) {
+        scaleFactors.set(registerId, reading.scaleFactor);
+        changedScales.push({ registerId, scaleFactor: reading.scaleFactor });
+      }
       if (reading.text !== undefined) {
         buffer.noteText(registerId, reading.text);
         continue;
@@ -84,6 +93,7 @@ export function createAdmission(options: AdmissionOptions) {
       if (admitted === true) buffer.add(registerId, reading.ts, reading.raw, monotonicNow);
       if (typeof admitted === "boolean") options.countValue?.(registerId, reading.ts, reading.raw, admitted);
       else {
+        if (changedScales.length > 0) options.takeScaleFactors?.(changedScales);
         options.takeLatest(fresh);
         return admitted.then((stored) => {
           if (stored) buffer.add(registerId, reading.ts, reading.raw, monotonicNow);
@@ -92,6 +102,7 @@ export function createAdmission(options: AdmissionOptions) {
         });
       }
     }
+    if (changedScales.length > 0) options.takeScaleFactors?.(changedScales);
     options.takeLatest(fresh);
     return undefined;
   }

@@ -106,6 +106,12 @@ export async function createIngest(options: IngestOptions) {
         logger.error({ err: error }, "latest values not taken");
       });
     },
+    // Rare (a device's scale changes seldom, if ever): written at once, so the next answer scales with it.
+    takeScaleFactors(changed): void {
+      store.registers.recordScaleFactors(changed).catch((error: unknown) => {
+        logger.error({ err: error }, "scale factors read from the devices not written");
+      });
+    },
     countValue: aggregates.add,
   });
 

@@ -14,6 +14,12 @@ export interface PolledValue {
    */
   monotonic?: number;
   raw: number | null;
+  /**
+   * The register's scale factor as read from the device in the same cycle (config
+   * `scale_factor_register`: 10^sf); value = raw x scaleFactor. Absent: the register's
+   * configured scale_factor applies.
+   */
+  scaleFactor?: number;
   /** Decoded text of a `string` register (raw is null then). */
   text?: string;
 }

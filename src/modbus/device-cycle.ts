@@ -5,7 +5,9 @@
  * a block the device refuses with exception 2 or 3 is split and the split remembered;
  * a register still refused on its own is set aside and tried again after
  * `failingRegisterRetryMs`. Each request is one turn on the channel (a higher-priority
- * job may go on the wire between two of them).
+ * job may go on the wire between two of them). A device with SunSpec registers has its
+ * model chain read first, each cycle until it has been (docs/sunspec.md, "Polling");
+ * its registers that are not SunSpec points are polled meanwhile.
  */
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/logger.ts";
@@ -17,6 +19,8 @@ import { breakKey, planReadRequests, type ReadRequest, splitRequest } from "./pl
 import type { PolledRegister, PollingDevice } from "./polling-config.ts";
 import type { ReadData } from "./read-cache.ts";
 import type { RegisterDecoding } from "./register-model.ts";
+import type { ChainRead, SunSpecBinding } from "./sunspec/binding.ts";
+import { settleValues } from "./value-meaning.ts";
 
 /** `answered` in full, `partial` (answered, but a request failed), `silent`, or `disconnected`. */
 export type CycleResult = "answered" | "partial" | "silent" | "disconnected";
@@ -62,22 +66,32 @@ export class DeviceCycle {
   private plan: ReadRequest[] | null = null;
   /** The last failure in words, for the log line that says the device went silent. */
   lastError: string | null = null;
+  /** The registers as placed on the device's map (all of them, without SunSpec ones). */
+  private placed: readonly PolledRegister[];
+  private placedGeneration = 0;
+  private readonly byId: ReadonlyMap<string, PolledRegister>;
 
   constructor(
     readonly device: PollingDevice,
     private readonly parts: CycleParts,
     /** The registers this cycle reads: one poll group of the device (all of them by default). */
     private readonly registers: readonly PolledRegister[] = device.registers,
-  ) {}
+    /** Where the device's SunSpec registers are, shared by its poll groups; absent when it has none. */
+    private readonly sunspec?: SunSpecBinding,
+  ) {
+    this.placed = sunspec === undefined ? registers : sunspec.polled(registers);
+    this.byId = new Map(registers.map((register) => [register.id, register]));
+  }
 
   /** One cycle: every planned request, or only the first (a quarantined device's probe). */
   async run(shape: { firstRequestOnly: boolean; retries: number }): Promise<CycleResult> {
     const { device, parts } = this;
     const { clock } = parts;
+    const chain = await this.readChain(shape.retries);
     let requests = this.currentPlan(clock.monotonic());
     if (shape.firstRequestOnly) requests = requests.slice(0, 1);
-    let answered = false;
-    let partial = false;
+    let answered = chain === "failed";
+    let partial = chain !== "placed";
     const values: PolledValue[] = [];
     const pending = [...requests];
     let first = true;
@@ -103,7 +117,7 @@ export class DeviceCycle {
         continue;
       }
       if (outcome.kind === "disconnected") {
-        if (values.length > 0) parts.readings(values);
+        this.report(values);
         return "disconnected";
       }
       const at = `${request.functionCode}:${request.start}`;
@@ -141,17 +155,66 @@ export class DeviceCycle {
       partial = true;
       this.putAside(request, error);
     }
-    if (values.length > 0) parts.readings(values);
+    this.report(values);
     if (answered) parts.answered(clock.now());
     if (!answered) return "silent";
     return partial ? "partial" : "answered";
+  }
+
+  /** The cycle's values with not-implemented values and scale-factor registers applied (value-meaning.ts). */
+  private report(values: PolledValue[]): void {
+    const settled = settleValues(values, this.byId);
+    if (settled.length > 0) this.parts.readings(settled);
+  }
+
+  /**
+   * Reads the SunSpec model chain while it has not been read; `placed` when the
+   * SunSpec registers are on the map (or the device has none), else how the walk failed.
+   */
+  private async readChain(retries: number): Promise<"placed" | "silent" | "failed"> {
+    const binding = this.sunspec;
+    if (binding === undefined) return "placed";
+    let result: "placed" | "silent" | "failed" = "placed";
+    if (!binding.bound) {
+      const read = await binding.readChain(this.chainReader(retries));
+      if (read.kind !== "bound") {
+        this.failed(read.error);
+        result = read.kind;
+      }
+    }
+    if (binding.generation !== this.placedGeneration) {
+      this.placedGeneration = binding.generation;
+      this.placed = binding.polled(this.registers);
+      this.plan = null;
+    }
+    return result;
+  }
+
+  private chainReader(retries: number): ChainRead {
+    return async (address, count) => {
+      const request: ReadRequest = { functionCode: 3, start: address, count, registers: [] };
+      const outcome = await readWithRetries(() => this.parts.read(request, false), retries, this.parts.retried);
+      if (outcome.ok) return { words: outcome.words ?? [] };
+      const at = `3:${address}`;
+      if (outcome.kind === "exception") {
+        const answered = !exceptionsMeaningNoAnswer.has(outcome.code);
+        return {
+          error: `exception ${outcome.code} (${exceptionNames[outcome.code] ?? "unknown exception"}) at ${at}`,
+          answered,
+        };
+      }
+      if (outcome.kind === "timeout")
+        return { error: `timeout after ${this.device.timeoutMs} ms at ${at}`, answered: false };
+      if (outcome.kind === "bad_frame") return { error: `broken answer at ${at}`, answered: false };
+      return { error: outcome.message, answered: false };
+    };
   }
 
   /** The plan changes only when a block is split or a register is set aside or due again. */
   private currentPlan(now: number): ReadRequest[] {
     if (this.plan !== null && this.setAside.size === 0) return this.plan;
     const due: RegisterDecoding[] = [];
-    for (const register of this.registers) {
+    for (const register of this.placed) {
       const retryAt = this.setAside.get(register.id);
       if (retryAt === undefined || retryAt <= now) due.push(register);
     }

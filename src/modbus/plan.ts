@@ -57,8 +57,10 @@ export interface PollGroup<R extends RegisterDecoding> {
  * A device's registers by poll interval: each register's own `pollIntervalMs`, its
  * device's (`deviceIntervalMs`) when it has none. Fastest first; registers keep
  * their order within a group. One group (all registers) when none sets its own.
+ * A register's scale-factor register (`scaleFactorRegisterId`) is read in every group
+ * of a register it scales, so both come from the same cycle.
  */
-export function pollGroups<R extends RegisterDecoding & { pollIntervalMs?: number }>(
+export function pollGroups<R extends RegisterDecoding & { pollIntervalMs?: number; scaleFactorRegisterId?: string }>(
   registers: readonly R[],
   deviceIntervalMs: number,
 ): PollGroup<R>[] {
@@ -70,6 +72,17 @@ export function pollGroups<R extends RegisterDecoding & { pollIntervalMs?: numbe
     else group.push(register);
   }
   if (byInterval.size === 0) return [{ intervalMs: deviceIntervalMs, registers: [] }];
+  const byId = new Map(registers.map((register) => [register.id, register]));
+  for (const group of byInterval.values()) {
+    const ids = new Set(group.map((register) => register.id));
+    for (const register of [...group]) {
+      const scale = register.scaleFactorRegisterId === undefined ? undefined : byId.get(register.scaleFactorRegisterId);
+      if (scale !== undefined && !ids.has(scale.id)) {
+        ids.add(scale.id);
+        group.push(scale);
+      }
+    }
+  }
   return [...byInterval]
     .map(([intervalMs, grouped]) => ({ intervalMs, registers: grouped }))
     .sort((a, b) => a.intervalMs - b.intervalMs);

@@ -29,6 +29,7 @@ import {
 } from "./quarantine.ts";
 import type { ReadCache, ReadData } from "./read-cache.ts";
 import { Sleeper } from "./sleeper.ts";
+import { SunSpecBinding } from "./sunspec/binding.ts";
 
 export interface PollLoopOptions {
   channel: Channel;
@@ -89,6 +90,10 @@ export class PollLoop {
               cache.keep(device.id, request.functionCode, request.start, data, at);
       const parts = { read, keep, clock, log, health, readings, answered, retried, failingRegisterRetryMs };
       const silence = new LoggedFailure();
+      // One chain read for the device, shared by its poll groups.
+      const sunspec = device.registers.some((register) => register.sunspec !== undefined)
+        ? new SunSpecBinding(device.registers, log.child(deviceFields(device)))
+        : undefined;
       return pollGroups(device.registers, device.pollIntervalMs).map((group) => {
         const rules = {
           pollIntervalMs: group.intervalMs,
@@ -96,7 +101,7 @@ export class PollLoop {
           maxBackoffMs: options.maxBackoffMs,
         };
         return {
-          cycle: new DeviceCycle(device, parts, group.registers),
+          cycle: new DeviceCycle(device, parts, group.registers, sunspec),
           rules,
           turn: firstTurn(rules, clock.monotonic()),
           silence,

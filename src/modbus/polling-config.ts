@@ -3,6 +3,7 @@
  * their register maps. The config produces it; the Modbus layer consumes it.
  */
 import type { RegisterDecoding } from "./register-model.ts";
+import type { SunSpecPlace } from "./sunspec/points.ts";
 
 export const parities = ["none", "even", "odd"] as const;
 export type Parity = (typeof parities)[number];
@@ -24,6 +25,16 @@ export interface PolledRegister extends RegisterDecoding {
   name?: string;
   /** The register's own poll interval (config `poll_interval_ms`); its device's when absent. */
   pollIntervalMs?: number;
+  /**
+   * The register of the same device holding this one's scale exponent (config
+   * `scale_factor_register`; docs/polling.md "Scale factors read from the device"):
+   * value = raw x 10^sf, both read in the same cycle.
+   */
+  scaleFactorRegisterId?: string;
+  /** The raw value (as decoded) that means "no value" (config `not_implemented`, SunSpec's per type): read as null. */
+  notImplemented?: number;
+  /** A SunSpec point: its address is found from the device's model chain (docs/sunspec.md), not `address`. */
+  sunspec?: SunSpecPlace;
 }
 
 export interface PollingDevice {

@@ -29,6 +29,8 @@ export type RegisterField =
   | "bit"
   | "length"
   | "scale_factor"
+  | "scale_factor_register"
+  | "not_implemented"
   | "writable"
   | "min"
   | "max"
@@ -107,9 +109,42 @@ export function registerProblems(
   }
 
   if (fields.scale_factor === 0) say("scale_factor", "must not be 0 (leave it out for no scaling)");
+  problems.push(...valueMeaningProblems(fields, readsBits, dataType));
 
   if (fc !== undefined && dataType !== undefined) problems.push(...spanProblems(fields, fc, dataType, context));
   problems.push(...writeProblems(fields, fc, dataType));
+  return problems;
+}
+
+/**
+ * `scale_factor_register` and `not_implemented` need a number to apply to; a register
+ * scaled by another is read only (a write would need the scale of the moment).
+ * Which register `scale_factor_register` names is the config's to check (rules.ts).
+ */
+function valueMeaningProblems(
+  fields: Readonly<Record<string, unknown>>,
+  readsBits: boolean,
+  dataType: DataType | undefined,
+): RegisterProblem[] {
+  const problems: RegisterProblem[] = [];
+  const notNumeric = readsBits || dataType === "bool" || dataType === "string";
+  for (const field of ["scale_factor_register", "not_implemented"] as const) {
+    if (fields[field] !== undefined && notNumeric) {
+      problems.push({ field, message: `is only allowed on a numeric register (this one is ${dataType ?? "bits"})` });
+    }
+  }
+  if (fields.scale_factor_register !== undefined && fields.scale_factor !== undefined) {
+    problems.push({
+      field: "scale_factor_register",
+      message: "cannot go with scale_factor: the scale comes from the register it names (value = raw x 10^sf)",
+    });
+  }
+  if (fields.scale_factor_register !== undefined && fields.writable === true) {
+    problems.push({
+      field: "scale_factor_register",
+      message: "cannot go with writable: true (a write needs a fixed scale)",
+    });
+  }
   return problems;
 }
 

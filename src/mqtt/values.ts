@@ -65,7 +65,9 @@ export function createValuePublisher(options: {
           ? value.text
           : value.raw === null
             ? null
-            : (scalers.get(value.registerId) ?? Number)(value.raw);
+            : value.scaleFactor !== undefined
+              ? scalerFor(value.scaleFactor)(value.raw)
+              : (scalers.get(value.registerId) ?? Number)(value.raw);
       if (engineering === null) continue;
       // One waiting already goes out: the newer value replaces it.
       if (

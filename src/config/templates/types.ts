@@ -21,6 +21,10 @@ export interface TemplateRegister {
   unit: string | null;
   /** The raw value is multiplied by it; null for none. */
   scaleFactor: number | null;
+  /** The template register holding this one's scale exponent (value = raw x 10^sf; config `scale_factor_register`). */
+  scaleFactorRegister?: string;
+  /** The raw value the vendor documents as "no value" (config `not_implemented`). */
+  notImplemented?: number;
   description: string;
   /** A setpoint the vendor documents as writable. Default false. */
   writable?: boolean;

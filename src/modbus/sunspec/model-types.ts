@@ -6,33 +6,9 @@
  * first register.
  */
 
-/** SunSpec point types (the SunSpec information model; `pad` is a reserved register). */
-export type SunSpecPointType =
-  | "int16"
-  | "uint16"
-  | "count"
-  | "acc16"
-  | "enum16"
-  | "bitfield16"
-  | "pad"
-  | "int32"
-  | "uint32"
-  | "acc32"
-  | "enum32"
-  | "bitfield32"
-  | "ipaddr"
-  | "int64"
-  | "uint64"
-  | "acc64"
-  | "ipv6addr"
-  | "float32"
-  | "float64"
-  | "string"
-  | "sunssf"
-  | "eui48";
-
 export interface SunSpecPoint {
   name: string;
+  /** The SunSpec point type: int16, uint16, acc32, enum16, bitfield32, sunssf, string, float32, pad, ... */
   type: string;
   /** Registers it spans. */
   size: number;

@@ -6,7 +6,7 @@
  * once it has read the model chain (binding.ts).
  */
 import type { DataType } from "../register-model.ts";
-import type { SunSpecGroup, SunSpecModel, SunSpecPoint } from "./model-types.ts";
+import type { SunSpecModel, SunSpecPoint } from "./model-types.ts";
 import { sunSpecModels } from "./models/index.ts";
 
 /** A device's `sunspec:` setting: `true` for every known model, or the models listed. */
@@ -92,10 +92,6 @@ const notImplementedRaw: Record<string, number> = {
   uint64: 2 ** 64,
 };
 
-export function sunSpecNotImplemented(type: string): number | undefined {
-  return notImplementedRaw[type];
-}
-
 /** The models a selection asks for that fieldhub knows, in the order given (every known model for `true`). */
 export function selectedModels(selection: SunSpecSelection): SunSpecModel[] {
   if (selection === true) return [...sunSpecModels];
@@ -170,9 +166,4 @@ function pointRegister(
   const notImplemented = notImplementedRaw[point.type];
   if (notImplemented !== undefined) register.notImplemented = notImplemented;
   return register;
-}
-
-/** How many instances of a model's first variable group the device's model length holds. */
-export function groupInstances(model: SunSpecModel, group: SunSpecGroup, modelLength: number): number {
-  return group.length === 0 ? 0 : Math.floor((modelLength + 2 - model.fixedLength) / group.length);
 }

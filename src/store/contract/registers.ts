@@ -76,6 +76,12 @@ export interface RegisterStore {
   latestTexts(): Promise<Map<number, string>>;
   /** New texts of `string` registers (internal id), one transaction; ingest writes only changed ones. */
   recordTexts(texts: readonly { registerId: number; text: string }[]): Promise<void>;
+  /**
+   * Scale factors read from the devices (config `scale_factor_register`: 10^sf), internal id ->
+   * factor; the register's `scale_factor` from then on (docs/polling.md, "Scale factors read
+   * from the device"). Ingest writes only changed ones.
+   */
+  recordScaleFactors(factors: readonly { registerId: number; scaleFactor: number }[]): Promise<void>;
   /** Every register (retired ones too) with gateway serial, device name and storage period. */
   catalog(): Promise<CatalogRegister[]>;
   /** On a central: the live registers of the gateways one site forwards (docs/fleet.md), with their storage periods. */

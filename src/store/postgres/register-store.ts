@@ -80,6 +80,16 @@ export function postgresRegisterStore(sql: Sql): RegisterStore {
        WHERE r.id = given.id`;
   }
 
+  async function recordScaleFactors(factors: readonly { registerId: number; scaleFactor: number }[]): Promise<void> {
+    if (factors.length === 0) return;
+    const last = new Map<number, number>();
+    for (const { registerId, scaleFactor } of factors) last.set(registerId, scaleFactor);
+    await sql`
+      UPDATE registers r SET scale_factor = given.factor
+        FROM unnest(${[...last.keys()]}::int[], ${[...last.values()]}::float8[]) AS given(id, factor)
+       WHERE r.id = given.id`;
+  }
+
   function catalog(): Promise<CatalogRegister[]> {
     return rowsOf(sql`
       SELECT r.id, r.uuid, r.name, r.unit, r.scale_factor AS "scaleFactor", d.name AS "deviceName",
@@ -105,6 +115,7 @@ export function postgresRegisterStore(sql: Sql): RegisterStore {
     contexts,
     latestTexts,
     recordTexts,
+    recordScaleFactors,
     catalog,
     ofSite,
   };

@@ -58,6 +58,12 @@ export function sqliteRegisterStore({ sqlite }: SqliteConnection, latest: Latest
   const recordTexts = sqlite.transaction((texts: readonly { registerId: number; text: string }[]) => {
     for (const { registerId, text } of texts) setText.run(registerId, text);
   });
+  const setScaleFactor = sqlite.prepare<unknown, [number, number]>(
+    "UPDATE registers SET scale_factor = ?2 WHERE id = ?1",
+  );
+  const recordScaleFactors = sqlite.transaction((factors: readonly { registerId: number; scaleFactor: number }[]) => {
+    for (const { registerId, scaleFactor } of factors) setScaleFactor.run(registerId, scaleFactor);
+  });
   // Latest values live in memory (latest-values.ts); the columns may lag behind them.
   // The rows are changed in place into RegisterRows (the endpoint clients poll allocates nothing more).
   const withLatest = (rows: StoredRegisterRow[]): RegisterRow[] => {
@@ -93,6 +99,7 @@ export function sqliteRegisterStore({ sqlite }: SqliteConnection, latest: Latest
     contexts: () => contexts.all(),
     latestTexts: () => new Map(latestTexts.all().map((row) => [row.id, row.text])),
     recordTexts: (texts) => recordTexts(texts),
+    recordScaleFactors: async (factors) => recordScaleFactors(factors),
     catalog: () => catalog.all(),
   });
 }
