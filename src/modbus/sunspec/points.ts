@@ -95,7 +95,7 @@ const notImplementedRaw: Record<string, number> = {
 /** The models a selection asks for that fieldhub knows, in the order given (every known model for `true`). */
 export function selectedModels(selection: SunSpecSelection): SunSpecModel[] {
   if (selection === true) return [...sunSpecModels];
-  return selection.models.flatMap((id) => modelsById.get(id) ?? []);
+  return [...new Set(selection.models)].flatMap((id) => modelsById.get(id) ?? []);
 }
 
 /**
