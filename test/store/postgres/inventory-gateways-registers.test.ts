@@ -311,6 +311,22 @@ describeOnBothEngines("organisations, inventory, gateways, registers", t0, (open
     expect((await store.registers.list(gatewayId)).find((r) => r.id === r1)?.latestText).toBe("second");
   });
 
+  test("scale factors read from the devices become the registers' scale_factor (the last given wins)", async () => {
+    const acme = (await store.organizations.findByKey("acme"))?.id ?? -1;
+    const gatewayId = (await store.gateways.locate(acme, ids.gatewayA)) ?? -1;
+    const [r2, r1] = (await store.registers.list(gatewayId)).map((r) => r.id) as [number, number];
+    await store.registers.recordScaleFactors([
+      { registerId: r1, scaleFactor: 10 },
+      { registerId: r2, scaleFactor: 0.01 },
+      { registerId: r1, scaleFactor: 0.1 },
+    ]);
+    const listed = await store.registers.list(gatewayId);
+    expect(listed.find((r) => r.id === r1)?.scaleFactor).toBe(0.1);
+    expect(listed.find((r) => r.id === r2)?.scaleFactor).toBe(0.01);
+    const history = await store.registers.historyRegisters(gatewayId);
+    expect(history.find((r) => r.id === r1)?.scaleFactor).toBe(0.1);
+  });
+
   test.skipIf(engine.openTwin === undefined)(
     "PostgreSQL: two processes syncing at once (each starts with a sync) leave one inventory",
     async () => {
