@@ -38,6 +38,8 @@ export function writtenRegisters(
   const entries: { registerId: string; rawAsked: number; rawBefore: number | null }[] = [];
   for (const register of device.registers) {
     if (register.functionCode !== table || register.dataType === "string") continue;
+    // A SunSpec point's config address is its offset in its model, not where it is on the device (docs/sunspec.md).
+    if (register.sunspec !== undefined) continue;
     const offset = register.address - write.start;
     if (offset < 0 || offset + registerSpan(register) > count) continue;
     const asked =

@@ -16,6 +16,7 @@ import { join } from "node:path";
 import { stableUuid } from "../../src/lib/ids.ts";
 import { type RunningCli, runCli, servedUrl, startCli } from "../harness/cli.ts";
 import { type PymodbusPeer, startPymodbusPeer } from "../harness/pymodbus.ts";
+import { createReadKey, eventually, getData } from "../harness/served-api.ts";
 import { expectedTexts, expectedValues, sunSpecUnitSpec } from "../harness/sunspec-device.ts";
 
 const python = "/usr/bin/python3";
@@ -94,22 +95,7 @@ gateways:
   const dataDir = join(workDir, "data");
   server = startCli(["serve", "--config", join(workDir, "fieldhub.yaml"), "--data", dataDir, "--port", "0"]);
   baseUrl = await server.waitFor(servedUrl);
-  const created = await runCli([
-    "keys",
-    "create",
-    "--data",
-    dataDir,
-    "--org",
-    "solar",
-    "--name",
-    "test",
-    "--scopes",
-    "devices:read,registers:read",
-    "--rate-limit",
-    "100000",
-    "--json",
-  ]);
-  key = (JSON.parse(created.stdout) as { key: string }).key;
+  key = await createReadKey(dataDir, "solar");
 }, 30_000);
 
 afterAll(async () => {
@@ -118,22 +104,7 @@ afterAll(async () => {
   rmSync(workDir, { recursive: true, force: true });
 });
 
-async function get<T>(path: string): Promise<T> {
-  const response = await fetch(`${baseUrl}${path}`, { headers: { authorization: `Bearer ${key}` } });
-  if (response.status !== 200) throw new Error(`${path}: ${response.status} ${await response.text()}`);
-  return ((await response.json()) as { data: T }).data;
-}
-
-async function eventually<T>(read: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last = await read();
-  while (!accept(last)) {
-    if (Date.now() > deadline) throw new Error(`not reached in time; last: ${JSON.stringify(last).slice(0, 3000)}`);
-    await Bun.sleep(100);
-    last = await read();
-  }
-  return last;
-}
+const get = <T>(path: string) => getData<T>(baseUrl, key, path);
 
 /** The inverter's registers by name (the plain device has SunSpec registers of the same names, never placed). */
 const byName = (registers: Register[], device = "inverter") =>
