@@ -259,8 +259,9 @@ function normaliseRegister(
       functionCode,
       dataType,
       unit: register.unit ?? null,
-      // A scale read from the device is written to the store as it is read (ingest).
+      // A scale read from the device is written to the store as it is read (ingest); a sync keeps it.
       scaleFactor: register.scale_factor ?? null,
+      ...(register.scale_factor_register === undefined ? {} : { scaleFactorFromDevice: true }),
       isWritable: writable,
       writeMin: write?.min ?? null,
       writeMax: write?.max ?? null,

@@ -15,6 +15,11 @@ export interface InventoryRegister {
   dataType: string;
   unit: string | null;
   scaleFactor: number | null;
+  /**
+   * The scale factor is read from the device (config `scale_factor_register`): a sync keeps
+   * the stored one (the last read, docs/polling.md) rather than `scaleFactor`, which is null.
+   */
+  scaleFactorFromDevice?: boolean;
   isWritable: boolean;
   /** A writable register's bounds, in engineering units (null when not writable). */
   writeMin: number | null;

@@ -182,7 +182,11 @@ async function syncModbusDevices(
       ON CONFLICT (uuid) DO UPDATE SET
         gateway_id = excluded.gateway_id, modbus_device_id = excluded.modbus_device_id, name = excluded.name,
         address = excluded.address, function_code = excluded.function_code, data_type = excluded.data_type,
-        unit = excluded.unit, scale_factor = excluded.scale_factor, is_writable = excluded.is_writable,
+        unit = excluded.unit,
+        -- A scale factor read from the device stays as last read (docs/polling.md).
+        scale_factor = CASE WHEN excluded.uuid = ANY(${r.filter((x) => x.scaleFactorFromDevice === true).map((x) => x.id)}::text[])
+                            THEN registers.scale_factor ELSE excluded.scale_factor END,
+        is_writable = excluded.is_writable,
         write_min = excluded.write_min, write_max = excluded.write_max, description = excluded.description,
         position = excluded.position, retired_at = NULL
       RETURNING id`);

@@ -231,10 +231,15 @@ function syncModbusDevices(tx: Tx, gatewayId: number, devices: InventoryModbusDe
         position: registerPosition,
         retiredAt: null,
       };
+      // A scale factor read from the device stays as last read (docs/polling.md).
+      const { scaleFactor: _, ...keepingScaleFactor } = registerValues;
       const registerRow = tx
         .insert(registers)
         .values({ uuid: register.id, ...registerValues })
-        .onConflictDoUpdate({ target: registers.uuid, set: registerValues })
+        .onConflictDoUpdate({
+          target: registers.uuid,
+          set: register.scaleFactorFromDevice === true ? keepingScaleFactor : registerValues,
+        })
         .returning({ id: registers.id })
         .get();
       liveRegisterIds.push(registerRow.id);

@@ -325,6 +325,17 @@ describeOnBothEngines("organisations, inventory, gateways, registers", t0, (open
     expect(listed.find((r) => r.id === r2)?.scaleFactor).toBe(0.01);
     const history = await store.registers.historyRegisters(gatewayId);
     expect(history.find((r) => r.id === r1)?.scaleFactor).toBe(0.1);
+
+    // A sync keeps a factor read from the device (scaleFactorFromDevice) and sets the others from the config.
+    const synced = inventory();
+    const device = synced.organizations[0]?.gateways[0]?.modbusDevices[0];
+    const first = device?.registers[0];
+    if (first === undefined) throw new Error("fixture changed");
+    first.scaleFactorFromDevice = true;
+    await store.inventory.sync(synced, t0 + 3);
+    const after = await store.registers.list(gatewayId);
+    expect(after.find((r) => r.id === r2)?.scaleFactor).toBe(0.01);
+    expect(after.find((r) => r.id === r1)?.scaleFactor).toBeNull();
   });
 
   test.skipIf(engine.openTwin === undefined)(
