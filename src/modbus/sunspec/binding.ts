@@ -53,7 +53,7 @@ export class SunSpecBinding {
       lastError = outcome.error;
       throw new Error(outcome.error);
     };
-    const chain = await findSunSpecChain(reader);
+    const chain = await findSunSpecChain(reader, { stopLooking: () => !answered });
     if (!answered) return { kind: "silent", error: `SunSpec model chain not read: ${lastError}` };
     if (chain === null) {
       return { kind: "failed", error: "SunSpec model chain not read: no SunS marker at 40000, 0 or 50000" };

@@ -39,6 +39,12 @@ export interface FindSunSpecChainOptions {
   bases?: readonly number[];
   /** The most models walked before the walk counts as runaway (default 128). */
   maxModels?: number;
+  /**
+   * Asked after a base without the marker: true stops the search there (null is returned).
+   * The poller stops when the device did not answer at all: a silent device costs one
+   * timeout per cycle, not one per base.
+   */
+  stopLooking?: () => boolean;
 }
 
 /** "SunS" in two big-endian words. */
@@ -65,7 +71,10 @@ export async function findSunSpecChain(
   const bases = options.bases ?? SUNSPEC_BASES;
   const maxModels = options.maxModels ?? DEFAULT_MAX_MODELS;
   for (const base of bases) {
-    if (!(await holdsMarker(read, base))) continue;
+    if (!(await holdsMarker(read, base))) {
+      if (options.stopLooking?.() === true) return null;
+      continue;
+    }
     return { base, ...(await walkModels(read, base + SUNSPEC_MARKER.length, maxModels)) };
   }
   return null;

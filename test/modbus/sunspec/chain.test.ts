@@ -131,3 +131,14 @@ describe("findSunSpecChain", () => {
     expect(await findSunSpecChain(read)).toEqual({ base: 40000, models: [], end: "read_failed" });
   });
 });
+
+describe("stopLooking", () => {
+  test("ends the search after a base without the marker when it says so", async () => {
+    const silent = registerMap({ 50000: [...SUNS, ...END] });
+    let asked = 0;
+    const stopLooking = () => ++asked >= 2;
+    expect(await findSunSpecChain(silent.read, { stopLooking })).toBeNull();
+    expect(silent.reads.map(([address]) => address)).toEqual([40000, 0]);
+    expect(await findSunSpecChain(silent.read, { stopLooking: () => false })).toMatchObject({ base: 50000 });
+  });
+});
