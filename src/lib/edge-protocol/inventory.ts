@@ -17,6 +17,8 @@ const SiteRegister = Type.Object({
   dataType: Type.String({ minLength: 1 }),
   unit: nullable(Type.String()),
   scaleFactor: nullable(Type.Number()),
+  // The site reads the scale factor from the device (config scale_factor_register, docs/polling.md).
+  scaleFactorFromDevice: Type.Optional(Type.Boolean()),
   isWritable: Type.Boolean(),
   writeMin: nullable(Type.Number()),
   writeMax: nullable(Type.Number()),
