@@ -66,7 +66,7 @@ export class DeviceCycle {
   private plan: ReadRequest[] | null = null;
   /** The last failure in words, for the log line that says the device went silent. */
   lastError: string | null = null;
-  /** The registers as placed on the device's map (all of them, without SunSpec ones). */
+  /** The registers as placed on the device's map: before its SunSpec chain is read, those that are not SunSpec points. */
   private placed: readonly PolledRegister[];
   private placedGeneration = 0;
   private readonly byId: ReadonlyMap<string, PolledRegister>;
@@ -88,6 +88,8 @@ export class DeviceCycle {
     const { device, parts } = this;
     const { clock } = parts;
     const chain = await this.readChain(shape.retries);
+    // A lost connection is the channel's to report, as in the requests below.
+    if (chain === "disconnected") return "disconnected";
     let requests = this.currentPlan(clock.monotonic());
     if (shape.firstRequestOnly) requests = requests.slice(0, 1);
     let answered = chain === "failed";
@@ -120,20 +122,14 @@ export class DeviceCycle {
         this.report(values);
         return "disconnected";
       }
-      const at = `${request.functionCode}:${request.start}`;
-      if (outcome.kind === "timeout") {
-        // That request got no answer; the rest of the cycle goes on.
-        this.failed(`timeout after ${device.timeoutMs} ms at ${at}`);
+      const error = failureText(outcome, request.start, request.functionCode, device.timeoutMs);
+      if (outcome.kind === "timeout" || outcome.kind === "bad_frame") {
+        // That request got no answer (or, a broken frame, not the answer: line noise, two
+        // masters); the rest of the cycle goes on.
+        this.failed(error);
         partial = true;
         continue;
       }
-      if (outcome.kind === "bad_frame") {
-        // Something came back, but not the answer (line noise, two masters): like a timeout.
-        this.failed(`${outcome.fault === "crc" ? "CRC error" : "broken frame"} in the answer at ${at}`);
-        partial = true;
-        continue;
-      }
-      const error = `exception ${outcome.code} (${exceptionNames[outcome.code] ?? "unknown exception"}) at ${at}`;
       if (exceptionsMeaningNoAnswer.has(outcome.code)) {
         // The gateway answered for a device that did not: the device is as silent as on a timeout.
         this.failed(error);
@@ -171,12 +167,14 @@ export class DeviceCycle {
    * Reads the SunSpec model chain while it has not been read; `placed` when the
    * SunSpec registers are on the map (or the device has none), else how the walk failed.
    */
-  private async readChain(retries: number): Promise<"placed" | "silent" | "failed"> {
+  private async readChain(retries: number): Promise<"placed" | "silent" | "failed" | "disconnected"> {
     const binding = this.sunspec;
     if (binding === undefined) return "placed";
-    let result: "placed" | "silent" | "failed" = "placed";
+    let result: "placed" | "silent" | "failed" | "disconnected" = "placed";
     if (!binding.bound) {
-      const read = await binding.readChain(this.chainReader(retries));
+      let disconnected = false;
+      const read = await binding.readChain(this.chainReader(retries, () => (disconnected = true)));
+      if (disconnected) return "disconnected";
       if (read.kind !== "bound") {
         this.failed(read.error);
         result = read.kind;
@@ -190,23 +188,15 @@ export class DeviceCycle {
     return result;
   }
 
-  private chainReader(retries: number): ChainRead {
+  /** Holding-register reads for the chain walk, each a poll on the channel; `lost` is called when the connection is. */
+  private chainReader(retries: number, lost: () => void): ChainRead {
     return async (address, count) => {
       const request: ReadRequest = { functionCode: 3, start: address, count, registers: [] };
       const outcome = await readWithRetries(() => this.parts.read(request, false), retries, this.parts.retried);
       if (outcome.ok) return { words: outcome.words ?? [] };
-      const at = `3:${address}`;
-      if (outcome.kind === "exception") {
-        const answered = !exceptionsMeaningNoAnswer.has(outcome.code);
-        return {
-          error: `exception ${outcome.code} (${exceptionNames[outcome.code] ?? "unknown exception"}) at ${at}`,
-          answered,
-        };
-      }
-      if (outcome.kind === "timeout")
-        return { error: `timeout after ${this.device.timeoutMs} ms at ${at}`, answered: false };
-      if (outcome.kind === "bad_frame") return { error: `broken answer at ${at}`, answered: false };
-      return { error: outcome.message, answered: false };
+      if (outcome.kind === "disconnected") lost();
+      const answered = outcome.kind === "exception" && !exceptionsMeaningNoAnswer.has(outcome.code);
+      return { error: failureText(outcome, address, 3, this.device.timeoutMs), answered };
     };
   }
 
@@ -255,6 +245,26 @@ export class DeviceCycle {
     this.plan = null;
     this.parts.health.readsAgain(this.device.id, register.id);
     this.parts.log.info({ ...deviceFields(this.device), ...registerFields(register) }, "register reads again");
+  }
+}
+
+/** A failed request in words, for the health board and the log: `timeout after 1000 ms at 3:40010`. */
+function failureText(
+  outcome: Exclude<ReadOutcome, { ok: true }>,
+  start: number,
+  functionCode: number,
+  timeoutMs: number,
+): string {
+  const at = `${functionCode}:${start}`;
+  switch (outcome.kind) {
+    case "timeout":
+      return `timeout after ${timeoutMs} ms at ${at}`;
+    case "bad_frame":
+      return `${outcome.fault === "crc" ? "CRC error" : "broken frame"} in the answer at ${at}`;
+    case "exception":
+      return `exception ${outcome.code} (${exceptionNames[outcome.code] ?? "unknown exception"}) at ${at}`;
+    case "disconnected":
+      return outcome.message;
   }
 }
 
