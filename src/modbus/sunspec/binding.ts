@@ -5,6 +5,7 @@
  * of a model the device lacks, or beyond its model's length (a repeating group's
  * instance the device does not have), is not polled.
  */
+import { LoggedFailure } from "../../lib/log-once.ts";
 import type { Logger } from "../../lib/logger.ts";
 import type { PolledRegister } from "../polling-config.ts";
 import { registerSpan } from "../register-model.ts";
@@ -29,6 +30,8 @@ export class SunSpecBinding {
   private addresses: Map<string, number> | null = null;
   /** Bumped each time the chain is read, so each poll group places its registers again. */
   generation = 0;
+  /** A device that answers without a readable chain is logged once, not every cycle (a silent one by the poll loop). */
+  private readonly unreadable = new LoggedFailure();
 
   constructor(
     private readonly registers: readonly PolledRegister[],
@@ -55,12 +58,17 @@ export class SunSpecBinding {
     };
     const chain = await findSunSpecChain(reader, { stopLooking: () => !answered });
     if (!answered) return { kind: "silent", error: `SunSpec model chain not read: ${lastError}` };
-    if (chain === null) {
-      return { kind: "failed", error: "SunSpec model chain not read: no SunS marker at 40000, 0 or 50000" };
+    if (chain === null || chain.end === "read_failed") {
+      const error =
+        chain === null
+          ? "SunSpec model chain not read: no SunS marker at 40000, 0 or 50000"
+          : `SunSpec model chain not read to its end at ${chain.base}: ${lastError}`;
+      if (this.unreadable.occurred(error)) {
+        this.log.warn({ error }, "SunSpec model chain not read; its points are not polled, tried again each cycle");
+      }
+      return { kind: "failed", error };
     }
-    if (chain.end === "read_failed") {
-      return { kind: "failed", error: `SunSpec model chain not read to its end at ${chain.base}: ${lastError}` };
-    }
+    this.unreadable.ended();
     this.place(chain);
     return { kind: "bound" };
   }
