@@ -14,8 +14,9 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stableUuid } from "../../src/lib/ids.ts";
-import { freePort, type RunningCli, runCli, servedUrl, startCli } from "../harness/cli.ts";
+import { freePort, type RunningCli, servedUrl, startCli } from "../harness/cli.ts";
 import { startSocat } from "../harness/pymodbus.ts";
+import { createReadKey, eventually, getData } from "../harness/served-api.ts";
 
 const python = "/usr/bin/python3";
 const fixture = join(import.meta.dir, "..", "fixtures", "pymodbus_server.py");
@@ -224,22 +225,7 @@ ${registersYaml()}
     "127.0.0.1",
   ]);
   baseUrl = await server.waitFor(servedUrl);
-  const created = await runCli([
-    "keys",
-    "create",
-    "--data",
-    dataDir,
-    "--org",
-    "plant",
-    "--name",
-    "test",
-    "--scopes",
-    "devices:read,registers:read",
-    "--rate-limit",
-    "100000",
-    "--json",
-  ]);
-  key = (JSON.parse(created.stdout) as { key: string }).key;
+  key = await createReadKey(dataDir, "plant");
 }, 30_000);
 
 afterAll(async () => {
@@ -251,22 +237,7 @@ afterAll(async () => {
   rmSync(workDir, { recursive: true, force: true });
 });
 
-async function get<T>(path: string): Promise<T> {
-  const response = await fetch(`${baseUrl}${path}`, { headers: { authorization: `Bearer ${key}` } });
-  if (response.status !== 200) throw new Error(`${path}: ${response.status} ${await response.text()}`);
-  return ((await response.json()) as { data: T }).data;
-}
-
-async function eventually<T>(read: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last = await read();
-  while (!accept(last)) {
-    if (Date.now() > deadline) throw new Error(`not reached in time; last: ${JSON.stringify(last).slice(0, 2000)}`);
-    await Bun.sleep(100);
-    last = await read();
-  }
-  return last;
-}
+const get = <T>(path: string) => getData<T>(baseUrl, key, path);
 
 type Register = {
   name: string;
