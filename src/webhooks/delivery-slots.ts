@@ -93,11 +93,13 @@ export async function takeDue(
   queries: Pick<WebhookStore, "dueEndpoints" | "dueFor">,
   slots: DeliverySlots,
   now: number,
+  /** How many more the endpoint may start now beside its slots (its rate limit, pacing.ts). */
+  allowed: (endpointId: number) => number = () => Number.POSITIVE_INFINITY,
 ): Promise<DueDelivery[]> {
   const queues = await slots.reading(async (free) => {
     const queues: DueDelivery[][] = [];
     for (const endpointId of await queries.dueEndpoints(now)) {
-      const room = slots.freeFor(endpointId);
+      const room = Math.min(slots.freeFor(endpointId), allowed(endpointId));
       if (room === 0) continue;
       // Its messages in flight are still due in the store: ask for as many more as it has slots.
       const waiting = (await queries.dueFor(endpointId, now, slots.perEndpoint)).filter((due) => free(due.id));

@@ -1,9 +1,11 @@
 /**
  * Delivers webhook messages from the store (docs/api.md section 6.4, "Delivery and
  * retries"). Every message is in the store before its first attempt; every
- * attempt's outcome is written in one transaction with its log line, so a
- * restart (or a kill -9) resumes each message at its due time. Delivery is at
- * least once: a message whose attempt was cut off by a crash is sent again.
+ * attempt's outcome is written with its log line, the outcomes that finished
+ * together in one transaction (a batch), and a message's slot is freed only once
+ * its outcome is written, so a restart (or a kill -9) resumes each message at its
+ * due time. Delivery is at least once: a message whose attempt was cut off by a
+ * crash, or whose outcome was not yet written, is sent again.
  *
  * - an attempt (send-attempt.ts): success is any 2xx within the timeout (10 s);
  *   anything else fails, and redirects are not followed; the same webhook-id and
@@ -15,6 +17,7 @@
  * - attempts run concurrently (delivery-slots.ts): a bound overall and a bound
  *   per endpoint, and endpoints are served in turn, so a slow endpoint never
  *   delays the others;
+ * - an endpoint's `rate_limit_per_s` paces its attempts (pacing.ts), the others not;
  * - an outcome the store cannot take (full disk, held lock) is kept in memory,
  *   its message not sent again, and written once the store takes it
  *   (unwritten-outcomes.ts).
@@ -25,11 +28,12 @@ import { LoggedFailure } from "../lib/log-once.ts";
 import { urlForLog } from "../lib/log-url.ts";
 import type { Logger } from "../lib/logger.ts";
 import { createWakeSignal } from "../lib/wake-signal.ts";
-import type { DueDelivery } from "../store/contract/webhooks.ts";
+import type { DueDelivery, EndpointRow, Settlement, SettleOutcome } from "../store/contract/webhooks.ts";
 import type { Store } from "../store/index.ts";
 import { DeliverySlots, takeDue } from "./delivery-slots.ts";
+import { EndpointPacing } from "./pacing.ts";
 import { attemptOutcome, defaultRetryDelaysMs } from "./retry-decision.ts";
-import { sendAttempt } from "./send-attempt.ts";
+import { type SentAttempt, sendAttempt } from "./send-attempt.ts";
 import { UnwrittenOutcomes } from "./unwritten-outcomes.ts";
 
 export interface DispatcherOptions {
@@ -46,6 +50,16 @@ export interface DispatcherOptions {
   perEndpointConcurrency?: number;
   /** How often the store is checked for due messages when nothing wakes the dispatcher. */
   pollEveryMs?: number;
+}
+
+/** Outcomes written in one transaction at most. */
+const settleBatchSize = 500;
+
+/** A finished attempt whose outcome waits to be written. */
+interface Finished {
+  settlement: Settlement;
+  endpoint: EndpointRow;
+  sent: SentAttempt;
 }
 
 export interface DispatcherStats {
@@ -82,11 +96,15 @@ export function startDispatcher(options: DispatcherOptions) {
   /** Messages taken for an attempt, until their outcome is written. */
   const slots = new DeliverySlots(options.concurrency ?? 32, options.perEndpointConcurrency ?? 4);
   const running = new Set<Promise<void>>();
+  const pacing = new EndpointPacing(() => clock.monotonic());
   const writeFailure = new LoggedFailure();
   let stopped = false;
   const wakeSignal = createWakeSignal();
+  /** A wake that came while the loop was busy: its next pause is skipped. */
+  let woken = false;
 
   function wake(): void {
+    woken = true;
     wakeSignal.wake();
   }
 
@@ -106,54 +124,64 @@ export function startDispatcher(options: DispatcherOptions) {
 
   async function loop(): Promise<void> {
     while (!stopped) {
-      let started = false;
+      woken = false;
+      let pauseMs = pollEveryMs;
       try {
         await unwritten.retry();
-        started = await fill();
+        pauseMs = Math.min(pauseMs, await fill());
       } catch (error) {
         // A store read that failed: the next turn tries again.
         writeFailed(error, "webhook queue read");
       }
-      if (!started) {
-        await wakeSignal.pause(pollEveryMs);
-      } else {
-        // Let attempts progress; come back when one finishes or soon.
-        await Promise.race([...running, Bun.sleep(20)]);
-      }
+      // Woken by an event, or by written outcomes that freed slots: look again at once.
+      if (!woken && !stopped) await wakeSignal.pause(pauseMs);
     }
   }
 
-  /** Starts attempts for due messages within the bounds (takeDue); whether it started any. */
-  async function fill(): Promise<boolean> {
-    if (slots.free === 0) return false;
-    const starting = await takeDue(queries, slots, clock.now());
-    for (const delivery of starting) start(delivery);
+  /**
+   * Starts attempts for due messages within the slots and the endpoints' rate
+   * limits (takeDue); returns how long the loop may wait for a rate-limited
+   * endpoint's next token (pollEveryMs when none is waiting).
+   */
+  async function fill(): Promise<number> {
+    if (slots.free === 0) return pollEveryMs;
+    // Every endpoint read once a round, not once an attempt.
+    const endpoints = new Map((await queries.endpoints()).map((endpoint) => [endpoint.id, endpoint]));
+    let waitMs = pollEveryMs;
+    const allowed = (endpointId: number): number => {
+      const endpoint = endpoints.get(endpointId);
+      if (endpoint === undefined || endpoint.status !== "enabled") return Number.POSITIVE_INFINITY;
+      const tokens = pacing.available(endpointId, endpoint.rateLimitPerS);
+      if (tokens < 1) waitMs = Math.min(waitMs, Math.max(1, pacing.waitFor(endpointId)));
+      return tokens;
+    };
+    const starting = await takeDue(queries, slots, clock.now(), allowed);
+    for (const delivery of starting) start(delivery, endpoints.get(delivery.endpointId));
     stats.inFlight = slots.size;
-    return starting.length > 0;
+    return waitMs;
   }
 
-  function start(delivery: DueDelivery): void {
+  function start(delivery: DueDelivery, endpoint: EndpointRow | undefined): void {
     slots.take(delivery);
-    const attempt = attemptDelivery(delivery)
+    if (endpoint?.status === "enabled") pacing.take(endpoint.id, 1);
+    const attempt = attemptDelivery(delivery, endpoint)
       .catch((error) => {
-        // A store read before sending failed: the message stays due and is taken again.
+        // A store write before sending failed: the message stays due and is taken again.
         writeFailed(error, "webhook attempt");
         slots.release(delivery);
       })
       .finally(() => {
         running.delete(attempt);
-        wake();
       });
     running.add(attempt);
   }
 
-  async function attemptDelivery(delivery: DueDelivery): Promise<void> {
-    const endpoint = await queries.endpointById(delivery.endpointId);
-    const deleted = endpoint !== null && (await queries.endpoint(endpoint.uuid)) === null;
-    if (endpoint === null || deleted || endpoint.status !== "enabled") {
+  async function attemptDelivery(delivery: DueDelivery, endpoint: EndpointRow | undefined): Promise<void> {
+    if (endpoint === undefined || endpoint.status !== "enabled") {
       // Paused since the message was queued: held; deleted: discarded. Never picked up again.
-      const status = endpoint !== null && !deleted ? "held" : "discarded";
+      const status = endpoint !== undefined ? "held" : "discarded";
       await unwritten.write(delivery, () => queries.setAside(delivery.id, status, clock.now()));
+      wake();
       return;
     }
     const sent = await sendAttempt(endpoint, delivery, { now: () => clock.now(), timeoutMs });
@@ -171,30 +199,75 @@ export function startDispatcher(options: DispatcherOptions) {
     if (outcome.kind === "delivered") stats.delivered++;
     else stats.failedAttempts++;
     if (outcome.kind === "failed" || outcome.kind === "gone") stats.failedMessages++;
-    await unwritten.write(delivery, async () => {
-      const { paused, settled } = await queries.settle(delivery, sent.attempt, outcome);
-      if (!settled) {
-        // At-least-once: the process that took the message over sends it too, with the same webhook-id.
-        stats.lostClaims++;
-        logger.warn(
-          { endpoint: endpoint.uuid, delivery: delivery.id },
-          "webhook message taken over by another process after its lease ran out; its outcome there is kept",
-        );
-      }
-      if (paused) {
-        // Only the settle that paused it says so: one line, one event (webhook_endpoint.paused) per pause.
-        stats.pausedEndpoints++;
-        logger.error(
-          {
-            endpoint: endpoint.uuid,
-            url: urlForLog(endpoint.url),
-            reason: outcome.kind === "gone" ? "gone" : "failed_messages",
-            status: sent.attempt.statusCode,
-          },
-          "webhook endpoint paused; its messages are held until it is enabled (fieldhub endpoints enable)",
-        );
-      }
+    toSettle.push({ settlement: { delivery, attempt: sent.attempt, outcome }, endpoint, sent });
+    settleSoon();
+  }
+
+  /** Finished attempts waiting for their outcome's write, and the write under way. */
+  const toSettle: Finished[] = [];
+  let settling: Promise<void> | null = null;
+
+  /**
+   * Writes the finished attempts' outcomes, those that finished together in one
+   * transaction; their slots are freed once written. A kill -9 before that loses
+   * no message: it is still due in the store and is sent again (at least once).
+   */
+  function settleSoon(): void {
+    if (settling !== null) return;
+    settling = (async () => {
+      // Let the attempts finishing in this turn join the batch.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      while (toSettle.length > 0) await settleBatch(toSettle.splice(0, settleBatchSize));
+    })().finally(() => {
+      settling = null;
+      if (toSettle.length > 0) settleSoon();
+      wake();
     });
+  }
+
+  async function settleBatch(batch: Finished[]): Promise<void> {
+    let outcomes: SettleOutcome[];
+    try {
+      outcomes = await queries.settleAll(batch.map((finished) => finished.settlement));
+    } catch (error) {
+      // Each kept on its own, its message in flight (not sent again), and written in order later.
+      writeFailed(error, "webhook outcome write");
+      for (const finished of batch) {
+        const { delivery, attempt, outcome } = finished.settlement;
+        unwritten.keep(delivery, async () => reportSettled(finished, await queries.settle(delivery, attempt, outcome)));
+      }
+      return;
+    }
+    writeFailure.ended();
+    batch.forEach((finished, index) => {
+      reportSettled(finished, outcomes[index] ?? { paused: false, settled: true });
+      slots.release(finished.settlement.delivery);
+    });
+  }
+
+  function reportSettled({ settlement, endpoint, sent }: Finished, { paused, settled }: SettleOutcome): void {
+    const { delivery, outcome } = settlement;
+    if (!settled) {
+      // At-least-once: the process that took the message over sends it too, with the same webhook-id.
+      stats.lostClaims++;
+      logger.warn(
+        { endpoint: endpoint.uuid, delivery: delivery.id },
+        "webhook message taken over by another process after its lease ran out; its outcome there is kept",
+      );
+    }
+    if (paused) {
+      // Only the settle that paused it says so: one line, one event (webhook_endpoint.paused) per pause.
+      stats.pausedEndpoints++;
+      logger.error(
+        {
+          endpoint: endpoint.uuid,
+          url: urlForLog(endpoint.url),
+          reason: outcome.kind === "gone" ? "gone" : "failed_messages",
+          status: sent.attempt.statusCode,
+        },
+        "webhook endpoint paused; its messages are held until it is enabled (fieldhub endpoints enable)",
+      );
+    }
   }
 
   const loopDone = loop();
@@ -209,6 +282,7 @@ export function startDispatcher(options: DispatcherOptions) {
       wake();
       await loopDone;
       await Promise.all([...running]);
+      while (settling !== null) await settling;
       await unwritten.retry({ now: true });
     },
   };

@@ -7,7 +7,7 @@ import { isoFromMs } from "../lib/clock.ts";
 import { CodedError } from "../lib/errors.ts";
 import { randomUuid } from "../lib/ids.ts";
 import { eventTypes, webhookTest } from "../store/contract/event-types.ts";
-import type { EndpointRow } from "../store/contract/webhooks.ts";
+import type { DeliveryStatus, EndpointRow, ResendRange } from "../store/contract/webhooks.ts";
 import type { Store } from "../store/index.ts";
 import { generateSigningSecret } from "./signing.ts";
 
@@ -22,6 +22,8 @@ export interface EndpointView {
   paused_at: string | null;
   pause_reason: string | null;
   failed_messages_in_row: number;
+  /** Deliveries a second at most; null: unlimited. */
+  rate_limit_per_s: number | null;
   created_at: string;
   secret_rotation_ends_at: string | null;
 }
@@ -37,6 +39,7 @@ export function presentEndpoint(row: EndpointRow, now: number): EndpointView {
     paused_at: row.pausedAt === null ? null : isoFromMs(row.pausedAt),
     pause_reason: row.pauseReason,
     failed_messages_in_row: row.failedMessagesInRow,
+    rate_limit_per_s: row.rateLimitPerS,
     created_at: isoFromMs(row.createdAt),
     // Only while the old secret is still signed with.
     secret_rotation_ends_at:
@@ -74,6 +77,24 @@ export function checkEventTypes(types: readonly string[]): string {
   return [...new Set(types)].join(" ");
 }
 
+/** The most a rate limit may say: beyond it the dispatcher's own pace is the limit. */
+export const maxRateLimitPerS = 10_000;
+
+/** A whole number of deliveries a second, 1..10000, or null (unlimited). */
+export function checkRateLimit(perSecond: number | null): number | null {
+  if (perSecond === null) return null;
+  if (!Number.isInteger(perSecond) || perSecond < 1 || perSecond > maxRateLimitPerS) {
+    throw new CodedError(
+      "bad_request",
+      `rate_limit_per_s must be a whole number from 1 to ${maxRateLimitPerS} (or null: unlimited), not ${perSecond}`,
+    );
+  }
+  return perSecond;
+}
+
+/** Where a range resend stands: its messages by status (docs/webhooks.md, "Resending a time range"). */
+export type ResendProgress = Record<DeliveryStatus, number>;
+
 export function endpointService(store: Store, now: () => number) {
   const queries = store.webhooks;
 
@@ -84,7 +105,13 @@ export function endpointService(store: Store, now: () => number) {
   }
 
   return {
-    async create(input: { orgKey: string; url: string; description?: string | null; events?: readonly string[] }) {
+    async create(input: {
+      orgKey: string;
+      url: string;
+      description?: string | null;
+      events?: readonly string[];
+      rateLimitPerS?: number | null;
+    }) {
       const org = await store.organizations.findByKey(input.orgKey);
       if (org === null) throw new CodedError("not_found", `no organisation "${input.orgKey}"`);
       const uuid = randomUuid();
@@ -96,6 +123,7 @@ export function endpointService(store: Store, now: () => number) {
         description: input.description ?? null,
         eventTypes: checkEventTypes(input.events ?? []),
         secret,
+        rateLimitPerS: checkRateLimit(input.rateLimitPerS ?? null),
         now: now(),
       });
       return { endpoint: presentEndpoint(await find(uuid), now()), secret };
@@ -120,13 +148,19 @@ export function endpointService(store: Store, now: () => number) {
     },
     async update(
       id: string,
-      fields: { url?: string; description?: string | null; events?: readonly string[] },
+      fields: {
+        url?: string;
+        description?: string | null;
+        events?: readonly string[];
+        rateLimitPerS?: number | null;
+      },
     ): Promise<EndpointView> {
       const row = await find(id);
       await queries.updateEndpoint(row.id, {
         url: fields.url === undefined ? undefined : checkEndpointUrl(fields.url),
         description: fields.description,
         eventTypes: fields.events === undefined ? undefined : checkEventTypes(fields.events),
+        rateLimitPerS: fields.rateLimitPerS === undefined ? undefined : checkRateLimit(fields.rateLimitPerS),
       });
       return presentEndpoint(await find(id), now());
     },
@@ -164,6 +198,25 @@ export function endpointService(store: Store, now: () => number) {
       if (eventId === null)
         throw new CodedError("not_found", `no message ${messageId} in this endpoint's organisation`);
       await queries.enqueue(row.id, eventId, now());
+    },
+    /**
+     * Queues again the endpoint's finished messages whose timestamp is in
+     * [since, until) (same webhook-ids and bodies, fresh attempts); returns the new
+     * deliveries' ids, oldest message first, to follow with `resendProgress`.
+     */
+    async resendRange(id: string, range: ResendRange): Promise<{ endpoint: EndpointView; deliveryIds: number[] }> {
+      if (!(range.until > range.since)) {
+        throw new CodedError(
+          "bad_request",
+          `until (${isoFromMs(range.until)}) must be after since (${isoFromMs(range.since)})`,
+        );
+      }
+      const row = await find(id);
+      const deliveryIds = await queries.resendRange(row.id, range, now());
+      return { endpoint: presentEndpoint(row, now()), deliveryIds };
+    },
+    resendProgress(deliveryIds: readonly number[]): Promise<ResendProgress> {
+      return queries.deliveryStatusCounts(deliveryIds);
     },
     /**
      * The delivery log, also of a deleted endpoint. `excerpts: false` leaves out

@@ -37,10 +37,15 @@ export class UnwrittenOutcomes {
       await write();
     } catch (error) {
       this.#refused(error);
-      this.#kept.set(delivery.id, { delivery, write });
+      this.keep(delivery, write);
       return;
     }
     this.#written(delivery);
+  }
+
+  /** Keeps an outcome the store has just refused, for a later try. */
+  keep(delivery: DueDelivery, write: () => Promise<void>): void {
+    this.#kept.set(delivery.id, { delivery, write });
   }
 
   /** Writes the kept outcomes in order, stopping at the first refusal; at most once a second unless `now` is asked. */

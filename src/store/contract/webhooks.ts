@@ -23,6 +23,8 @@ export interface EndpointRow {
   previousSecret: string | null;
   previousSecretUntil: number | null;
   failedMessagesInRow: number;
+  /** Deliveries a second at most (docs/webhooks.md, "Pacing"); null: unlimited. */
+  rateLimitPerS: number | null;
   createdAt: number;
 }
 
@@ -73,7 +75,36 @@ export interface NewEndpoint {
   /** Space-separated event types; empty: every type. */
   eventTypes: string;
   secret: string;
+  /** Absent: unlimited. */
+  rateLimitPerS?: number | null;
   now: number;
+}
+
+/** The fields of an endpoint an update may change; absent ones stay. */
+export interface EndpointChanges {
+  url?: string;
+  description?: string | null;
+  eventTypes?: string;
+  rateLimitPerS?: number | null;
+}
+
+/** One attempt's outcome to settle (`settle`, `settleAll`). */
+export interface Settlement {
+  delivery: DueDelivery;
+  attempt: AttemptRow;
+  outcome: AttemptOutcome;
+}
+
+/** Which of an endpoint's messages a resend takes (docs/webhooks.md, "Resending a time range"). */
+export const resendStatuses = ["failed", "delivered", "all"] as const;
+export type ResendStatus = (typeof resendStatuses)[number];
+
+export interface ResendRange {
+  /** The messages' `timestamp` (when the event happened), ms: since inclusive, until exclusive. */
+  since: number;
+  until: number;
+  /** `delivered`: the endpoint took it at least once; `failed`: it never did (failed or discarded); `all`: both. */
+  status: ResendStatus;
 }
 
 /** What settling an attempt did: whether it paused the endpoint, and whether it was written at all. */
@@ -113,7 +144,7 @@ export interface WebhookStore {
   endpointById(id: number): Promise<EndpointRow | null>;
   /** Endpoints not deleted, oldest first. */
   endpoints(): Promise<EndpointRow[]>;
-  updateEndpoint(id: number, fields: { url?: string; description?: string | null; eventTypes?: string }): Promise<void>;
+  updateEndpoint(id: number, fields: EndpointChanges): Promise<void>;
   /** Deleting keeps the row (its log stays readable) and discards what was still to be sent. */
   deleteEndpoint(id: number, now: number): Promise<void>;
   rotateSecret(id: number, secret: string, previous: string, previousUntil: number): Promise<void>;
@@ -123,6 +154,14 @@ export interface WebhookStore {
   setAside(deliveryId: number, status: "held" | "discarded", now: number): Promise<void>;
   /** Queues an event already recorded for one endpoint (a resend). */
   enqueue(endpointId: number, eventId: number, now: number): Promise<number>;
+  /**
+   * Queues again, in one transaction, the endpoint's finished messages in `range`
+   * (oldest first; a message still pending or held is on its way and skipped).
+   * Returns the new deliveries' ids.
+   */
+  resendRange(endpointId: number, range: ResendRange, now: number): Promise<number[]>;
+  /** How many of these deliveries are in each status (a resend's progress). */
+  deliveryStatusCounts(deliveryIds: readonly number[]): Promise<Record<DeliveryStatus, number>>;
   /** Records an event for one endpoint only, with its message, in one transaction (the test message). */
   queueMessage(endpointId: number, event: NewEvent): Promise<{ messageId: string; eventId: number }>;
   eventIdOfMessage(orgId: number, messageId: string): Promise<number | null>;
@@ -142,6 +181,8 @@ export interface WebhookStore {
    * over, docs/fleet.md "Webhook leases"); nothing is written then.
    */
   settle(delivery: DueDelivery, attempt: AttemptRow, outcome: AttemptOutcome): Promise<SettleOutcome>;
+  /** Settles many attempts as `settle` does each, in one transaction, in order; their outcomes in the same order. */
+  settleAll(settlements: readonly Settlement[]): Promise<SettleOutcome[]>;
   /** An endpoint's messages, newest first, with their last attempt's result. */
   deliveries(endpointId: number, limit: number): Promise<DeliveryListing[]>;
   attempts(deliveryId: number): Promise<AttemptRow[]>;

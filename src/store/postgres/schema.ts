@@ -129,6 +129,7 @@ export const webhookEndpoints = pgTable(
     previousSecret: text("previous_secret"),
     previousSecretUntil: ms("previous_secret_until"),
     failedMessagesInRow: integer("failed_messages_in_row").notNull().default(0),
+    rateLimitPerS: integer("rate_limit_per_s"),
     createdAt: ms("created_at").notNull(),
     deletedAt: ms("deleted_at"),
   },

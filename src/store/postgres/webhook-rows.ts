@@ -17,7 +17,7 @@ export const endpointColumns = `e.id, e.uuid, e.org_id AS "orgId",
   e.url, e.description, e.event_types AS "eventTypes", e.status, e.paused_at AS "pausedAt",
   e.pause_reason AS "pauseReason", e.secret, e.previous_secret AS "previousSecret",
   e.previous_secret_until AS "previousSecretUntil", e.failed_messages_in_row AS "failedMessagesInRow",
-  e.created_at AS "createdAt"`;
+  e.rate_limit_per_s AS "rateLimitPerS", e.created_at AS "createdAt"`;
 
 export function endpointFrom(row: Raw<EndpointRow>): EndpointRow {
   return {

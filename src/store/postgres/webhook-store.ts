@@ -24,10 +24,15 @@ import {
   type AttemptOutcome,
   type AttemptRow,
   type DeliveryListing,
+  type DeliveryStatus,
   type DueDelivery,
+  deliveryStatuses,
+  type EndpointChanges,
   type EndpointRow,
   endpointPausedEvent,
   type NewEndpoint,
+  type ResendRange,
+  type Settlement,
   type SettleOutcome,
   type WebhookStore,
 } from "../contract/webhooks.ts";
@@ -60,9 +65,9 @@ export function postgresWebhookStore(sql: Sql, options: PostgresWebhookStoreOpti
 
   async function createEndpoint(values: NewEndpoint): Promise<void> {
     await sql`
-      INSERT INTO webhook_endpoints (uuid, org_id, url, description, event_types, secret, created_at)
+      INSERT INTO webhook_endpoints (uuid, org_id, url, description, event_types, secret, rate_limit_per_s, created_at)
       VALUES (${values.uuid}, ${values.orgId}, ${values.url}, ${values.description}, ${values.eventTypes},
-              ${values.secret}, ${values.now})`;
+              ${values.secret}, ${values.rateLimitPerS ?? null}, ${values.now})`;
   }
 
   function endpoint(uuid: string): Promise<EndpointRow | null> {
@@ -84,16 +89,15 @@ export function postgresWebhookStore(sql: Sql, options: PostgresWebhookStoreOpti
     return (rows as Parameters<typeof endpointFrom>[0][]).map(endpointFrom);
   }
 
-  async function updateEndpoint(
-    id: number,
-    fields: { url?: string; description?: string | null; eventTypes?: string },
-  ): Promise<void> {
+  async function updateEndpoint(id: number, fields: EndpointChanges): Promise<void> {
     await sql.begin(async (tx) => {
       if (fields.url !== undefined) await tx`UPDATE webhook_endpoints SET url = ${fields.url} WHERE id = ${id}`;
       if (fields.description !== undefined)
         await tx`UPDATE webhook_endpoints SET description = ${fields.description} WHERE id = ${id}`;
       if (fields.eventTypes !== undefined)
         await tx`UPDATE webhook_endpoints SET event_types = ${fields.eventTypes} WHERE id = ${id}`;
+      if (fields.rateLimitPerS !== undefined)
+        await tx`UPDATE webhook_endpoints SET rate_limit_per_s = ${fields.rateLimitPerS} WHERE id = ${id}`;
     });
   }
 
@@ -201,13 +205,60 @@ export function postgresWebhookStore(sql: Sql, options: PostgresWebhookStoreOpti
    * transaction, if the claim is still this process's; otherwise nothing changes.
    */
   async function settle(delivery: DueDelivery, attempt: AttemptRow, outcome: AttemptOutcome): Promise<SettleOutcome> {
+    const [settled] = await settleAll([{ delivery, attempt, outcome }]);
+    return settled ?? { paused: false, settled: false };
+  }
+
+  /**
+   * Many outcomes in one transaction. Endpoint rows are locked in id order (the
+   * settlements sorted by endpoint, each endpoint's in the order given), so two
+   * processes settling together cannot deadlock on them.
+   */
+  async function settleAll(settlements: readonly Settlement[]): Promise<SettleOutcome[]> {
+    const order = settlements.map((_, index) => index);
+    order.sort((a, b) => settlements[a]!.delivery.endpointId - settlements[b]!.delivery.endpointId || a - b);
     for (let retry = 0; ; retry++) {
       try {
-        return await sql.begin((tx) => settleIn(tx, delivery, attempt, outcome));
+        return await sql.begin(async (tx) => {
+          const outcomes: SettleOutcome[] = new Array(settlements.length);
+          for (const index of order) {
+            const { delivery, attempt, outcome } = settlements[index]!;
+            outcomes[index] = await settleIn(tx, delivery, attempt, outcome);
+          }
+          return outcomes;
+        });
       } catch (error) {
         if (retry >= 3 || (error as { errno?: string }).errno !== deadlockDetected) throw error;
       }
     }
+  }
+
+  /** As on SQLite: a message is one event, its earlier deliveries to the endpoint judged together. */
+  function resendRange(endpointId: number, range: ResendRange, now: number): Promise<number[]> {
+    return sql.begin(async (tx) => {
+      const rows = (await tx`
+        INSERT INTO webhook_deliveries (endpoint_id, event_id, status, next_attempt_at, created_at)
+        SELECT e.id, m.event_id, CASE e.status WHEN 'paused' THEN 'held' ELSE 'pending' END, ${now}, ${now}
+          FROM (SELECT d.event_id, v.occurred_at,
+                       bool_or(d.status = 'delivered') AS delivered, bool_or(d.status IN ('pending', 'held')) AS open
+                  FROM webhook_deliveries d JOIN events v ON v.id = d.event_id
+                 WHERE d.endpoint_id = ${endpointId} AND v.occurred_at >= ${range.since} AND v.occurred_at < ${range.until}
+                 GROUP BY d.event_id, v.occurred_at) m
+          JOIN webhook_endpoints e ON e.id = ${endpointId}
+         WHERE NOT m.open AND (${range.status}::text = 'all' OR (${range.status}::text = 'delivered') = m.delivered)
+         ORDER BY m.occurred_at, m.event_id
+        RETURNING id`) as { id: number | string }[];
+      return rows.map((row) => num(row.id));
+    });
+  }
+
+  async function deliveryStatusCounts(deliveryIds: readonly number[]): Promise<Record<DeliveryStatus, number>> {
+    const counts = Object.fromEntries(deliveryStatuses.map((status) => [status, 0])) as Record<DeliveryStatus, number>;
+    const rows = (await sql`
+      SELECT status, count(*)::int AS n FROM webhook_deliveries WHERE id = ANY(${[...deliveryIds]}::int[])
+       GROUP BY status`) as { status: DeliveryStatus; n: number }[];
+    for (const row of rows) counts[row.status] += row.n;
+    return counts;
   }
 
   async function deliveries(endpointId: number, limit: number): Promise<DeliveryListing[]> {
@@ -359,6 +410,9 @@ export function postgresWebhookStore(sql: Sql, options: PostgresWebhookStoreOpti
     nextDueAt,
     recordAttempt,
     settle,
+    settleAll,
+    resendRange,
+    deliveryStatusCounts,
     deliveries,
     attempts,
     pruneLog,

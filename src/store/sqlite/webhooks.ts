@@ -6,9 +6,14 @@ import {
   type AttemptOutcome,
   type AttemptRow,
   type DeliveryListing,
+  type DeliveryStatus,
   type DueDelivery,
+  deliveryStatuses,
+  type EndpointChanges,
   type EndpointRow,
   endpointPausedEvent,
+  type ResendRange,
+  type Settlement,
   type SettleOutcome,
   type WebhookStore,
 } from "../contract/webhooks.ts";
@@ -21,12 +26,15 @@ const endpointColumns = `e.id AS id, e.uuid AS uuid, e.org_id AS orgId,
   e.url AS url, e.description AS description, e.event_types AS eventTypes, e.status AS status,
   e.paused_at AS pausedAt, e.pause_reason AS pauseReason, e.secret AS secret,
   e.previous_secret AS previousSecret, e.previous_secret_until AS previousSecretUntil,
-  e.failed_messages_in_row AS failedMessagesInRow, e.created_at AS createdAt`;
+  e.failed_messages_in_row AS failedMessagesInRow, e.rate_limit_per_s AS rateLimitPerS, e.created_at AS createdAt`;
 
 export function sqliteWebhookStore({ sqlite }: SqliteConnection, recordEvent: EventRecorder): WebhookStore {
-  const insertEndpoint = sqlite.prepare<never, [string, number, string, string | null, string, string, number]>(
-    `INSERT INTO webhook_endpoints (uuid, org_id, url, description, event_types, secret, created_at)
-     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)`,
+  const insertEndpoint = sqlite.prepare<
+    never,
+    [string, number, string, string | null, string, string, number | null, number]
+  >(
+    `INSERT INTO webhook_endpoints (uuid, org_id, url, description, event_types, secret, rate_limit_per_s, created_at)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)`,
   );
   const endpointByUuid = sqlite.prepare<EndpointRow, [string]>(
     `SELECT ${endpointColumns} FROM webhook_endpoints e WHERE e.uuid = ?1 AND e.deleted_at IS NULL`,
@@ -49,12 +57,16 @@ export function sqliteWebhookStore({ sqlite }: SqliteConnection, recordEvent: Ev
       ORDER BY d.next_attempt_at, d.id
       LIMIT ?2`,
   );
+  // One index seek per endpoint (webhook_deliveries_endpoint_due) rather than a scan of every due message.
   const dueEndpoints = sqlite.prepare<{ endpointId: number }, [number]>(
-    `SELECT endpoint_id AS endpointId
-       FROM webhook_deliveries
-      WHERE status = 'pending' AND next_attempt_at <= ?1
-      GROUP BY endpoint_id
-      ORDER BY min(next_attempt_at), endpoint_id`,
+    `SELECT endpointId FROM (
+       SELECT e.id AS endpointId,
+              (SELECT d.next_attempt_at FROM webhook_deliveries d
+                WHERE d.endpoint_id = e.id AND d.status = 'pending'
+                ORDER BY d.next_attempt_at LIMIT 1) AS first
+         FROM webhook_endpoints e)
+      WHERE first <= ?1
+      ORDER BY first, endpointId`,
   );
   const dueFor = sqlite.prepare<DueDelivery, [number, number, number]>(
     `SELECT d.id AS id, d.endpoint_id AS endpointId, d.attempts AS attempts, v.message_id AS messageId,
@@ -124,6 +136,52 @@ export function sqliteWebhookStore({ sqlite }: SqliteConnection, recordEvent: Ev
     return true;
   };
 
+  // One process serves a box: its claim on a message is never lost, so every settle is written.
+  const settleOne = ({ delivery, attempt, outcome }: Settlement): SettleOutcome => {
+    insertAttempt.run(
+      delivery.id,
+      attempt.attemptedAt,
+      attempt.statusCode,
+      attempt.durationMs,
+      attempt.error,
+      attempt.responseExcerpt,
+    );
+    if (outcome.kind === "delivered") {
+      markDelivered.run(delivery.id, attempt.attemptedAt);
+      resetFailures.run(delivery.endpointId);
+      return { paused: false, settled: true };
+    }
+    if (outcome.kind === "retry") {
+      markRetry.run(delivery.id, outcome.at);
+      return { paused: false, settled: true };
+    }
+    markFailed.run(delivery.id, attempt.attemptedAt);
+    if (outcome.kind === "gone") {
+      const failed = (endpointById.get(delivery.endpointId)?.failedMessagesInRow ?? 0) + 1;
+      return { paused: pauseWithEvent(delivery, attempt, "gone", failed), settled: true };
+    }
+    const failed = countFailure.get(delivery.endpointId)?.failed ?? 0;
+    if (failed >= outcome.pauseAfter) {
+      return { paused: pauseWithEvent(delivery, attempt, "failed_messages", failed), settled: true };
+    }
+    return { paused: false, settled: true };
+  };
+
+  // A message is one event; an earlier resend gives it several deliveries to the endpoint, judged together.
+  const resendRange = sqlite.prepare<{ id: number }, [number, number, number, string, number]>(
+    `INSERT INTO webhook_deliveries (endpoint_id, event_id, status, next_attempt_at, created_at)
+     SELECT e.id, m.event_id, CASE e.status WHEN 'paused' THEN 'held' ELSE 'pending' END, ?5, ?5
+       FROM (SELECT d.event_id, v.occurred_at,
+                    max(d.status = 'delivered') AS delivered, max(d.status IN ('pending', 'held')) AS open
+               FROM webhook_deliveries d JOIN events v ON v.id = d.event_id
+              WHERE d.endpoint_id = ?1 AND v.occurred_at >= ?2 AND v.occurred_at < ?3
+              GROUP BY d.event_id) m
+       JOIN webhook_endpoints e ON e.id = ?1
+      WHERE m.open = 0 AND (?4 = 'all' OR (?4 = 'delivered') = (m.delivered = 1))
+      ORDER BY m.occurred_at, m.event_id
+     RETURNING id`,
+  );
+
   return resolvedOperations<WebhookStore>({
     createEndpoint(values) {
       insertEndpoint.run(
@@ -133,6 +191,7 @@ export function sqliteWebhookStore({ sqlite }: SqliteConnection, recordEvent: Ev
         values.description,
         values.eventTypes,
         values.secret,
+        values.rateLimitPerS ?? null,
         values.now,
       );
     },
@@ -156,13 +215,16 @@ export function sqliteWebhookStore({ sqlite }: SqliteConnection, recordEvent: Ev
     endpoints(): EndpointRow[] {
       return endpointsAll.all();
     },
-    updateEndpoint(id: number, fields: { url?: string; description?: string | null; eventTypes?: string }) {
+    updateEndpoint(id: number, fields: EndpointChanges) {
       if (fields.url !== undefined) sqlite.run("UPDATE webhook_endpoints SET url = ? WHERE id = ?", [fields.url, id]);
       if (fields.description !== undefined) {
         sqlite.run("UPDATE webhook_endpoints SET description = ? WHERE id = ?", [fields.description, id]);
       }
       if (fields.eventTypes !== undefined) {
         sqlite.run("UPDATE webhook_endpoints SET event_types = ? WHERE id = ?", [fields.eventTypes, id]);
+      }
+      if (fields.rateLimitPerS !== undefined) {
+        sqlite.run("UPDATE webhook_endpoints SET rate_limit_per_s = ? WHERE id = ?", [fields.rateLimitPerS, id]);
       }
     },
     /** Deleting keeps the row (its log stays readable) and discards what was still to be sent. */
@@ -232,37 +294,30 @@ export function sqliteWebhookStore({ sqlite }: SqliteConnection, recordEvent: Ev
     },
     /** One attempt's outcome, its log line and the endpoint's failure count, in one transaction. */
     settle: sqlite.transaction(
-      // One process serves a box: its claim on a message is never lost, so every settle is written.
-      (delivery: DueDelivery, attempt: AttemptRow, outcome: AttemptOutcome): SettleOutcome => {
-        insertAttempt.run(
-          delivery.id,
-          attempt.attemptedAt,
-          attempt.statusCode,
-          attempt.durationMs,
-          attempt.error,
-          attempt.responseExcerpt,
-        );
-        if (outcome.kind === "delivered") {
-          markDelivered.run(delivery.id, attempt.attemptedAt);
-          resetFailures.run(delivery.endpointId);
-          return { paused: false, settled: true };
-        }
-        if (outcome.kind === "retry") {
-          markRetry.run(delivery.id, outcome.at);
-          return { paused: false, settled: true };
-        }
-        markFailed.run(delivery.id, attempt.attemptedAt);
-        if (outcome.kind === "gone") {
-          const failed = (endpointById.get(delivery.endpointId)?.failedMessagesInRow ?? 0) + 1;
-          return { paused: pauseWithEvent(delivery, attempt, "gone", failed), settled: true };
-        }
-        const failed = countFailure.get(delivery.endpointId)?.failed ?? 0;
-        if (failed >= outcome.pauseAfter) {
-          return { paused: pauseWithEvent(delivery, attempt, "failed_messages", failed), settled: true };
-        }
-        return { paused: false, settled: true };
-      },
+      (delivery: DueDelivery, attempt: AttemptRow, outcome: AttemptOutcome): SettleOutcome =>
+        settleOne({ delivery, attempt, outcome }),
     ),
+    /** Many outcomes in one transaction (the dispatcher settles what finished together). */
+    settleAll: sqlite.transaction((settlements: readonly Settlement[]): SettleOutcome[] => settlements.map(settleOne)),
+    resendRange: sqlite.transaction((endpointId: number, range: ResendRange, now: number): number[] =>
+      resendRange.all(endpointId, range.since, range.until, range.status, now).map((row) => row.id),
+    ),
+    deliveryStatusCounts(deliveryIds: readonly number[]): Record<DeliveryStatus, number> {
+      const counts = Object.fromEntries(deliveryStatuses.map((status) => [status, 0])) as Record<
+        DeliveryStatus,
+        number
+      >;
+      for (let from = 0; from < deliveryIds.length; from += 500) {
+        const chunk = deliveryIds.slice(from, from + 500);
+        const rows = sqlite
+          .query<{ status: DeliveryStatus; n: number }, number[]>(
+            `SELECT status, count(*) AS n FROM webhook_deliveries WHERE id IN (${chunk.map(() => "?").join(",")}) GROUP BY status`,
+          )
+          .all(...chunk);
+        for (const row of rows) counts[row.status] += row.n;
+      }
+      return counts;
+    },
     deliveries(endpointId: number, limit: number): DeliveryListing[] {
       return sqlite
         .query<DeliveryListing, [number, number]>(

@@ -15,6 +15,7 @@ import edgeTokenLastUsed from "./0006_edge_token_last_used.sql" with { type: "te
 import modbusDeviceAnnounced from "./0007_modbus_device_announced.sql" with { type: "text" };
 import alertRegister from "./0008_alert_register.sql" with { type: "text" };
 import historyAggregates from "./0009_history_aggregates.sql" with { type: "text" };
+import endpointRateLimit from "./0010_endpoint_rate_limit.sql" with { type: "text" };
 import journal from "./meta/_journal.json" with { type: "json" };
 
 export const postgresMigrationSql: Record<string, string> = {
@@ -28,6 +29,7 @@ export const postgresMigrationSql: Record<string, string> = {
   "0007_modbus_device_announced": modbusDeviceAnnounced,
   "0008_alert_register": alertRegister,
   "0009_history_aggregates": historyAggregates,
+  "0010_endpoint_rate_limit": endpointRateLimit,
 };
 
 export const postgresMigrationJournal: { entries: { tag: string; when: number }[] } = journal;

@@ -26,6 +26,7 @@ import edgeTokenLastUsed from "./0017_edge_token_last_used.sql" with { type: "te
 import modbusDeviceAnnounced from "./0018_modbus_device_announced.sql" with { type: "text" };
 import alertRegister from "./0019_alert_register.sql" with { type: "text" };
 import historyAggregates from "./0020_history_aggregates.sql" with { type: "text" };
+import endpointRateLimit from "./0021_endpoint_rate_limit.sql" with { type: "text" };
 import journal from "./meta/_journal.json" with { type: "json" };
 
 export const migrationSql: Record<string, string> = {
@@ -50,6 +51,7 @@ export const migrationSql: Record<string, string> = {
   "0018_modbus_device_announced": modbusDeviceAnnounced,
   "0019_alert_register": alertRegister,
   "0020_history_aggregates": historyAggregates,
+  "0021_endpoint_rate_limit": endpointRateLimit,
 };
 
 export const migrationJournal: { entries: { tag: string; when: number; breakpoints: boolean }[] } = journal;

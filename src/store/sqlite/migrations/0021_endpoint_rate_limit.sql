@@ -1,0 +1,1 @@
+ALTER TABLE `webhook_endpoints` ADD `rate_limit_per_s` integer;
