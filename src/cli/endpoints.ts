@@ -3,10 +3,13 @@
  * (docs/api.md section 6), through the endpoint service. The CLI writes to the store; the
  * dispatcher of the fieldhub running on that data directory does the sending.
  */
-import { systemClock } from "../lib/clock.ts";
+import { createProgress } from "../history-io/progress.ts";
+import { isoFromMs, systemClock } from "../lib/clock.ts";
 import { CodedError } from "../lib/errors.ts";
+import { parseRfc3339 } from "../lib/timestamps.ts";
+import { type DeliveryCounts, type ResendStatus, resendStatuses } from "../store/contract/webhooks.ts";
 import type { Store } from "../store/index.ts";
-import { type EndpointService, type EndpointView, endpointService } from "../webhooks/endpoints.ts";
+import { type EndpointService, type EndpointView, endpointService, maxRateLimitPerS } from "../webhooks/endpoints.ts";
 import { CommandError, parseCommandArgs, requireDataDir, requireOption, UsageError } from "./args.ts";
 import { openCommandStore } from "./command-store.ts";
 import { type CommandHelp, dataOption, jsonOption, type OptionHelp, orgOption } from "./help.ts";
@@ -17,13 +20,17 @@ const eventsOption: OptionHelp = {
   text: "comma-separated event types to send, e.g. alert.triggered,alert.resolved (empty: every event type)",
 };
 const descriptionOption: OptionHelp = { flag: "--description TEXT", text: "a note for people (empty text clears it)" };
+const rateLimitOption: OptionHelp = {
+  flag: "--rate-limit-per-s N",
+  text: `deliveries a second at most to this endpoint, 1 to ${maxRateLimitPerS}; none: unlimited (the default)`,
+};
 
 export const endpointsHelp: readonly CommandHelp[] = [
   {
     command: "endpoints create",
-    arguments: "--data DIR --org ORG --url URL [--events a,b] [--description TEXT] [--json]",
+    arguments: "--data DIR --org ORG --url URL [--events a,b] [--description TEXT] [--rate-limit-per-s N] [--json]",
     summary: "Add a webhook endpoint for an organisation; prints its id and signing secret.",
-    options: [dataOption, orgOption, urlOption, eventsOption, descriptionOption, jsonOption],
+    options: [dataOption, orgOption, urlOption, eventsOption, descriptionOption, rateLimitOption, jsonOption],
   },
   {
     command: "endpoints list",
@@ -33,9 +40,9 @@ export const endpointsHelp: readonly CommandHelp[] = [
   },
   {
     command: "endpoints update",
-    arguments: "--data DIR ID [--url URL] [--events a,b] [--description TEXT] [--json]",
-    summary: "Change an endpoint's URL, events or description (give at least one).",
-    options: [dataOption, urlOption, eventsOption, descriptionOption, jsonOption],
+    arguments: "--data DIR ID [--url URL] [--events a,b] [--description TEXT] [--rate-limit-per-s N|none] [--json]",
+    summary: "Change an endpoint's URL, events, description or rate limit (give at least one).",
+    options: [dataOption, urlOption, eventsOption, descriptionOption, rateLimitOption, jsonOption],
   },
   {
     command: "endpoints delete",
@@ -86,9 +93,22 @@ export const endpointsHelp: readonly CommandHelp[] = [
   },
   {
     command: "endpoints resend",
-    arguments: "--data DIR ID MESSAGE_ID",
-    summary: "Send a message again, with the same webhook-id (MESSAGE_ID as `endpoints deliveries` shows it).",
-    options: [dataOption],
+    arguments: "--data DIR ID (--since T [--until T] [--status failed|delivered|all] | MESSAGE_ID)",
+    summary:
+      "Send the endpoint's messages of a time range again (or one message), with the same webhook-ids; " +
+      "shows the running fieldhub's progress until each had its first attempt.",
+    options: [
+      dataOption,
+      {
+        flag: "--since T",
+        text: "messages whose timestamp is at or after T: an RFC 3339 date-time, or a time ago (90m, 24h, 7d)",
+      },
+      { flag: "--until T", text: "and before T (default now)" },
+      {
+        flag: "--status S",
+        text: "failed: those the endpoint never took (failed or discarded; the default); delivered; all",
+      },
+    ],
   },
 ];
 
@@ -170,10 +190,12 @@ async function createEndpoint(argv: string[]): Promise<void> {
     url: { type: "string" },
     events: { type: "string" },
     description: { type: "string" },
+    "rate-limit-per-s": { type: "string" },
     json: { type: "boolean" },
   });
   const dataDir = requireDataDir(values.data);
   const orgKey = requireOption(values.org, "--org");
+  const rateLimitPerS = parseRateLimit(values["rate-limit-per-s"]);
   const url = requireOption(values.url, "--url");
   await withService(dataDir, async (service, store) => {
     let created: Awaited<ReturnType<EndpointService["create"]>>;
@@ -183,6 +205,7 @@ async function createEndpoint(argv: string[]): Promise<void> {
         url,
         description: values.description === undefined || values.description === "" ? null : values.description,
         events: values.events === undefined ? [] : parseEvents(values.events),
+        rateLimitPerS: rateLimitPerS ?? null,
       });
     } catch (error) {
       if (error instanceof CodedError && error.code === "not_found") {
@@ -206,6 +229,17 @@ async function createEndpoint(argv: string[]): Promise<void> {
   });
 }
 
+/** `--rate-limit-per-s`: a whole number 1..10000, or `none` (unlimited); undefined when not given. */
+function parseRateLimit(text: string | undefined): number | null | undefined {
+  if (text === undefined) return undefined;
+  if (text === "none" || text === "") return null;
+  const perSecond = Number(text);
+  if (!/^\d+$/.test(text) || perSecond < 1 || perSecond > maxRateLimitPerS) {
+    throw new UsageError(`--rate-limit-per-s: a whole number from 1 to ${maxRateLimitPerS}, or none: ${text}`);
+  }
+  return perSecond;
+}
+
 function describeEndpoint(view: EndpointView): string {
   const status =
     view.status === "paused"
@@ -213,7 +247,8 @@ function describeEndpoint(view: EndpointView): string {
       : view.failed_messages_in_row > 0
         ? `enabled (${view.failed_messages_in_row} failed message${view.failed_messages_in_row === 1 ? "" : "s"} in a row)`
         : "enabled";
-  return [view.id, view.organization, status, view.url, eventsText(view), view.description ?? ""].join("\t");
+  const pace = view.rate_limit_per_s === null ? "" : `at most ${view.rate_limit_per_s}/s`;
+  return [view.id, view.organization, status, view.url, eventsText(view), pace, view.description ?? ""].join("\t");
 }
 
 async function listEndpoints(argv: string[]): Promise<void> {
@@ -242,14 +277,21 @@ async function updateEndpoint(argv: string[]): Promise<void> {
       url: { type: "string" },
       events: { type: "string" },
       description: { type: "string" },
+      "rate-limit-per-s": { type: "string" },
       json: { type: "boolean" },
     },
     true,
   );
   const [id] = positionalsOf(positionals, ["ID"], "update");
   const dataDir = requireDataDir(values.data);
-  if (values.url === undefined && values.events === undefined && values.description === undefined) {
-    throw new UsageError("endpoints update: give at least one of --url, --events, --description");
+  const rateLimitPerS = parseRateLimit(values["rate-limit-per-s"]);
+  if (
+    values.url === undefined &&
+    values.events === undefined &&
+    values.description === undefined &&
+    rateLimitPerS === undefined
+  ) {
+    throw new UsageError("endpoints update: give at least one of --url, --events, --description, --rate-limit-per-s");
   }
   await withService(dataDir, async (service) => {
     const view = await service.update(id!, {
@@ -257,6 +299,7 @@ async function updateEndpoint(argv: string[]): Promise<void> {
       // An empty --events subscribes to every event type; an empty --description clears it.
       events: values.events === undefined ? undefined : parseEvents(values.events),
       description: values.description === undefined ? undefined : values.description === "" ? null : values.description,
+      rateLimitPerS,
     });
     if (values.json === true) {
       writeJson(view);
@@ -487,16 +530,118 @@ async function showDeliveries(argv: string[]): Promise<void> {
 }
 
 async function resendMessage(argv: string[]): Promise<void> {
-  const { values, positionals } = parseCommandArgs(argv, { data: { type: "string" } }, true);
-  const [id, messageId] = positionalsOf(positionals, ["ID", "MESSAGE_ID"], "resend");
+  const { values, positionals } = parseCommandArgs(
+    argv,
+    { data: { type: "string" }, since: { type: "string" }, until: { type: "string" }, status: { type: "string" } },
+    true,
+  );
   const dataDir = requireDataDir(values.data);
+  if (values.since === undefined) {
+    if (values.until !== undefined || values.status !== undefined) {
+      throw new UsageError("endpoints resend: --until and --status go with --since");
+    }
+    const [id, messageId] = positionalsOf(positionals, ["ID", "MESSAGE_ID"], "resend");
+    return resendOne(dataDir, id!, messageId!);
+  }
+  const [id] = positionalsOf(positionals, ["ID"], "resend --since");
+  const now = Date.now();
+  const since = parseRangeTime(values.since, "--since", now);
+  const until = values.until === undefined ? now : parseRangeTime(values.until, "--until", now);
+  if (until <= since) {
+    throw new UsageError(`--until (${isoFromMs(until)}) must be after --since (${isoFromMs(since)})`);
+  }
+  const status = values.status ?? "failed";
+  if (!(resendStatuses as readonly string[]).includes(status)) {
+    throw new UsageError(`--status: one of ${resendStatuses.join(", ")}, not ${status}`);
+  }
+  await withService(dataDir, (service) =>
+    resendRange(service, dataDir, id!, { since, until, status: status as ResendStatus }),
+  );
+}
+
+async function resendOne(dataDir: string, id: string, messageId: string): Promise<void> {
   await withService(dataDir, async (service) => {
-    const view = await service.get(id!);
-    await service.resend(view.id, messageId!);
+    const view = await service.get(id);
+    await service.resend(view.id, messageId);
     const note =
       view.status === "paused"
         ? `the endpoint is paused: the message is held until \`fieldhub endpoints enable --data ${dataDir} ${view.id}\``
         : "the running fieldhub sends it with the same webhook-id";
     process.stdout.write(`queued ${messageId} again for ${view.url}; ${note}\n`);
   });
+}
+
+/** An RFC 3339 date-time, or a time ago: `90m`, `24h`, `7d`. */
+function parseRangeTime(text: string, flag: string, now: number): number {
+  const ms = parseRfc3339(text);
+  if (ms !== null) return ms;
+  if (/^\d+\s*[smhd]$/.test(text.trim())) return now - parseDuration(text, flag);
+  throw new UsageError(`${flag}: not an RFC 3339 date-time or a time ago like 90m, 24h or 7d: ${text}`);
+}
+
+/** How long the progress waits for the running fieldhub to move before it stops following. */
+const stalledAfterMs = 15_000;
+
+/**
+ * Queues the range, then follows the running fieldhub sending it (progress on
+ * stderr) until every message had its first attempt; one summary line on stdout.
+ * Exit 1 when some were not delivered, or nothing moved for 15 s (no fieldhub
+ * running on the directory: the messages stay queued).
+ */
+async function resendRange(
+  service: EndpointService,
+  dataDir: string,
+  id: string,
+  range: { since: number; until: number; status: ResendStatus },
+): Promise<void> {
+  const { endpoint, deliveryIds } = await service.resendRange(id, range);
+  const total = deliveryIds.length;
+  const which = range.status === "all" ? "" : ` ${range.status}`;
+  const span = `from ${isoFromMs(range.since)} to ${isoFromMs(range.until)}`;
+  if (total === 0) {
+    process.stdout.write(`no${which} messages of endpoint ${endpoint.id} ${span}: nothing to resend\n`);
+    return;
+  }
+  const queued = `${total}${which} message${total === 1 ? "" : "s"} ${span}`;
+  if (endpoint.status === "paused") {
+    process.stdout.write(
+      `queued ${queued} for ${endpoint.url}: held, the endpoint is paused; ` +
+        `\`fieldhub endpoints enable --data ${dataDir} ${endpoint.id}\` sends them\n`,
+    );
+    return;
+  }
+  process.stderr.write(`queued ${queued} for ${endpoint.url}, same webhook-ids; the running fieldhub sends them\n`);
+  const progress = createProgress({ label: `of ${total} sent`, unit: "messages", quiet: false, plainEveryMs: 2000 });
+  let counts: DeliveryCounts = await service.resendProgress(deliveryIds);
+  let lastMove = Date.now();
+  let sent = 0;
+  // Sent: had its first attempt (delivered, failed, or pending a retry), or set aside (held, discarded).
+  const sentOf = (c: DeliveryCounts) => total - (c.pending - c.retrying);
+  while (sentOf(counts) < total && Date.now() - lastMove < stalledAfterMs) {
+    await Bun.sleep(250);
+    counts = await service.resendProgress(deliveryIds);
+    if (sentOf(counts) !== sent) {
+      sent = sentOf(counts);
+      lastMove = Date.now();
+    }
+    progress.update(sent, sent / total);
+  }
+  progress.done("");
+  const summary = [
+    `${counts.delivered} delivered`,
+    counts.retrying > 0 ? `${counts.retrying} failed their attempt and are retried on schedule` : null,
+    counts.failed > 0 ? `${counts.failed} failed` : null,
+    counts.held > 0 ? `${counts.held} held (the endpoint was paused)` : null,
+    counts.discarded > 0 ? `${counts.discarded} discarded` : null,
+  ].filter((part) => part !== null);
+  const waiting = counts.pending - counts.retrying;
+  if (waiting > 0) {
+    throw new CommandError(
+      `resent ${counts.delivered} of ${queued} to ${endpoint.url}; ${waiting} not sent within ${stalledAfterMs / 1000} s: ` +
+        `no fieldhub seems to be running on ${dataDir} (they stay queued and are sent when it runs)`,
+    );
+  }
+  const line = `resent ${queued} to ${endpoint.url}: ${summary.join(", ")}`;
+  if (counts.delivered < total) throw new CommandError(line);
+  process.stdout.write(`${line}\n`);
 }

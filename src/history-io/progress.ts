@@ -7,6 +7,8 @@
 export interface ProgressOptions {
   /** What is counted: "rows exported", "rows read", ... */
   label: string;
+  /** The unit of the rate (default "rows": rows/s). */
+  unit?: string;
   quiet: boolean;
   /** Where it goes (default process.stderr). */
   out?: { isTTY?: boolean; write(text: string): unknown };
@@ -17,7 +19,7 @@ export interface ProgressOptions {
 export interface Progress {
   /** `fraction` is 0 to 1, or null when the total is not known (reading stdin, say). */
   update(rows: number, fraction: number | null): void;
-  /** Clears the bar and prints the summary line; quiet prints neither. */
+  /** Clears the bar and prints the summary line (none when empty); quiet prints neither. */
   done(summary: string): void;
 }
 
@@ -38,7 +40,7 @@ export function createProgress(options: ProgressOptions): Progress {
       if (now - shownAt < everyMs) return;
       shownAt = now;
       const seconds = (now - started) / 1000;
-      const rate = `${formatCount(rows / Math.max(seconds, 0.001))} rows/s`;
+      const rate = `${formatCount(rows / Math.max(seconds, 0.001))} ${options.unit ?? "rows"}/s`;
       const share = fraction === null ? null : Math.min(1, Math.max(0, fraction));
       const eta = share === null || share <= 0 ? "" : ` ETA ${formatDuration((seconds * (1 - share)) / share)}`;
       if (tty) {
@@ -54,7 +56,7 @@ export function createProgress(options: ProgressOptions): Progress {
     },
     done(summary) {
       if (drawn) out.write("\r\x1b[2K");
-      out.write(`${summary}\n`);
+      if (summary !== "") out.write(`${summary}\n`);
     },
   };
 }

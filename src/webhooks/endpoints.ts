@@ -7,7 +7,7 @@ import { isoFromMs } from "../lib/clock.ts";
 import { CodedError } from "../lib/errors.ts";
 import { randomUuid } from "../lib/ids.ts";
 import { eventTypes, webhookTest } from "../store/contract/event-types.ts";
-import type { DeliveryStatus, EndpointRow, ResendRange } from "../store/contract/webhooks.ts";
+import type { DeliveryCounts, EndpointRow, ResendRange } from "../store/contract/webhooks.ts";
 import type { Store } from "../store/index.ts";
 import { generateSigningSecret } from "./signing.ts";
 
@@ -91,9 +91,6 @@ export function checkRateLimit(perSecond: number | null): number | null {
   }
   return perSecond;
 }
-
-/** Where a range resend stands: its messages by status (docs/webhooks.md, "Resending a time range"). */
-export type ResendProgress = Record<DeliveryStatus, number>;
 
 export function endpointService(store: Store, now: () => number) {
   const queries = store.webhooks;
@@ -215,7 +212,8 @@ export function endpointService(store: Store, now: () => number) {
       const deliveryIds = await queries.resendRange(row.id, range, now());
       return { endpoint: presentEndpoint(row, now()), deliveryIds };
     },
-    resendProgress(deliveryIds: readonly number[]): Promise<ResendProgress> {
+    /** Where a range resend stands: its messages by status. */
+    resendProgress(deliveryIds: readonly number[]): Promise<DeliveryCounts> {
       return queries.deliveryStatusCounts(deliveryIds);
     },
     /**

@@ -39,6 +39,17 @@ export interface DueDelivery {
   data: string;
 }
 
+/** Deliveries by status; `retrying`: those of `pending` that had a failed attempt already. */
+export type DeliveryCounts = Record<DeliveryStatus, number> & { retrying: number };
+
+/** No deliveries yet: every count 0. */
+export function noDeliveries(): DeliveryCounts {
+  return {
+    ...(Object.fromEntries(deliveryStatuses.map((status) => [status, 0])) as Record<DeliveryStatus, number>),
+    retrying: 0,
+  };
+}
+
 export interface DeliveryListing {
   id: number;
   messageId: string;
@@ -161,7 +172,7 @@ export interface WebhookStore {
    */
   resendRange(endpointId: number, range: ResendRange, now: number): Promise<number[]>;
   /** How many of these deliveries are in each status (a resend's progress). */
-  deliveryStatusCounts(deliveryIds: readonly number[]): Promise<Record<DeliveryStatus, number>>;
+  deliveryStatusCounts(deliveryIds: readonly number[]): Promise<DeliveryCounts>;
   /** Records an event for one endpoint only, with its message, in one transaction (the test message). */
   queueMessage(endpointId: number, event: NewEvent): Promise<{ messageId: string; eventId: number }>;
   eventIdOfMessage(orgId: number, messageId: string): Promise<number | null>;

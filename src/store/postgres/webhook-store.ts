@@ -23,14 +23,15 @@ import type { NewEvent } from "../contract/events.ts";
 import {
   type AttemptOutcome,
   type AttemptRow,
+  type DeliveryCounts,
   type DeliveryListing,
   type DeliveryStatus,
   type DueDelivery,
-  deliveryStatuses,
   type EndpointChanges,
   type EndpointRow,
   endpointPausedEvent,
   type NewEndpoint,
+  noDeliveries,
   type ResendRange,
   type Settlement,
   type SettleOutcome,
@@ -252,12 +253,19 @@ export function postgresWebhookStore(sql: Sql, options: PostgresWebhookStoreOpti
     });
   }
 
-  async function deliveryStatusCounts(deliveryIds: readonly number[]): Promise<Record<DeliveryStatus, number>> {
-    const counts = Object.fromEntries(deliveryStatuses.map((status) => [status, 0])) as Record<DeliveryStatus, number>;
+  async function deliveryStatusCounts(deliveryIds: readonly number[]): Promise<DeliveryCounts> {
+    const counts = noDeliveries();
     const rows = (await sql`
-      SELECT status, count(*)::int AS n FROM webhook_deliveries WHERE id = ANY(${[...deliveryIds]}::int[])
-       GROUP BY status`) as { status: DeliveryStatus; n: number }[];
-    for (const row of rows) counts[row.status] += row.n;
+      SELECT status, attempts > 0 AS tried, count(*)::int AS n FROM webhook_deliveries
+       WHERE id = ANY(${[...deliveryIds]}::int[]) GROUP BY status, tried`) as {
+      status: DeliveryStatus;
+      tried: boolean;
+      n: number;
+    }[];
+    for (const row of rows) {
+      counts[row.status] += row.n;
+      if (row.status === "pending" && row.tried) counts.retrying += row.n;
+    }
     return counts;
   }
 

@@ -5,13 +5,14 @@ import type { NewEvent } from "../contract/events.ts";
 import {
   type AttemptOutcome,
   type AttemptRow,
+  type DeliveryCounts,
   type DeliveryListing,
   type DeliveryStatus,
   type DueDelivery,
-  deliveryStatuses,
   type EndpointChanges,
   type EndpointRow,
   endpointPausedEvent,
+  noDeliveries,
   type ResendRange,
   type Settlement,
   type SettleOutcome,
@@ -302,19 +303,20 @@ export function sqliteWebhookStore({ sqlite }: SqliteConnection, recordEvent: Ev
     resendRange: sqlite.transaction((endpointId: number, range: ResendRange, now: number): number[] =>
       resendRange.all(endpointId, range.since, range.until, range.status, now).map((row) => row.id),
     ),
-    deliveryStatusCounts(deliveryIds: readonly number[]): Record<DeliveryStatus, number> {
-      const counts = Object.fromEntries(deliveryStatuses.map((status) => [status, 0])) as Record<
-        DeliveryStatus,
-        number
-      >;
+    deliveryStatusCounts(deliveryIds: readonly number[]): DeliveryCounts {
+      const counts = noDeliveries();
       for (let from = 0; from < deliveryIds.length; from += 500) {
         const chunk = deliveryIds.slice(from, from + 500);
         const rows = sqlite
-          .query<{ status: DeliveryStatus; n: number }, number[]>(
-            `SELECT status, count(*) AS n FROM webhook_deliveries WHERE id IN (${chunk.map(() => "?").join(",")}) GROUP BY status`,
+          .query<{ status: DeliveryStatus; tried: number; n: number }, number[]>(
+            `SELECT status, attempts > 0 AS tried, count(*) AS n FROM webhook_deliveries
+              WHERE id IN (${chunk.map(() => "?").join(",")}) GROUP BY status, tried`,
           )
           .all(...chunk);
-        for (const row of rows) counts[row.status] += row.n;
+        for (const row of rows) {
+          counts[row.status] += row.n;
+          if (row.status === "pending" && row.tried === 1) counts.retrying += row.n;
+        }
       }
       return counts;
     },

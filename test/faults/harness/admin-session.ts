@@ -61,8 +61,11 @@ export async function adminSession(
     },
     /** A change through the admin API, with the session cookie and CSRF token. */
     post(path: string, body?: unknown, at = baseUrl): Promise<Response> {
+      return this.change("POST", path, body, at);
+    },
+    change(method: string, path: string, body?: unknown, at = baseUrl): Promise<Response> {
       return fetch(`${at}${path}`, {
-        method: "POST",
+        method,
         headers: { cookie, "x-csrf-token": csrf, "content-type": "application/json" },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
