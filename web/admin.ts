@@ -6,7 +6,7 @@ import { call, setCsrfToken, whenSessionEnds } from "./api.ts";
 import { wireChart } from "./chart.ts";
 import { $, fillCheckboxes, fillSelect, guarded, say, show } from "./dom.ts";
 import { detectSites, loadSites, startSitesRefresh } from "./edges.ts";
-import { loadEndpoints, wireEndpoints } from "./endpoints.ts";
+import { loadEndpoints, refreshPausedBanner, startPausedBanner, wireEndpoints } from "./endpoints.ts";
 import { loadGateways, startLiveRefresh, wireGateways } from "./gateways.ts";
 import { loadKeys, wireKeys } from "./keys.ts";
 import { detectUplink, loadUplink, startUplinkRefresh } from "./uplink.ts";
@@ -33,6 +33,7 @@ function openTab(name: string): void {
     item.setAttribute("aria-current", String(item.dataset.tab === name));
   }
   void guarded(loaders[name] ?? loadGateways);
+  if (name !== "endpoints") void guarded(refreshPausedBanner);
 }
 
 /** Fills the forms' choices (organisations, scopes, event types) from the server. */
@@ -118,6 +119,7 @@ for (const item of document.querySelectorAll<HTMLButtonElement>("nav button"))
 startLiveRefresh();
 startUplinkRefresh();
 startSitesRefresh();
+startPausedBanner();
 
 // On load: a running session, the setup form, or the login form.
 void guarded(async () => {

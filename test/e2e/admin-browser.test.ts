@@ -39,6 +39,8 @@ interface Delivery {
 }
 const deliveries: Delivery[] = [];
 let receiver: ReturnType<typeof Bun.serve>;
+/** Whether the receiver's /gone path answers 410 Gone (which pauses its endpoint at once). */
+let gone = true;
 
 async function screenshot(name: string): Promise<void> {
   await page.screenshot({ path: join(screenshots, `${name}.png`), fullPage: true });
@@ -92,6 +94,7 @@ beforeAll(async () => {
     hostname: "127.0.0.1",
     port: 0,
     async fetch(request) {
+      if (new URL(request.url).pathname === "/gone" && gone) return new Response(null, { status: 410 });
       deliveries.push({ headers: Object.fromEntries(request.headers), body: await request.text() });
       return new Response(null, { status: 204 });
     },
@@ -350,6 +353,57 @@ describe("the admin page in chromium", () => {
     expect(again.length).toBe(2);
     expect(again[1]?.headers["webhook-id"]).toBe(delivery.headers["webhook-id"]);
     await screenshot("08-endpoints");
+  });
+
+  test("a paused endpoint is named in a banner above every tab, with why and since when; Resume enables it", async () => {
+    await openTab("Webhook endpoints");
+    const url = `http://127.0.0.1:${receiver.port}/gone`;
+    const form = page.locator("#new-endpoint");
+    await form.getByLabel("URL").fill(url);
+    await form.getByLabel("Description").fill("");
+    await form.getByLabel(/^Rate limit/).fill("2");
+    await form.getByRole("button", { name: "Add endpoint" }).click();
+    const row = page.locator("#endpoint-rows tr").filter({ hasText: url });
+    await expect(row.locator('td[data-label="Rate limit"]').textContent()).resolves.toBe("2/s");
+
+    await row.getByRole("button", { name: "Send test" }).click();
+    const banner = page.locator("#paused-banner");
+    await banner.filter({ hasText: url }).waitFor({ timeout: 15_000 });
+    expect(await banner.textContent()).toMatch(
+      /^Webhook endpoint http:\/\/127\.0\.0\.1:\d+\/gone \(demo\) is paused since .+: the endpoint answered 410 Gone\. Its messages are held until it is resumed\. Resume$/,
+    );
+    // Above every tab, not only the endpoints'.
+    await openTab("Gateways");
+    expect(await banner.isVisible()).toBe(true);
+    await screenshot("08b-paused-banner");
+
+    gone = false;
+    await banner.getByRole("button", { name: "Resume" }).click();
+    await banner.waitFor({ state: "hidden" });
+    const listed = await runCli(["endpoints", "list", "--data", dataDir, "--json"]);
+    const endpoint = JSON.parse(listed.stdout).find((candidate: { url: string }) => candidate.url === url);
+    expect({ status: endpoint.status, rate: endpoint.rate_limit_per_s }).toEqual({ status: "enabled", rate: 2 });
+  });
+
+  test("resend a time range: the endpoint's messages again with the same webhook-ids", async () => {
+    await openTab("Webhook endpoints");
+    const row = page.locator("#endpoint-rows tr").filter({ hasText: "/fieldhub" });
+    await row.getByRole("button", { name: "Resend range" }).click();
+    const form = page.locator("#resend-range");
+    // A day back: whatever the browser's time zone, the test message is in the range.
+    const dayAgo = new Date(Date.now() - 86_400_000 - new Date().getTimezoneOffset() * 60_000);
+    await form.getByLabel("Since").fill(dayAgo.toISOString().slice(0, 19));
+    await form.getByLabel("Which").selectOption("all");
+    const before = deliveries.filter((d) => JSON.parse(d.body).type === "webhook.test").length;
+    await form.getByRole("button", { name: "Resend" }).click();
+    // The test message and the demo's events this endpoint received since it was added.
+    expect(await message()).toMatch(/^\d+ message\(s\) queued again for http:\S+\/fieldhub with their webhook-ids\.$/);
+    await waitUntil(
+      async () => deliveries.filter((d) => JSON.parse(d.body).type === "webhook.test").length > before,
+      "the message resent by range",
+    );
+    const tests = deliveries.filter((d) => JSON.parse(d.body).type === "webhook.test");
+    expect(new Set(tests.map((d) => d.headers["webhook-id"])).size).toBe(1);
   });
 
   test("on a phone screen every page fits its width", async () => {
