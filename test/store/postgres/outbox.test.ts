@@ -222,6 +222,24 @@ async function script(outbox: Outbox): Promise<unknown[]> {
     (await webhooks.endpoints()).map((e) => e.uuid),
   ]);
   out.push(["e4 after delete", (await webhooks.deliveries(4, 10)).map((d) => [d.status, d.completedAt])]);
+  // A rate limit; a resend of a time range (only finished messages, by status); outcomes settled in one batch.
+  await webhooks.updateEndpoint(1, { rateLimitPerS: 7 });
+  out.push(["rate limit", (await webhooks.endpointById(1))?.rateLimitPerS]);
+  const resent = await webhooks.resendRange(1, { since: 1000, until: 1004, status: "delivered" }, 3004);
+  out.push(["resend delivered", resent.length, await webhooks.deliveryStatusCounts(resent)]);
+  out.push([
+    "resend failed",
+    (await webhooks.resendRange(2, { since: 0, until: 10_000, status: "failed" }, 3004)).length,
+  ]);
+  const batch = await webhooks.dueFor(1, 3004, 10);
+  const settled = await webhooks.settleAll(
+    batch.map((delivery, index) => ({
+      delivery,
+      attempt: attempt(3005 + index, index === 0 ? 500 : 204),
+      outcome: index === 0 ? { kind: "retry" as const, at: 9000 } : { kind: "delivered" as const },
+    })),
+  );
+  out.push(["settleAll", show(batch), settled, await webhooks.deliveryStatusCounts(resent)]);
   const listing = await webhooks.deliveries(1, 2);
   out.push([
     "e1 listing",
