@@ -267,6 +267,11 @@ describe.skipIf(!postgresAvailable)(`the outbox on PostgreSQL (${postgresMissing
     const store = await pgStore(await pgDatabase("script"));
     const actual = await script(store);
     expect(actual).toEqual(expected);
+    // A range resend takes only finished messages; a batch settles each of its outcomes.
+    const answerOf = (label: string) => expected.find((entry) => (entry as unknown[])[0] === label) as unknown[];
+    expect(answerOf("resend delivered").slice(1, 2)).toEqual([1]);
+    expect(answerOf("resend failed")).toEqual(["resend failed", 2]);
+    expect((answerOf("settleAll")[3] as Record<string, number>).delivered).toBe(1);
     // The script reaches what it is about: a pause, a 410, a discard and a prune that deleted.
     expect(JSON.stringify(expected)).toContain("2 messages in a row failed every attempt");
     expect(JSON.stringify(expected)).toContain("410 Gone");
