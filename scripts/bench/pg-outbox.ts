@@ -3,8 +3,10 @@
  * leases and rate limits on PostgreSQL"), on a private PostgreSQL the script
  * starts (test/harness/postgres.ts, fsync on, as in service):
  *
- *   (a) the outbox claim loop: take up to 32 due messages, settle each as delivered
- *       (the settles of a batch concurrently, as the dispatcher's attempts are),
+ *   (a) the outbox claim loop: take up to 32 due messages, settle them as delivered:
+ *       `--settle batch` (the default) in one transaction (`settleAll`, as the
+ *       dispatcher settles the attempts that finished together), `--settle each`
+ *       one transaction each, concurrently,
  *       until none is due; messages claimed+settled per second by 1 and by 2
  *       processes (child processes of this script, one pool each) sharing one
  *       PostgreSQL, against the same loop on the SQLite store in this process
@@ -12,7 +14,7 @@
  *   (b) rate-limit takes per second: the PostgreSQL upsert (32 in flight from one
  *       pool) against the in-memory counter of a box.
  *
- *   node_modules/.bin/bun scripts/bench/pg-outbox.ts [--messages 4000] [--repeat 3] [--takes 20000]
+ *   node_modules/.bin/bun scripts/bench/pg-outbox.ts [--messages 4000] [--repeat 3] [--takes 20000] [--settle batch|each]
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -33,10 +35,12 @@ const { values: options, positionals } = parseArgs({
     messages: { type: "string", default: "4000" },
     repeat: { type: "string", default: "3" },
     takes: { type: "string", default: "20000" },
+    settle: { type: "string", default: "batch" },
     worker: { type: "boolean", default: false },
   },
 });
 const endpointCount = 8;
+const settleEach = options.settle === "each";
 const batch = 32;
 const delivered = (at: number): AttemptRow => ({
   attemptedAt: at,
@@ -52,9 +56,17 @@ async function pgClaimLoop(store: PostgresStore): Promise<number> {
   for (;;) {
     const due = await store.webhooks.due(Date.now(), batch);
     if (due.length === 0) return settled;
-    const results = await Promise.all(
-      due.map((delivery) => store.webhooks.settle(delivery, delivered(Date.now()), { kind: "delivered" })),
-    );
+    const results = settleEach
+      ? await Promise.all(
+          due.map((delivery) => store.webhooks.settle(delivery, delivered(Date.now()), { kind: "delivered" })),
+        )
+      : await store.webhooks.settleAll(
+          due.map((delivery) => ({
+            delivery,
+            attempt: delivered(Date.now()),
+            outcome: { kind: "delivered" as const },
+          })),
+        );
     settled += results.filter((result) => result.settled).length;
   }
 }
@@ -85,7 +97,8 @@ const range = (values: number[], digits = 0) => {
 const events = messages / endpointCount;
 
 out(
-  `pg-outbox: ${messages} messages (${events} events x ${endpointCount} endpoints), batches of ${batch}; load ${load()}`,
+  `pg-outbox: ${messages} messages (${events} events x ${endpointCount} endpoints), batches of ${batch}, ` +
+    `settled ${settleEach ? "one transaction each" : "one transaction a batch"}; load ${load()}`,
 );
 const pg = await startPostgres({ sharedBuffers: "128MB", durable: true });
 const dirs: string[] = [];
@@ -135,7 +148,7 @@ async function pgProcesses(processes: number, round: number): Promise<number> {
   const url = await pgDatabase(`outbox_${processes}_${round}`);
   await seedPg(url);
   const children = Array.from({ length: processes }, () =>
-    Bun.spawn([process.execPath, import.meta.path, "--worker", url], {
+    Bun.spawn([process.execPath, import.meta.path, "--worker", "--settle", options.settle ?? "batch", url], {
       stdin: "pipe",
       stdout: "pipe",
       stderr: "inherit",
@@ -193,10 +206,14 @@ async function sqliteLoop(): Promise<number> {
   for (;;) {
     const due = await store.webhooks.due(Date.now(), batch);
     if (due.length === 0) break;
-    for (const delivery of due) {
-      await store.webhooks.settle(delivery, delivered(Date.now()), { kind: "delivered" });
-      settled++;
+    if (settleEach) {
+      for (const delivery of due) await store.webhooks.settle(delivery, delivered(Date.now()), { kind: "delivered" });
+    } else {
+      await store.webhooks.settleAll(
+        due.map((delivery) => ({ delivery, attempt: delivered(Date.now()), outcome: { kind: "delivered" as const } })),
+      );
     }
+    settled += due.length;
   }
   const rate = (settled / (performance.now() - start)) * 1000;
   await store.close();
