@@ -38,6 +38,10 @@ const skipped: { startsWith: string; reason: string }[] = [
     reason: "an illustrative session: the endpoint id is the one printed above it",
   },
   {
+    startsWith: "fieldhub endpoints resend --data /var/lib/fieldhub 3f0c2a9e",
+    reason: "an illustrative session: the endpoint id is the one created above (test/e2e/webhook-resend.test.ts runs it)",
+  },
+  {
     startsWith: "fieldhub webhooks listen --port 9000 --secret whsec_...",
     reason: "a usage line with placeholders for a receiver that runs until stopped (test/cli/webhooks-listen.test.ts)",
   },

@@ -224,6 +224,7 @@ describe("upgrading readings to seconds (migration 0006)", () => {
       "DROP TABLE history_generation; DROP TABLE edge_tokens; ALTER TABLE gateways DROP COLUMN edge_site; ALTER TABLE alerts DROP COLUMN edge_event_seq; ALTER TABLE alerts DROP COLUMN requested_action; ALTER TABLE alerts DROP COLUMN requested_note; ALTER TABLE alerts DROP COLUMN requested_at; ALTER TABLE alerts DROP COLUMN register_id;",
     );
     sqliteOf(before).exec("ALTER TABLE modbus_devices DROP COLUMN offline_announced_at");
+    sqliteOf(before).exec("ALTER TABLE webhook_endpoints DROP COLUMN rate_limit_per_s");
     await before.close();
 
     // 0006 and every later migration run, then the block conversion (history/upgrade.ts) moves every row.

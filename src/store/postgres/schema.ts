@@ -129,9 +129,10 @@ export const webhookEndpoints = pgTable(
     previousSecret: text("previous_secret"),
     previousSecretUntil: ms("previous_secret_until"),
     failedMessagesInRow: integer("failed_messages_in_row").notNull().default(0),
-    rateLimitPerS: integer("rate_limit_per_s"),
     createdAt: ms("created_at").notNull(),
     deletedAt: ms("deleted_at"),
+    /** Deliveries a second at most (docs/webhooks.md, "Pacing"); null: unlimited. */
+    rateLimitPerS: integer("rate_limit_per_s"),
   },
   (table) => [index("webhook_endpoints_org").on(table.orgId)],
 );

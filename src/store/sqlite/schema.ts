@@ -297,10 +297,10 @@ export const webhookEndpoints = sqliteTable(
     previousSecretUntil: integer("previous_secret_until"),
     /** Messages in a row that failed every attempt (docs/api.md section 6: paused after ten). */
     failedMessagesInRow: integer("failed_messages_in_row").notNull().default(0),
-    /** Deliveries a second at most (docs/webhooks.md, "Pacing"); null: unlimited. */
-    rateLimitPerS: integer("rate_limit_per_s"),
     createdAt: integer("created_at").notNull(),
     deletedAt: integer("deleted_at"),
+    /** Deliveries a second at most (docs/webhooks.md, "Pacing"); null: unlimited. */
+    rateLimitPerS: integer("rate_limit_per_s"),
   },
   (table) => [index("webhook_endpoints_org").on(table.orgId)],
 );
