@@ -39,7 +39,8 @@ const skipped: { startsWith: string; reason: string }[] = [
   },
   {
     startsWith: "fieldhub endpoints resend --data /var/lib/fieldhub 3f0c2a9e",
-    reason: "an illustrative session: the endpoint id is the one created above (test/e2e/webhook-resend.test.ts runs it)",
+    reason:
+      "an illustrative session: the endpoint id is the one created above (test/e2e/webhook-resend.test.ts runs it)",
   },
   {
     startsWith: "fieldhub webhooks listen --port 9000 --secret whsec_...",
