@@ -9,6 +9,7 @@ import { alertsCommand, alertsHelp } from "./alerts.ts";
 import { demoHelp, serveHelp } from "./appliance-help.ts";
 import { CommandError, parseCommandArgs, UsageError } from "./args.ts";
 import { configCommand, configHelp } from "./config.ts";
+import { discoverHelp } from "./discover-options.ts";
 import { edgesCommand, edgesHelp } from "./edges.ts";
 import { endpointsCommand, endpointsHelp } from "./endpoints.ts";
 import { asksForHelp, type CommandHelp, commandUsage, groupUsage } from "./help.ts";
@@ -68,6 +69,11 @@ export const commandGroups: readonly CommandGroup[] = [
   { name: "admin", commands: adminHelp, run: ends((argv) => adminCommand(argv, Date.now())) },
   { name: "webhooks", commands: webhooksHelp, run: keepsRunning(webhooksCommand) },
   { name: "config", commands: configHelp, run: ends(configCommand) },
+  {
+    name: "discover",
+    commands: [discoverHelp],
+    run: ends(async (argv) => (await import("./discover.ts")).discoverCommand(argv)),
+  },
   {
     name: "version",
     commands: [versionHelp],

@@ -50,4 +50,10 @@ export interface DeviceTemplate {
   /** What an installer needs to know before it reads (settings on the device, limits). */
   notes: string;
   registers: readonly TemplateRegister[];
+  /**
+   * How a device names itself, for `fieldhub discover`: matched against its Modbus
+   * device identification (function 43/14 VendorName and ProductCode) and its SunSpec
+   * common model (Mn and Md). Left out: the template's brand and model.
+   */
+  identify?: { vendor?: string; product?: string };
 }

@@ -1,0 +1,185 @@
+/**
+ * What `fieldhub discover` found, for people and for programs: a text report, one JSON
+ * document, and a config whose `devices:` poll what was found (docs/discover.md).
+ */
+import { stringify } from "yaml";
+import { matchTemplate } from "../config/templates/identify.ts";
+import type { DeviceTemplate } from "../config/templates/index.ts";
+import { templateLabel } from "../config/templates/index.ts";
+import { describeException } from "../modbus/discover/device-identification.ts";
+import type { FoundUnit, ScanResult } from "../modbus/discover/scan.ts";
+import type { SunSpecFound } from "../modbus/discover/sunspec-probe.ts";
+import { type DiscoverTarget, describeDiscoverTarget, describeUnits } from "./discover-options.ts";
+
+export interface DiscoveredUnit {
+  unit: FoundUnit<SunSpecFound>;
+  template: DeviceTemplate | undefined;
+  /** The `devices:` entry that polls it. */
+  device: Record<string, unknown>;
+}
+
+export function describeFound(found: readonly FoundUnit<SunSpecFound>[], target: DiscoverTarget): DiscoveredUnit[] {
+  return found.map((unit) => {
+    const template = matchTemplate([
+      unit.identification ?? { vendor: null, product: null },
+      { vendor: unit.sunspec?.common?.manufacturer ?? null, product: unit.sunspec?.common?.model ?? null },
+    ]);
+    return { unit, template, device: deviceEntry(unit, template, target) };
+  });
+}
+
+/** A device entry `config check` accepts: its address, and its template, else its SunSpec models. */
+function deviceEntry(
+  unit: FoundUnit<SunSpecFound>,
+  template: DeviceTemplate | undefined,
+  target: DiscoverTarget,
+): Record<string, unknown> {
+  const label = deviceLabel(unit, template);
+  const entry: Record<string, unknown> = {
+    name: label === null ? `unit ${unit.unitId}` : `${label} (unit ${unit.unitId})`,
+  };
+  if (target.kind === "tcp") {
+    entry.host = target.host;
+    if (target.port !== 502) entry.port = target.port;
+  }
+  entry.slave_id = unit.unitId;
+  if (template !== undefined) entry.template = { brand: template.brand, model: template.model };
+  else if (unit.sunspec !== null && unit.sunspec.pollable.length > 0) entry.sunspec = { models: unit.sunspec.pollable };
+  return entry;
+}
+
+/** What to call a device: its template, else the names it gives itself. */
+function deviceLabel(unit: FoundUnit<SunSpecFound>, template: DeviceTemplate | undefined): string | null {
+  if (template !== undefined) return templateLabel(template);
+  const common = unit.sunspec?.common;
+  const names = [
+    [unit.identification?.vendor, unit.identification?.product],
+    [common?.manufacturer, common?.model],
+  ].map((pair) => pair.filter((part): part is string => typeof part === "string" && part !== "").join(" "));
+  return names.find((name) => name !== "") ?? null;
+}
+
+/** The whole config: one organisation and one gateway on the scanned link, with a device per unit found. */
+export function discoveredConfigYaml(units: readonly DiscoveredUnit[], target: DiscoverTarget, at: Date): string {
+  const bus =
+    target.kind === "tcp"
+      ? { type: "tcp" }
+      : {
+          type: "rtu",
+          path: target.path,
+          baud: target.baudRate,
+          parity: target.parity,
+          stop_bits: target.stopBits,
+        };
+  const serial =
+    target.kind === "tcp" ? `tcp-${target.host}-${target.port}` : `rtu-${target.path.split("/").pop() ?? "line"}`;
+  const config = {
+    organizations: [{ key: "site", name: "My site" }],
+    gateways: [
+      {
+        serial: serial.replace(/[^A-Za-z0-9._-]/gu, "-").slice(0, 64),
+        name: `Found on ${describeDiscoverTarget(target)}`,
+        bus,
+        devices: units.map((unit) => unit.device),
+      },
+    ],
+  };
+  return `# Written by fieldhub discover at ${at.toISOString()} from ${describeDiscoverTarget(target)}.\n# Check it with: fieldhub config check FILE (docs/config.md).\n${stringify(config)}`;
+}
+
+export function discoveryJson(
+  result: ScanResult<SunSpecFound>,
+  units: readonly DiscoveredUnit[],
+  context: {
+    target: DiscoverTarget;
+    unitIds: readonly number[];
+    timeoutMs: number;
+    elapsedMs: number;
+    configOut: string | null;
+  },
+): string {
+  const { target } = context;
+  return JSON.stringify({
+    target:
+      target.kind === "tcp"
+        ? { kind: "tcp", host: target.host, port: target.port }
+        : {
+            kind: "serial",
+            path: target.path,
+            baud: target.baudRate,
+            parity: target.parity,
+            stop_bits: target.stopBits,
+          },
+    units: describeUnits(context.unitIds),
+    units_tried: result.tried,
+    timeout_ms: context.timeoutMs,
+    worst_case_ms: context.unitIds.length * context.timeoutMs,
+    elapsed_ms: Math.round(context.elapsedMs),
+    found: units.map(({ unit, template, device }) => ({
+      unit_id: unit.unitId,
+      probe:
+        "register0" in unit.probe
+          ? { holding_register_0: unit.probe.register0 }
+          : { exception: unit.probe.exception, name: unit.probe.name },
+      identification: unit.identification,
+      identification_missing: unit.identificationMissing,
+      sunspec: unit.sunspec,
+      template: template === undefined ? null : { brand: template.brand, model: template.model },
+      device,
+    })),
+    garbled: result.garbled,
+    config_out: context.configOut,
+  });
+}
+
+export function discoveryText(
+  result: ScanResult<SunSpecFound>,
+  units: readonly DiscoveredUnit[],
+  elapsedMs: number,
+): string {
+  const lines: string[] = [];
+  for (const { unit, template } of units) {
+    const probe =
+      "register0" in unit.probe
+        ? `holding register 0 = ${unit.probe.register0}`
+        : `holding register 0: ${describeException(unit.probe.exception)}`;
+    lines.push(`unit ${unit.unitId}: answers (${probe})`);
+    const identity = unit.identification;
+    lines.push(
+      identity === null
+        ? `  identification (43/14): none (${unit.identificationMissing})`
+        : `  identification (43/14): vendor ${identity.vendor ?? "-"}, product ${identity.product ?? "-"}, revision ${identity.revision ?? "-"}`,
+    );
+    const sunspec = unit.sunspec;
+    if (sunspec === null) lines.push("  SunSpec: none");
+    else {
+      lines.push(`  SunSpec at ${sunspec.base}: ${sunspec.models.length} models`);
+      for (const model of sunspec.models) {
+        lines.push(
+          `    ${model.id} ${model.name ?? "(unknown model)"}, at ${model.address}, ${model.length} registers`,
+        );
+      }
+      const common = sunspec.common;
+      if (common !== null) {
+        lines.push(
+          `    common: manufacturer ${common.manufacturer ?? "-"}, model ${common.model ?? "-"}, version ${common.version ?? "-"}, serial ${common.serial ?? "-"}`,
+        );
+      }
+    }
+    lines.push(`  template: ${template === undefined ? "none matches" : templateLabel(template)}`);
+  }
+  if (result.garbled.length > 0) {
+    lines.push(
+      `units whose answers came back broken twice: ${describeUnits(result.garbled)} (check the baud rate and parity, or two devices at one id)`,
+    );
+  }
+  lines.push(
+    `${units.length} unit${units.length === 1 ? "" : "s"} answered of ${result.tried} tried, in ${(elapsedMs / 1000).toFixed(1)} s`,
+  );
+  return `${lines.join("\n")}\n`;
+}
+
+/** The `devices:` entries alone, for pasting into a gateway of an existing config. */
+export function devicesYaml(units: readonly DiscoveredUnit[]): string {
+  return units.length === 0 ? "" : stringify({ devices: units.map((unit) => unit.device) });
+}
