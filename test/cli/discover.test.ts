@@ -1,0 +1,250 @@
+/**
+ * `fieldhub discover` as a process against Debian's pymodbus (test/fixtures/pymodbus_server.py):
+ * on Modbus TCP among silent unit ids and gateway units (exception 0x0B), a device named
+ * by its 43/14 identification after a shipped template; over a socat pty RTU line two
+ * units at their ids; the written config passes `config check`; bad flags exit 2.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parse as parseYaml } from "yaml";
+import { runCli } from "../harness/cli.ts";
+import { type PymodbusPeer, startPymodbusPeer } from "../harness/pymodbus.ts";
+import { missingPeers, Peers } from "../modbus/serial/peers.ts";
+
+const missing = missingPeers();
+const peers = new Peers();
+const started: PymodbusPeer[] = [];
+let workDir: string;
+
+beforeAll(() => {
+  if (missing !== undefined) throw new Error(`discover tests need real peers: ${missing}`);
+  workDir = mkdtempSync(join(tmpdir(), "fieldhub-discover-"));
+});
+afterAll(async () => {
+  for (const peer of started) peer.proc.kill();
+  await peers.stopAll();
+  if (workDir !== undefined) rmSync(workDir, { recursive: true, force: true });
+});
+
+async function peer(spec: unknown): Promise<PymodbusPeer> {
+  const running = await startPymodbusPeer(spec);
+  started.push(running);
+  return running;
+}
+
+interface Found {
+  unit_id: number;
+  probe: { holding_register_0?: number; exception?: number };
+  identification: { vendor: string | null; product: string | null; revision: string | null } | null;
+  template: { brand: string; model: string } | null;
+  device: Record<string, unknown>;
+}
+
+/**
+ * Meters that name themselves as the library's Eastron SDM630 (pymodbus gives every unit
+ * of a server its one identity): at unit 3, and at unit 7 without a register 0.
+ */
+const meterSpec = {
+  tcp_port: 0,
+  identity: { vendor: "Eastron", product: "SDM630-Modbus V2", revision: "1.3" },
+  gateway_units: [5, 6],
+  units: {
+    "3": { hr: [{ address: 0, type: "uint16", value: 630 }] },
+    "7": { hr: [{ address: 1, type: "uint16", value: 1 }] },
+  },
+};
+
+describe("on Modbus TCP", () => {
+  test("finds exactly the units that answer, a Modbus exception counting; names the template by 43/14; the config passes config check", async () => {
+    const meter = await peer(meterSpec);
+    const configOut = join(workDir, "tcp.yaml");
+    const result = await runCli(
+      [
+        "discover",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        String(meter.port),
+        "--units",
+        "1-10",
+        "--timeout-ms",
+        "200",
+        "--json",
+        "--config-out",
+        configOut,
+      ],
+      30_000,
+    );
+    expect(result.code).toBe(0);
+    // Said up front, on stderr: the worst case of a silent bus.
+    expect(result.stderr).toContain("at most 10 x 200 ms = 2.0 s");
+    const report = JSON.parse(result.stdout) as {
+      found: Found[];
+      units_tried: number;
+      worst_case_ms: number;
+      config_out: string;
+    };
+    expect(report.units_tried).toBe(10);
+    expect(report.worst_case_ms).toBe(2000);
+    // Units 5 and 6 answer exception 0x0B (no device behind the gateway): absent, like the silent ones.
+    expect(report.found.map((unit) => unit.unit_id)).toEqual([3, 7]);
+    const [three, seven] = report.found as [Found, Found];
+    expect(three.probe).toEqual({ holding_register_0: 630 });
+    expect(seven.probe).toEqual({ exception: 2, name: "illegal data address" } as Found["probe"]);
+    expect(three.identification).toEqual({ vendor: "Eastron", product: "SDM630-Modbus V2", revision: "1.3" });
+    expect(three.template).toEqual({ brand: "Eastron", model: "SDM630" });
+    expect(three.device).toEqual({
+      name: "Eastron SDM630 (unit 3)",
+      host: "127.0.0.1",
+      port: meter.port,
+      slave_id: 3,
+      template: { brand: "Eastron", model: "SDM630" },
+    });
+    expect(report.config_out).toBe(configOut);
+    const config = parseYaml(readFileSync(configOut, "utf8")) as { gateways: { bus: unknown; devices: unknown[] }[] };
+    expect(config.gateways[0]!.bus).toEqual({ type: "tcp" });
+    expect(config.gateways[0]!.devices).toEqual([three.device, seven.device]);
+    const check = await runCli(["config", "check", configOut]);
+    expect({ code: check.code, stderr: check.stderr }).toEqual({ code: 0, stderr: "" });
+    expect(seven.template).toEqual({ brand: "Eastron", model: "SDM630" });
+    // The SDM630 template's 38 registers, twice.
+    expect(check.stdout).toContain("1 gateways, 76 registers");
+    // Never a write: the peer counted none.
+    expect(JSON.parse((await meter.ask("STATS")).slice(6)).writes).toBe(0);
+  }, 60_000);
+
+  test("text on stdout names each unit and prints its devices: entry; an existing --config-out is refused before the scan", async () => {
+    const meter = await peer(meterSpec);
+    const text = await runCli([
+      "discover",
+      "--host",
+      "127.0.0.1",
+      "--port",
+      String(meter.port),
+      "--units",
+      "2-3",
+      "--timeout-ms",
+      "200",
+    ]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain("unit 3: answers (holding register 0 = 630)");
+    expect(text.stdout).toContain("identification (43/14): vendor Eastron, product SDM630-Modbus V2, revision 1.3");
+    expect(text.stdout).toContain("template: Eastron SDM630");
+    expect(text.stdout).toContain("1 unit answered of 2 tried");
+    expect(parseYaml(text.stdout.slice(text.stdout.indexOf("devices:")))).toEqual({
+      devices: [
+        {
+          name: "Eastron SDM630 (unit 3)",
+          host: "127.0.0.1",
+          port: meter.port,
+          slave_id: 3,
+          template: { brand: "Eastron", model: "SDM630" },
+        },
+      ],
+    });
+    const existing = join(workDir, "existing.yaml");
+    writeFileSync(existing, "# mine\n");
+    const before = JSON.parse((await meter.ask("STATS")).slice(6)).requests;
+    const refused = await runCli([
+      "discover",
+      "--host",
+      "127.0.0.1",
+      "--port",
+      String(meter.port),
+      "--config-out",
+      existing,
+    ]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`--config-out ${existing}: the file exists`);
+    expect(readFileSync(existing, "utf8")).toBe("# mine\n");
+    expect(JSON.parse((await meter.ask("STATS")).slice(6)).requests).toBe(before);
+  }, 60_000);
+
+  test("nothing listening: exit 1 with the reason", async () => {
+    const result = await runCli(["discover", "--host", "127.0.0.1", "--port", "1", "--units", "1"]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("cannot connect to tcp://127.0.0.1:1");
+  });
+});
+
+describe("on an RTU line", () => {
+  test("finds two units at their ids over a socat pty", async () => {
+    const { a, b } = await peers.ptyPair("discover");
+    // A pty keeps 8N1 whatever is asked (docs/serial.md): the peer and the scan run 8N1.
+    await peer({
+      serial: { port: a, baudrate: 9600, parity: "N", stopbits: 1, bytesize: 8 },
+      units: {
+        "4": { hr: [{ address: 0, type: "uint16", value: 44 }] },
+        "9": { hr: [{ address: 0, type: "uint16", value: 99 }] },
+      },
+    });
+    const configOut = join(workDir, "rtu.yaml");
+    const result = await runCli(
+      [
+        "discover",
+        "--serial",
+        b,
+        "--baud",
+        "9600",
+        "--units",
+        "1-10",
+        "--timeout-ms",
+        "200",
+        "--json",
+        "--config-out",
+        configOut,
+      ],
+      30_000,
+    );
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout) as { found: Found[] };
+    expect(report.found.map((unit) => [unit.unit_id, unit.probe])).toEqual([
+      [4, { holding_register_0: 44 }],
+      [9, { holding_register_0: 99 }],
+    ]);
+    const config = parseYaml(readFileSync(configOut, "utf8")) as { gateways: { bus: unknown; devices: unknown[] }[] };
+    expect(config.gateways[0]!.bus).toEqual({ type: "rtu", path: b, baud: 9600, parity: "none", stop_bits: 1 });
+    expect(config.gateways[0]!.devices).toEqual([
+      { name: "unit 4", slave_id: 4 },
+      { name: "unit 9", slave_id: 9 },
+    ]);
+    expect((await runCli(["config", "check", configOut])).code).toBe(0);
+  }, 60_000);
+
+  test("a serial device that is not there: exit 1 naming it", async () => {
+    const result = await runCli(["discover", "--serial", join(workDir, "no-such-tty"), "--units", "1"]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("no-such-tty");
+  });
+});
+
+describe("usage errors: one line saying what is wrong, exit 2", () => {
+  const cases: [string[], string][] = [
+    [["discover"], "give either --host H (Modbus TCP) or --serial DEVICE (Modbus RTU), not both"],
+    [["discover", "--host", "h", "--serial", "/dev/ttyUSB0"], "not both"],
+    [["discover", "--host", "h", "--units", "0-300"], "--units: unit ids from 0 to 255"],
+    [["discover", "--serial", "/dev/x", "--units", "0-5"], "--units: unit ids from 1 to 247"],
+    [["discover", "--host", "h", "--units", "9-3"], "--units:"],
+    [["discover", "--host", "h", "--timeout-ms", "5"], "--timeout-ms: a whole number of milliseconds from 10 to 60000"],
+    [["discover", "--serial", "/dev/x", "--parity", "mark"], "--parity: even, odd or none; got mark"],
+    [["discover", "--serial", "/dev/x", "--stop-bits", "3"], "--stop-bits: 1 or 2; got 3"],
+    [["discover", "--serial", "/dev/x", "--baud", "1000"], "--baud: one of 1200,"],
+    [["discover", "--host", "h", "--baud", "9600"], "--baud is for a serial line (--serial), not --host"],
+    [["discover", "--serial", "/dev/x", "--port", "502"], "--port is for Modbus TCP (--host), not --serial"],
+    [["discover", "--host", "h", "--port", "70000"], "--port: not a port number: 70000"],
+    [["discover", "--host", "h", "--frobnicate"], "Unknown option '--frobnicate'"],
+  ];
+  test("each bad flag", async () => {
+    for (const [argv, message] of cases) {
+      const result = await runCli(argv);
+      expect({ argv, code: result.code, first: result.stderr.split("\n")[0] }).toEqual({
+        argv,
+        code: 2,
+        first: expect.stringContaining(message) as unknown as string,
+      });
+      expect(existsSync(join(workDir, "x"))).toBe(false);
+    }
+  }, 60_000);
+});
