@@ -145,15 +145,19 @@ export function discoveryText(
         : `holding register 0: ${describeException(unit.probe.exception)}`;
     lines.push(`unit ${unit.unitId}: answers (${probe})`);
     const identity = unit.identification;
-    lines.push(
-      identity === null
-        ? `  identification (43/14): none (${unit.identificationMissing})`
-        : `  identification (43/14): vendor ${identity.vendor ?? "-"}, product ${identity.product ?? "-"}, revision ${identity.revision ?? "-"}`,
-    );
+    if (identity === null) lines.push(`  identification (43/14): none (${unit.identificationMissing})`);
+    else if (identity.vendor === null && identity.product === null && identity.revision === null) {
+      lines.push("  identification (43/14): answered with empty names");
+    } else {
+      lines.push(
+        `  identification (43/14): vendor ${identity.vendor ?? "-"}, product ${identity.product ?? "-"}, revision ${identity.revision ?? "-"}`,
+      );
+    }
     const sunspec = unit.sunspec;
     if (sunspec === null) lines.push("  SunSpec: none");
     else {
-      lines.push(`  SunSpec at ${sunspec.base}: ${sunspec.models.length} models`);
+      const cut = sunspec.end === "end_marker" ? "" : ` (the chain was cut short: ${sunspec.end.replace("_", " ")})`;
+      lines.push(`  SunSpec at ${sunspec.base}: ${sunspec.models.length} models${cut}`);
       for (const model of sunspec.models) {
         lines.push(
           `    ${model.id} ${model.name ?? "(unknown model)"}, at ${model.address}, ${model.length} registers`,
