@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { runCli } from "../harness/cli.ts";
 import { type PymodbusPeer, startPymodbusPeer } from "../harness/pymodbus.ts";
+import { sunSpecScanDeviceRegisters } from "../harness/sunspec-scan-device.ts";
 import { missingPeers, Peers } from "../modbus/serial/peers.ts";
 
 const missing = missingPeers();
@@ -36,6 +37,11 @@ async function peer(spec: unknown): Promise<PymodbusPeer> {
 
 interface Found {
   unit_id: number;
+  sunspec: {
+    base: number;
+    models: { id: number; name: string | null; address: number; length: number }[];
+    common: { manufacturer: string | null; model: string | null; version: string | null; serial: string | null } | null;
+  } | null;
   probe: { holding_register_0?: number; exception?: number };
   identification: { vendor: string | null; product: string | null; revision: string | null } | null;
   template: { brand: string; model: string } | null;
@@ -160,6 +166,107 @@ describe("on Modbus TCP", () => {
     expect(refused.stderr).toContain(`--config-out ${existing}: the file exists`);
     expect(readFileSync(existing, "utf8")).toBe("# mine\n");
     expect(JSON.parse((await meter.ask("STATS")).slice(6)).requests).toBe(before);
+  }, 60_000);
+
+  test("a SunSpec device among silent units: its models named, the common model read, a sunspec: entry config check accepts", async () => {
+    const inverter = await peer({
+      tcp_port: 0,
+      units: {
+        "6": {
+          hr: sunSpecScanDeviceRegisters({
+            manufacturer: "Acme Solar",
+            model: "AS-10K",
+            version: "1.2.3",
+            serial: "SN0042",
+          }),
+        },
+      },
+    });
+    const configOut = join(workDir, "sunspec.yaml");
+    const result = await runCli(
+      [
+        "discover",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        String(inverter.port),
+        "--units",
+        "1-10",
+        "--timeout-ms",
+        "200",
+        "--json",
+        "--config-out",
+        configOut,
+      ],
+      30_000,
+    );
+    expect({ code: result.code, stderr: result.stderr.split("\n").slice(1).join("\n") }).toEqual({
+      code: 0,
+      stderr: "",
+    });
+    const report = JSON.parse(result.stdout) as { found: Found[] };
+    expect(report.found.map((unit) => unit.unit_id)).toEqual([6]);
+    const [six] = report.found as [Found];
+    // No register at address 0: exception 2, an answer.
+    expect(six.probe).toEqual({ exception: 2, name: "illegal data address" } as Found["probe"]);
+    expect(six.sunspec?.base).toBe(40000);
+    expect(six.sunspec?.models).toEqual([
+      { id: 1, name: "Common", address: 40002, length: 66 },
+      { id: 103, name: "Inverter (Three Phase)", address: 40070, length: 50 },
+      { id: 160, name: "Multiple MPPT Inverter Extension Model", address: 40122, length: 48 },
+    ]);
+    expect(six.sunspec?.common).toEqual({
+      manufacturer: "Acme Solar",
+      model: "AS-10K",
+      version: "1.2.3",
+      serial: "SN0042",
+    });
+    expect(six.template).toBeNull();
+    expect(six.device).toEqual({
+      name: "Acme Solar AS-10K (unit 6)",
+      host: "127.0.0.1",
+      port: inverter.port,
+      slave_id: 6,
+      sunspec: { models: [1, 103, 160] },
+    });
+    const check = await runCli(["config", "check", configOut]);
+    expect({ code: check.code, stderr: check.stderr }).toEqual({ code: 0, stderr: "" });
+  }, 60_000);
+
+  test("a device whose SunSpec common model names a shipped template gets that template", async () => {
+    const inverter = await peer({
+      tcp_port: 0,
+      units: {
+        "1": {
+          hr: sunSpecScanDeviceRegisters({
+            manufacturer: "Fronius",
+            model: "Symo 10.0-3-M",
+            version: "3.14",
+            serial: "X1",
+          }),
+        },
+      },
+    });
+    const result = await runCli(
+      [
+        "discover",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        String(inverter.port),
+        "--units",
+        "1",
+        "--timeout-ms",
+        "200",
+        "--json",
+      ],
+      30_000,
+    );
+    expect(result.code).toBe(0);
+    const [one] = (JSON.parse(result.stdout) as { found: Found[] }).found as [Found];
+    expect(one.template).toEqual({ brand: "Fronius", model: "Symo" });
+    expect(one.device.template).toEqual({ brand: "Fronius", model: "Symo" });
+    expect(one.device.sunspec).toBeUndefined();
   }, 60_000);
 
   test("nothing listening: exit 1 with the reason", async () => {
