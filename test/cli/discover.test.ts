@@ -35,6 +35,11 @@ async function peer(spec: unknown): Promise<PymodbusPeer> {
   return running;
 }
 
+/** `fieldhub discover` on `link` with a 200 ms timeout and `extra`. */
+const discover = (link: string[], ...extra: string[]) =>
+  runCli(["discover", ...link, "--timeout-ms", "200", ...extra], 30_000);
+const tcp = (running: PymodbusPeer) => ["--host", "127.0.0.1", "--port", String(running.port)];
+
 interface Found {
   unit_id: number;
   sunspec: {
@@ -66,23 +71,7 @@ describe("on Modbus TCP", () => {
   test("finds exactly the units that answer, a Modbus exception counting; names the template by 43/14; the config passes config check", async () => {
     const meter = await peer(meterSpec);
     const configOut = join(workDir, "tcp.yaml");
-    const result = await runCli(
-      [
-        "discover",
-        "--host",
-        "127.0.0.1",
-        "--port",
-        String(meter.port),
-        "--units",
-        "1-10",
-        "--timeout-ms",
-        "200",
-        "--json",
-        "--config-out",
-        configOut,
-      ],
-      30_000,
-    );
+    const result = await discover(tcp(meter), "--units", "1-10", "--json", "--config-out", configOut);
     expect(result.code).toBe(0);
     // Said up front, on stderr: the worst case of a silent bus.
     expect(result.stderr).toContain("at most 10 x 200 ms = 2.0 s");
@@ -123,17 +112,7 @@ describe("on Modbus TCP", () => {
 
   test("text on stdout names each unit and prints its devices: entry; an existing --config-out is refused before the scan", async () => {
     const meter = await peer(meterSpec);
-    const text = await runCli([
-      "discover",
-      "--host",
-      "127.0.0.1",
-      "--port",
-      String(meter.port),
-      "--units",
-      "2-3",
-      "--timeout-ms",
-      "200",
-    ]);
+    const text = await discover(tcp(meter), "--units", "2-3");
     expect(text.code).toBe(0);
     expect(text.stdout).toContain("unit 3: answers (holding register 0 = 630)");
     expect(text.stdout).toContain("identification (43/14): vendor Eastron, product SDM630-Modbus V2, revision 1.3");
@@ -153,15 +132,7 @@ describe("on Modbus TCP", () => {
     const existing = join(workDir, "existing.yaml");
     writeFileSync(existing, "# mine\n");
     const before = JSON.parse((await meter.ask("STATS")).slice(6)).requests;
-    const refused = await runCli([
-      "discover",
-      "--host",
-      "127.0.0.1",
-      "--port",
-      String(meter.port),
-      "--config-out",
-      existing,
-    ]);
+    const refused = await discover(tcp(meter), "--config-out", existing);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(`--config-out ${existing}: the file exists`);
     expect(readFileSync(existing, "utf8")).toBe("# mine\n");
@@ -183,23 +154,7 @@ describe("on Modbus TCP", () => {
       },
     });
     const configOut = join(workDir, "sunspec.yaml");
-    const result = await runCli(
-      [
-        "discover",
-        "--host",
-        "127.0.0.1",
-        "--port",
-        String(inverter.port),
-        "--units",
-        "1-10",
-        "--timeout-ms",
-        "200",
-        "--json",
-        "--config-out",
-        configOut,
-      ],
-      30_000,
-    );
+    const result = await discover(tcp(inverter), "--units", "1-10", "--json", "--config-out", configOut);
     expect({ code: result.code, stderr: result.stderr.split("\n").slice(1).join("\n") }).toEqual({
       code: 0,
       stderr: "",
@@ -247,21 +202,7 @@ describe("on Modbus TCP", () => {
         },
       },
     });
-    const result = await runCli(
-      [
-        "discover",
-        "--host",
-        "127.0.0.1",
-        "--port",
-        String(inverter.port),
-        "--units",
-        "1",
-        "--timeout-ms",
-        "200",
-        "--json",
-      ],
-      30_000,
-    );
+    const result = await discover(tcp(inverter), "--units", "1", "--json");
     expect(result.code).toBe(0);
     const [one] = (JSON.parse(result.stdout) as { found: Found[] }).found as [Found];
     expect(one.template).toEqual({ brand: "Fronius", model: "Symo" });
@@ -288,22 +229,13 @@ describe("on an RTU line", () => {
       },
     });
     const configOut = join(workDir, "rtu.yaml");
-    const result = await runCli(
-      [
-        "discover",
-        "--serial",
-        b,
-        "--baud",
-        "9600",
-        "--units",
-        "1-10",
-        "--timeout-ms",
-        "200",
-        "--json",
-        "--config-out",
-        configOut,
-      ],
-      30_000,
+    const result = await discover(
+      ["--serial", b, "--baud", "9600"],
+      "--units",
+      "1-10",
+      "--json",
+      "--config-out",
+      configOut,
     );
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout) as { found: Found[] };
