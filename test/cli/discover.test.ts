@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
-import { runCli } from "../harness/cli.ts";
+import { repoRoot, runCli } from "../harness/cli.ts";
 import { type PymodbusPeer, startPymodbusPeer } from "../harness/pymodbus.ts";
 import { sunSpecScanDeviceRegisters } from "../harness/sunspec-scan-device.ts";
 import { missingPeers, Peers } from "../modbus/serial/peers.ts";
@@ -208,6 +208,32 @@ describe("on Modbus TCP", () => {
     expect(one.template).toEqual({ brand: "Fronius", model: "Symo" });
     expect(one.device.template).toEqual({ brand: "Fronius", model: "Symo" });
     expect(one.device.sunspec).toBeUndefined();
+  }, 60_000);
+
+  test("on a terminal, stderr shows the units tried and found as the scan goes", async () => {
+    const meter = await peer(meterSpec);
+    // script(1) (util-linux, in every Debian) gives the CLI a pty: stdout and stderr both land in its output.
+    const command = [
+      process.execPath,
+      "src/main.ts",
+      "discover",
+      ...tcp(meter),
+      "--units",
+      "1-4",
+      "--timeout-ms",
+      "200",
+    ];
+    const proc = Bun.spawn(["script", "-qec", command.map((word) => `'${word}'`).join(" "), "/dev/null"], {
+      cwd: repoRoot,
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [output, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
+    expect(code).toBe(0);
+    for (const line of ["1/4 units tried, 0 found", "3/4 units tried, 1 found", "4/4 units tried, 1 found"]) {
+      expect(output).toContain(`\r${line}`);
+    }
   }, 60_000);
 
   test("nothing listening: exit 1 with the reason", async () => {
