@@ -2,14 +2,15 @@
  * `fieldhub discover` as a process against Debian's pymodbus (test/fixtures/pymodbus_server.py):
  * on Modbus TCP among silent unit ids and gateway units (exception 0x0B), a device named
  * by its 43/14 identification after a shipped template; over a socat pty RTU line two
- * units at their ids; the written config passes `config check`; bad flags exit 2.
+ * units at their ids; the written config passes `config check` (and `serve` polls a
+ * SunSpec device from it); bad flags exit 2.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
-import { repoRoot, runCli } from "../harness/cli.ts";
+import { repoRoot, runCli, serveArgs, startCli } from "../harness/cli.ts";
 import { type PymodbusPeer, startPymodbusPeer } from "../harness/pymodbus.ts";
 import { sunSpecScanDeviceRegisters } from "../harness/sunspec-scan-device.ts";
 import { missingPeers, Peers } from "../modbus/serial/peers.ts";
@@ -186,6 +187,24 @@ describe("on Modbus TCP", () => {
     });
     const check = await runCli(["config", "check", configOut]);
     expect({ code: check.code, stderr: check.stderr }).toEqual({ code: 0, stderr: "" });
+    // serve polls what discover wrote: reads inside the inverter model (103, its points from 40072).
+    const dataDir = mkdtempSync(join(workDir, "serve-"));
+    const serve = startCli(serveArgs(configOut, dataDir));
+    try {
+      const deadline = Date.now() + 20_000;
+      let polled: number[][] = [];
+      while (polled.length === 0 && Date.now() < deadline && serve.proc.exitCode === null) {
+        await Bun.sleep(200);
+        const log = JSON.parse((await inverter.ask("LOG")).slice(4)) as number[][];
+        polled = log.filter(([code, address]) => code === 3 && address! >= 40072 && address! < 40122);
+      }
+      expect({ polled: polled.length > 0, stderr: polled.length > 0 ? "" : serve.stderr() }).toEqual({
+        polled: true,
+        stderr: "",
+      });
+    } finally {
+      await serve.stop();
+    }
   }, 60_000);
 
   test("a device whose SunSpec common model names a shipped template gets that template", async () => {
