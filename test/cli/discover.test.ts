@@ -10,9 +10,16 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
-import { repoRoot, runCli, serveArgs, startCli } from "../harness/cli.ts";
+import { repoRoot, runCli, serveArgs, servedUrl, startCli } from "../harness/cli.ts";
 import { type PymodbusPeer, startPymodbusPeer } from "../harness/pymodbus.ts";
-import { sunSpecScanDeviceRegisters } from "../harness/sunspec-scan-device.ts";
+import { createReadKey, eventually, getData } from "../harness/served-api.ts";
+import {
+  expectedTexts,
+  expectedValues,
+  sunSpecBase,
+  sunSpecUnitSpec,
+  sunSpecWords,
+} from "../harness/sunspec-device.ts";
 import { missingPeers, Peers } from "../modbus/serial/peers.ts";
 
 const missing = missingPeers();
@@ -40,6 +47,8 @@ async function peer(spec: unknown): Promise<PymodbusPeer> {
 const discover = (link: string[], ...extra: string[]) =>
   runCli(["discover", ...link, "--timeout-ms", "200", ...extra], 30_000);
 const tcp = (running: PymodbusPeer) => ["--host", "127.0.0.1", "--port", String(running.port)];
+
+type ServedRegister = { name: string; latest_value: number | null; latest_text: string | null };
 
 interface Found {
   unit_id: number;
@@ -140,20 +149,8 @@ describe("on Modbus TCP", () => {
     expect(JSON.parse((await meter.ask("STATS")).slice(6)).requests).toBe(before);
   }, 60_000);
 
-  test("a SunSpec device among silent units: its models named, the common model read, a sunspec: entry config check accepts", async () => {
-    const inverter = await peer({
-      tcp_port: 0,
-      units: {
-        "6": {
-          hr: sunSpecScanDeviceRegisters({
-            manufacturer: "Acme Solar",
-            model: "AS-10K",
-            version: "1.2.3",
-            serial: "SN0042",
-          }),
-        },
-      },
-    });
+  test("a SunSpec device among silent units: its models named, the common model read; serve polls the config discover wrote", async () => {
+    const inverter = await peer({ tcp_port: 0, units: { "6": sunSpecUnitSpec() } });
     const configOut = join(workDir, "sunspec.yaml");
     const result = await discover(tcp(inverter), "--units", "1-10", "--json", "--config-out", configOut);
     expect({ code: result.code, stderr: result.stderr.split("\n").slice(1).join("\n") }).toEqual({
@@ -165,21 +162,21 @@ describe("on Modbus TCP", () => {
     const [six] = report.found as [Found];
     // No register at address 0: exception 2, an answer.
     expect(six.probe).toEqual({ exception: 2, name: "illegal data address" } as Found["probe"]);
-    expect(six.sunspec?.base).toBe(40000);
+    expect(six.sunspec?.base).toBe(sunSpecBase);
     expect(six.sunspec?.models).toEqual([
       { id: 1, name: "Common", address: 40002, length: 66 },
       { id: 103, name: "Inverter (Three Phase)", address: 40070, length: 50 },
       { id: 160, name: "Multiple MPPT Inverter Extension Model", address: 40122, length: 48 },
     ]);
     expect(six.sunspec?.common).toEqual({
-      manufacturer: "Acme Solar",
-      model: "AS-10K",
-      version: "1.2.3",
-      serial: "SN0042",
+      manufacturer: expectedTexts["1.Mn"],
+      model: expectedTexts["1.Md"],
+      version: expectedTexts["1.Vr"],
+      serial: expectedTexts["1.SN"],
     });
     expect(six.template).toBeNull();
     expect(six.device).toEqual({
-      name: "Acme Solar AS-10K (unit 6)",
+      name: "fieldhub test SunSpec 103 sim (unit 6)",
       host: "127.0.0.1",
       port: inverter.port,
       slave_id: 6,
@@ -187,39 +184,45 @@ describe("on Modbus TCP", () => {
     });
     const check = await runCli(["config", "check", configOut]);
     expect({ code: check.code, stderr: check.stderr }).toEqual({ code: 0, stderr: "" });
-    // serve polls what discover wrote: reads inside the inverter model (103, its points from 40072).
+
+    // serve with that config, as written, serves the device's values (raw x 10^sf, the unimplemented point null) and texts.
     const dataDir = mkdtempSync(join(workDir, "serve-"));
     const serve = startCli(serveArgs(configOut, dataDir));
     try {
-      const deadline = Date.now() + 20_000;
-      let polled: number[][] = [];
-      while (polled.length === 0 && Date.now() < deadline && serve.proc.exitCode === null) {
-        await Bun.sleep(200);
-        const log = JSON.parse((await inverter.ask("LOG")).slice(4)) as number[][];
-        polled = log.filter(([code, address]) => code === 3 && address! >= 40072 && address! < 40122);
-      }
-      expect({ polled: polled.length > 0, stderr: polled.length > 0 ? "" : serve.stderr() }).toEqual({
-        polled: true,
-        stderr: "",
-      });
+      const baseUrl = await serve.waitFor(servedUrl);
+      const key = await createReadKey(dataDir, "site");
+      const [gateway] = await getData<{ id: string }[]>(baseUrl, key, "/v1/devices");
+      const wanted = { ...expectedValues, ...expectedTexts };
+      const servedOf = (registers: ServedRegister[]) => {
+        const byName = new Map(registers.map((register) => [register.name, register]));
+        return Object.fromEntries(
+          Object.keys(wanted).map((name) => {
+            const register = byName.get(name);
+            return [name, name.startsWith("1.") ? register?.latest_text : register?.latest_value];
+          }),
+        );
+      };
+      const registers = await eventually(
+        () => getData<ServedRegister[]>(baseUrl, key, `/v1/devices/${gateway!.id}/registers`),
+        (list) => Bun.deepEquals(servedOf(list), wanted),
+        30_000,
+      );
+      expect(servedOf(registers)).toEqual(wanted);
     } finally {
       await serve.stop();
     }
-  }, 60_000);
+  }, 90_000);
 
   test("a device whose SunSpec common model names a shipped template gets that template", async () => {
+    // The test device with Mn "Fronius" and Md "Symo 10.0-3-M" (the common model's Mn at 40004, Md at 40020, 16 registers each).
+    const words = sunSpecWords();
+    const text = (value: string) =>
+      Array.from({ length: 16 }, (_, i) => Buffer.from(value.padEnd(32, "\0"), "latin1").readUInt16BE(2 * i));
+    words.splice(40004 - sunSpecBase, 16, ...text("Fronius"));
+    words.splice(40020 - sunSpecBase, 16, ...text("Symo 10.0-3-M"));
     const inverter = await peer({
       tcp_port: 0,
-      units: {
-        "1": {
-          hr: sunSpecScanDeviceRegisters({
-            manufacturer: "Fronius",
-            model: "Symo 10.0-3-M",
-            version: "3.14",
-            serial: "X1",
-          }),
-        },
-      },
+      units: { "1": { hr: [{ address: sunSpecBase, type: "raw", value: words }] } },
     });
     const result = await discover(tcp(inverter), "--units", "1", "--json");
     expect(result.code).toBe(0);

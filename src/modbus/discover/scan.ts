@@ -32,8 +32,12 @@ export interface ScanOptions<SunSpec> {
   onProgress?(tried: number, found: number): void;
   /** Opens the link again after it dropped (a TCP server may close on a request it dislikes). */
   reopen?(): Promise<PduTransport>;
-  /** What the unit says through SunSpec, read with `read`; null when it has no SunSpec map. */
-  sunspec?(read: RegisterReader, unitId: number): Promise<SunSpec | null>;
+  /**
+   * What the unit says through SunSpec, read with `read`; null when it has no SunSpec map.
+   * `lastReadSilent` tells whether the last read got no answer at all (a device silent
+   * for addresses it lacks, not worth asking at the next base).
+   */
+  sunspec?(read: RegisterReader, lastReadSilent: () => boolean): Promise<SunSpec | null>;
 }
 
 export interface FoundUnit<SunSpec> {
@@ -80,10 +84,12 @@ export async function scanUnits<SunSpec>(
     return again;
   };
 
+  let lastReadSilent = false;
   const readRegisters =
     (unitId: number): RegisterReader =>
     async (address, count) => {
       const answer = await ask(unitId, readRequest(address, count));
+      lastReadSilent = !answer.ok && answer.kind === "timeout";
       return wordsOf(answer, count, `holding registers ${address}..${address + count - 1}`);
     };
 
@@ -101,7 +107,8 @@ export async function scanUnits<SunSpec>(
         probe: answered,
         identification: identity.ok ? identity.identification : null,
         identificationMissing: identity.ok ? null : identity.reason,
-        sunspec: options.sunspec === undefined ? null : await options.sunspec(readRegisters(unitId), unitId),
+        sunspec:
+          options.sunspec === undefined ? null : await options.sunspec(readRegisters(unitId), () => lastReadSilent),
       });
     }
     options.onProgress?.(tried, found.length);

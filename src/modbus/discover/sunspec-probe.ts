@@ -24,8 +24,9 @@ const COMMON_MODEL = 1;
 /** The common model's text points (SunSpec model 1). */
 const commonText = { manufacturer: "Mn", model: "Md", version: "Vr", serial: "SN" } as const;
 
-export async function readSunSpec(read: RegisterReader): Promise<SunSpecFound | null> {
-  const chain = await findSunSpecChain(read);
+/** The chain and the common model's text; the search for the marker ends at a base where the unit stays silent. */
+export async function readSunSpec(read: RegisterReader, lastReadSilent: () => boolean): Promise<SunSpecFound | null> {
+  const chain = await findSunSpecChain(read, { stopLooking: lastReadSilent });
   if (chain === null) return null;
   const models = chain.models.map((model) => ({ ...model, name: knownSunSpecModel(model.id)?.label ?? null }));
   const common = chain.models.find((model) => model.id === COMMON_MODEL);
