@@ -64,6 +64,7 @@ const settings: MqttSettings = {
   qos: 1,
   maxIntervalMs: 300_000,
   homeAssistant: null,
+  sparkplug: null,
   deadbands: new Map(),
 };
 
@@ -122,6 +123,8 @@ const publisher = await startMqtt({
   clock: systemClock,
   logger: silentLogger(),
   gatewayStatus: () => "online",
+  modbusDeviceOffline: () => false,
+  settleMs: 2000,
 });
 await until(() => publisher.status().state === "online");
 const offerBegan = { total: 0, bursts: 0 };
@@ -148,6 +151,8 @@ const replaying = await startMqtt({
   clock: systemClock,
   logger: silentLogger(),
   gatewayStatus: () => "online",
+  modbusDeviceOffline: () => false,
+  settleMs: 2000,
 });
 await until(() => events.received.length >= eventCount, 300_000);
 const replayRate = eventCount / ((performance.now() - replayBegan) / 1000);

@@ -14,13 +14,15 @@ import { startMqtt } from "../mqtt/publisher.ts";
 import type { Store } from "../store/index.ts";
 
 export async function startMqttPart(options: {
-  config: Pick<FieldhubConfig, "mqtt" | "inventory">;
-  store: Pick<Store, "events" | "organizations">;
+  config: Pick<FieldhubConfig, "mqtt" | "inventory" | "storage">;
+  store: Pick<Store, "events" | "organizations" | "sparkplug" | "readings" | "registers">;
   clock: Clock;
   logger: Logger;
   metrics: MetricsRegistry;
   /** Each gateway's status now (the status tracker's), for the retained status topics. */
   gatewayStatus: (gatewayId: string) => string | null;
+  /** Whether a Modbus device's `modbus_device.offline` stands now (the Modbus device status tracker's). */
+  modbusDeviceOffline: (deviceId: string) => boolean;
 }) {
   const settings = options.config.mqtt;
   const publisher =
@@ -33,6 +35,9 @@ export async function startMqttPart(options: {
           clock: options.clock,
           logger: options.logger,
           gatewayStatus: options.gatewayStatus,
+          modbusDeviceOffline: options.modbusDeviceOffline,
+          // A reading is committed within the commit interval of its read; two seconds for a busy box.
+          settleMs: options.config.storage.commitIntervalMs + 2000,
         });
   if (publisher !== null) registerMqttMetrics(options.metrics, publisher);
   return {
@@ -40,6 +45,8 @@ export async function startMqttPart(options: {
     offer: (values: readonly PolledValue[]): void => publisher?.offer(values),
     eventRecorded: (): void => publisher?.eventRecorded(),
     gatewayChanged: (gatewayId: string, status: string): void => publisher?.gatewayChanged(gatewayId, status),
+    modbusDeviceChanged: (deviceId: string, status: "online" | "offline"): void =>
+      publisher?.modbusDeviceChanged(deviceId, status),
     /** For /healthz: a broker merely away is an outage fieldhub rides out; a refusal needs the operator. */
     healthCheck: () => {
       const link = publisher?.status();

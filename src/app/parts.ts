@@ -104,6 +104,7 @@ export async function startParts(options: PartsOptions) {
     gatewayStatus: (gatewayId) => status.statusOf(gatewayId),
     onEvent: eventRecorded,
     onChange: (change, at) => {
+      mqtt?.modbusDeviceChanged(change.device.id, change.status);
       rules.modbusDeviceChanged(change, at).catch((error: unknown) => {
         // The device's event is written; only the offline detector's alert is lost to a full disk.
         logger.error({ err: error, device: change.device.id }, "offline detector write failed");
@@ -117,6 +118,7 @@ export async function startParts(options: PartsOptions) {
     logger: logger.child({ part: "mqtt" }),
     metrics,
     gatewayStatus: (gatewayId) => status.statusOf(gatewayId),
+    modbusDeviceOffline: (deviceId) => modbusDevices.isOffline(deviceId),
   });
   mqtt = mqttPart;
   const modbusLog = logger.child({ part: "modbus" });

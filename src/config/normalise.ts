@@ -340,6 +340,10 @@ function normaliseMqtt(file: DefaultedFile, index: FileIndex): MqttSettings | nu
     qos: mqtt.qos,
     maxIntervalMs: mqtt.max_interval_s * 1000,
     homeAssistant: mqtt.homeassistant === undefined ? null : { discoveryPrefix: mqtt.homeassistant.discovery_prefix },
+    sparkplug:
+      mqtt.sparkplug === undefined
+        ? null
+        : { groupId: mqtt.sparkplug.group_id, edgeNodeId: mqtt.sparkplug.edge_node_id },
     deadbands,
   };
 }

@@ -182,6 +182,22 @@ export const mqttSchema = Type.Object(
         strict,
       ),
     ),
+    // Sparkplug B 3.0 (docs/mqtt.md, "Sparkplug B"): each id is one topic level (Sparkplug 3.0, section 4.1.1).
+    sparkplug: Type.Optional(
+      Type.Object(
+        {
+          group_id: Type.String({
+            pattern: "^[^#+/\\s]+$",
+            patternHint: "one topic level without '+', '#', '/' or spaces, such as plant",
+          }),
+          edge_node_id: Type.String({
+            pattern: "^[^#+/\\s]+$",
+            patternHint: "one topic level without '+', '#', '/' or spaces, such as site-1",
+          }),
+        },
+        strict,
+      ),
+    ),
   },
   strict,
 );

@@ -18,6 +18,8 @@ export interface MqttSettings {
   maxIntervalMs: number;
   /** Home Assistant discovery, or null when not configured. */
   homeAssistant: { discoveryPrefix: string } | null;
+  /** Sparkplug B 3.0 (docs/mqtt.md, "Sparkplug B"): this box's group and edge node ids, or null when not configured. */
+  sparkplug: { groupId: string; edgeNodeId: string } | null;
   /** Deadband of each register that has one (engineering units), by register id; absent means 0. */
   deadbands: ReadonlyMap<string, number>;
 }

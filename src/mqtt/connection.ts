@@ -43,6 +43,16 @@ export function openLink(options: {
   /** Called on every connect, before anything else is published on it. */
   onSession: (session: Session) => void;
   retryMs?: { first: number; longest: number };
+  /**
+   * Another identity on the same broker (the Sparkplug edge node's connection,
+   * sparkplug/edge-node.ts): its client id, its last will, built anew for each
+   * connect, and what it publishes on a clean stop instead of `offline`.
+   */
+  identity?: {
+    clientId: string;
+    will: () => NonNullable<IClientOptions["will"]>;
+    farewell: (client: MqttClient) => Promise<unknown>;
+  };
 }) {
   const { settings, logger, now } = options;
   const retry = options.retryMs ?? { first: firstRetryMs, longest: longestRetryMs };
@@ -71,8 +81,9 @@ export function openLink(options: {
   }
 
   function clientOptions(): IClientOptions {
+    const identity = options.identity;
     return {
-      clientId: settings.clientId,
+      clientId: identity?.clientId ?? settings.clientId,
       ...(settings.username === null ? {} : { username: settings.username }),
       ...(settings.password === null ? {} : { password: settings.password }),
       ...(settings.caFile === null ? {} : { ca: readFileSync(settings.caFile) }),
@@ -84,7 +95,7 @@ export function openLink(options: {
       keepalive: 30,
       // Nothing is queued while away: values are taken again from memory, events from the store.
       queueQoSZero: false,
-      will: { topic: statusTopic(settings), payload: Buffer.from("offline"), qos: 1, retain: true },
+      will: identity?.will() ?? { topic: statusTopic(settings), payload: Buffer.from("offline"), qos: 1, retain: true },
     };
   }
 
@@ -145,17 +156,17 @@ export function openLink(options: {
     status: (): LinkStatus => ({ ...status }),
     /** The connection now, or null while there is none. */
     session: (): Session | null => session,
-    /** Publishes `offline` on fieldhub's status topic (a clean stop is no death) and closes. */
+    /** Publishes `offline` on fieldhub's status topic (a clean stop is no death), or the identity's farewell, and closes. */
     async stop(): Promise<void> {
       stopped = true;
       if (timer !== null) clearTimeout(timer);
       const current = client;
       if (current === null) return;
       if (session !== null) {
-        await Promise.race([
-          current.publishAsync(statusTopic(settings), "offline", { qos: 1, retain: true }).catch(() => {}),
-          Bun.sleep(2000),
-        ]);
+        const farewell =
+          options.identity?.farewell(current) ??
+          current.publishAsync(statusTopic(settings), "offline", { qos: 1, retain: true });
+        await Promise.race([farewell.catch(() => {}), Bun.sleep(2000)]);
       }
       await Promise.race([current.endAsync().catch(() => {}), Bun.sleep(2000)]);
       current.end(true);

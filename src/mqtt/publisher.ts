@@ -1,7 +1,7 @@
 /**
  * fieldhub as an MQTT publisher (docs/mqtt.md): the link to the broker, register
- * values, gateway status and events from the outbox, Home Assistant discovery when
- * configured. Started by app/parts.ts when the config has an `mqtt` section; the
+ * values, gateway status and events from the outbox, Home Assistant discovery and
+ * a Sparkplug B edge node (sparkplug/, on a connection of its own) when configured. Started by app/parts.ts when the config has an `mqtt` section; the
  * pollers hand values over without waiting (`offer`), so nothing here can slow a
  * poll or a request.
  */
@@ -13,6 +13,7 @@ import type { Store } from "../store/index.ts";
 import { openLink, type Session, statusTopic } from "./connection.ts";
 import { startEventPublisher } from "./events.ts";
 import { discoveryFilters, discoveryMessages } from "./home-assistant.ts";
+import { startSparkplugNode } from "./sparkplug/edge-node.ts";
 import { topicCatalogue } from "./topics.ts";
 import { createValuePublisher } from "./values.ts";
 
@@ -22,11 +23,15 @@ export type GatewayPresence = "online" | "offline";
 export async function startMqtt(options: {
   settings: MqttSettings;
   inventory: Inventory;
-  store: Pick<Store, "events" | "organizations">;
+  store: Pick<Store, "events" | "organizations" | "sparkplug" | "readings" | "registers">;
   clock: Clock;
   logger: Logger;
   /** Each gateway's status now (the gateway status tracker's), for the retained status topics on connect. */
   gatewayStatus: (gatewayId: string) => string | null;
+  /** Whether a Modbus device's `modbus_device.offline` stands now (Sparkplug's DDEATH). */
+  modbusDeviceOffline: (deviceId: string) => boolean;
+  /** How long after its time a reading is surely committed (Sparkplug's history after an outage). */
+  settleMs: number;
 }) {
   const { settings, clock, logger } = options;
   const catalogue = topicCatalogue(options.inventory, settings);
@@ -68,6 +73,21 @@ export async function startMqtt(options: {
     for (const message of messages) publishRetained(session, message.topic, message.payload);
   }
 
+  const sparkplug =
+    settings.sparkplug === null
+      ? null
+      : await startSparkplugNode({
+          settings,
+          sparkplug: settings.sparkplug,
+          registers: catalogue.registers,
+          store: options.store,
+          clock,
+          logger,
+          gatewayOnline: (gatewayId) => options.gatewayStatus(gatewayId) === "online",
+          deviceOffline: options.modbusDeviceOffline,
+          settleMs: options.settleMs,
+        });
+
   let events: Awaited<ReturnType<typeof startEventPublisher>> | null = null;
   const link = openLink({
     settings,
@@ -95,21 +115,32 @@ export async function startMqtt(options: {
   const eventPublisher = events;
 
   return {
-    /** Values as read; returns at once (values.ts). */
-    offer: values.offer,
+    /** Values as read; returns at once (values.ts, sparkplug/edge-node.ts). */
+    offer(read: Parameters<typeof values.offer>[0]): void {
+      values.offer(read);
+      sparkplug?.offer(read);
+    },
     /** An event was recorded: the outbox is read now. */
     eventRecorded: eventPublisher.wake,
     /** A gateway's status changed (the status tracker's onChange). */
     gatewayChanged(gatewayId: string, status: string): void {
       const next = presenceOf(status);
+      sparkplug?.gatewayChanged(gatewayId, status);
       if (presence.get(gatewayId) === next || !presence.has(gatewayId)) return;
       presence.set(gatewayId, next);
       if (current !== null) publishPresence(current, gatewayId);
     },
+    /** A Modbus device was announced offline or online (the Modbus device status tracker's onChange). */
+    modbusDeviceChanged(deviceId: string, status: "online" | "offline"): void {
+      sparkplug?.modbusDeviceChanged(deviceId, status);
+    },
     status: link.status,
-    stats: () => ({ values: values.stats(), events: eventPublisher.stats() }),
+    /** The Sparkplug connection's state, or null without `sparkplug`. */
+    sparkplugStatus: () => sparkplug?.status() ?? null,
+    stats: () => ({ values: values.stats(), events: eventPublisher.stats(), sparkplug: sparkplug?.stats() ?? null }),
     async stop(): Promise<void> {
       values.stop();
+      await sparkplug?.stop();
       await eventPublisher.stop();
       await link.stop();
     },

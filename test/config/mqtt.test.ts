@@ -29,6 +29,7 @@ describe("mqtt section", () => {
       qos: 1,
       maxIntervalMs: 300_000,
       homeAssistant: null,
+      sparkplug: null,
     });
     expect([...(mqtt?.deadbands.values() ?? [])]).toEqual([0.5]);
     expect(configOf(minimalFile()).mqtt).toBeNull();
@@ -92,5 +93,19 @@ describe("mqtt section", () => {
     const file = minimalFile();
     at(file, "gateways", 0, "devices", 0, "registers", 0).deadband = -1;
     expect(problemsOf(file).map((p) => p.path)).toEqual(["gateways[0].devices[0].registers[0].deadband"]);
+  });
+
+  test("sparkplug: its group and edge node ids, each one topic level", () => {
+    const sparkplug = { group_id: "plant", edge_node_id: "site-1" };
+    expect(configOf(withMqtt({ url: "mqtt://b", sparkplug })).mqtt?.sparkplug).toEqual({
+      groupId: "plant",
+      edgeNodeId: "site-1",
+    });
+    expect(
+      problemsOf(withMqtt({ url: "mqtt://b", sparkplug: { group_id: "a/b", edge_node_id: "n+" } })).map((p) => p.path),
+    ).toEqual(["mqtt.sparkplug.group_id", "mqtt.sparkplug.edge_node_id"]);
+    expect(problemsOf(withMqtt({ url: "mqtt://b", sparkplug: { group_id: "plant" } })).map((p) => p.path)).toEqual([
+      "mqtt.sparkplug.edge_node_id",
+    ]);
   });
 });

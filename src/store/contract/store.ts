@@ -15,6 +15,7 @@ import type { RateLimitStore } from "./rate-limits.ts";
 import type { ReadingStore } from "./readings.ts";
 import type { RegisterStore } from "./registers.ts";
 import type { SecretStore } from "./secrets.ts";
+import type { SparkplugStore } from "./sparkplug.ts";
 import type { WebhookStore } from "./webhooks.ts";
 import type { WriteStore } from "./writes.ts";
 
@@ -36,6 +37,8 @@ export interface Store {
   readonly organizations: OrganizationStore;
   readonly inventory: InventoryStore;
   readonly secrets: SecretStore;
+  /** A Sparkplug B edge node's bdSeq and history position (docs/mqtt.md). */
+  readonly sparkplug: SparkplugStore;
   /** Register writes and their audit. */
   readonly writes: WriteStore;
   /** Where the store lives (a file path, `:memory:`, or a PostgreSQL URL without its password). */

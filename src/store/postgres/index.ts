@@ -24,6 +24,7 @@ import { type PostgresReadingStore, type PostgresReadingStoreOptions, postgresRe
 import { postgresRefusal } from "./refusals.ts";
 import { postgresRegisterStore } from "./register-store.ts";
 import { postgresSecretStore } from "./secret-store.ts";
+import { postgresSparkplugStore } from "./sparkplug-store.ts";
 import { type PostgresWebhookStoreOptions, postgresWebhookStore } from "./webhook-store.ts";
 import { postgresWriteStore } from "./write-store.ts";
 
@@ -65,6 +66,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     organizations: edge(postgresOrganizationStore(sql)),
     inventory: edge(postgresInventoryStore(sql)),
     secrets: edge(postgresSecretStore(sql)),
+    sparkplug: edge(postgresSparkplugStore(sql)),
     writes: edge(postgresWriteStore(sql)),
     path: withoutPassword(url),
     checkWritable: health.checkWritable,

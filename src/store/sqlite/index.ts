@@ -23,6 +23,7 @@ import { type SqliteReadingStore, sqliteReadingStore } from "./readings.ts";
 import { sqliteRefusal } from "./refusals.ts";
 import { sqliteRegisterStore } from "./registers.ts";
 import { sqliteSecretStore } from "./secrets.ts";
+import { sqliteSparkplugStore } from "./sparkplug.ts";
 import { rememberConnection } from "./sqlite-internals.ts";
 import { sqliteWebhookStore } from "./webhooks.ts";
 import { sqliteWriteStore } from "./writes.ts";
@@ -93,6 +94,7 @@ export function openStoreFile(path: string, options: StoreOptions = {}): SqliteS
     organizations: sqliteOrganizationStore(connection),
     inventory: sqliteInventoryStore(connection),
     secrets: sqliteSecretStore(connection),
+    sparkplug: sqliteSparkplugStore(connection),
     writes: sqliteWriteStore(connection, recordEvent),
     path,
     checkWritable: async () => {

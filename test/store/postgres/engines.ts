@@ -30,6 +30,7 @@ const domains = [
   "admin",
   "writes",
   "secrets",
+  "sparkplug",
   "edges",
 ] as const;
 type Domain = (typeof domains)[number];

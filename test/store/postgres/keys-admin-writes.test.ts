@@ -1,6 +1,6 @@
 /**
  * API keys, admin accounts and sessions, register writes and named secrets on both
- * engines (engines.ts), the promises of src/store/{keys,admin,writes,secrets}.ts:
+ * engines (engines.ts), the promises of src/store/{keys,admin,writes,secrets,sparkplug}.ts:
  * keys and session tokens kept only as hashes and looked up by them; revocation by
  * id or prefix; a new password ends the sessions; the one-time setup token; write
  * attempts with their events. On PostgreSQL, two pools (two central processes)
@@ -214,6 +214,14 @@ describeOnBothEngines("keys, admin, writes, secrets", t0, (opened, engine) => {
     expect(first.length).toBe(32);
     expect(await store.secrets.getOrCreate("cursor")).toEqual(first);
     expect(await store.secrets.getOrCreate("other")).not.toEqual(first);
+  });
+
+  test("a Sparkplug edge node's state is none until saved, then the last one saved", async () => {
+    expect(await store.sparkplug.stateOf("plant/site-1")).toBeNull();
+    await store.sparkplug.saveState("plant/site-1", { bdSeq: 7, historyThrough: t0 });
+    await store.sparkplug.saveState("plant/site-1", { bdSeq: 8, historyThrough: t0 + 1500 });
+    expect(await store.sparkplug.stateOf("plant/site-1")).toEqual({ bdSeq: 8, historyThrough: t0 + 1500 });
+    expect(await store.sparkplug.stateOf("plant/site-2")).toBeNull();
   });
 
   test.skipIf(engine.openTwin === undefined)(
