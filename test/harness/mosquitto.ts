@@ -87,7 +87,12 @@ async function makeCertificates(dir: string): Promise<{ ca: string; cert: string
   return { ca: join(dir, "ca.pem"), cert: join(dir, "server.pem"), key: join(dir, "server.key") };
 }
 
-export async function startMosquitto(dir: string, options: { tls?: boolean } = {}) {
+/**
+ * `queueQos0`: QoS 0 messages are queued for a persistent session while its client is
+ * away, as QoS 1 ones are (Sparkplug publishes at QoS 0, and a subscriber that
+ * reconnects after a broker restart must not miss what fieldhub sent first).
+ */
+export async function startMosquitto(dir: string, options: { tls?: boolean; queueQos0?: boolean } = {}) {
   mkdirSync(dir, { recursive: true });
   const passwordFile = join(dir, "passwd");
   await run(["mosquitto_passwd", "-b", "-c", passwordFile, brokerUser, brokerPassword], dir);
@@ -107,6 +112,7 @@ export async function startMosquitto(dir: string, options: { tls?: boolean } = {
     "max_queued_messages 100000",
     `listener ${port} 127.0.0.1`,
   ];
+  if (options.queueQos0) lines.push("queue_qos0_messages true");
   // As root, mosquitto would switch to the `mosquitto` user, who cannot write here.
   if (process.getuid?.() === 0) lines.unshift("user root");
   if (tlsPort !== null && certificates !== null) {

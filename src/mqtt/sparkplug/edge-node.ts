@@ -3,10 +3,14 @@
  * connection to the broker (client id `{client_id}-sparkplug`), since its last will
  * must be the node's NDEATH:
  *
- * - each CONNECT carries the next bdSeq (0..255, kept in the store before the
- *   connect, so a restart after `kill -9` goes on from it) in the NDEATH will;
+ * - each connection's NDEATH will carries the next bdSeq (0..255): the one after
+ *   the last connection's, kept in the store before the connect so a restart after
+ *   `kill -9` goes on from it; attempts that did not connect reuse theirs, so the
+ *   NBIRTH after an outage or a restart carries the one after the last NDEATH's;
  * - on connect: NBIRTH (seq 0, `bdSeq`, `Node Control/Rebirth`), then a DBIRTH per
- *   Modbus device that answers, every register a metric with its value now;
+ *   Modbus device that answers (it has given a value since start, its gateway is
+ *   online and its `modbus_device.offline` does not stand), every register a
+ *   metric with its value now;
  * - DDATA with the metrics that changed (the value topics' deadband and
  *   max_interval_s), by alias; DDEATH when a device stops answering
  *   (`modbus_device.offline`) or its gateway goes offline, DBIRTH when it is back;
@@ -106,7 +110,10 @@ export async function startSparkplugNode(options: {
     gatewayUp.set(device.gatewayId, options.gatewayOnline(device.gatewayId));
     if (options.deviceOffline(device.deviceId)) deviceDown.add(device.deviceId);
   }
-  const alive = (device: SparkplugDevice) => gatewayUp.get(device.gatewayId) === true && !deviceDown.has(device.deviceId);
+  /** Devices that have given a value since start: a DBIRTH declares values, not nulls. */
+  const heard = new Set<string>();
+  const alive = (device: SparkplugDevice) =>
+    heard.has(device.deviceId) && gatewayUp.get(device.gatewayId) === true && !deviceDown.has(device.deviceId);
 
   const latest = new Map<string, PolledValue>();
   const last = new Map<string, LastPublished>();
@@ -117,6 +124,8 @@ export async function startSparkplugNode(options: {
   /** The births' time while the history before it is being sent, else null. */
   let replayUntil: number | null = null;
   let stopped = false;
+  /** Whether the last connect attempt connected (or none was made yet): the next one takes a new bdSeq. */
+  let lastAttemptConnected = true;
   const saveFailure = new LoggedFailure();
   const replayFailure = new LoggedFailure();
   const commandFailure = new LoggedFailure();
@@ -242,6 +251,10 @@ export async function startSparkplugNode(options: {
       const engineering = engineeringOf(value);
       if (engineering === null) continue;
       latest.set(value.registerId, value);
+      if (!heard.has(entry.device.deviceId)) {
+        heard.add(entry.device.deviceId);
+        reconcileSoon();
+      }
       if (session === null || !born.has(entry.device.deviceId)) continue;
       let entries = waiting.get(entry.device);
       const register = entry.metric.register;
@@ -360,14 +373,18 @@ export async function startSparkplugNode(options: {
     identity: {
       clientId: `${settings.clientId}-sparkplug`,
       will: (): NonNullable<IClientOptions["will"]> => {
-        stats.bdSeq = (stats.bdSeq + 1) % 256;
-        void save();
+        if (lastAttemptConnected) {
+          stats.bdSeq = (stats.bdSeq + 1) % 256;
+          void save();
+        }
+        lastAttemptConnected = false;
         return { topic: topic("NDEATH"), payload: deathPayload(), qos: 1, retain: false };
       },
       // A clean stop is a death the node announces itself (Sparkplug 3.0, section 7.1).
       farewell: (client) => client.publishAsync(topic("NDEATH"), deathPayload(), { qos: 1, retain: false }),
     },
     onSession(next) {
+      lastAttemptConnected = true;
       session = next;
       next.lost.catch(() => {
         if (session !== next) return;
