@@ -8,7 +8,9 @@
 # PostgreSQL server (a private one per test file, test/harness/postgres.ts), and
 # qemu-user with the arm64 cross libc (runs the arm64 executable), Debian's mosquitto
 # broker and its mosquitto_sub client (a private broker per MQTT test, test/harness/mosquitto.ts)
-# and openssl (the throwaway CA of its TLS listener). Installs them with apt-get when they are missing
+# and openssl (the throwaway CA of its TLS listener), and the independent Sparkplug B
+# subscriber (test/harness/sparkplug.ts): python3-paho-mqtt, python3-protobuf and protoc
+# (protobuf-compiler), which makes its Python module from the published schema. Installs them with apt-get when they are missing
 # and this is a Debian machine where we are root (CI is); otherwise says what
 # to install. Runs before `npm test`.
 set -euo pipefail
@@ -25,6 +27,9 @@ compgen -G "/usr/lib/postgresql/*/bin/postgres" >/dev/null || missing+=(postgres
 [ -x /usr/sbin/mosquitto ] || missing+=(mosquitto)
 command -v mosquitto_sub >/dev/null 2>&1 || missing+=(mosquitto-clients)
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)
+/usr/bin/python3 -c "import paho.mqtt.client" >/dev/null 2>&1 || missing+=(python3-paho-mqtt)
+/usr/bin/python3 -c "import google.protobuf" >/dev/null 2>&1 || missing+=(python3-protobuf)
+[ -x /usr/bin/protoc ] || missing+=(protobuf-compiler)
 # The arm64 executable runs under qemu-user with Debian's cross libc (test/build/arm64.test.ts).
 if [ "$(uname -m)" = "x86_64" ]; then
   command -v qemu-aarch64-static >/dev/null 2>&1 || missing+=(qemu-user-static)

@@ -83,7 +83,7 @@ export async function startMqtt(options: {
           store: options.store,
           clock,
           logger,
-          gatewayOnline: (gatewayId) => options.gatewayStatus(gatewayId) === "online",
+          gatewayStatus: options.gatewayStatus,
           deviceOffline: options.modbusDeviceOffline,
           settleMs: options.settleMs,
         });

@@ -68,8 +68,8 @@ export async function startSparkplugNode(options: {
   store: Pick<Store, "sparkplug" | "readings" | "registers">;
   clock: Clock;
   logger: Logger;
-  /** Whether each gateway is online now (the status tracker's). */
-  gatewayOnline: (gatewayId: string) => boolean;
+  /** Each gateway's status now (the status tracker's): online, offline, pending or error; null when unknown. */
+  gatewayStatus: (gatewayId: string) => string | null;
   /** Whether a Modbus device's `modbus_device.offline` stands now. */
   deviceOffline: (deviceId: string) => boolean;
   /** How long after its time a reading is surely committed (the ingest's commit interval and a margin). */
@@ -104,17 +104,32 @@ export async function startSparkplugNode(options: {
     historicalSent: 0,
     heldBack: 0,
   };
-  const gatewayUp = new Map<string, boolean>();
+  const gatewayState = new Map<string, string | null>();
   const deviceDown = new Set<string>();
   for (const device of devices.values()) {
-    gatewayUp.set(device.gatewayId, options.gatewayOnline(device.gatewayId));
+    gatewayState.set(device.gatewayId, options.gatewayStatus(device.gatewayId));
     if (options.deviceOffline(device.deviceId)) deviceDown.add(device.deviceId);
   }
   /** Devices that have given a value since start: a DBIRTH declares values, not nulls. */
   const heard = new Set<string>();
   const alive = (device: SparkplugDevice) =>
-    heard.has(device.deviceId) && gatewayUp.get(device.gatewayId) === true && !deviceDown.has(device.deviceId);
-
+    heard.has(device.deviceId) && gatewayState.get(device.gatewayId) === "online" && !deviceDown.has(device.deviceId);
+  /**
+   * Not yet known to answer or not: not born, not announced offline, its gateway
+   * neither online nor down. History waits for these (a restart's first polls) for
+   * at most `undecidedWaitMs` after the births; the history of a device down then
+   * is not sent (it stays in the store and the API).
+   */
+  const undecided = (device: SparkplugDevice) => {
+    const gateway = gatewayState.get(device.gatewayId);
+    return (
+      !born.has(device.deviceId) &&
+      !deviceDown.has(device.deviceId) &&
+      gateway !== "offline" &&
+      gateway !== "error"
+    );
+  };
+  const undecidedWaitMs = 120_000;
   const latest = new Map<string, PolledValue>();
   const last = new Map<string, LastPublished>();
   const waiting = new Map<SparkplugDevice, Map<string, Waiting>>();
@@ -123,6 +138,8 @@ export async function startSparkplugNode(options: {
   let seq = 0;
   /** The births' time while the history before it is being sent, else null. */
   let replayUntil: number | null = null;
+  /** Monotonic time of the births that began the current replay. */
+  let replayBegan = 0;
   let stopped = false;
   /** Whether the last connect attempt connected (or none was made yet): the next one takes a new bdSeq. */
   let lastAttemptConnected = true;
@@ -292,6 +309,9 @@ export async function startSparkplugNode(options: {
       byInternalId = found;
     }
     const upTo = Math.min(until, clock.now() - options.settleMs);
+    const waitForDevices =
+      clock.monotonic() - replayBegan < undecidedWaitMs && [...devices.values()].some((device) => undecided(device));
+    if (waitForDevices) return;
     if (upTo > stats.historyThrough) {
       stats.historicalSent += await replayHistory(
         {
@@ -399,21 +419,22 @@ export async function startSparkplugNode(options: {
       next.client.subscribe(ncmdTopic, { qos: 1 });
       births(next);
       replayUntil = clock.now();
+      replayBegan = clock.monotonic();
       stats.replaying = true;
       replayWake.wake();
     },
   });
   const running = loop();
 
-  function setGateway(gatewayId: string, online: boolean): void {
-    if (!gatewayUp.has(gatewayId) || gatewayUp.get(gatewayId) === online) return;
-    gatewayUp.set(gatewayId, online);
+  function setGateway(gatewayId: string, status: string): void {
+    if (!gatewayState.has(gatewayId) || gatewayState.get(gatewayId) === status) return;
+    gatewayState.set(gatewayId, status);
     reconcileSoon();
   }
 
   return {
     offer,
-    gatewayChanged: (gatewayId: string, status: string): void => setGateway(gatewayId, status === "online"),
+    gatewayChanged: setGateway,
     modbusDeviceChanged(deviceId: string, status: "online" | "offline"): void {
       const down = status === "offline";
       if (down === deviceDown.has(deviceId)) return;
