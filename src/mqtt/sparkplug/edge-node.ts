@@ -40,7 +40,7 @@ import { birthMetric, type SparkplugDevice, type SparkplugMetric, sparkplugDevic
 import { replayHistory } from "./history.ts";
 import { dataTypeNumber, decodePayload, encodePayload, type Metric, type Payload } from "./payload.ts";
 
-export const rebirthMetric = "Node Control/Rebirth";
+const rebirthMetric = "Node Control/Rebirth";
 
 export interface SparkplugStats {
   bdSeq: number;
@@ -123,10 +123,7 @@ export async function startSparkplugNode(options: {
   const undecided = (device: SparkplugDevice) => {
     const gateway = gatewayState.get(device.gatewayId);
     return (
-      !born.has(device.deviceId) &&
-      !deviceDown.has(device.deviceId) &&
-      gateway !== "offline" &&
-      gateway !== "error"
+      !born.has(device.deviceId) && !deviceDown.has(device.deviceId) && gateway !== "offline" && gateway !== "error"
     );
   };
   const undecidedWaitMs = 120_000;
@@ -455,5 +452,3 @@ export async function startSparkplugNode(options: {
     },
   };
 }
-
-export type SparkplugNode = Awaited<ReturnType<typeof startSparkplugNode>>;
