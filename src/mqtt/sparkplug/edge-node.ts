@@ -306,8 +306,12 @@ export async function startSparkplugNode(options: {
       byInternalId = found;
     }
     const upTo = Math.min(until, clock.now() - options.settleMs);
+    // Nothing missed (a first start, a rebirth while caught up) needs no device to be known.
+    const missed = until > stats.historyThrough;
     const waitForDevices =
-      clock.monotonic() - replayBegan < undecidedWaitMs && [...devices.values()].some((device) => undecided(device));
+      missed &&
+      clock.monotonic() - replayBegan < undecidedWaitMs &&
+      [...devices.values()].some((device) => undecided(device));
     if (waitForDevices) return;
     if (upTo > stats.historyThrough) {
       stats.historicalSent += await replayHistory(
