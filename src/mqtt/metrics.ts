@@ -52,4 +52,29 @@ export function registerMqttMetrics(registry: MetricsRegistry, mqtt: MqttPublish
     [],
     one(() => mqtt.stats().events.published),
   );
+  if (mqtt.stats().sparkplug === null) return;
+  gaugedFrom(
+    registry,
+    "fieldhub_mqtt_sparkplug_link_state",
+    "1 for the Sparkplug edge node's connection's current state (connecting, online, away, refused, tls_failed), 0 for the others",
+    ["state"],
+    () => {
+      const now = mqtt.sparkplugStatus()?.state;
+      return states.map((state) => ({ labels: { state }, value: state === now ? 1 : 0 }));
+    },
+  );
+  countedFrom(
+    registry,
+    "fieldhub_mqtt_sparkplug_births_total",
+    "Sparkplug NBIRTHs published (each connect and each rebirth request)",
+    [],
+    one(() => mqtt.stats().sparkplug?.births ?? 0),
+  );
+  countedFrom(
+    registry,
+    "fieldhub_mqtt_sparkplug_historical_readings_total",
+    "Stored readings sent as historical Sparkplug DDATA after an outage",
+    [],
+    one(() => mqtt.stats().sparkplug?.historicalSent ?? 0),
+  );
 }

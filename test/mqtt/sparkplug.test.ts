@@ -332,6 +332,9 @@ describe.skipIf(!canRun)("Sparkplug B on a running serve (mosquitto, pymodbus, p
       const times = sent.filter((entry) => entry.device.endsWith(device)).map(({ metric }) => metric.timestamp ?? 0);
       expect(times).toEqual([...times].sort((a, b) => a - b));
     }
+    const metrics = await (await fetch(`${serve.url}/metrics`)).text();
+    expect(metrics).toContain('fieldhub_mqtt_sparkplug_link_state{state="online"} 1');
+    expect(metrics).toContain(`fieldhub_mqtt_sparkplug_historical_readings_total ${sent.length}`);
     expectSeqRuns(subscriber.messages);
   }, 120_000);
 
