@@ -349,7 +349,13 @@ describe.skipIf(!canRun)("Sparkplug B on a running serve (mosquitto, pymodbus, p
       });
       expect({ reading, found: found.length }).toEqual({ reading, found: 1 });
       const declared = nameOf.get(found[0]?.metric.alias ?? -1);
-      expect(found[0]?.metric.value).toBe(declared?.datatype === dataType.Double ? reading.value : reading.raw_value);
+      const expected =
+        declared?.datatype === dataType.Double
+          ? reading.value
+          : declared?.datatype === dataType.Boolean
+            ? reading.raw_value !== 0
+            : reading.raw_value;
+      expect(found[0]?.metric.value).toBe(expected);
     }
     // In time order on each device.
     for (const device of ["GW-1:Meter", "GW-1:Pump", "GW-1:Boiler"]) {
