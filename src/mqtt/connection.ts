@@ -151,13 +151,18 @@ export function openLink(options: {
       if (timer !== null) clearTimeout(timer);
       const current = client;
       if (current === null) return;
+      let answering = session !== null;
       if (session !== null) {
-        await Promise.race([
-          current.publishAsync(statusTopic(settings), "offline", { qos: 1, retain: true }).catch(() => {}),
-          Bun.sleep(2000),
+        answering = await Promise.race([
+          current.publishAsync(statusTopic(settings), "offline", { qos: 1, retain: true }).then(
+            () => true,
+            () => false,
+          ),
+          Bun.sleep(2000).then(() => false),
         ]);
       }
-      await Promise.race([current.endAsync().catch(() => {}), Bun.sleep(2000)]);
+      // A broker that did not acknowledge `offline` in time is not waited for again.
+      if (answering) await Promise.race([current.endAsync().catch(() => {}), Bun.sleep(2000)]);
       current.end(true);
     },
   };
