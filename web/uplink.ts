@@ -3,7 +3,7 @@
 // shown. The tab is offered only on a box whose config has an `uplink`.
 import type { UplinkView } from "../src/lib/uplink-report.ts";
 import { call } from "./api.ts";
-import { $, agoText, badge, refreshWhileShown, show, timeText } from "./dom.ts";
+import { $, agoText, badge, fact, refreshWhileShown, show, timeText, timeWithAgo } from "./dom.ts";
 
 /** "4 s", "12 min 5 s", "3 h 20 min", "2 days 4 h": a lag at a glance. */
 function durationText(seconds: number): string {
@@ -19,22 +19,6 @@ function durationText(seconds: number): string {
 export async function detectUplink(): Promise<void> {
   const view = await call<UplinkView>("GET", "/uplink");
   show("uplink-tab", view.configured);
-}
-
-function fact(list: HTMLElement, term: string, value: string | Node, id: string): void {
-  const dt = document.createElement("dt");
-  dt.textContent = term;
-  const dd = document.createElement("dd");
-  dd.id = id;
-  dd.append(value);
-  list.append(dt, dd);
-}
-
-function timeWithAgo(iso: string | null): Node {
-  const span = document.createElement("span");
-  if (iso === null) span.textContent = "never";
-  else span.append(timeText(iso), ` (${agoText(iso)})`);
-  return span;
 }
 
 export async function loadUplink(): Promise<void> {

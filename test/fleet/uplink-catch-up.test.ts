@@ -175,13 +175,13 @@ describe.skipIf(!hasPymodbus)("a site's link during a catch-up (needs Debian's p
   });
 
   const latest = () => samples[samples.length - 1]?.uplink;
-  const waitFor = (accept: (uplink: Uplink) => boolean, timeoutMs = 60_000) =>
-    until(
+  const waitFor = async (accept: (uplink: Uplink) => boolean, timeoutMs = 60_000): Promise<Uplink> =>
+    (await until(
       () => latest(),
       (uplink) => uplink !== undefined && accept(uplink),
       timeoutMs,
       20,
-    );
+    )) as Uplink;
 
   test("connected and catching up from the first answer; a lost answer counted from the positions; a central killed mid-catch-up", async () => {
     // 1. The first round: connected with its organisation and site, catching up, long before the round ends.
