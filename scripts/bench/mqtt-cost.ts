@@ -70,15 +70,18 @@ const peers = Bun.spawn([python, join(import.meta.dir, "changing_peers.py"), Str
   stderr: "inherit",
 });
 children.push(peers);
-const ports = await (async () => {
-  let text = "";
-  for await (const chunk of peers.stdout) {
-    text += new TextDecoder().decode(chunk);
-    const ready = /READY (\S+)/.exec(text);
-    if (ready?.[1] !== undefined) return ready[1].split(",").map(Number);
-  }
-  throw new Error("changing_peers.py ended before READY");
-})();
+const ports = await new Promise<number[]>((resolve, reject) => {
+  // Read to the end (not only to READY): the peer's stdout stays drained, never a broken pipe.
+  void (async () => {
+    let text = "";
+    for await (const chunk of peers.stdout) {
+      text += new TextDecoder().decode(chunk);
+      const ready = /READY (\S+)/.exec(text);
+      if (ready?.[1] !== undefined) resolve(ready[1].split(",").map(Number));
+    }
+    reject(new Error("changing_peers.py ended before READY"));
+  })();
+});
 const broker = await startMosquitto(join(dir, "broker"));
 process.on("exit", () => void broker.stop());
 writeFileSync(join(dir, "mqtt.pass"), `${brokerPassword}\n`, { mode: 0o600 });
@@ -254,6 +257,8 @@ const polls0 = await Promise.all(running.map((server) => metricValue(server.url,
 const health = await Promise.all(
   running.map(async (server) => (await (await fetch(`${server.url}/healthz`)).json()) as { mqtt?: { state: string } }),
 );
+if (published0 === 0 || polls0.some((count) => count === 0))
+  throw new Error(`not polling or not publishing after the warm-up: ${published0} published, ${polls0} readings`);
 console.error(
   `warm: mqtt ${health.map((entry, i) => `${running[i]?.name}=${entry.mqtt?.state ?? "none"}`).join(" ")}; values published by on: ${published0}`,
 );

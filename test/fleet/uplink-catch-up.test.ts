@@ -17,23 +17,12 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { UplinkReport } from "../../src/lib/uplink-report.ts";
 import { hasPymodbus, peerSiteYaml, startModbusPeer } from "../faults/harness/modbus-peer.ts";
 import { freePort, type RunningCli, servedUrl, startCli } from "../harness/cli.ts";
 import { centralYaml, cli, importSiteHistory, readKey, startCentral, storedTimes, until } from "./harness.ts";
 
-interface Uplink {
-  state: string;
-  organization: string | null;
-  site: string | null;
-  complete_through: string | null;
-  forwarded_readings: number;
-  acknowledged_readings: number;
-  unconfirmed_readings: number;
-  catching_up: boolean;
-  catch_up_since: string | null;
-  catch_up_readings: number;
-  forwarded_through: string | null;
-}
+type Uplink = UplinkReport;
 
 const historyDays = 30;
 const historyStart = Math.floor(Date.now() / 60_000) * 60_000 - (historyDays * 24 * 60 + 10) * 60_000;
