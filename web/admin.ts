@@ -9,6 +9,7 @@ import { detectSites, loadSites, startSitesRefresh } from "./edges.ts";
 import { loadEndpoints, refreshPausedBanner, startPausedBanner, wireEndpoints } from "./endpoints.ts";
 import { loadGateways, startLiveRefresh, wireGateways } from "./gateways.ts";
 import { loadKeys, wireKeys } from "./keys.ts";
+import { detectMqtt, loadMqtt, startMqttRefresh } from "./mqtt.ts";
 import { detectUplink, loadUplink, startUplinkRefresh } from "./uplink.ts";
 import { loadWrites } from "./writes.ts";
 
@@ -24,6 +25,7 @@ const loaders: Record<string, () => Promise<void>> = {
   endpoints: loadEndpoints,
   writes: loadWrites,
   uplink: loadUplink,
+  mqtt: loadMqtt,
   sites: loadSites,
 };
 
@@ -62,6 +64,7 @@ async function enter(session: Session): Promise<void> {
   show("app", true);
   await guarded(loadChoices);
   await guarded(detectUplink);
+  await guarded(detectMqtt);
   await guarded(detectSites);
   openTab("gateways");
 }
@@ -118,6 +121,7 @@ for (const item of document.querySelectorAll<HTMLButtonElement>("nav button"))
   item.onclick = () => openTab(item.dataset.tab ?? "gateways");
 startLiveRefresh();
 startUplinkRefresh();
+startMqttRefresh();
 startSitesRefresh();
 startPausedBanner();
 

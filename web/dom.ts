@@ -81,6 +81,24 @@ export function timeText(iso: string | null, empty = ""): Node {
   return span;
 }
 
+/** A time with how long ago it was ("never" for null). */
+export function timeWithAgo(iso: string | null): Node {
+  const span = document.createElement("span");
+  if (iso === null) span.textContent = "never";
+  else span.append(timeText(iso), ` (${agoText(iso)})`);
+  return span;
+}
+
+/** One term and its value in a facts list (`dl.facts`); the value's element gets `id`. */
+export function fact(list: HTMLElement, term: string, value: string | Node, id: string): void {
+  const dt = document.createElement("dt");
+  dt.textContent = term;
+  const dd = document.createElement("dd");
+  dd.id = id;
+  dd.append(value);
+  list.append(dt, dd);
+}
+
 /** "12 s ago", "5 min ago": how fresh a value is, at a glance. */
 export function agoText(iso: string | null, now = Date.now()): string {
   if (iso === null) return "never";

@@ -3,7 +3,7 @@
 // shown. The tab is offered only on a box whose config has an `uplink`.
 import type { UplinkView } from "../src/lib/uplink-report.ts";
 import { call } from "./api.ts";
-import { $, agoText, badge, refreshWhileShown, show, timeText } from "./dom.ts";
+import { $, agoText, badge, fact, refreshWhileShown, show, timeText, timeWithAgo } from "./dom.ts";
 
 /** "4 s", "12 min 5 s", "3 h 20 min", "2 days 4 h": a lag at a glance. */
 function durationText(seconds: number): string {
@@ -21,22 +21,6 @@ export async function detectUplink(): Promise<void> {
   show("uplink-tab", view.configured);
 }
 
-function fact(list: HTMLElement, term: string, value: string | Node, id: string): void {
-  const dt = document.createElement("dt");
-  dt.textContent = term;
-  const dd = document.createElement("dd");
-  dd.id = id;
-  dd.append(value);
-  list.append(dt, dd);
-}
-
-function timeWithAgo(iso: string | null): Node {
-  const span = document.createElement("span");
-  if (iso === null) span.textContent = "never";
-  else span.append(timeText(iso), ` (${agoText(iso)})`);
-  return span;
-}
-
 export async function loadUplink(): Promise<void> {
   const view = await call<UplinkView>("GET", "/uplink");
   show("uplink-tab", view.configured);
@@ -47,6 +31,17 @@ export async function loadUplink(): Promise<void> {
     return;
   }
   fact(list, "State", badge(view.state, "uplink-"), "uplink-state");
+  if (view.catching_up) {
+    const since = view.catch_up_since === null ? "" : `, since ${agoText(view.catch_up_since)}`;
+    const through =
+      view.forwarded_through === null ? "" : `, through ${new Date(view.forwarded_through).toLocaleString()}`;
+    fact(
+      list,
+      "Catching up",
+      `${view.catch_up_readings.toLocaleString()} readings sent${since}${through}`,
+      "uplink-catching-up",
+    );
+  }
   if (view.reason !== null) fact(list, "Reason", view.reason, "uplink-reason");
   fact(list, "Central", view.central_url, "uplink-central");
   fact(list, "Organisation / site", `${view.organization ?? "—"} / ${view.site ?? "—"}`, "uplink-site");
@@ -56,7 +51,9 @@ export async function loadUplink(): Promise<void> {
   lag.textContent = durationText(view.lag_seconds);
   lag.title = `${view.lag_seconds} s: every reading stored before then is at the central`;
   fact(list, "Lag", lag, "uplink-lag");
-  fact(list, "Readings forwarded (since start)", view.forwarded_readings.toLocaleString(), "uplink-forwarded");
+  fact(list, "Readings at the central (since start)", view.forwarded_readings.toLocaleString(), "uplink-forwarded");
+  const receipts = `${view.acknowledged_readings.toLocaleString()}${view.unconfirmed_readings > 0 ? `; ${view.unconfirmed_readings.toLocaleString()} sent, answer lost, not yet confirmed` : ""}`;
+  fact(list, "Of those, by receipt", receipts, "uplink-acknowledged");
   fact(list, "Forwarded through", timeText(view.forwarded_through, "nothing yet"), "uplink-forwarded-through");
   fact(list, "Complete through", timeText(view.complete_through, "no complete round yet"), "uplink-complete-through");
 }

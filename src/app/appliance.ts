@@ -77,6 +77,7 @@ export async function startAppliance(options: ApplianceOptions): Promise<Applian
     healthChecks: parts.healthChecks,
     healthDetails: parts.healthDetails,
     uplinkView: parts.uplinkView,
+    mqttView: parts.mqttView,
     deviceHealth: parts.deviceHealth,
     modbusServerView: parts.modbusServerView,
     onEvent: parts.eventRecorded,

@@ -5,12 +5,18 @@
  */
 import type { FieldhubConfig } from "../config/index.ts";
 import type { Clock } from "../lib/clock.ts";
+import { urlForLog } from "../lib/log-url.ts";
 import type { Logger } from "../lib/logger.ts";
 import type { MetricsRegistry } from "../lib/metrics.ts";
+import type { MqttView } from "../lib/mqtt-report.ts";
 import type { PolledValue } from "../lib/polled-value.ts";
 import { registerMqttMetrics } from "../mqtt/metrics.ts";
 import { presentMqttLink } from "../mqtt/present.ts";
 import { startMqtt } from "../mqtt/publisher.ts";
+
+/** The events after the MQTT position are counted up to this many for the admin page (one indexed count). */
+const eventsWaitingCap = 100_000;
+
 import type { Store } from "../store/index.ts";
 
 export async function startMqttPart(options: {
@@ -58,6 +64,16 @@ export async function startMqttPart(options: {
         : { ok: true as const };
     },
     healthDetails: (): Record<string, unknown> => (publisher === null ? {} : { mqtt: presentMqttLink(publisher) }),
+    /**
+     * The admin page's view of the same (docs/admin.md, "MQTT"), with the broker's URL
+     * (scheme, host, port) and the events recorded after the MQTT position.
+     */
+    view: async (): Promise<MqttView> => {
+      if (publisher === null || settings === null) return { configured: false };
+      const report = presentMqttLink(publisher);
+      const waiting = await options.store.events.countAfter(report.events_position, eventsWaitingCap);
+      return { configured: true, broker_url: urlForLog(settings.url), events_waiting: waiting, ...report };
+    },
     stop: async (): Promise<void> => {
       await publisher?.stop();
     },

@@ -190,6 +190,7 @@ export async function startParts(options: PartsOptions) {
     ],
     healthDetails: (): Record<string, unknown> => ({ ...uplink.healthDetails(), ...mqttPart.healthDetails() }),
     uplinkView: uplink.uplinkView,
+    mqttView: mqttPart.view,
     async stop(): Promise<void> {
       await Promise.all(schedules.map((schedule) => schedule.stop()));
       await modbusServers.stop();

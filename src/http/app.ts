@@ -11,6 +11,7 @@ import { CodedError, type ErrorCode } from "../lib/errors.ts";
 import type { Logger } from "../lib/logger.ts";
 import { createMetricsRegistry, type MetricsRegistry } from "../lib/metrics.ts";
 import type { ModbusServerViewReader } from "../lib/modbus-server-view.ts";
+import type { MqttView } from "../lib/mqtt-report.ts";
 import type { RegisterWriter } from "../lib/register-write.ts";
 import type { UplinkView } from "../lib/uplink-report.ts";
 import { isStoreUnavailable } from "../store/contract/store-unavailable.ts";
@@ -49,6 +50,8 @@ export interface HttpAppDeps {
   healthDetails?: () => Record<string, unknown>;
   /** The site's link to its central for the admin page; absent: `{ "configured": false }`. */
   uplinkView?: () => UplinkView;
+  /** The link to the MQTT broker for the admin page; absent: `{ "configured": false }`. */
+  mqttView?: () => Promise<MqttView>;
   /** Called after an admin change or a site's forwarded change that recorded an event: wakes webhook delivery at once. */
   onEvent?: () => void;
   /** Origins a browser may call /v1 from (config `api.cors_origins`); `*` for any. Default: none. */
@@ -189,6 +192,7 @@ export async function createHttpApp(deps: HttpAppDeps) {
         onEvent: deps.onEvent,
         writeRegister: deps.writeRegister,
         uplinkView: deps.uplinkView,
+        mqttView: deps.mqttView,
         problem: (request, code, detail, headers) => {
           const response = fail(request, code, detail);
           for (const [name, value] of Object.entries(headers ?? {})) response.headers.set(name, value);

@@ -6,7 +6,9 @@
 
 /**
  * - `connecting`: before the central's first answer;
- * - `connected`: the last round's check and forwarding went through;
+ * - `connected`: from the central's first accepted answer (the session check), not
+ *   from the end of a round that may carry hours of backlog (`catching_up` says that);
+ *   after a refusal or an error answer, from that call answered;
  * - `unreachable`: no answer, a network error or a 5xx (an outage the site rides out);
  * - `refused`: the central refused the token or a forward, or answered what this site
  *   cannot read (docs/fleet.md, "The edge protocol"): an operator must act.
@@ -24,8 +26,25 @@ export interface UplinkReport {
   /** When the state last changed, and when the central last answered (RFC 3339). */
   since: string;
   last_contact_at: string | null;
-  /** Readings the central acknowledged since this process started. */
+  /**
+   * Readings of this site the central has taken since this process started: by its
+   * receipts, and a batch whose receipt was lost once the central's positions show
+   * it stored (docs/fleet.md, "Forwarding").
+   */
   forwarded_readings: number;
+  /** Of those, the readings whose receipt the site read. */
+  acknowledged_readings: number;
+  /** A batch sent whose receipt was lost: not yet known to be at the central or not (0 or one batch). */
+  unconfirmed_readings: number;
+  /**
+   * Connected, and this connection's first round has not sent everything yet: the
+   * backlog is draining (`forwarded_through` says how far it has come).
+   */
+  catching_up: boolean;
+  /** When the catch-up began (RFC 3339), while catching up. */
+  catch_up_since: string | null;
+  /** Readings the central took in this catch-up so far (0 when not catching up). */
+  catch_up_readings: number;
   /** Alert events the central acknowledged since start (docs/fleet.md, "Alerts"). */
   forwarded_alert_events: number;
   /** The newest reading time the central acknowledged. */

@@ -10,9 +10,10 @@
 import { readFileSync } from "node:fs";
 import mqtt, { type IClientOptions, type MqttClient } from "mqtt";
 import type { Logger } from "../lib/logger.ts";
+import type { MqttLinkState } from "../lib/mqtt-report.ts";
 import type { MqttSettings } from "../lib/mqtt-settings.ts";
 
-export type LinkState = "connecting" | "online" | "away" | "refused" | "tls_failed";
+export type LinkState = MqttLinkState;
 
 export interface LinkStatus {
   state: LinkState;
@@ -21,6 +22,10 @@ export interface LinkStatus {
   /** Wall time (ms) of the last successful connect, or null. */
   connectedAt: number | null;
   connects: number;
+  /** Wall time (ms) the state last changed. */
+  since: number;
+  /** The last failure (state and reason) and its wall time (ms), kept after the link is back; null before any. */
+  lastError: { state: LinkState; reason: string; at: number } | null;
 }
 
 /** A connected client, and a promise that rejects when that connection is gone. */
@@ -56,7 +61,14 @@ export function openLink(options: {
 }) {
   const { settings, logger, now } = options;
   const retry = options.retryMs ?? { first: firstRetryMs, longest: longestRetryMs };
-  const status: LinkStatus = { state: "connecting", reason: null, connectedAt: null, connects: 0 };
+  const status: LinkStatus = {
+    state: "connecting",
+    reason: null,
+    connectedAt: null,
+    connects: 0,
+    since: now(),
+    lastError: null,
+  };
   let client: MqttClient | null = null;
   let session: Session | null = null;
   let delay = retry.first;
@@ -65,13 +77,16 @@ export function openLink(options: {
   let loggedState: string | null = null;
 
   function setState(state: LinkState, reason: string | null): void {
+    if (state !== "online" && state !== "connecting" && reason !== null)
+      status.lastError = { state, reason, at: now() };
     status.state = state;
     status.reason = reason;
     const key = `${state}:${reason ?? ""}`;
     if (key === loggedState) return;
-    // `connecting` between two failures of the same kind is not news.
+    // `connecting` between two failures of the same kind is not news (nor a new `since`).
     if (state === "connecting" && loggedState !== null) return;
     loggedState = key;
+    status.since = now();
     const fields = { broker: settings.url, state, ...(reason === null ? {} : { reason }) };
     if (state === "online") logger.info(fields, "MQTT broker connected");
     else if (state === "away") logger.warn(fields, "MQTT broker unreachable; retrying with backoff, polling goes on");
@@ -162,13 +177,21 @@ export function openLink(options: {
       if (timer !== null) clearTimeout(timer);
       const current = client;
       if (current === null) return;
+      let answering = session !== null;
       if (session !== null) {
         const farewell =
           options.identity?.farewell(current) ??
           current.publishAsync(statusTopic(settings), "offline", { qos: 1, retain: true });
-        await Promise.race([farewell.catch(() => {}), Bun.sleep(2000)]);
+        answering = await Promise.race([
+          farewell.then(
+            () => true,
+            () => false,
+          ),
+          Bun.sleep(2000).then(() => false),
+        ]);
       }
-      await Promise.race([current.endAsync().catch(() => {}), Bun.sleep(2000)]);
+      // A broker that did not acknowledge `offline` in time is not waited for again.
+      if (answering) await Promise.race([current.endAsync().catch(() => {}), Bun.sleep(2000)]);
       current.end(true);
     },
   };

@@ -47,6 +47,8 @@ export async function startEventPublisher(options: {
   const saveFailure = new LoggedFailure();
   let stopped = false;
   const wakeSignal = createWakeSignal();
+  /** Settles when stop() is called: a batch waiting on a broker that never acknowledges is not waited for. */
+  const stopping = Promise.withResolvers<void>();
 
   async function orgKey(orgId: number): Promise<string | null> {
     if (!orgKeys.has(orgId)) for (const org of await organizations.list()) orgKeys.set(org.id, org.key);
@@ -79,7 +81,9 @@ export async function startEventPublisher(options: {
       const body = eventEnvelope(event.messageId, event.type, event.occurredAt, JSON.stringify(event.data));
       acks.push(session.client.publishAsync(eventTopic(settings, key, event.type), body, { qos: 1, retain: false }));
     }
-    await Promise.race([Promise.all(acks), session.lost]);
+    await Promise.race([Promise.all(acks), session.lost, stopping.promise]);
+    // Stopped before every PUBACK came: the position stays, the batch goes again at the next start.
+    if (stopped) return false;
     const lastId = batch[batch.length - 1]?.id ?? position;
     stats.published += acks.length;
     position = lastId;
@@ -118,6 +122,7 @@ export async function startEventPublisher(options: {
     stats: (): EventStats => ({ ...stats }),
     async stop(): Promise<void> {
       stopped = true;
+      stopping.resolve();
       wakeSignal.wake();
       await running;
       await savePosition();

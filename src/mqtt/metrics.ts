@@ -1,9 +1,7 @@
 /** The MQTT publisher's Prometheus metrics (docs/mqtt.md, "Watching the link"), read at each scrape. */
 import { countedFrom, gaugedFrom, type MetricsRegistry } from "../lib/metrics.ts";
-import type { LinkState } from "./connection.ts";
+import { mqttLinkStates } from "../lib/mqtt-report.ts";
 import type { MqttPublisher } from "./publisher.ts";
-
-const states: readonly LinkState[] = ["connecting", "online", "away", "refused", "tls_failed"];
 
 export function registerMqttMetrics(registry: MetricsRegistry, mqtt: MqttPublisher): void {
   const one = (value: () => number) => () => [{ labels: {}, value: value() }];
@@ -14,7 +12,7 @@ export function registerMqttMetrics(registry: MetricsRegistry, mqtt: MqttPublish
     ["state"],
     () => {
       const now = mqtt.status().state;
-      return states.map((state) => ({ labels: { state }, value: state === now ? 1 : 0 }));
+      return mqttLinkStates.map((state) => ({ labels: { state }, value: state === now ? 1 : 0 }));
     },
   );
   countedFrom(
@@ -60,7 +58,7 @@ export function registerMqttMetrics(registry: MetricsRegistry, mqtt: MqttPublish
     ["state"],
     () => {
       const now = mqtt.sparkplugStatus()?.state;
-      return states.map((state) => ({ labels: { state }, value: state === now ? 1 : 0 }));
+      return mqttLinkStates.map((state) => ({ labels: { state }, value: state === now ? 1 : 0 }));
     },
   );
   countedFrom(

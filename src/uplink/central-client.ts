@@ -73,7 +73,12 @@ export interface CentralClientOptions {
 export type CentralClient = ReturnType<typeof createCentralClient>;
 
 export function createCentralClient(options: CentralClientOptions) {
+  const acceptedListeners: ((call: string) => void)[] = [];
   return {
+    /** `listener` hears of every answer the site accepted (a 2xx that fits its declaration), naming the call. */
+    onAccepted(listener: (call: string) => void): void {
+      acceptedListeners.push(listener);
+    },
     /** Sends `message` (with `body` when it has a request) and gives its checked reply; throws CentralCallError. */
     async call<M extends EdgeMessage>(message: M, body?: RequestOf<M>): Promise<ReplyOf<M>> {
       const call = `${message.method} ${message.path}`;
@@ -103,6 +108,7 @@ export function createCentralClient(options: CentralClientOptions) {
         const centralVersion = response.headers.get(centralVersionHeader);
         throw new CentralCallError(call, { kind: "unreadable", mismatch: read.mismatch, centralVersion });
       }
+      for (const listener of acceptedListeners) listener(call);
       return read.reply;
     },
   };

@@ -42,8 +42,18 @@ export interface AlertRequestFromCentral {
 }
 
 export interface ForwardStats {
-  /** Readings the central acknowledged (stored, or already there). */
+  /**
+   * Readings of this site the central has taken since start: each batch counted when
+   * its receipt is read, or, when the receipt was lost (the central stored the batch
+   * but its answer never came), when the central's positions at the next connection
+   * show it stored. A reading sent again only to bring its aggregate is not counted
+   * again.
+   */
   forwarded: number;
+  /** Of those, the readings counted by a receipt the site read (stored, or already there). */
+  acknowledged: number;
+  /** Readings of a batch whose receipt was lost, not yet known to be at the central or not: 0 or one batch. */
+  unconfirmed: number;
   /** The newest reading time the central acknowledged (Unix ms), or null. */
   forwardedThrough: number | null;
   /**
@@ -53,6 +63,17 @@ export interface ForwardStats {
   completeThrough: number | null;
   /** Alert events the central acknowledged (recorded, or already there). */
   alertEvents: number;
+}
+
+/**
+ * A catch-up: from a (re)connection's first round until a round has sent everything
+ * (docs/fleet.md, "Sites": connected, catching up).
+ */
+export interface CatchUp {
+  /** When the catch-up began (the connection's first round, Unix ms). */
+  since: number;
+  /** Readings the central took in it so far. */
+  readings: number;
 }
 
 export function createForwarder(options: ForwarderOptions) {
@@ -67,7 +88,19 @@ export function createForwarder(options: ForwarderOptions) {
   let awaitingAggregate = new Map<string, number>();
   /** The status the central last took of each gateway, as "status lastSeen": only changes are sent again. */
   let statusSent = new Map<string, string>();
-  const stats: ForwardStats = { forwarded: 0, forwardedThrough: null, completeThrough: null, alertEvents: 0 };
+  const stats: ForwardStats = {
+    forwarded: 0,
+    acknowledged: 0,
+    unconfirmed: 0,
+    forwardedThrough: null,
+    completeThrough: null,
+    alertEvents: 0,
+  };
+  /** The batch sent whose receipt has not been read (cleared by its receipt, or weighed against the next positions). */
+  let unreceipted: ReadingsBatch | null = null;
+  /** The catch-up of this connection, until a round sends everything; a new connection starts one (reset). */
+  let catchUp: CatchUp | null = null;
+  let connectionFresh = true;
   /** Requests applied by this process, so one asked again before its outcome reached the central is not applied twice. */
   const appliedRequests = new Set<string>();
   const siteGateways = new Set(options.gateways.map((gateway) => gateway.id));
@@ -84,16 +117,55 @@ export function createForwarder(options: ForwarderOptions) {
 
   const { central } = options;
 
-  const send = async (batch: ReadingsBatch): Promise<void> => {
-    // Counted only once the central's receipt is read: an unreadable answer throws first.
-    await central.call(edgeMessages.readings, { readings: batch });
+  /** Readings the central has taken: counted in the totals and in the catch-up. */
+  const taken = (count: number): void => {
+    stats.forwarded += count;
+    if (catchUp !== null) catchUp.readings += count;
+  };
+
+  /**
+   * Sends a batch. `counts`: its rows are readings the central has not taken yet
+   * (not a reading sent again with its aggregate).
+   */
+  const send = async (batch: ReadingsBatch, counts = true): Promise<void> => {
+    if (counts) unreceipted = batch;
+    try {
+      // Counted only once the central's receipt is read: an unreadable answer throws first.
+      await central.call(edgeMessages.readings, { readings: batch });
+    } catch (error) {
+      if (counts) stats.unconfirmed = batch.length;
+      throw error;
+    }
     for (const row of batch) {
       const [uuid, ts] = row;
       if (row.length > 3 && awaitingAggregate.get(uuid) === ts) awaitingAggregate.delete(uuid);
       if (ts > (positions?.get(uuid) ?? Number.NEGATIVE_INFINITY)) positions?.set(uuid, ts);
       if (ts > (stats.forwardedThrough ?? Number.NEGATIVE_INFINITY)) stats.forwardedThrough = ts;
     }
-    stats.forwarded += batch.length;
+    if (!counts) return;
+    unreceipted = null;
+    stats.unconfirmed = 0;
+    stats.acknowledged += batch.length;
+    taken(batch.length);
+  };
+
+  /**
+   * A batch whose receipt was lost, weighed against the central's positions: the
+   * readings at or before their register's position are there (the central stores a
+   * batch in one transaction, oldest first), so they count; the others are sent
+   * again by this round.
+   */
+  const settleUnreceipted = (atCentral: ReadonlyMap<string, number>): void => {
+    if (unreceipted === null) return;
+    let there = 0;
+    for (const [uuid, ts] of unreceipted) {
+      if (ts > (atCentral.get(uuid) ?? Number.NEGATIVE_INFINITY)) continue;
+      there++;
+      if (ts > (stats.forwardedThrough ?? Number.NEGATIVE_INFINITY)) stats.forwardedThrough = ts;
+    }
+    unreceipted = null;
+    stats.unconfirmed = 0;
+    taken(there);
   };
 
   /**
@@ -126,12 +198,12 @@ export function createForwarder(options: ForwarderOptions) {
       // Taken off awaitingAggregate once the central has it (send).
       batch.push([register.uuid, row.ts, row.rawValue, ...wireAggregate(row.aggregate)]);
       if (batch.length === maxForwardedReadings) {
-        await send(batch);
+        await send(batch, false);
         batch = [];
         if (!goOn()) return;
       }
     }
-    if (batch.length > 0) await send(batch);
+    if (batch.length > 0) await send(batch, false);
   };
 
   /** The gateways' status and last-seen time as this site's tracker stored them, when changed since last sent. */
@@ -209,6 +281,8 @@ export function createForwarder(options: ForwarderOptions) {
 
   return {
     stats: (): ForwardStats => stats,
+    /** The catch-up in progress: from a new connection's first round until a round sent everything; null otherwise. */
+    catchUp: (): CatchUp | null => (catchUp === null ? null : { ...catchUp }),
     /**
      * How far behind the central is at `now`: every reading stored before `now`
      * minus this is there. Since start while no round has completed.
@@ -216,6 +290,8 @@ export function createForwarder(options: ForwarderOptions) {
     lagMs: (now: number): number => Math.max(0, now - (stats.completeThrough ?? startedAt)),
     /** After a failure or a reconnect the inventory is sent and the positions asked again. */
     reset(): void {
+      connectionFresh = true;
+      catchUp = null;
       inventorySent = false;
       positions = null;
       statusSent = new Map();
@@ -228,6 +304,10 @@ export function createForwarder(options: ForwarderOptions) {
      */
     async forward(goOn: () => boolean = () => true): Promise<void> {
       const began = options.now();
+      if (connectionFresh) {
+        connectionFresh = false;
+        catchUp = { since: began, readings: 0 };
+      }
       if (!inventorySent) {
         await central.call(edgeMessages.inventory, { gateways: options.gateways.map(inventoryToWire) });
         inventorySent = true;
@@ -236,6 +316,7 @@ export function createForwarder(options: ForwarderOptions) {
         const answer = await central.call(edgeMessages.positions);
         positions = new Map(Object.entries(answer.positions));
         awaitingAggregate = new Map(positions);
+        settleUnreceipted(positions);
       }
       const known = positions;
       const ids = (await store.registers.allIds()).filter((register) => siteRegisters.has(register.uuid));
@@ -243,6 +324,7 @@ export function createForwarder(options: ForwarderOptions) {
         await sendStatus();
         await forwardAlerts(goOn);
         stats.completeThrough = began;
+        catchUp = null;
         return;
       }
       const uuidOf = new Map(ids.map((register) => [register.id, register.uuid]));
@@ -278,6 +360,7 @@ export function createForwarder(options: ForwarderOptions) {
       await sendStatus();
       await forwardAlerts(goOn);
       stats.completeThrough = began;
+      catchUp = null;
     },
   };
 }

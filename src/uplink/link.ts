@@ -58,6 +58,15 @@ export function startUplink(options: UplinkOptions): Uplink {
   };
   let stopped = false;
   let running: Promise<void> = Promise.resolve();
+  /** The organisation and site of the last accepted session check. */
+  let accepted: { organization: string; site: string } | null = null;
+  /**
+   * The call the central refused, or answered what this site cannot read (as
+   * "METHOD /edge/v1/..."), while the state is refused; null otherwise.
+   */
+  let failedCall: string | null = null;
+  /** The next accepted session check starts a new connection: positions asked again, a new catch-up. */
+  let fresh = true;
 
   const become = (next: Omit<UplinkStatus, "since" | "lastContactAt">, contacted: boolean) => {
     const now = clock.now();
@@ -76,36 +85,70 @@ export function startUplink(options: UplinkOptions): Uplink {
     else logger.warn(fields, "uplink cannot reach the central; readings stay in the local history meanwhile");
   };
 
+  /**
+   * Every answer the central gives that this site accepts (central-client.ts): the
+   * last contact, and `connected` as soon as the link works again, not at the end
+   * of a round that may take minutes of backlog (docs/fleet.md, "Sites"). Any
+   * answer ends an outage (no answer, a 5xx); a refusal ends when the call refused
+   * is answered (the session check, first in every round, after a refused check),
+   * so a forward the central refuses round after round does not flap the state at
+   * each round's first calls.
+   */
+  const answered = (call: string): void => {
+    if (accepted === null) return;
+    if (status.state === "connected" || failedCall === null || failedCall === call)
+      become({ state: "connected", reason: null, ...accepted }, true);
+    else status = { ...status, lastContactAt: clock.now() };
+  };
+  const sessionCall = `${edgeMessages.session.method} ${edgeMessages.session.path}`;
+  // The session check's own answer is taken in check(), once its organisation and site are read.
+  options.central.onAccepted((call) => {
+    if (call !== sessionCall) answered(call);
+  });
+
+  const fail = (error: CentralCallError | null, next: Omit<UplinkStatus, "since" | "lastContactAt">) => {
+    failedCall = error !== null && next.state === "refused" ? error.call : null;
+    fresh = true;
+    become(next, error !== null && error.failure.kind !== "network");
+  };
+
   /** Asks the central about the token: the accepted session, or null (the state then says why). */
   const check = async (): Promise<{ organization: string; site: string } | null> => {
     try {
       const session = await options.central.call(edgeMessages.session);
-      return { organization: session.organization, site: session.site };
+      accepted = { organization: session.organization, site: session.site };
+      answered(sessionCall);
+      return accepted;
     } catch (error) {
       if (!(error instanceof CentralCallError)) throw error;
-      become(sessionRefusal(error), error.failure.kind !== "network");
+      accepted = null;
+      fail(error, sessionRefusal(error));
       return null;
     }
   };
 
   /**
-   * One round: the session check, then (accepted) forwarding. Connected means both
-   * went through, so a forward the central refuses does not flap the state.
+   * One round: the session check, then (accepted) forwarding. The state turns
+   * connected at the first accepted answer (above); the round's end confirms it.
    */
   const round = async (): Promise<void> => {
     const session = await check();
     if (session === null) return;
     const forwarder = options.forwarder;
     // Whatever the central lost or kept meanwhile, a new connection starts from what it acknowledges.
-    if (status.state !== "connected") forwarder?.reset();
+    if (fresh) {
+      forwarder?.reset();
+      fresh = false;
+    }
     try {
       await forwarder?.forward(() => !stopped);
     } catch (error) {
       if (!(error instanceof CentralCallError)) throw error;
       forwarder?.reset();
-      become({ state: error.refused ? "refused" : "unreachable", reason: error.message, ...session }, true);
+      fail(error, { state: error.refused ? "refused" : "unreachable", reason: error.message, ...session });
       return;
     }
+    failedCall = null;
     become({ state: "connected", reason: null, ...session }, true);
   };
 
@@ -114,7 +157,7 @@ export function startUplink(options: UplinkOptions): Uplink {
     while (!stopped) {
       // round() handles every answer and network error itself; this guard keeps a surprise from ending the process.
       running = round().catch((error: unknown) =>
-        become({ state: "unreachable", reason: String(error), organization: null, site: null }, false),
+        fail(null, { state: "unreachable", reason: String(error), organization: null, site: null }),
       );
       await running;
       if (stopped) break;

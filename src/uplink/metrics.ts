@@ -19,9 +19,23 @@ export function registerUplinkMetrics(registry: MetricsRegistry, uplink: Uplink,
   countedFrom(
     registry,
     "fieldhub_uplink_forwarded_readings_total",
-    "Readings the central acknowledged (stored, or already there) since start",
+    "Readings the central has taken since start: by its receipts, and a batch whose receipt was lost once its positions show it",
     [],
     () => [{ labels: {}, value: forwarder.stats().forwarded }],
+  );
+  countedFrom(
+    registry,
+    "fieldhub_uplink_acknowledged_readings_total",
+    "Readings whose receipt from the central the site read (stored, or already there) since start",
+    [],
+    () => [{ labels: {}, value: forwarder.stats().acknowledged }],
+  );
+  gaugedFrom(
+    registry,
+    "fieldhub_uplink_catching_up",
+    "1 while connected and the connection's first round has not sent the whole backlog yet, else 0",
+    [],
+    () => [{ labels: {}, value: uplink.status().state === "connected" && forwarder.catchUp() !== null ? 1 : 0 }],
   );
   countedFrom(
     registry,

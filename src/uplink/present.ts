@@ -10,6 +10,8 @@ const isoOrNull = (ms: number | null): string | null => (ms === null ? null : ne
 
 export function presentUplink(status: UplinkStatus, forwarder: Forwarder, now: number): UplinkReport {
   const forwarding = forwarder.stats();
+  // A catch-up waiting for the central (unreachable, refused) is not one in progress.
+  const catchUp = status.state === "connected" ? forwarder.catchUp() : null;
   return {
     state: status.state,
     reason: status.reason,
@@ -18,6 +20,11 @@ export function presentUplink(status: UplinkStatus, forwarder: Forwarder, now: n
     since: new Date(status.since).toISOString(),
     last_contact_at: isoOrNull(status.lastContactAt),
     forwarded_readings: forwarding.forwarded,
+    acknowledged_readings: forwarding.acknowledged,
+    unconfirmed_readings: forwarding.unconfirmed,
+    catching_up: catchUp !== null,
+    catch_up_since: isoOrNull(catchUp?.since ?? null),
+    catch_up_readings: catchUp?.readings ?? 0,
     forwarded_alert_events: forwarding.alertEvents,
     forwarded_through: isoOrNull(forwarding.forwardedThrough),
     complete_through: isoOrNull(forwarding.completeThrough),

@@ -3,6 +3,7 @@ import type { Clock } from "../../lib/clock.ts";
 import type { DeviceHealthReader } from "../../lib/device-health.ts";
 import type { ErrorCode } from "../../lib/errors.ts";
 import type { ModbusServerViewReader } from "../../lib/modbus-server-view.ts";
+import type { MqttView } from "../../lib/mqtt-report.ts";
 import type { RegisterWriter } from "../../lib/register-write.ts";
 import type { UplinkView } from "../../lib/uplink-report.ts";
 import type { AdminSession } from "../../store/contract/admin.ts";
@@ -25,6 +26,8 @@ export interface AdminDeps {
   writeRegister?: RegisterWriter;
   /** The site's link to its central (docs/fleet.md); absent: this box forwards to none. */
   uplinkView?: () => UplinkView;
+  /** The link to the MQTT broker (docs/mqtt.md); absent: this box publishes to none. */
+  mqttView?: () => Promise<MqttView>;
   /** Login attempts per client address per minute (default 10). */
   loginLimitPerMinute?: number;
 }

@@ -15,6 +15,7 @@ import { adminEdgeRoutes } from "./edges.ts";
 import { adminEndpointRoutes } from "./endpoints.ts";
 import { adminInventoryRoutes } from "./inventory.ts";
 import { adminKeyRoutes } from "./keys.ts";
+import { adminMqttRoutes } from "./mqtt.ts";
 import { checkChange, isChange, requireSession, sessionCookie } from "./session.ts";
 import { adminUplinkRoutes } from "./uplink.ts";
 import { adminWriteRoutes } from "./writes.ts";
@@ -73,6 +74,7 @@ export function adminRoutes(deps: AdminDeps) {
       .use(adminEndpointRoutes(context))
       .use(adminWriteRoutes(context))
       .use(adminUplinkRoutes(context))
+      .use(adminMqttRoutes(context))
       .use(adminEdgeRoutes(context))
   );
 }

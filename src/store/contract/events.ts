@@ -44,6 +44,8 @@ export interface EventStore {
    * webhooks (MQTT, docs/mqtt.md) sends from its own position.
    */
   eventsAfter(afterId: number, limit: number): Promise<OutboxEvent[]>;
+  /** How many events there are after row id `afterId`, counting at most `cap` (a publisher's backlog). */
+  countAfter(afterId: number, cap: number): Promise<number>;
   /**
    * A publisher's position in the outbox: the row id of the last event it sent. A
    * publisher asking for the first time starts at the end of the outbox (the events

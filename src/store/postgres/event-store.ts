@@ -70,6 +70,13 @@ export function postgresEventStore(sql: Sql): EventStore {
     return rows.map((row) => ({ ...parsed(row), id: Number(row.id), orgId: Number(row.orgId) }));
   }
 
+  async function countAfter(afterId: number, cap: number): Promise<number> {
+    const row = await firstOf<{ count: number | string }>(
+      sql`SELECT count(*)::int AS count FROM (SELECT 1 FROM events WHERE id > ${afterId} LIMIT ${cap}) AS waiting`,
+    );
+    return Number(row?.count ?? 0);
+  }
+
   async function positionOf(publisher: string): Promise<number> {
     const key = positionKey(publisher);
     // A first ask starts at the end of the outbox (contract/events.ts).
@@ -86,7 +93,7 @@ export function postgresEventStore(sql: Sql): EventStore {
       ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`;
   }
 
-  return { record, listAfter, alertEventsAfter, eventsAfter, positionOf, savePosition };
+  return { record, listAfter, alertEventsAfter, eventsAfter, countAfter, positionOf, savePosition };
 }
 
 type EventRow = { id: number | string; messageId: string; type: EventType; occurredAt: string; data: string };

@@ -60,6 +60,9 @@ export function sqliteEventStore(connection: SqliteConnection, recordEvent: Even
     `SELECT id, org_id AS orgId, message_id AS messageId, type, occurred_at AS occurredAt, data
        FROM events WHERE id > ?1 ORDER BY id LIMIT ?2`,
   );
+  const waiting = connection.sqlite.prepare<{ count: number }, [number, number]>(
+    "SELECT count(*) AS count FROM (SELECT 1 FROM events WHERE id > ?1 LIMIT ?2)",
+  );
   const { db } = connection;
   // A first ask starts at the end of the outbox (contract/events.ts, positionOf).
   const startAtEnd = connection.sqlite.prepare<never, [string]>(
@@ -82,6 +85,9 @@ export function sqliteEventStore(connection: SqliteConnection, recordEvent: Even
       return allEvents
         .all(afterId, limit)
         .map((row) => ({ ...row, data: JSON.parse(row.data) as Record<string, unknown> }));
+    },
+    countAfter(afterId, cap) {
+      return waiting.get(afterId, cap)?.count ?? 0;
     },
     positionOf: connection.sqlite.transaction((publisher: string) => {
       const key = positionKey(publisher);

@@ -1,6 +1,6 @@
 /**
  * A publisher's own position in the event outbox, on both engines (engines.ts;
- * src/store/events.ts: eventsAfter, positionOf, savePosition), as the MQTT
+ * src/store/events.ts: eventsAfter, countAfter, positionOf, savePosition), as the MQTT
  * publisher uses it (docs/mqtt.md, "Events").
  */
 import { expect, test } from "bun:test";
@@ -27,6 +27,10 @@ describeOnBothEngines("outbox positions", t0, (opened) => {
     );
     expect(after[0]?.occurredAt).toBe(t0 + 3);
     expect((await outbox.eventsAfter(start, 1)).length).toBe(1);
+    // The backlog after a position, counted up to a cap.
+    expect(await outbox.countAfter(start, 100)).toBe(2);
+    expect(await outbox.countAfter(start, 1)).toBe(1);
+    expect(await outbox.countAfter(recorded[4]?.eventId ?? 0, 100)).toBe(0);
 
     await outbox.savePosition("mqtt", after[0]?.id ?? 0);
     expect(await outbox.positionOf("mqtt")).toBe(after[0]?.id ?? -1);
