@@ -5,8 +5,8 @@
  * socket, with admin changes waking webhook delivery as every other event does.
  */
 
-import type { FieldhubConfig } from "../config/index.ts";
-import { createHttpApp } from "../http/app.ts";
+import { type ConfigDiff, describeChange, diffConfigs, type FieldhubConfig } from "../config/index.ts";
+import { createHttpApp, type HttpSettings } from "../http/app.ts";
 import { requestLogsWanted } from "../http/request-log.ts";
 import type { Clock } from "../lib/clock.ts";
 import { hostAddresses, withHostFacts } from "../lib/host.ts";
@@ -33,6 +33,14 @@ export interface ApplianceOptions {
   /** How pollers reach their buses (tests put simulated links here). */
   openLink?: LinkOpener;
   flushIntervalMs?: number;
+  /** SHA-256 of the config file's bytes (serve): /healthz and the log name the config running by it. */
+  configSha256?: string;
+}
+
+/** Which config runs: its file's hash and when it was loaded (at start or by the latest reload). */
+export interface RunningConfig {
+  sha256: string | null;
+  loadedAt: number;
 }
 
 export interface Appliance {
@@ -40,6 +48,15 @@ export interface Appliance {
   port: number;
   /** One-time token for creating the first admin account; null once one exists. For the console, never the log. */
   setupToken: string | null;
+  /** The config running now. */
+  running(): RunningConfig;
+  /**
+   * Applies a checked config in place of the running one (docs/config.md, "Reloading
+   * the config"): the store's inventory first, then each part the change concerns.
+   * Rejects, with the running config left in place, when the store refuses the
+   * inventory; the caller logs why.
+   */
+  reload(next: FieldhubConfig, sha256: string): Promise<ConfigDiff>;
   /** Server first, then the parts; the store stays open. */
   stop(): Promise<void>;
 }
@@ -55,7 +72,8 @@ export async function startAppliance(options: ApplianceOptions): Promise<Applian
     // A full disk or a held lock: serve reads anyway; a restart issues the token.
     logger.warn({ err: error }, "no setup token this start: the store takes no writes");
   }
-  const inventorySync = await startInventorySync(store, clock, logger, config);
+  let inventorySync = await startInventorySync(store, clock, logger, config);
+  let running: RunningConfig = { sha256: options.configSha256 ?? null, loadedAt: clock.now() };
   const parts = await startParts({
     config,
     store,
@@ -65,24 +83,28 @@ export async function startAppliance(options: ApplianceOptions): Promise<Applian
     openLink: options.openLink,
     flushIntervalMs: options.flushIntervalMs,
   });
-  const app = await createHttpApp({
+  // The HTTP door reads these at each request (http/app.ts, HttpSettings): a reload sets them here.
+  const httpDeps = {
     store,
     clock,
     logger,
     metrics,
-    publicUrl: config.server.publicUrl,
-    defaultLimitPerMinute: config.api.rateLimitPerMinute,
-    corsOrigins: config.http.corsOrigins,
-    logRequests: requestLogsWanted(config.http.logRequests),
+    ...httpSettings(config),
     healthChecks: parts.healthChecks,
-    healthDetails: parts.healthDetails,
+    healthDetails: (): Record<string, unknown> => ({
+      ...parts.healthDetails(),
+      ...(running.sha256 === null
+        ? {}
+        : { config: { sha256: running.sha256, loaded_at: new Date(running.loadedAt).toISOString() } }),
+    }),
     uplinkView: parts.uplinkView,
     mqttView: parts.mqttView,
     deviceHealth: parts.deviceHealth,
     modbusServerView: parts.modbusServerView,
     onEvent: parts.eventRecorded,
     writeRegister: parts.writeRegister,
-  });
+  };
+  const app = await createHttpApp(httpDeps);
   let server: ReturnType<typeof listen>;
   try {
     server = listen(app, options.host ?? config.server.host, options.port ?? config.server.port);
@@ -95,11 +117,50 @@ export async function startAppliance(options: ApplianceOptions): Promise<Applian
     url: server.url,
     port: server.port,
     setupToken,
+    running: () => running,
+    async reload(next, sha256) {
+      const current = parts.config();
+      const diff = diffConfigs(current, next);
+      // The inventory first: pollers of new registers need their rows. A store that
+      // takes no writes refuses the reload; the start-up retry, if it was still
+      // trying, goes on with the running config.
+      inventorySync.stop();
+      try {
+        await store.inventory.sync(withHostFacts(next.inventory, hostAddresses(), version), clock.now());
+      } catch (error) {
+        inventorySync = await startInventorySync(store, clock, logger, current);
+        throw error;
+      }
+      await parts.reload(next, diff);
+      Object.assign(httpDeps, httpSettings(next));
+      running = { sha256, loadedAt: clock.now() };
+      logger.info(
+        {
+          config_sha256: sha256,
+          config_loaded_at: new Date(running.loadedAt).toISOString(),
+          changes: diff.changes.map(describeChange),
+        },
+        `config reloaded: ${diff.changes.length === 0 ? "nothing changed" : `${diff.changes.length} change${diff.changes.length === 1 ? "" : "s"}`}`,
+      );
+      for (const field of diff.needRestart)
+        logger.warn({ field }, `config reload: ${field} changed; it takes effect at the next restart`);
+      return diff;
+    },
     async stop() {
       inventorySync.stop();
       await server.stop();
       await parts.stop();
     },
+  };
+}
+
+/** The config's settings the HTTP door reads at each request. */
+function httpSettings(config: FieldhubConfig): HttpSettings {
+  return {
+    publicUrl: config.server.publicUrl,
+    defaultLimitPerMinute: config.api.rateLimitPerMinute,
+    corsOrigins: config.http.corsOrigins,
+    logRequests: requestLogsWanted(config.http.logRequests),
   };
 }
 

@@ -12,14 +12,17 @@ import type { MetricsRegistry } from "../lib/metrics.ts";
 import type { ModbusServerViewReader } from "../lib/modbus-server-view.ts";
 import { scaleValue } from "../lib/register-scaling.ts";
 import type { GatewayPoller } from "../modbus/poller.ts";
+import type { PollingGateway } from "../modbus/polling-config.ts";
 import type { ReadCache } from "../modbus/read-cache.ts";
 import { type ModbusServer, type ServedBus, startModbusServer, type WriteAuditor } from "../modbus-server/index.ts";
 import { modbusServerLatency, registerModbusServerMetrics } from "../modbus-server/metrics.ts";
+import type { ModbusServerConfig } from "../modbus-server/server-config.ts";
 import type { Store } from "../store/index.ts";
 import { recordWriteAttempt } from "./register-writes.ts";
 
 export interface ModbusServersOptions {
-  config: FieldhubConfig;
+  config: Pick<FieldhubConfig, "modbusServers" | "polling" | "inventory">;
+  /** The running pollers (a list app/parts.ts keeps current across reloads); each request finds its gateway's. */
   pollers: readonly GatewayPoller[];
   readCache: ReadCache;
   health: DeviceHealthReader;
@@ -33,30 +36,32 @@ export interface ModbusServersOptions {
 const notSent = { ok: false, kind: "not_sent" } as const;
 
 export function startModbusServers(options: ModbusServersOptions) {
-  const { config, readCache, health, store, clock, metrics, onEvent } = options;
+  const { readCache, health, store, clock, metrics, onEvent } = options;
   const logger = options.logger.child({ part: "modbus-server" });
   const latency = modbusServerLatency(metrics);
-  const scaleFactors = new Map(
-    config.inventory.organizations.flatMap((organization) =>
-      organization.gateways.flatMap((gateway) =>
-        gateway.modbusDevices.flatMap((device) =>
-          device.registers.map((register) => [register.id, register.scaleFactor] as const),
+  const scaleFactorsOf = (config: ModbusServersOptions["config"]) =>
+    new Map(
+      config.inventory.organizations.flatMap((organization) =>
+        organization.gateways.flatMap((gateway) =>
+          gateway.modbusDevices.flatMap((device) =>
+            device.registers.map((register) => [register.id, register.scaleFactor] as const),
+          ),
         ),
       ),
-    ),
-  );
+    );
+  let scaleFactors = scaleFactorsOf(options.config);
+  const pollerOf = (gatewayId: string) => options.pollers.find((candidate) => candidate.gatewayId === gatewayId);
 
-  const servers: ModbusServer[] = config.modbusServers.flatMap((serverConfig) => {
-    const gateway = config.polling.find((candidate) => candidate.id === serverConfig.gatewayId);
+  function start(serverConfig: ModbusServerConfig, polling: readonly PollingGateway[]): ModbusServer[] {
+    const gateway = polling.find((candidate) => candidate.id === serverConfig.gatewayId);
     if (gateway === undefined) return [];
-    const poller = options.pollers.find((candidate) => candidate.gatewayId === gateway.id);
     const bus: ServedBus = {
       cached: (deviceId, functionCode, start, count, maxAgeMs) =>
         readCache.lookup(deviceId, functionCode, start, count, clock.monotonic() - maxAgeMs),
       read: (deviceId, functionCode, start, count) =>
-        poller?.passThroughRead(deviceId, functionCode, start, count) ?? Promise.resolve(notSent),
+        pollerOf(gateway.id)?.passThroughRead(deviceId, functionCode, start, count) ?? Promise.resolve(notSent),
       write: (deviceId, functionCode, start, payload) =>
-        poller?.passThroughWrite(deviceId, functionCode, start, payload) ?? Promise.resolve(notSent),
+        pollerOf(gateway.id)?.passThroughWrite(deviceId, functionCode, start, payload) ?? Promise.resolve(notSent),
       quarantined: (deviceId) => health.device(deviceId).status === "quarantined",
     };
     const audit: WriteAuditor = async (entries) => {
@@ -92,14 +97,32 @@ export function startModbusServers(options: ModbusServersOptions) {
         observeLatency: latency(gateway.serial),
       }),
     ];
-  });
+  }
+  // The list stays the same array across reloads: the metrics read it at each scrape.
+  const servers: ModbusServer[] = options.config.modbusServers.flatMap((server) =>
+    start(server, options.config.polling),
+  );
   registerModbusServerMetrics(metrics, servers);
 
-  const byGateway = new Map(servers.map((server) => [server.gatewayId, server]));
+  const byGateway = (gatewayId: string) => servers.find((server) => server.gatewayId === gatewayId);
   return {
-    /** A gateway's server as the API shows it (docs/api.md section 2.9.2), or null when it has none. */
-    view: ((gatewayId) => byGateway.get(gatewayId.toLowerCase())?.stats() ?? null) satisfies ModbusServerViewReader,
+    /** A gateway's server as the API shows it (docs/api.md section 2.5), or null when it has none. */
+    view: ((gatewayId) => byGateway(gatewayId.toLowerCase())?.stats() ?? null) satisfies ModbusServerViewReader,
     listening: () => Promise.all(servers.map((server) => server.listening)),
+    /**
+     * After a reload: the servers of `restart` (gateway ids whose server or polling
+     * changed) and of removed gateways stop, those of the new config's `restart` and
+     * new gateways start; every other server keeps its port and its connections.
+     */
+    async reload(next: ModbusServersOptions["config"], restart: ReadonlySet<string>): Promise<void> {
+      scaleFactors = scaleFactorsOf(next);
+      const wanted = new Map(next.modbusServers.map((server) => [server.gatewayId, server]));
+      const leaving = servers.filter((server) => !wanted.has(server.gatewayId) || restart.has(server.gatewayId));
+      await Promise.all(leaving.map((server) => server.stop()));
+      for (const server of leaving) servers.splice(servers.indexOf(server), 1);
+      for (const [gatewayId, serverConfig] of wanted)
+        if (byGateway(gatewayId) === undefined) servers.push(...start(serverConfig, next.polling));
+    },
     async stop(): Promise<void> {
       await Promise.all(servers.map((server) => server.stop()));
     },

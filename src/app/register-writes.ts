@@ -17,20 +17,21 @@ export interface RegisterWritesOptions {
   store: Pick<Store, "gateways" | "writes">;
   clock: Clock;
   logger: Logger;
+  /** The running pollers (a list app/parts.ts keeps current across reloads). */
   pollers: readonly GatewayPoller[];
   onEvent: () => void;
 }
 
 export function createRegisterWriter(options: RegisterWritesOptions): RegisterWriter {
   const { store, clock, logger, onEvent } = options;
-  const pollers = new Map(options.pollers.map((poller) => [poller.gatewayId, poller]));
 
   return async (request) => {
     const requestedAt = clock.now();
     const gatewayId = await store.gateways.locate(request.orgId, request.gatewayId);
     const target = gatewayId === null ? null : await store.writes.target(gatewayId, request.registerId);
     if (gatewayId === null || target === null) throw new Error("write asked for a register the caller did not find");
-    const poller = pollers.get(request.gatewayId.toLowerCase());
+    const gatewayUuid = request.gatewayId.toLowerCase();
+    const poller = options.pollers.find((candidate) => candidate.gatewayId === gatewayUuid);
     const outcome: RegisterWriteOutcome =
       poller === undefined
         ? {

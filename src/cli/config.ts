@@ -1,15 +1,28 @@
 /** `fieldhub config check FILE`: validates a config without starting anything. */
-import { checkConfigFile, formatLocatedProblems } from "../config/index.ts";
+import { readRunningConfig } from "../app/running-config.ts";
+import {
+  checkConfig,
+  checkConfigFile,
+  describeChange,
+  diffConfigs,
+  type FieldhubConfig,
+  formatLocatedProblems,
+} from "../config/index.ts";
 import { CommandError, parseCommandArgs, UsageError } from "./args.ts";
 import type { CommandHelp } from "./help.ts";
 
 export const configHelp: readonly CommandHelp[] = [
   {
     command: "config check",
-    arguments: "FILE",
+    arguments: "FILE [--data DIR]",
     summary:
-      "Check a config file without starting anything: every problem with its path, line and column; exit 1 if any. Warnings (an address that looks like a Modicon reference) are printed the same way on stderr and do not fail the check.",
-    options: [],
+      "Check a config file without starting anything: every problem with its path, line and column; exit 1 if any. Warnings (an address that looks like a Modicon reference) are printed the same way on stderr and do not fail the check. With --data, also what a reload (SIGHUP, systemctl reload) would change against the config the serve of DIR runs.",
+    options: [
+      {
+        flag: "--data DIR",
+        text: "the data directory of a running (or the last) serve: prints what FILE changes against the config it runs (recorded there at start and at each reload), added, removed and changed, by name",
+      },
+    ],
   },
 ];
 
@@ -17,7 +30,8 @@ export function configCommand(argv: string[]): void {
   const [action, ...rest] = argv;
   if (action !== "check")
     throw new UsageError(action === undefined ? "config needs an action" : `unknown config action "${action}"`);
-  const [file, ...extra] = parseCommandArgs(rest, {}, true).positionals;
+  const { values, positionals } = parseCommandArgs(rest, { data: { type: "string" } }, true);
+  const [file, ...extra] = positionals;
   if (file === undefined || extra.length > 0) throw new UsageError("config check takes one file");
   const result = checkConfigFile(file);
   if (!result.ok) {
@@ -39,4 +53,31 @@ export function configCommand(argv: string[]): void {
   process.stdout.write(
     `${file}: ok (${inventory.organizations.length} organisation${inventory.organizations.length === 1 ? "" : "s"}, ${gateways} gateways, ${registers} registers)\n`,
   );
+  if (values.data !== undefined) printReloadChanges(result.config, values.data);
+}
+
+/** What a reload with `config` would change against the config the serve of `dataDir` runs. */
+function printReloadChanges(config: FieldhubConfig, dataDir: string): void {
+  const recorded = readRunningConfig(dataDir);
+  if (recorded === null)
+    throw new CommandError(
+      `${dataDir}: no running config recorded (serve records it there at start and at each reload)`,
+    );
+  const running = checkConfig(recorded.text);
+  if (!running.ok) {
+    throw new CommandError(
+      `the running config (${recorded.path}, sha256 ${recorded.sha256}) no longer checks here, so nothing can be compared:\n${formatLocatedProblems(running.problems, recorded.path)}`,
+    );
+  }
+  const diff = diffConfigs(running.config, config);
+  const against = `the running config (${recorded.path}, sha256 ${recorded.sha256}, loaded ${recorded.loadedAt})`;
+  if (diff.changes.length === 0 && diff.needRestart.length === 0) {
+    process.stdout.write(`a reload changes nothing against ${against}\n`);
+    return;
+  }
+  const lines = [
+    ...diff.changes.map(describeChange),
+    ...diff.needRestart.map((field) => `! ${field}: takes effect at the next restart, not at a reload`),
+  ];
+  process.stdout.write(`a reload would change, against ${against}:\n${lines.map((line) => `  ${line}`).join("\n")}\n`);
 }

@@ -1,9 +1,11 @@
 /** `fieldhub serve --config FILE --data DIR`: everything in one process. */
-import { startAppliance } from "../app/appliance.ts";
-import { checkConfigFile, formatLocatedProblems } from "../config/index.ts";
+import { type Appliance, startAppliance } from "../app/appliance.ts";
+import { recordRunningConfig } from "../app/running-config.ts";
+import { formatLocatedProblems, type LocatedProblem, readConfigFile } from "../config/index.ts";
 import { systemClock } from "../lib/clock.ts";
-import { createLogger } from "../lib/logger.ts";
+import { createLogger, type Logger } from "../lib/logger.ts";
 import { createMetricsRegistry } from "../lib/metrics.ts";
+import { SerialTurns } from "../lib/serial-turns.ts";
 import { parseLogFormat, printBanner, runAppliance } from "./appliance-process.ts";
 import { CommandError, parseCommandArgs, parsePort, requireOption } from "./args.ts";
 
@@ -19,19 +21,18 @@ export async function serveCommand(argv: string[]): Promise<void> {
   const dataDir = requireOption(values.data, "--data");
   const port = values.port === undefined ? undefined : parsePort(values.port, 0);
   const logFormat = parseLogFormat(values["log-format"]);
-  const loaded = checkConfigFile(configPath);
+  const read = readConfigFile(configPath);
+  const loaded = read.checked;
   if (!loaded.ok) {
     throw new CommandError(
       `${configPath} is not a valid config; nothing was started:\n${formatLocatedProblems(loaded.problems, configPath)}`,
     );
   }
+  // A file that was read and checked has its text and hash.
+  if (read.sha256 === null || read.text === null) throw new Error(`${configPath}: read without its text`);
   const logger = createLogger({ format: logFormat });
-  for (const warning of loaded.warnings) {
-    logger.warn(
-      { path: warning.path, line: warning.at?.line, column: warning.at?.column },
-      `config: ${warning.message}`,
-    );
-  }
+  logWarnings(logger, loaded.warnings);
+  const sha256 = read.sha256;
   const { appliance, newStore } = await runAppliance(dataDir, logger, async (store) => ({
     appliance: await startAppliance({
       config: loaded.config,
@@ -41,8 +42,15 @@ export async function serveCommand(argv: string[]): Promise<void> {
       metrics: createMetricsRegistry(),
       host: values.host,
       port,
+      configSha256: sha256,
     }),
   }));
+  recordRunning(dataDir, configPath, read.text, appliance, logger);
+  logger.info(
+    { config: configPath, config_sha256: sha256, config_loaded_at: loadedAt(appliance) },
+    `config ${configPath} running (sha256 ${sha256})`,
+  );
+  reloadOnHangup(configPath, dataDir, appliance, logger);
   const { url, setupToken } = appliance;
   const serving = `fieldhub serving on ${url}`;
   logger.info(
@@ -59,6 +67,72 @@ export async function serveCommand(argv: string[]): Promise<void> {
       : `no admin account yet: create the owner at ${url}/admin with setup token ${setupToken}, or run \`fieldhub admin set-password --data ${dataDir} --user NAME\``;
   if (logFormat === "pretty" || setup !== null) {
     printBanner(logFormat, [serving, newStore, setup].filter(isText).join("; "));
+  }
+}
+
+/**
+ * SIGHUP (`systemctl reload fieldhub`) reads the config file again and applies it
+ * (docs/config.md, "Reloading the config"); one reload at a time, in the order the
+ * signals came. A file with problems is refused with each problem logged as
+ * `config check` prints it, and the running config stays.
+ */
+function reloadOnHangup(configPath: string, dataDir: string, appliance: Appliance, logger: Logger): void {
+  const turns = new SerialTurns((error) => logger.error({ err: error }, "config reload failed"));
+  process.on("SIGHUP", () => {
+    void turns.run(async () => {
+      const read = readConfigFile(configPath);
+      const checked = read.checked;
+      const still = appliance.running().sha256;
+      if (!checked.ok || read.sha256 === null || read.text === null) {
+        const problems = checked.ok ? [] : checked.problems;
+        for (const problem of problems) {
+          logger.error(
+            { config: configPath, path: problem.path, line: problem.at?.line, column: problem.at?.column },
+            `config reload: ${formatLocatedProblems([problem], configPath)}`,
+          );
+        }
+        logger.error(
+          { config: configPath, problems: problems.length, config_sha256: still },
+          `config reload refused: ${configPath} has ${problems.length} problem${problems.length === 1 ? "" : "s"}; still running config sha256 ${still}`,
+        );
+        return;
+      }
+      logWarnings(logger, checked.warnings);
+      try {
+        await appliance.reload(checked.config, read.sha256);
+      } catch (error) {
+        logger.error(
+          { err: error, config: configPath, config_sha256: still },
+          `config reload refused: the store took no writes; still running config sha256 ${still}`,
+        );
+        return;
+      }
+      recordRunning(dataDir, configPath, read.text, appliance, logger);
+    });
+  });
+}
+
+/** `config check --data` compares against this record (app/running-config.ts); a failed write is logged, never fatal. */
+function recordRunning(dataDir: string, path: string, text: string, appliance: Appliance, logger: Logger): void {
+  const { sha256 } = appliance.running();
+  if (sha256 === null) return;
+  try {
+    recordRunningConfig(dataDir, { sha256, loadedAt: loadedAt(appliance), path, text });
+  } catch (error) {
+    logger.warn({ err: error }, "the running config could not be recorded in the data directory");
+  }
+}
+
+function loadedAt(appliance: Appliance): string {
+  return new Date(appliance.running().loadedAt).toISOString();
+}
+
+function logWarnings(logger: Logger, warnings: readonly LocatedProblem[]): void {
+  for (const warning of warnings) {
+    logger.warn(
+      { path: warning.path, line: warning.at?.line, column: warning.at?.column },
+      `config: ${warning.message}`,
+    );
   }
 }
 

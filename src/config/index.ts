@@ -1,5 +1,12 @@
+export { type ConfigDiff, describeChange, diffConfigs } from "./diff.ts";
 export { exampleConfigYaml } from "./example.ts";
-export { checkConfig, checkConfigFile, loadConfigFile, parseConfig } from "./load.ts";
+export {
+  checkConfig,
+  checkConfigFile,
+  loadConfigFile,
+  parseConfig,
+  readConfigFile,
+} from "./load.ts";
 export { formatLocatedProblems, formatProblems } from "./problems.ts";
 export type { DeviceTemplate } from "./templates/index.ts";
 export { deviceTemplates, findTemplate } from "./templates/index.ts";
@@ -7,6 +14,7 @@ export type {
   AutomationConfig,
   ConfigProblem,
   FieldhubConfig,
+  LocatedProblem,
   OfflineDetectorConfig,
   PollingDevice,
   PollingGateway,

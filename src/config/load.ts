@@ -4,6 +4,7 @@
  * likely a mistake).
  * Both checks always run in full, so a refused file lists every problem at once.
  */
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { Value } from "@sinclair/typebox/value";
 import { modiconAddressWarnings } from "./address-references.ts";
@@ -44,21 +45,46 @@ export function checkConfig(yamlText: string): CheckedConfig {
 }
 
 export function checkConfigFile(path: string): CheckedConfig {
-  let text: string;
+  return readConfigFile(path).checked;
+}
+
+/** A config file as read: its text, the check of it and the SHA-256 of its bytes (hex); null when unreadable. */
+interface ConfigFileRead {
+  checked: CheckedConfig;
+  text: string | null;
+  sha256: string | null;
+}
+
+/**
+ * Reads and checks a config file once; the hash names the file's bytes as `serve` runs
+ * them (the log and /healthz, docs/config.md "Reloading the config").
+ */
+export function readConfigFile(path: string): ConfigFileRead {
+  let bytes: Buffer;
   try {
-    text = readFileSync(path, "utf8");
+    bytes = readFileSync(path);
   } catch (error) {
     return {
-      ok: false,
-      problems: [
-        {
-          path: "",
-          message: `cannot read config file ${path}: ${(error as Error).message}`,
-        },
-      ],
+      text: null,
+      sha256: null,
+      checked: {
+        ok: false,
+        problems: [
+          {
+            path: "",
+            message: `cannot read config file ${path}: ${(error as Error).message}`,
+          },
+        ],
+      },
     };
   }
-  return checkConfig(text);
+  const text = bytes.toString("utf8");
+  return { checked: checkConfig(text), text, sha256: configHash(bytes) };
+}
+
+/** SHA-256 of a config's bytes, hex. */
+function configHash(bytes: string | Uint8Array): string {
+  return createHash("sha256").update(bytes).digest("hex");
 }
 
 function withoutLocations(result: CheckedConfig): ConfigResult {

@@ -66,17 +66,38 @@ export interface HttpAppDeps {
   modbusServerView?: ModbusServerViewReader;
 }
 
+/**
+ * The settings of the config's `api` and `server.public_url`, read from the deps at
+ * each request, so that a config reload (app/appliance.ts) changes them in place.
+ */
+export type HttpSettings = Pick<HttpAppDeps, "publicUrl" | "defaultLimitPerMinute" | "corsOrigins" | "logRequests">;
+
 export async function createHttpApp(deps: HttpAppDeps) {
   const { store, clock, logger } = deps;
   const metrics = deps.metrics ?? createMetricsRegistry();
-  const { stateOf, finish } = requestAccounting({ metrics, clock, logger, logRequests: deps.logRequests === true });
-  const cors = corsPolicy(deps.corsOrigins ?? []);
+  // The settings of HttpSettings are read from `deps` at each request: a reload changes them there.
+  const { stateOf, finish } = requestAccounting({
+    metrics,
+    clock,
+    logger,
+    get logRequests() {
+      return deps.logRequests === true;
+    },
+  });
+  let cors = { origins: deps.corsOrigins, policy: corsPolicy(deps.corsOrigins ?? []) };
+  const corsNow = () => {
+    if (cors.origins !== deps.corsOrigins)
+      cors = { origins: deps.corsOrigins, policy: corsPolicy(deps.corsOrigins ?? []) };
+    return cors.policy;
+  };
   const gateDeps = {
     lookupKey: store.keys.lookup,
     recordKeyUse: store.keys.recordUse,
     limiter: new StoreRateLimiter(store.rateLimits, clock),
     now: () => clock.now(),
-    defaultLimitPerMinute: deps.defaultLimitPerMinute,
+    get defaultLimitPerMinute() {
+      return deps.defaultLimitPerMinute;
+    },
   };
   const v1 = await v1Routes({
     store,
@@ -88,10 +109,14 @@ export async function createHttpApp(deps: HttpAppDeps) {
   });
 
   const docsUrlOf = (request: Request) => `${deps.publicUrl ?? originOf(request.url)}/docs`;
-  let openApiJson: string | null = null;
+  let openApiJson: { publicUrl: string | null; json: string } | null = null;
   const openApi = () => {
-    openApiJson ??= JSON.stringify(buildOpenApiDocument(v1, deps.publicUrl ?? "/"));
-    return openApiJson;
+    if (openApiJson?.publicUrl !== deps.publicUrl)
+      openApiJson = {
+        publicUrl: deps.publicUrl,
+        json: JSON.stringify(buildOpenApiDocument(v1, deps.publicUrl ?? "/")),
+      };
+    return openApiJson.json;
   };
 
   const fail = (request: Request, code: ErrorCode, detail?: string, status?: number) => {
@@ -108,7 +133,7 @@ export async function createHttpApp(deps: HttpAppDeps) {
       const state = stateOf(request);
       const api = isApiPath(request.url);
       if (api) {
-        const preflight = cors.apply(request, state.headers);
+        const preflight = corsNow().apply(request, state.headers);
         if (preflight !== null) {
           // A preflight carries no key: the client address's window, shown but not
           // counted, since the browser sends it on the page's behalf (docs/api.md section 4.10).

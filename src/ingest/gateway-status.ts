@@ -62,22 +62,42 @@ export async function createGatewayStatusTracker(options: {
   onChange?: (gatewayId: string, status: GatewayStatus, at: number) => void;
 }) {
   const { store, clock, logger } = options;
-  const startedWall = clock.now();
-  const startedMonotonic = clock.monotonic();
   const states = new Map<string, GatewayState>();
-  for (const gateway of options.gateways) {
-    const row = await store.gateways.statusOf(gateway.id);
-    if (row === null) continue;
-    states.set(gateway.id, {
-      ...row,
-      uuid: gateway.id,
-      heartbeatMs: gateway.heartbeatMs,
-      // A stored last_seen counts as heard that long ago; one in the future (stored
-      // while the clock was ahead) as heard now.
-      heardAt: startedMonotonic - Math.max(0, startedWall - (row.lastSeen ?? startedWall)),
-      lastSeenWritten: row.lastSeen,
-    });
+  /**
+   * Follows these gateways: at start, and after a reload (app/parts.ts). A gateway
+   * tracked already keeps its state (a new heartbeat or name applies); a new one starts from
+   * its stored row; one no longer listed is dropped.
+   */
+  async function track(gateways: readonly TrackedGateway[]): Promise<void> {
+    const startedWall = clock.now();
+    const startedMonotonic = clock.monotonic();
+    const listed = new Set(gateways.map((gateway) => gateway.id));
+    for (const id of states.keys()) if (!listed.has(id)) states.delete(id);
+    for (const gateway of gateways) {
+      const row = await store.gateways.statusOf(gateway.id);
+      const known = states.get(gateway.id);
+      if (known !== undefined) {
+        // Its name may have changed with the inventory; its status and last answer are this process's.
+        Object.assign(known, {
+          heartbeatMs: gateway.heartbeatMs,
+          name: row?.name ?? known.name,
+          orgId: row?.orgId ?? known.orgId,
+        });
+        continue;
+      }
+      if (row === null) continue;
+      states.set(gateway.id, {
+        ...row,
+        uuid: gateway.id,
+        heartbeatMs: gateway.heartbeatMs,
+        // A stored last_seen counts as heard that long ago; one in the future (stored
+        // while the clock was ahead) as heard now.
+        heardAt: startedMonotonic - Math.max(0, startedWall - (row.lastSeen ?? startedWall)),
+        lastSeenWritten: row.lastSeen,
+      });
+    }
   }
+  await track(options.gateways);
 
   function transition(state: GatewayState, next: GatewayStatus, at: number): Promise<void> {
     const change = deviceStatusEvent({ ...state, id: state.uuid }, next);
@@ -183,6 +203,7 @@ export async function createGatewayStatusTracker(options: {
     answered,
     unreachable,
     check,
+    track,
     statusOf(gatewayId: string): GatewayStatus | null {
       return states.get(gatewayId)?.status ?? null;
     },

@@ -82,16 +82,25 @@ export async function createIngest(options: IngestOptions) {
   });
   // Starting from each register's newest stored reading: backfilled history and
   // the history of earlier runs count, whatever the clock says now.
-  const newest = await store.readings.newestTimes();
   const aggregates = createPeriodAggregates();
-  for (const row of await store.registers.allIds()) {
-    const intervalMs = effectiveStorageInterval(
-      options.storageIntervalMs.get(row.uuid) ?? options.defaultStorageIntervalMs,
-    );
-    registers.set(row.uuid, row.id);
-    density.track(row.id, intervalMs, newest.get(row.id));
-    aggregates.track(row.id, intervalMs);
+  const intervals = new Map<number, number>();
+  /**
+   * Takes the store's registers with their storage periods: at start, and after a
+   * reload synced a changed inventory (registers added, periods changed). A register
+   * whose period is unchanged keeps its state.
+   */
+  async function track(storageIntervalMs: ReadonlyMap<string, number>): Promise<void> {
+    const newest = await store.readings.newestTimes();
+    for (const row of await store.registers.allIds()) {
+      const intervalMs = effectiveStorageInterval(storageIntervalMs.get(row.uuid) ?? options.defaultStorageIntervalMs);
+      registers.set(row.uuid, row.id);
+      if (intervals.get(row.id) === intervalMs) continue;
+      intervals.set(row.id, intervalMs);
+      density.track(row.id, intervalMs, newest.get(row.id));
+      aggregates.track(row.id, intervalMs);
+    }
   }
+  await track(options.storageIntervalMs);
   const admission = createAdmission({
     registers,
     density,
@@ -193,6 +202,7 @@ export async function createIngest(options: IngestOptions) {
 
   return {
     accept: admission.accept,
+    track,
     flush,
     stats(): IngestStats {
       return {

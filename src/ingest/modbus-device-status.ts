@@ -74,36 +74,50 @@ export async function createModbusDeviceStatusTracker(options: {
   onChange?: (change: ModbusDeviceChange, at: number) => void;
 }) {
   const { store, clock, logger } = options;
-  const announcedOffline = new Set(await store.gateways.offlineAnnouncedDevices());
   const devices = new Map<string, DeviceState>();
-  for (const tracked of options.gateways) {
-    const row = await store.gateways.statusOf(tracked.id);
-    if (row === null) continue;
-    const gateway: GatewayState = {
-      uuid: tracked.id,
-      serial: row.serial,
-      name: row.name,
-      orgId: row.orgId,
-      heartbeatMs: tracked.heartbeatMs,
-      devices: [],
-    };
-    for (const device of tracked.devices) {
-      const state: DeviceState = {
-        id: device.id,
-        name: device.name,
-        gateway,
-        announcedOffline: announcedOffline.has(device.id),
-        health: "unknown",
-        answeringHealth: "unknown",
-        silentHealth: "unknown",
-        silentSince: null,
-        lastError: null,
-        lastAnswerAt: null,
+  /**
+   * Follows these gateways' devices: at start, and after a reload (app/parts.ts). A
+   * device tracked already keeps its health and silence; new ones start from the
+   * store; devices no longer listed are dropped.
+   */
+  async function track(gateways: readonly TrackedDevicesOfGateway[]): Promise<void> {
+    const announcedOffline = new Set(await store.gateways.offlineAnnouncedDevices());
+    const kept = new Map(devices);
+    devices.clear();
+    for (const tracked of gateways) {
+      const row = await store.gateways.statusOf(tracked.id);
+      if (row === null) continue;
+      const gateway: GatewayState = {
+        uuid: tracked.id,
+        serial: row.serial,
+        name: row.name,
+        orgId: row.orgId,
+        heartbeatMs: tracked.heartbeatMs,
+        devices: [],
       };
-      gateway.devices.push(state);
-      devices.set(device.id, state);
+      for (const device of tracked.devices) {
+        const known = kept.get(device.id);
+        const state: DeviceState =
+          known === undefined
+            ? {
+                id: device.id,
+                name: device.name,
+                gateway,
+                announcedOffline: announcedOffline.has(device.id),
+                health: "unknown",
+                answeringHealth: "unknown",
+                silentHealth: "unknown",
+                silentSince: null,
+                lastError: null,
+                lastAnswerAt: null,
+              }
+            : Object.assign(known, { name: device.name, gateway });
+        gateway.devices.push(state);
+        devices.set(device.id, state);
+      }
     }
   }
+  await track(options.gateways);
 
   /** The change `state` is due, or null. */
   function due(state: DeviceState): "online" | "offline" | null {
@@ -192,6 +206,7 @@ export async function createModbusDeviceStatusTracker(options: {
   return {
     healthChanged,
     check,
+    track,
     /** Whether the device's `modbus_device.offline` stands. */
     isOffline: (deviceId: string): boolean => devices.get(deviceId)?.announcedOffline ?? false,
     async stop(): Promise<void> {

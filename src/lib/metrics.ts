@@ -97,3 +97,26 @@ export function histogramFrom(
     },
   } as unknown as Parameters<MetricsRegistry["registerMetric"]>[0]);
 }
+
+/**
+ * Runs `start`, which registers the metrics of a part, and returns what it started
+ * with `release`, which takes exactly those metrics off the registry again: a part
+ * a config reload replaces (app/parts.ts) registers its metrics anew.
+ */
+export async function withOwnMetrics<T>(
+  registry: MetricsRegistry,
+  start: () => T | Promise<T>,
+): Promise<{ part: T; release: () => void }> {
+  const before = new Set(registry.getMetricsAsArray().map((metric) => metric.name));
+  const part = await start();
+  const added = registry
+    .getMetricsAsArray()
+    .map((metric) => metric.name)
+    .filter((name) => !before.has(name));
+  return {
+    part,
+    release: () => {
+      for (const name of added) registry.removeSingleMetric(name);
+    },
+  };
+}
