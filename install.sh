@@ -351,6 +351,8 @@ User=$USER_NAME
 Group=$USER_NAME
 SupplementaryGroups=dialout
 ExecStart=$BIN serve --config $CONF --data $DATA
+# systemctl reload: serve re-reads the config and applies it without a restart.
+ExecReload=/bin/kill -HUP \$MAINPID
 WorkingDirectory=$DATA
 Restart=on-failure
 RestartSec=5

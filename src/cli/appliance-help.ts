@@ -15,7 +15,7 @@ export const serveHelp: CommandHelp = {
   command: "serve",
   arguments: "--config FILE --data DIR [--host H] [--port P] [--log-format json|pretty]",
   summary:
-    "Run fieldhub: poll the configured devices, store readings, evaluate alerts, send webhooks, serve the API and admin page.",
+    "Run fieldhub: poll the configured devices, store readings, evaluate alerts, send webhooks, serve the API and admin page. SIGHUP (systemctl reload) reads the config again and applies it without a restart; SIGINT/SIGTERM stop.",
   options: [
     { flag: "--config FILE", text: "the config file (YAML; check it first with `fieldhub config check FILE`)" },
     {

@@ -147,6 +147,8 @@ describe("install.sh --root", () => {
     expect(one("ExecStart")).toBe(
       "/usr/local/bin/fieldhub serve --config /etc/fieldhub/fieldhub.yaml --data /var/lib/fieldhub",
     );
+    // systemctl reload: SIGHUP, which serve answers by reloading its config (docs/config.md).
+    expect(one("ExecReload")).toBe("/bin/kill -HUP $MAINPID");
     expect(one("Restart")).toBe("on-failure");
     expect(one("User")).toBe("fieldhub");
     expect(one("Group")).toBe("fieldhub");

@@ -4,8 +4,8 @@
  * (Debian's python3-pymodbus) that log every request; SIGHUP (what `systemctl reload`
  * sends) applies an edited file. `config check --data` prints the change first; the
  * added register is in /v1 and polled, the removed device is no longer asked, the
- * unchanged gateway's peer is asked without a pause, the changed gateway alone
- * restarts, a rule and automation added by the reload reach a webhook receiver; a
+ * unchanged gateway's peer is asked without a pause and its Modbus TCP server keeps
+ * a master's connection, the changed gateway alone restarts, a rule and automation added by the reload reach a webhook receiver; a
  * file with two problems is refused with both logged and everything keeps running on
  * the old config.
  */
@@ -18,6 +18,7 @@ import { createEndpoint, createKey, eventually, type RunningServe, startServe } 
 import { startVerifyingReceiver } from "../faults/harness/webhook-receivers.ts";
 import { runCli } from "../harness/cli.ts";
 import { type PymodbusPeer, startPymodbusPeer } from "../harness/pymodbus.ts";
+import { modbusFrame, rawModbusClient } from "../harness/raw-modbus-client.ts";
 
 const changingId = stableUuid("gateway", "CHANGING");
 const steadyId = stableUuid("gateway", "STEADY");
@@ -28,6 +29,7 @@ let configPath = "";
 let server: RunningServe;
 let key = "";
 let steady: PymodbusPeer;
+let serverPort = 0;
 let changing: PymodbusPeer;
 const receiver = startVerifyingReceiver();
 
@@ -41,17 +43,21 @@ function siteYaml(edited: boolean, extra = ""): string {
         poll_interval_ms: ${pollMs}
         timeout_ms: 1000
         registers:${registers.map((register) => `\n          - ${register}`).join("")}`;
-  const gateway = (serial: string, devices: string) => `
+  const gateway = (serial: string, devices: string, more = "") => `
   - serial: ${serial}
     name: ${serial}
     heartbeat_s: 30
-    bus: { type: tcp }
+    bus: { type: tcp }${more}
     devices:${devices}`;
   const boiler = ["{ name: b0, address: 0, data_type: int16 }"];
   if (edited) boiler.push("{ name: b1, address: 1, data_type: int16 }");
   return `organizations: [{ key: site, name: Site }]
 storage: { commit_interval_s: 1 }
-gateways:${gateway("STEADY", device("meter", 1, steady.port, ["{ name: m0, address: 0, data_type: int16 }"]))}${gateway(
+gateways:${gateway(
+    "STEADY",
+    device("meter", 1, steady.port, ["{ name: m0, address: 0, data_type: int16 }"]),
+    `\n    modbus_server: { host: 127.0.0.1, port: ${serverPort} }`,
+  )}${gateway(
     "CHANGING",
     device("boiler", 1, changing.port, boiler) +
       (edited ? "" : device("pump", 2, changing.port, ["{ name: p0, address: 10, data_type: int16 }"])),
@@ -70,6 +76,10 @@ automations:
 beforeAll(async () => {
   workDir = mkdtempSync(join(tmpdir(), "fieldhub-reload-"));
   configPath = join(workDir, "fieldhub.yaml");
+  // A free port for STEADY's Modbus TCP server.
+  const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  serverPort = probe.port;
+  probe.stop(true);
   [steady, changing] = await Promise.all([
     startPymodbusPeer({ units: { "1": { hr: [{ address: 0, type: "int16", value: 7 }] } } }),
     startPymodbusPeer({
@@ -142,6 +152,9 @@ test("config check --data prints what a reload would change, by name", async () 
 
 test("SIGHUP applies the edit: b1 polled and in /v1, the pump no longer asked, STEADY polled without a pause, a new rule's alert delivered", async () => {
   const before = await healthz();
+  // A master connected to STEADY's Modbus TCP server before the reload.
+  const master = rawModbusClient(serverPort);
+  await master.opened;
   writeFileSync(configPath, siteYaml(true));
   const [, , reloadAt] = (await requests(steady)).at(-1) ?? [0, 0, 0];
   server.proc.kill("SIGHUP");
@@ -186,6 +199,11 @@ test("SIGHUP applies the edit: b1 polled and in /v1, the pump no longer asked, S
   expect(restarted).toEqual(["CHANGING"]);
   const steadyM0 = (await registers(steadyId))[0];
   expect(Date.parse(steadyM0?.latest_ts ?? "")).toBeGreaterThan(Date.parse(after.config.loaded_at));
+  // STEADY's Modbus TCP server kept its connection: the master asks on it and reads m0 (7).
+  master.socket.write(modbusFrame(1, 1, [3, 0, 0, 0, 1]));
+  expect(await master.take(11)).toEqual([0, 1, 0, 0, 0, 5, 1, 3, 2, 0, 7]);
+  expect(master.isClosed()).toBe(false);
+  master.socket.destroy();
 }, 60_000);
 
 test("a file with two problems is refused, both logged with their paths; the old config keeps running", async () => {
