@@ -228,6 +228,17 @@ export async function startParts(options: PartsOptions) {
       await schedules.automations.stop();
       schedules.automations = await startAutomations(next);
     }
+    // The changed and new gateways poll again as soon as ingest and the rules know their registers.
+    const serialIn = (gateways: readonly PollingGateway[], id: string) =>
+      gateways.find((gateway) => gateway.id === id)?.serial ?? id;
+    for (const id of diff.gateways.removed)
+      modbusLog.info({ gateway: serialIn(config.polling, id) }, "config reload: gateway removed, polling stopped");
+    for (const gateway of polled) {
+      if (pollers.some((poller) => poller.gatewayId === gateway.id)) continue;
+      startPoller(gateway);
+      const how = diff.gateways.changed.includes(gateway.id) ? "restarted with its changed config" : "started";
+      modbusLog.info({ gateway: gateway.serial }, `config reload: gateway polling ${how}`);
+    }
     if (diff.sections.retention) {
       await schedules.retention.stop();
       schedules.retention = startRetention(next.retention.readingsDays);
@@ -253,16 +264,6 @@ export async function startParts(options: PartsOptions) {
       await uplink.part.stop();
       uplink.release();
       uplink = await startUplinkLink(next);
-    }
-    const serialIn = (gateways: readonly PollingGateway[], id: string) =>
-      gateways.find((gateway) => gateway.id === id)?.serial ?? id;
-    for (const id of diff.gateways.removed)
-      modbusLog.info({ gateway: serialIn(config.polling, id) }, "config reload: gateway removed, polling stopped");
-    for (const gateway of polled) {
-      if (pollers.some((poller) => poller.gatewayId === gateway.id)) continue;
-      startPoller(gateway);
-      const how = diff.gateways.changed.includes(gateway.id) ? "restarted with its changed config" : "started";
-      modbusLog.info({ gateway: gateway.serial }, `config reload: gateway polling ${how}`);
     }
     const serversRestart = new Set([...diff.modbusServers.changed, ...diff.gateways.changed]);
     await modbusServers.reload(next, serversRestart);
