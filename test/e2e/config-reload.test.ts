@@ -23,6 +23,7 @@ import { modbusFrame, rawModbusClient } from "../harness/raw-modbus-client.ts";
 const changingId = stableUuid("gateway", "CHANGING");
 const steadyId = stableUuid("gateway", "STEADY");
 const pollMs = 250;
+const apiSettings = "api: { rate_limit_per_minute: 500 }\n";
 
 let workDir = "";
 let configPath = "";
@@ -134,7 +135,7 @@ test("config check --data prints what a reload would change, by name", async () 
     20_000,
   );
   const edited = join(workDir, "edited.yaml");
-  writeFileSync(edited, siteYaml(true, "api: { rate_limit_per_minute: 500 }\n"));
+  writeFileSync(edited, siteYaml(true, apiSettings));
   const checked = await runCli(["config", "check", edited, "--data", server.dataDir]);
   expect(checked.code).toBe(0);
   const running = await healthz();
@@ -150,12 +151,14 @@ test("config check --data prints what a reload would change, by name", async () 
   expect(checked.stdout).not.toContain("STEADY");
 }, 40_000);
 
-test("SIGHUP applies the edit: b1 polled and in /v1, the pump no longer asked, STEADY polled without a pause, a new rule's alert delivered", async () => {
+test("SIGHUP applies the edit: the API's rate limit, b1 polled and in /v1, the pump no longer asked, STEADY polled without a pause, a new rule's alert delivered", async () => {
   const before = await healthz();
   // A master connected to STEADY's Modbus TCP server before the reload.
   const master = rawModbusClient(serverPort);
   await master.opened;
-  writeFileSync(configPath, siteYaml(true));
+  const anonymousLimit = async () => (await fetch(`${server.url}/v1/devices`)).headers.get("x-ratelimit-limit");
+  expect(await anonymousLimit()).toBe("100");
+  writeFileSync(configPath, siteYaml(true, apiSettings));
   const [, , reloadAt] = (await requests(steady)).at(-1) ?? [0, 0, 0];
   server.proc.kill("SIGHUP");
   await eventually(
@@ -164,7 +167,9 @@ test("SIGHUP applies the edit: b1 polled and in /v1, the pump no longer asked, S
     15_000,
   );
   const after = await healthz();
-  expect(after.config.sha256).toBe(new Bun.CryptoHasher("sha256").update(siteYaml(true)).digest("hex"));
+  expect(after.config.sha256).toBe(new Bun.CryptoHasher("sha256").update(siteYaml(true, apiSettings)).digest("hex"));
+  // The API settings apply to the next request.
+  expect(await anonymousLimit()).toBe("500");
   expect(after.config.sha256).not.toBe(before.config.sha256);
   expect(Date.parse(after.config.loaded_at)).toBeGreaterThan(Date.parse(before.config.loaded_at));
 
