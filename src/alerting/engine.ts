@@ -136,6 +136,8 @@ export async function createRulesEngine(options: {
   return {
     /** Settles once the readings are evaluated and any alert change written (a refused write is logged). */
     evaluate: (readings: readonly PolledValue[]): Promise<void> => turns.run(() => evaluateNow(readings)),
+    /** Settles once every evaluation and detector change asked so far is done (a reload waits for it). */
+    settled: (): Promise<void> => turns.settled(),
     /**
      * The offline detector: a gateway went offline (docs/api.md section 3: alert source `detector`).
      * Rejects when the store refused the alert.

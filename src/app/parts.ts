@@ -90,6 +90,8 @@ export async function startParts(options: PartsOptions) {
       onEvent: eventRecorded,
     });
   let rules = await startRules(config);
+  /** While a reload replaces the engine: the new one, for the values read meanwhile (evaluated in order, by it). */
+  let nextRules: Promise<RulesEngine> | null = null;
   const detectOffline = offlineDetection(() => rules, logger);
   const status = await createGatewayStatusTracker({
     store,
@@ -134,7 +136,10 @@ export async function startParts(options: PartsOptions) {
   // The parts a reload may replace are looked up at each report, never held.
   const sink = pollSink({
     ingest,
-    rules: { evaluate: (values) => rules.evaluate(values) },
+    rules: {
+      evaluate: (values) =>
+        nextRules === null ? rules.evaluate(values) : nextRules.then((engine) => engine.evaluate(values)),
+    },
     status,
     modbusDevices,
     mqtt: { offer: (values) => mqtt?.part.offer(values) },
@@ -223,8 +228,16 @@ export async function startParts(options: PartsOptions) {
     await status.track(trackedGateways(polled));
     await modbusDevices.track(trackedDevices(polled));
     if (diff.sections.rules || diff.sections.inventory) {
-      // The engine reads the rules' registers and the open alerts from the store when made.
-      rules = await startRules(next);
+      // The engine reads the rules' registers and the open alerts from the store when
+      // made: after the old one wrote what it was evaluating; values read meanwhile wait for it.
+      const previous = rules;
+      const made = previous.settled().then(() => startRules(next));
+      nextRules = made;
+      try {
+        rules = await made;
+      } finally {
+        nextRules = null;
+      }
       await schedules.automations.stop();
       schedules.automations = await startAutomations(next);
     }
