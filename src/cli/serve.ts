@@ -31,6 +31,13 @@ export async function serveCommand(argv: string[]): Promise<void> {
   // A file that was read and checked has its text and hash.
   if (read.sha256 === null || read.text === null) throw new Error(`${configPath}: read without its text`);
   const logger = createLogger({ format: logFormat });
+  // A SIGHUP during the start would end the process (its default action): it is
+  // noted here and answered once the appliance runs.
+  let hangupDuringStart = false;
+  const noteHangup = () => {
+    hangupDuringStart = true;
+  };
+  process.on("SIGHUP", noteHangup);
   logWarnings(logger, loaded.warnings);
   const sha256 = read.sha256;
   const { appliance, newStore } = await runAppliance(dataDir, logger, async (store) => ({
@@ -50,7 +57,9 @@ export async function serveCommand(argv: string[]): Promise<void> {
     { config: configPath, config_sha256: sha256, config_loaded_at: loadedAt(appliance) },
     `config ${configPath} running (sha256 ${sha256})`,
   );
-  reloadOnHangup(configPath, dataDir, appliance, logger);
+  const reload = reloadOnHangup(configPath, dataDir, appliance, logger);
+  process.off("SIGHUP", noteHangup);
+  if (hangupDuringStart) reload();
   const { url, setupToken } = appliance;
   const serving = `fieldhub serving on ${url}`;
   logger.info(
@@ -76,9 +85,9 @@ export async function serveCommand(argv: string[]): Promise<void> {
  * signals came. A file with problems is refused with each problem logged as
  * `config check` prints it, and the running config stays.
  */
-function reloadOnHangup(configPath: string, dataDir: string, appliance: Appliance, logger: Logger): void {
+function reloadOnHangup(configPath: string, dataDir: string, appliance: Appliance, logger: Logger): () => void {
   const turns = new SerialTurns((error) => logger.error({ err: error }, "config reload failed"));
-  process.on("SIGHUP", () => {
+  const reload = () => {
     void turns.run(async () => {
       const read = readConfigFile(configPath);
       const checked = read.checked;
@@ -109,7 +118,9 @@ function reloadOnHangup(configPath: string, dataDir: string, appliance: Applianc
       }
       recordRunning(dataDir, configPath, read.text, appliance, logger);
     });
-  });
+  };
+  process.on("SIGHUP", reload);
+  return reload;
 }
 
 /** `config check --data` compares against this record (app/running-config.ts); a failed write is logged, never fatal. */
