@@ -55,77 +55,7 @@ export function diffConfigs(running: FieldhubConfig, next: FieldhubConfig): Conf
   const offline = settings("offline_alerts", running.offlineDetector, next.offlineDetector);
 
   const inventoryBefore = changes.length;
-  const gatewayList = (config: FieldhubConfig) =>
-    config.inventory.organizations.flatMap((org) =>
-      org.gateways.map((gateway) => ({ ...gateway, organization: org.key })),
-    );
-  const pollingOf = (config: FieldhubConfig) => new Map(config.polling.map((gateway) => [gateway.id, gateway]));
-  const organizations = pairUp(
-    running.inventory.organizations,
-    next.inventory.organizations,
-    (org) => org.id,
-    (org) => org.key,
-  );
-  listPairs(changes, "organization", organizations, ({ customers: _c, gateways: _g, ...org }) => org);
-  for (const [before, after] of organizations.kept) {
-    const customers = pairUp(
-      before.customers,
-      after.customers,
-      (customer) => customer.id,
-      (customer) => `${after.key}/${customer.key}`,
-    );
-    listPairs(changes, "customer", customers, (customer) => customer);
-  }
-
-  const pollingBefore = pollingOf(running);
-  const pollingAfter = pollingOf(next);
-  const gateways = pairUp(
-    gatewayList(running),
-    gatewayList(next),
-    (gateway) => gateway.id,
-    (gateway) => gateway.serial,
-  );
-  // Each element with the poller's settings of it (bus, timeouts, byte order), from its own side.
-  listPairs(changes, "gateway", gateways, ({ modbusDevices: _d, ...gateway }, side) => {
-    const polling = (side === "before" ? pollingBefore : pollingAfter).get(gateway.id);
-    return { ...gateway, bus: polling?.bus, reconnectMaxMs: polling?.reconnectMaxMs };
-  });
-  for (const [before, after] of gateways.kept) {
-    const pollingDevices = {
-      before: new Map(pollingBefore.get(before.id)?.devices.map((device) => [device.id, device])),
-      after: new Map(pollingAfter.get(after.id)?.devices.map((device) => [device.id, device])),
-    };
-    const deviceName = (device: { name: string | null; slaveId: number }) =>
-      `${after.serial}/${device.name ?? `unit ${device.slaveId}`}`;
-    const devices = pairUp(before.modbusDevices, after.modbusDevices, (device) => device.id, deviceName);
-    listPairs(changes, "device", devices, ({ registers: _r, ...device }, side) => {
-      const polling = pollingDevices[side].get(device.id);
-      return {
-        ...device,
-        timeoutMs: polling?.timeoutMs,
-        retries: polling?.retries,
-        maxRegistersPerRequest: polling?.maxRegistersPerRequest,
-        maxGap: polling?.maxGap,
-        pauseMs: polling?.pauseMs,
-      };
-    });
-    for (const [deviceBefore, deviceAfter] of devices.kept) {
-      const decodings = {
-        before: new Map(pollingDevices.before.get(deviceBefore.id)?.registers.map((r) => [r.id, r])),
-        after: new Map(pollingDevices.after.get(deviceAfter.id)?.registers.map((r) => [r.id, r])),
-      };
-      const registers = pairUp(
-        deviceBefore.registers,
-        deviceAfter.registers,
-        (register) => register.id,
-        (register) => `${deviceName(deviceAfter)}/${register.name}`,
-      );
-      listPairs(changes, "register", registers, (register, side) => ({
-        ...decodings[side].get(register.id),
-        ...register,
-      }));
-    }
-  }
+  listEquipment(changes, running, next);
   const inventory = changes.length > inventoryBefore || compare(running.polling, next.polling) !== null;
   const servers = pairUp(
     running.modbusServers,
@@ -173,6 +103,83 @@ export function diffConfigs(running: FieldhubConfig, next: FieldhubConfig): Conf
     needRestart,
     sections: { inventory, rules, mqtt, uplink, webhooks, http, retention },
   };
+}
+
+/**
+ * Organisations, customers, gateways, devices and registers: each with the poller's
+ * settings of it (bus, timeouts, byte order), from its own side.
+ */
+function listEquipment(changes: ConfigChange[], running: FieldhubConfig, next: FieldhubConfig): void {
+  const gatewayList = (config: FieldhubConfig) =>
+    config.inventory.organizations.flatMap((org) =>
+      org.gateways.map((gateway) => ({ ...gateway, organization: org.key })),
+    );
+  const pollingOf = (config: FieldhubConfig) => new Map(config.polling.map((gateway) => [gateway.id, gateway]));
+  const organizations = pairUp(
+    running.inventory.organizations,
+    next.inventory.organizations,
+    (org) => org.id,
+    (org) => org.key,
+  );
+  listPairs(changes, "organization", organizations, ({ customers: _c, gateways: _g, ...org }) => org);
+  for (const [before, after] of organizations.kept) {
+    const customers = pairUp(
+      before.customers,
+      after.customers,
+      (customer) => customer.id,
+      (customer) => `${after.key}/${customer.key}`,
+    );
+    listPairs(changes, "customer", customers, (customer) => customer);
+  }
+
+  const pollingBefore = pollingOf(running);
+  const pollingAfter = pollingOf(next);
+  const gateways = pairUp(
+    gatewayList(running),
+    gatewayList(next),
+    (gateway) => gateway.id,
+    (gateway) => gateway.serial,
+  );
+  listPairs(changes, "gateway", gateways, ({ modbusDevices: _d, ...gateway }, side) => {
+    const polling = (side === "before" ? pollingBefore : pollingAfter).get(gateway.id);
+    return { ...gateway, bus: polling?.bus, reconnectMaxMs: polling?.reconnectMaxMs };
+  });
+  for (const [before, after] of gateways.kept) {
+    const pollingDevices = {
+      before: new Map(pollingBefore.get(before.id)?.devices.map((device) => [device.id, device])),
+      after: new Map(pollingAfter.get(after.id)?.devices.map((device) => [device.id, device])),
+    };
+    const deviceName = (device: { name: string | null; slaveId: number }) =>
+      `${after.serial}/${device.name ?? `unit ${device.slaveId}`}`;
+    const devices = pairUp(before.modbusDevices, after.modbusDevices, (device) => device.id, deviceName);
+    listPairs(changes, "device", devices, ({ registers: _r, ...device }, side) => {
+      const polling = pollingDevices[side].get(device.id);
+      return {
+        ...device,
+        timeoutMs: polling?.timeoutMs,
+        retries: polling?.retries,
+        maxRegistersPerRequest: polling?.maxRegistersPerRequest,
+        maxGap: polling?.maxGap,
+        pauseMs: polling?.pauseMs,
+      };
+    });
+    for (const [deviceBefore, deviceAfter] of devices.kept) {
+      const decodings = {
+        before: new Map(pollingDevices.before.get(deviceBefore.id)?.registers.map((r) => [r.id, r])),
+        after: new Map(pollingDevices.after.get(deviceAfter.id)?.registers.map((r) => [r.id, r])),
+      };
+      const registers = pairUp(
+        deviceBefore.registers,
+        deviceAfter.registers,
+        (register) => register.id,
+        (register) => `${deviceName(deviceAfter)}/${register.name}`,
+      );
+      listPairs(changes, "register", registers, (register, side) => ({
+        ...decodings[side].get(register.id),
+        ...register,
+      }));
+    }
+  }
 }
 
 /** One change as a line: `+ register FH-1/boiler/flow`, `~ api (rate_limit_per_minute)`, `- rule CO2 high`. */
