@@ -1,12 +1,13 @@
 /**
  * The config a `serve` runs, recorded in its data directory at start and at each
- * reload (`DATA/running-config.json`: the file's text, hash, path and load time),
- * so that `fieldhub config check FILE --data DIR` can say what a reload would change
- * without asking the process (docs/config.md, "Reloading the config"). Private to
- * the data directory's owner, like the store: the text may hold the uplink token.
+ * reload (`DATA/running-config.json`: the file's path, hash and load time, and the
+ * config as the diff compares it, its secrets as hashes), so that `fieldhub config
+ * check FILE --data DIR` can say what a reload would change without asking the
+ * process (docs/config.md, "Reloading the config").
  */
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { ConfigSnapshot } from "../config/index.ts";
 
 export interface RecordedConfig {
   sha256: string;
@@ -14,7 +15,7 @@ export interface RecordedConfig {
   loadedAt: string;
   /** The file as serve was given it. */
   path: string;
-  text: string;
+  config: ConfigSnapshot;
 }
 
 const fileName = "running-config.json";
@@ -41,7 +42,8 @@ export function readRunningConfig(dataDir: string): RecordedConfig | null {
     typeof parsed.sha256 !== "string" ||
     typeof parsed.loadedAt !== "string" ||
     typeof parsed.path !== "string" ||
-    typeof parsed.text !== "string"
+    typeof parsed.config !== "object" ||
+    parsed.config === null
   )
     throw new Error(`${join(dataDir, fileName)} is not a recorded config`);
   return parsed as RecordedConfig;

@@ -1,7 +1,13 @@
 /** `fieldhub serve --config FILE --data DIR`: everything in one process. */
 import { type Appliance, startAppliance } from "../app/appliance.ts";
 import { recordRunningConfig } from "../app/running-config.ts";
-import { formatLocatedProblems, type LocatedProblem, readConfigFile } from "../config/index.ts";
+import {
+  configSnapshot,
+  type FieldhubConfig,
+  formatLocatedProblems,
+  type LocatedProblem,
+  readConfigFile,
+} from "../config/index.ts";
 import { systemClock } from "../lib/clock.ts";
 import { createLogger, type Logger } from "../lib/logger.ts";
 import { createMetricsRegistry } from "../lib/metrics.ts";
@@ -28,8 +34,8 @@ export async function serveCommand(argv: string[]): Promise<void> {
       `${configPath} is not a valid config; nothing was started:\n${formatLocatedProblems(loaded.problems, configPath)}`,
     );
   }
-  // A file that was read and checked has its text and hash.
-  if (read.sha256 === null || read.text === null) throw new Error(`${configPath}: read without its text`);
+  // A file that was read and checked has its hash.
+  if (read.sha256 === null) throw new Error(`${configPath}: read without its hash`);
   const logger = createLogger({ format: logFormat });
   // A SIGHUP during the start would end the process (its default action): it is
   // noted here and answered once the appliance runs.
@@ -52,7 +58,7 @@ export async function serveCommand(argv: string[]): Promise<void> {
       configSha256: sha256,
     }),
   }));
-  recordRunning(dataDir, configPath, read.text, appliance, logger);
+  recordRunning(dataDir, configPath, loaded.config, appliance, logger);
   logger.info(
     { config: configPath, config_sha256: sha256, config_loaded_at: loadedAt(appliance) },
     `config ${configPath} running (sha256 ${sha256})`,
@@ -92,7 +98,7 @@ function reloadOnHangup(configPath: string, dataDir: string, appliance: Applianc
       const read = readConfigFile(configPath);
       const checked = read.checked;
       const still = appliance.running().sha256;
-      if (!checked.ok || read.sha256 === null || read.text === null) {
+      if (!checked.ok || read.sha256 === null) {
         const problems = checked.ok ? [] : checked.problems;
         for (const problem of problems) {
           logger.error(
@@ -116,7 +122,7 @@ function reloadOnHangup(configPath: string, dataDir: string, appliance: Applianc
         );
         return;
       }
-      recordRunning(dataDir, configPath, read.text, appliance, logger);
+      recordRunning(dataDir, configPath, checked.config, appliance, logger);
     });
   };
   process.on("SIGHUP", reload);
@@ -124,11 +130,17 @@ function reloadOnHangup(configPath: string, dataDir: string, appliance: Applianc
 }
 
 /** `config check --data` compares against this record (app/running-config.ts); a failed write is logged, never fatal. */
-function recordRunning(dataDir: string, path: string, text: string, appliance: Appliance, logger: Logger): void {
+function recordRunning(
+  dataDir: string,
+  path: string,
+  config: FieldhubConfig,
+  appliance: Appliance,
+  logger: Logger,
+): void {
   const { sha256 } = appliance.running();
   if (sha256 === null) return;
   try {
-    recordRunningConfig(dataDir, { sha256, loadedAt: loadedAt(appliance), path, text });
+    recordRunningConfig(dataDir, { sha256, loadedAt: loadedAt(appliance), path, config: configSnapshot(config) });
   } catch (error) {
     logger.warn({ err: error }, "the running config could not be recorded in the data directory");
   }

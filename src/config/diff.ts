@@ -5,7 +5,30 @@
  * id is "changed", one without is "removed" and "added"; settings sections are compared
  * whole. docs/config.md, "Reloading the config", says what each change does.
  */
+import { createHash } from "node:crypto";
 import type { FieldhubConfig } from "./types.ts";
+
+/**
+ * A config as the diff compares it: plain JSON (maps as entries in key order) with its
+ * secrets (`uplink.token`, `mqtt.password`) as their SHA-256, so that the running one
+ * can be recorded on disk (app/running-config.ts) and compared later without keeping
+ * the secrets there. Its map fields hold entries, whatever the type says: only the
+ * diff reads it.
+ */
+export type ConfigSnapshot = FieldhubConfig & { snapshot: 1 };
+
+export function configSnapshot(config: FieldhubConfig | ConfigSnapshot): ConfigSnapshot {
+  if ("snapshot" in config) return config;
+  const hashed = (secret: string | null) =>
+    secret === null ? null : `sha256:${createHash("sha256").update(secret).digest("hex")}`;
+  const withoutSecrets = {
+    ...config,
+    uplink: config.uplink === null ? null : { ...config.uplink, token: hashed(config.uplink.token) },
+    mqtt: config.mqtt === null ? null : { ...config.mqtt, password: hashed(config.mqtt.password) },
+    snapshot: 1,
+  };
+  return JSON.parse(canonical(withoutSecrets)) as ConfigSnapshot;
+}
 
 export type ChangeKind = "added" | "removed" | "changed";
 
@@ -39,7 +62,13 @@ export interface ConfigDiff {
   };
 }
 
-export function diffConfigs(running: FieldhubConfig, next: FieldhubConfig): ConfigDiff {
+/** What `next` changes against `running`; either may be a config or its snapshot. */
+export function diffConfigs(
+  runningConfig: FieldhubConfig | ConfigSnapshot,
+  nextConfig: FieldhubConfig | ConfigSnapshot,
+): ConfigDiff {
+  const running = configSnapshot(runningConfig);
+  const next = configSnapshot(nextConfig);
   const changes: ConfigChange[] = [];
   const settings = (what: string, before: unknown, after: unknown) => {
     const change = compare(before, after);

@@ -1,4 +1,4 @@
-export { type ConfigDiff, describeChange, diffConfigs } from "./diff.ts";
+export { type ConfigDiff, type ConfigSnapshot, configSnapshot, describeChange, diffConfigs } from "./diff.ts";
 export { exampleConfigYaml } from "./example.ts";
 export {
   checkConfig,

@@ -48,10 +48,9 @@ export function checkConfigFile(path: string): CheckedConfig {
   return readConfigFile(path).checked;
 }
 
-/** A config file as read: its text, the check of it and the SHA-256 of its bytes (hex); null when unreadable. */
+/** A config file as read: the check of it and the SHA-256 of its bytes (hex; null when unreadable). */
 interface ConfigFileRead {
   checked: CheckedConfig;
-  text: string | null;
   sha256: string | null;
 }
 
@@ -65,7 +64,6 @@ export function readConfigFile(path: string): ConfigFileRead {
     bytes = readFileSync(path);
   } catch (error) {
     return {
-      text: null,
       sha256: null,
       checked: {
         ok: false,
@@ -78,8 +76,7 @@ export function readConfigFile(path: string): ConfigFileRead {
       },
     };
   }
-  const text = bytes.toString("utf8");
-  return { checked: checkConfig(text), text, sha256: configHash(bytes) };
+  return { checked: checkConfig(bytes.toString("utf8")), sha256: configHash(bytes) };
 }
 
 /** SHA-256 of a config's bytes, hex. */

@@ -1,6 +1,6 @@
 /** The diff a reload applies and `config check --data` prints (src/config/diff.ts), by name. */
 import { expect, test } from "bun:test";
-import { describeChange, diffConfigs } from "../../src/config/index.ts";
+import { configSnapshot, describeChange, diffConfigs } from "../../src/config/index.ts";
 import { at, configOf, minimalFile, type Yamlish } from "./helpers.ts";
 
 /** Two gateways; FH-2 with a Modbus TCP server. */
@@ -71,4 +71,19 @@ test("settings sections by key; server.port only at a restart; a Modbus server's
   expect(diff.modbusServers.changed).toHaveLength(1);
   expect(diff.gateways.changed).toEqual([]);
   expect(diff.sections).toMatchObject({ webhooks: true, inventory: false, rules: false, mqtt: false });
+});
+
+test("a snapshot keeps the uplink token and MQTT password as hashes only, and still tells a changed one", () => {
+  const token = `fhe_${"a".repeat(64)}`;
+  const withSecrets = (edgeToken: string): Yamlish => ({
+    ...site(),
+    uplink: { url: "https://central.example", token: edgeToken },
+    mqtt: { url: "mqtt://127.0.0.1", username: "box", password: "broker-pass-1" },
+  });
+  const snapshot = configSnapshot(configOf(withSecrets(token)));
+  const recorded = JSON.stringify(snapshot);
+  expect(recorded).not.toContain(token);
+  expect(recorded).not.toContain("broker-pass-1");
+  expect(diffConfigs(snapshot, configOf(withSecrets(token))).changes).toEqual([]);
+  expect(lines(withSecrets(token), withSecrets(`fhe_${"b".repeat(64)}`))).toEqual(["~ uplink (token)"]);
 });
