@@ -149,6 +149,10 @@ test("config check --data prints what a reload would change, by name", async () 
   ])
     expect(checked.stdout).toContain(`  ${line}\n`);
   expect(checked.stdout).not.toContain("STEADY");
+  // A data directory no serve ran on has nothing to compare with: said, exit 1.
+  const nothing = await runCli(["config", "check", edited, "--data", workDir]);
+  expect(nothing.code).toBe(1);
+  expect(nothing.stderr).toContain("no running config recorded");
 }, 40_000);
 
 test("SIGHUP applies the edit: the API's rate limit, b1 polled and in /v1, the pump no longer asked, STEADY polled without a pause, a new rule's alert delivered", async () => {
