@@ -201,7 +201,7 @@ test("SIGHUP applies the edit: the API's rate limit, b1 polled and in /v1, the p
   const around = (await requests(steady)).map(([, , t]) => t).filter((t) => t >= reloadAt - 2 && t <= reloadAt + 4);
   const gaps = around.slice(1).map((t, i) => t - (around[i] ?? t));
   expect(Math.max(...gaps)).toBeLessThan(2);
-  expect(around.length).toBeGreaterThan(10);
+  expect(around.length).toBeGreaterThan(6);
 
   // CHANGING alone was restarted; STEADY's poller was never touched.
   const restarted = logged(/^config reload: gateway polling/).map((line) => line.gateway);
