@@ -95,28 +95,21 @@ export function diffConfigs(
   listPairs(changes, "modbus_server", servers, (server) => server);
 
   const rulesBefore = changes.length;
-  listPairs(
-    changes,
-    "rule",
-    pairUp(
-      running.rules,
-      next.rules,
-      (rule) => rule.id,
-      (rule) => rule.name,
-    ),
-    (rule) => rule,
-  );
-  listPairs(
-    changes,
-    "automation",
-    pairUp(
-      running.automations,
-      next.automations,
-      (automation) => automation.id,
-      (automation) => automation.name,
-    ),
-    (automation) => automation,
-  );
+  // Rules and automations are named, and matched by id, the same way.
+  const byName = <T extends { id: string; name: string }>(what: string, before: readonly T[], after: readonly T[]) =>
+    listPairs(
+      changes,
+      what,
+      pairUp(
+        before,
+        after,
+        (item) => item.id,
+        (item) => item.name,
+      ),
+      (item) => item,
+    );
+  byName("rule", running.rules, next.rules);
+  byName("automation", running.automations, next.automations);
   const rules = offline || changes.length > rulesBefore;
 
   const needRestart = [
