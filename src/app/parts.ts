@@ -265,7 +265,7 @@ export async function startParts(options: PartsOptions) {
       schedules.logPruning = startLogPruning(next.webhooks.logRetentionDays);
     }
     // Topics and Home Assistant discovery are built from the inventory when the link starts.
-    if (diff.sections.mqtt || (next.mqtt !== null && diff.sections.inventory)) {
+    if (diff.sections.mqtt || (next.mqtt !== null && diff.sections.published)) {
       const previous = mqtt;
       mqtt = null;
       await previous?.part.stop();
@@ -273,7 +273,7 @@ export async function startParts(options: PartsOptions) {
       mqtt = await startMqttLink(next);
     }
     // The forwarder sends the inventory it was given to the central.
-    if (diff.sections.uplink || (next.uplink !== null && diff.sections.inventory)) {
+    if (diff.sections.uplink || (next.uplink !== null && diff.sections.published)) {
       await uplink.part.stop();
       uplink.release();
       uplink = await startUplinkLink(next);

@@ -52,7 +52,10 @@ export interface ConfigDiff {
   needRestart: string[];
   /** Which parts of the config differ at all. */
   sections: {
+    /** Equipment or how it is polled: organisations down to registers, buses, timeouts, byte orders. */
     inventory: boolean;
+    /** The inventory as the store keeps it and the API, MQTT and the uplink show it (not how it is polled). */
+    published: boolean;
     rules: boolean;
     mqtt: boolean;
     uplink: boolean;
@@ -123,7 +126,16 @@ export function diffConfigs(
     gateways: idChanges(running.polling, next.polling, (gateway) => gateway.id),
     modbusServers: idChanges(running.modbusServers, next.modbusServers, (server) => server.gatewayId),
     needRestart,
-    sections: { inventory, rules, mqtt, uplink, webhooks, http, retention },
+    sections: {
+      inventory,
+      published: compare(running.inventory, next.inventory) !== null,
+      rules,
+      mqtt,
+      uplink,
+      webhooks,
+      http,
+      retention,
+    },
   };
 }
 

@@ -40,6 +40,8 @@ test("a bus and device setting change their gateway alone; the other gateway and
   ]);
   expect(diff.gateways.changed).toHaveLength(1);
   expect(diff.modbusServers).toEqual({ added: [], removed: [], changed: [] });
+  // How it is polled changed, not what the API (and MQTT, the uplink) shows.
+  expect(diff.sections).toMatchObject({ inventory: true, published: false });
 });
 
 test("a register renamed without an id is removed and added, as is an unnamed device given another address; a scale is a change of the register", () => {
