@@ -22,6 +22,18 @@ interface Example {
 /** Examples that cannot run against a demo on this machine, by their first characters. */
 const skipped: { startsWith: string; reason: string }[] = [
   {
+    startsWith: "fieldhub discover --host 192.168.1.40",
+    reason: "scans a site's Modbus server; test/cli/discover.test.ts runs discover against pymodbus",
+  },
+  {
+    startsWith: "fieldhub discover --serial /dev/ttyUSB0",
+    reason: "scans a site's RTU line; test/cli/discover.test.ts scans a socat pty",
+  },
+  {
+    startsWith: "fieldhub config check found.yaml",
+    reason: "checks the file the scan above writes; test/cli/discover.test.ts checks one",
+  },
+  {
     startsWith: "./bin/fieldhub serve --config fieldhub.yaml",
     reason: "starts a server that runs until stopped; the demo this test runs against is one",
   },
