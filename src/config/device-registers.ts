@@ -39,6 +39,8 @@ const registerFields = [
   "max",
   "write_function",
   "description",
+  "poll_interval_ms",
+  "deadband",
 ] as const;
 
 /** A template register written as the file would write it. */

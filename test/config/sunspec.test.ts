@@ -35,6 +35,15 @@ describe("sunspec:", () => {
     expect(inventory?.find((register) => register.name === "103.W")).toMatchObject({ unit: "W", scaleFactor: null });
   });
 
+  test("a point's override sets its own poll interval and MQTT deadband", () => {
+    const file: Yamlish = { ...minimalFile(), mqtt: { url: "mqtt://broker.local" } };
+    device(file).sunspec = { models: [103] };
+    device(file).registers = [{ name: "103.W", poll_interval_ms: 1000, deadband: 50 }];
+    const w = polled(file).registers.find((register) => register.name === "103.W");
+    expect(w?.pollIntervalMs).toBe(1000);
+    expect([...(configOf(file).mqtt?.deadbands ?? [])]).toEqual([[w?.id ?? "", 50]]);
+  });
+
   test("true gives every known model's points", () => {
     const file = minimalFile();
     device(file).sunspec = true;

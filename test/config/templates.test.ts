@@ -166,6 +166,15 @@ describe("a device with a template", () => {
     expect(polling.registers[index]).toMatchObject({ id, address: 0x34, byteOrder: "ABCD" });
   });
 
+  test("override: its own poll interval and MQTT deadband are the register's", () => {
+    const file = fileWith(meter({ registers: [{ name: "frequency", poll_interval_ms: 1000, deadband: 0.05 }] }));
+    const { polling } = onlyDevice({ ...file, mqtt: { url: "mqtt://broker.local" } });
+    expect(polling.registers.find((r) => r.name === "frequency")?.pollIntervalMs).toBe(1000);
+    expect(polling.registers.find((r) => r.name === "active_power")?.pollIntervalMs).toBeUndefined();
+    const deadbands = configOf({ ...file, mqtt: { url: "mqtt://broker.local" } }).mqtt?.deadbands;
+    expect([...(deadbands ?? [])]).toEqual([[registerId("frequency"), 0.05]]);
+  });
+
   test("override: address, data type and byte order too", () => {
     const { polling } = onlyDevice(
       fileWith(meter({ registers: [{ name: "frequency", address: 1000, data_type: "int16", byte_order: "BADC" }] })),

@@ -11,6 +11,7 @@ import type { LinkOpener, ModbusLink, ReadOutcome } from "../../../src/modbus/li
 import { planReadRequests, pollGroups } from "../../../src/modbus/plan.ts";
 import { startGatewayPoller } from "../../../src/modbus/poller.ts";
 import type { PolledRegister, PollingGateway } from "../../../src/modbus/polling-config.ts";
+import { configOf } from "../../config/helpers.ts";
 import { holdingRegister, pollingDevice } from "./polling-fixtures.ts";
 
 const stops: (() => Promise<void>)[] = [];
@@ -138,4 +139,46 @@ describe("the bus schedule of poll groups", () => {
     expect(median).toBeGreaterThanOrEqual(39);
     expect(median).toBeLessThan(40 + 8);
   });
+});
+
+test("a template register's override polls it at the override's interval, apart from the template's other registers", async () => {
+  const config = configOf({
+    organizations: [{ key: "acme", name: "Acme" }],
+    gateways: [
+      {
+        serial: "GW-OVERRIDE",
+        name: "G",
+        bus: { type: "tcp" },
+        devices: [
+          {
+            name: "Meter",
+            host: "127.0.0.1",
+            slave_id: 1,
+            template: { brand: "Eastron", model: "SDM630" },
+            registers: [{ name: "frequency", poll_interval_ms: 100 }],
+          },
+        ],
+      },
+    ],
+  });
+  const gateway = config.polling[0]!;
+  const frequency = gateway.devices[0]!.registers.find((r) => r.name === "frequency")!;
+  const line = recordingLine(1);
+  const sink = { readings: () => {}, answered: () => {}, unreachable: () => {} };
+  const poller = startGatewayPoller({
+    gateway,
+    sink,
+    clock: systemClock,
+    logger: silentLogger(),
+    openLink: line.openLink,
+  });
+  stops.push(() => poller.stop());
+  const isFrequency = (read: Read) => read.start === frequency.address && read.count === 2;
+  // The template's 15 s interval would read it once in this window; its own 100 ms reads it again and again.
+  while (line.reads.filter(isFrequency).length < 4) await Bun.sleep(20);
+  await poller.stop();
+  const others = line.reads.filter((read) => !isFrequency(read));
+  expect(others.length).toBeGreaterThan(0);
+  // The rest of the template is read once (its 15 s interval has not come round), never with frequency.
+  expect(new Set(others.map((read) => read.start)).size).toBe(others.length);
 });
