@@ -2,11 +2,13 @@
  * The regular polling of one channel's devices (docs/polling.md, "Scheduling" and
  * "Poll groups"): each device's registers are divided into poll groups, one per poll
  * interval, and each group has its own due time. The group due first has its cycle,
- * each request queued as a poll on the channel; then quarantine.ts decides when it is
- * due again. On a shared connection groups (of one device or of several) take turns
- * by due time, so a slow or dead device delays the others by at most its timeouts,
- * and once quarantined by one probe per backoff. Failures are logged when they begin
- * and when they end.
+ * each request queued as a poll on the channel. Silence and quarantine are the device's
+ * (quarantine.ts): a failed cycle of any of its groups counts, and once quarantined the
+ * device costs one probe per backoff from its fastest group and nothing from the others,
+ * until its first answer puts every group back on its own time. On a shared connection
+ * groups (of one device or of several) take turns by due time, so a slow or dead device
+ * delays the others by at most its timeouts. Failures are logged once for the device,
+ * when they begin and when they end.
  */
 import type { Clock } from "../lib/clock.ts";
 import { LoggedFailure } from "../lib/log-once.ts";
@@ -24,6 +26,8 @@ import {
   afterSilence,
   cycleShape,
   firstTurn,
+  groupDue,
+  nextCycleDue,
   type PollTurn,
   type QuarantineRules,
 } from "./quarantine.ts";
@@ -46,13 +50,23 @@ export interface PollLoopOptions {
   readCache?: ReadCache;
 }
 
-/** One poll group of a device, with its own due time. */
+/** A device's standing on the bus, shared by its poll groups. */
+type PolledDevice = {
+  /** Failed cycles in a row and quarantine; the backoff starts from the probe group's interval. */
+  turn: PollTurn;
+  rules: QuarantineRules;
+  /** "Does not answer" is logged once, when the silence begins, and its end once. */
+  silence: LoggedFailure;
+};
+
+/** One poll group of a device, with its own due time while the device is polled. */
 type PolledGroup = {
   cycle: DeviceCycle;
-  rules: QuarantineRules;
-  turn: PollTurn;
-  /** "Does not answer" is logged once, when the silence begins, and its end once (shared by the device's groups). */
-  silence: LoggedFailure;
+  intervalMs: number;
+  nextDue: number;
+  state: PolledDevice;
+  /** The device's fastest group: its first request is the probe while the device is quarantined. */
+  isProbe: boolean;
 };
 
 /** What a poll answers when the channel closed before sending it. */
@@ -89,24 +103,26 @@ export class PollLoop {
           : (request: ReadRequest, data: ReadData, at: number) =>
               cache.keep(device.id, request.functionCode, request.start, data, at);
       const parts = { read, keep, clock, log, health, readings, answered, retried, failingRegisterRetryMs };
-      const silence = new LoggedFailure();
       // One chain read for the device, shared by its poll groups.
       const sunspec = device.registers.some((register) => register.sunspec !== undefined)
         ? new SunSpecBinding(device.registers, log.child(deviceFields(device)))
         : undefined;
-      return pollGroups(device.registers, device.pollIntervalMs).map((group) => {
-        const rules = {
-          pollIntervalMs: group.intervalMs,
-          quarantineAfter: options.quarantineAfter,
-          maxBackoffMs: options.maxBackoffMs,
-        };
-        return {
-          cycle: new DeviceCycle(device, parts, group.registers, sunspec),
-          rules,
-          turn: firstTurn(rules, clock.monotonic()),
-          silence,
-        };
-      });
+      const groups = pollGroups(device.registers, device.pollIntervalMs);
+      // pollGroups gives the fastest group first.
+      const rules = {
+        pollIntervalMs: groups[0]?.intervalMs ?? device.pollIntervalMs,
+        quarantineAfter: options.quarantineAfter,
+        maxBackoffMs: options.maxBackoffMs,
+      };
+      const now = clock.monotonic();
+      const state: PolledDevice = { turn: firstTurn(rules, now), rules, silence: new LoggedFailure() };
+      return groups.map((group, index) => ({
+        cycle: new DeviceCycle(device, parts, group.registers, sunspec),
+        intervalMs: group.intervalMs,
+        nextDue: now,
+        state,
+        isProbe: index === 0,
+      }));
     });
   }
 
@@ -114,16 +130,17 @@ export class PollLoop {
   async run(): Promise<void> {
     const { clock, health, channel } = this.options;
     while (!this.idle.stopped && !channel.isClosed && this.groups.length > 0) {
+      const dueOf = (group: PolledGroup) => groupDue(group.state.turn, group.nextDue, group.isProbe);
       const group = this.groups.reduce((earliest, candidate) =>
-        candidate.turn.nextDue < earliest.turn.nextDue ? candidate : earliest,
+        dueOf(candidate) < dueOf(earliest) ? candidate : earliest,
       );
-      const wait = group.turn.nextDue - clock.monotonic();
+      const wait = dueOf(group) - clock.monotonic();
       if (wait > 0) {
         await this.idle.sleep(wait);
         continue;
       }
       const startedAt = clock.monotonic();
-      const result = await group.cycle.run(cycleShape(group.turn, group.cycle.device.retries));
+      const result = await group.cycle.run(cycleShape(group.state.turn, group.cycle.device.retries));
       // A lost connection is the channel's to report; the device is polled again once it is back.
       if (result === "disconnected") continue;
       health.cycle(group.cycle.device.id, clock.now(), {
@@ -137,7 +154,7 @@ export class PollLoop {
   /** The connection was opened again: quarantined devices are probed at once. */
   reconnected(): void {
     const now = this.options.clock.monotonic();
-    for (const group of this.groups) group.turn = afterReconnect(group.turn, now);
+    for (const group of this.groups) if (group.isProbe) group.state.turn = afterReconnect(group.state.turn, now);
     this.idle.wake();
   }
 
@@ -149,18 +166,21 @@ export class PollLoop {
   private settle(group: PolledGroup, result: Exclude<CycleResult, "disconnected">, startedAt: number): void {
     const { clock, log, health } = this.options;
     const { device, lastError } = group.cycle;
+    const { state } = group;
     const now = clock.monotonic();
+    group.nextDue = nextCycleDue(group.intervalMs, startedAt, now);
     if (result !== "silent") {
-      const { turn, change } = afterAnswer(group.turn, group.rules, startedAt, now);
-      group.turn = turn;
-      const wasLogged = group.silence.ended();
+      // Groups passed over in quarantine kept their due times, now past: each is due at once.
+      const { turn, change } = afterAnswer(state.turn, state.rules, startedAt, now);
+      state.turn = turn;
+      const wasLogged = state.silence.ended();
       if (change === "rejoined") log.info(deviceFields(device), "device answers again; back in the poll cycle");
       else if (wasLogged) log.info(deviceFields(device), "device answers again");
       return;
     }
-    const { turn, change } = afterSilence(group.turn, group.rules, startedAt, now);
-    group.turn = turn;
-    if (group.silence.occurred("no answer")) {
+    const { turn, change } = afterSilence(state.turn, state.rules, startedAt, now);
+    state.turn = turn;
+    if (state.silence.occurred("no answer")) {
       log.warn({ ...deviceFields(device), error: lastError }, "device does not answer");
     }
     if (change === "quarantined") {

@@ -6,6 +6,8 @@
  * backoff that doubles from its poll interval up to `maxBackoffMs`. So a dead device
  * costs the bus at most one timeout per backoff and nothing in between. The first
  * answer brings it back into the cycle; a reopened connection probes it at once.
+ * The turn is the device's, whatever its poll groups: a failed cycle of any group
+ * counts, and once quarantined only its probe group is due (groupDue).
  *
  * Times are on the monotonic clock (a wall-clock step must not stop or rush polling).
  */
@@ -35,6 +37,21 @@ export function firstTurn(rules: QuarantineRules, now: number): PollTurn {
   return { nextDue: now, failedCycles: 0, quarantined: false, backoffMs: rules.pollIntervalMs };
 }
 
+/** A cycle is due one interval after it started, or at once when it overran the interval. */
+export function nextCycleDue(intervalMs: number, startedAt: number, now: number): number {
+  return Math.max(startedAt + intervalMs, now);
+}
+
+/**
+ * When one poll group of a device is due: at its own time while the device is polled;
+ * once the device is quarantined, its probe group at the probe's time and the others never
+ * (until the first answer, when each is due at its own time again, at once if that passed).
+ */
+export function groupDue(turn: PollTurn, groupNextDue: number, isProbeGroup: boolean): number {
+  if (!turn.quarantined) return groupNextDue;
+  return isProbeGroup ? turn.nextDue : Number.POSITIVE_INFINITY;
+}
+
 /** The cycle got an answer (an exception is one): back to the poll interval. */
 export function afterAnswer(
   turn: PollTurn,
@@ -44,7 +61,7 @@ export function afterAnswer(
 ): { turn: PollTurn; change: TurnChange } {
   return {
     turn: {
-      nextDue: Math.max(startedAt + rules.pollIntervalMs, now),
+      nextDue: nextCycleDue(rules.pollIntervalMs, startedAt, now),
       failedCycles: 0,
       quarantined: false,
       backoffMs: rules.pollIntervalMs,
@@ -63,7 +80,7 @@ export function afterSilence(
   const failedCycles = turn.failedCycles + 1;
   if (failedCycles < rules.quarantineAfter) {
     return {
-      turn: { ...turn, failedCycles, nextDue: Math.max(startedAt + rules.pollIntervalMs, now) },
+      turn: { ...turn, failedCycles, nextDue: nextCycleDue(rules.pollIntervalMs, startedAt, now) },
       change: "none",
     };
   }

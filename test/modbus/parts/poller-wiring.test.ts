@@ -2,11 +2,12 @@
  * The poller's parts wired together (startGatewayPoller) on a scripted link, no
  * sockets: one transaction on the wire at a time, a write goes next after the poll
  * in flight and its read, write and read-back are never split, and a quarantined
- * device is sent nothing between its probes.
+ * device (all its poll groups) is sent nothing between its probes.
  */
 import { afterEach, describe, expect, test } from "bun:test";
+import pino from "pino";
 import { systemClock } from "../../../src/lib/clock.ts";
-import { silentLogger } from "../../../src/lib/logger.ts";
+import { type Logger, silentLogger } from "../../../src/lib/logger.ts";
 import type { LinkOpener, ModbusLink, ReadOutcome, WriteOutcome } from "../../../src/modbus/link.ts";
 import { startGatewayPoller } from "../../../src/modbus/poller.ts";
 import type { PollingDevice, PollingGateway } from "../../../src/modbus/polling-config.ts";
@@ -30,7 +31,7 @@ function device(id: string, slaveId: number, overrides: Partial<PollingDevice> =
 
 type Sent = { kind: "read" | "write"; unit: number; start: number; at: number; ended: number };
 
-/** One serial line's worth of equipment: each request takes `latencyMs`; `deadUnits` never answer. */
+/** One serial line's worth of equipment: each request takes `latencyMs`; `deadUnits` (as they are at each request) never answer. */
 function scriptedBus(latencyMs: number, deadUnits: number[] = []) {
   const sent: Sent[] = [];
   let inFlight = 0;
@@ -74,7 +75,12 @@ function scriptedBus(latencyMs: number, deadUnits: number[] = []) {
   return { openLink, sent, mostInFlight: () => mostInFlight };
 }
 
-function start(devices: PollingDevice[], openLink: LinkOpener, maxBackoffMs = 300_000) {
+function start(
+  devices: PollingDevice[],
+  openLink: LinkOpener,
+  maxBackoffMs = 300_000,
+  logger: Logger = silentLogger(),
+) {
   const gateway: PollingGateway = {
     id: "gw",
     serial: "GW-PARTS",
@@ -87,7 +93,7 @@ function start(devices: PollingDevice[], openLink: LinkOpener, maxBackoffMs = 30
     gateway,
     sink,
     clock: systemClock,
-    logger: silentLogger(),
+    logger,
     openLink,
     maxBackoffMs,
   });
@@ -143,5 +149,37 @@ describe("the poller's parts together", () => {
     // 1.5 s of 20 ms cycles with two requests each: the live device had ~70 cycles; the dead one costs a few probes.
     expect(bus.sent.filter((entry) => entry.unit === 1).length).toBeGreaterThan(60);
     expect(dead.length).toBeLessThan(6 + 12);
+  });
+
+  test("a silent device with three poll groups is quarantined once: one probe per backoff, one log line; back, every group is polled", async () => {
+    const dead = [9];
+    const bus = scriptedBus(2, dead);
+    const lines: string[] = [];
+    const logger = pino({ level: "info" }, { write: (line: string) => lines.push(line) });
+    const registers = [20, 40, 80].map((pollIntervalMs, group) =>
+      holdingRegister(`group-${group}`, group * 100, { pollIntervalMs }),
+    );
+    start([device("alive", 1), pollingDevice("meter", 9, { registers })], bus.openLink, 160, logger);
+    const toMeter = () => bus.sent.filter((entry) => entry.unit === 9);
+    const logged = (message: string) => lines.filter((line) => JSON.parse(line).msg === message).length;
+    const until = async (condition: () => boolean) => {
+      while (!condition()) await Bun.sleep(10);
+    };
+    // Three failed cycles (one per group, due at once) quarantine the device; then four probes.
+    await until(() => toMeter().length >= 3 + 4);
+    expect(
+      toMeter()
+        .slice(3)
+        .every((entry) => entry.start === 0),
+    ).toBe(true);
+    expect(logged("device quarantined: probed with growing backoff")).toBe(1);
+    expect(logged("device does not answer")).toBe(1);
+
+    dead.length = 0;
+    const revivedAt = performance.now();
+    const polledSince = (start: number) => toMeter().some((entry) => entry.at > revivedAt && entry.start === start);
+    await until(() => polledSince(100) && polledSince(200));
+    expect(logged("device answers again; back in the poll cycle")).toBe(1);
+    expect(logged("device quarantined: probed with growing backoff")).toBe(1);
   });
 });

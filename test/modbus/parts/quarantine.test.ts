@@ -10,6 +10,7 @@ import {
   afterSilence,
   cycleShape,
   firstTurn,
+  groupDue,
   type PollTurn,
   type QuarantineRules,
 } from "../../../src/modbus/quarantine.ts";
@@ -108,5 +109,13 @@ describe("quarantine transitions", () => {
     expect(afterReconnect(quarantined, 2_500)).toEqual({ ...quarantined, nextDue: 2_500 });
     const polled = afterAnswer(firstTurn(rules, 0), rules, 0, 10).turn;
     expect(afterReconnect(polled, 500)).toBe(polled);
+  });
+
+  test("a quarantined device's groups: the probe group is due at the probe's time, the others not at all", () => {
+    const polled = firstTurn(rules, 0);
+    expect(groupDue(polled, 700, false)).toBe(700);
+    const quarantined = silentCycles(polled, 3).turn;
+    expect(groupDue(quarantined, 700, true)).toBe(quarantined.nextDue);
+    expect(groupDue(quarantined, 700, false)).toBe(Number.POSITIVE_INFINITY);
   });
 });
