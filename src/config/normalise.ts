@@ -266,6 +266,7 @@ function normaliseRegister(
       writeMin: write?.min ?? null,
       writeMax: write?.max ?? null,
       description: register.description ?? null,
+      ...(register.poll_interval_ms === undefined ? {} : { pollIntervalMs: register.poll_interval_ms }),
     },
     decoding: {
       id,

@@ -25,6 +25,8 @@ export interface InventoryRegister {
   writeMin: number | null;
   writeMax: number | null;
   description: string | null;
+  /** Its own poll group's interval (config `poll_interval_ms`, docs/polling.md "Poll groups"); absent: its device's. */
+  pollIntervalMs?: number;
 }
 
 export interface InventoryModbusDevice {

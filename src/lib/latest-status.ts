@@ -6,7 +6,8 @@
  *
  * - `unavailable`: its device is unreachable or quarantined, or the register is set
  *   aside (its device refuses it): the value is the last one read before that;
- * - `stale`: not read within two poll intervals of its device (or never read);
+ * - `stale`: not read within two of its poll intervals (its poll group's, else its
+ *   device's; or never read);
  * - `ok`: read within them.
  */
 import type { DeviceHealthStatus } from "./device-health.ts";
@@ -20,7 +21,7 @@ export const freshForPollIntervals = 2;
 export interface LatestValueContext {
   /** Wall time of the latest value read (ms), or null when none was. */
   latestTs: number | null;
-  /** Its device's poll interval (ms); null when not known (a gateway forwarded by a site). */
+  /** The interval it is polled at (ms): its poll group's, else its device's; null when not known (a gateway forwarded by a site). */
   pollIntervalMs: number | null;
   /** Its device's health as this process's pollers see it. */
   deviceHealth: DeviceHealthStatus;

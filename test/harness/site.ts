@@ -134,8 +134,11 @@ export interface TestSite {
   stop(): Promise<void>;
 }
 
-export async function startTestSite(options: { defaultLimitPerMinute?: number } = {}): Promise<TestSite> {
-  const parsed = parseConfig(testSiteYaml);
+/** `yaml`: the site's config when a test needs it changed (default testSiteYaml). */
+export async function startTestSite(
+  options: { defaultLimitPerMinute?: number; yaml?: string } = {},
+): Promise<TestSite> {
+  const parsed = parseConfig(options.yaml ?? testSiteYaml);
   if (!parsed.ok) throw new Error(`test site config invalid: ${JSON.stringify(parsed.problems)}`);
   const dataDir = mkdtempSync(join(tmpdir(), "fieldhub-test-"));
   // FIELDHUB_TEST_STORE=postgres runs the same API tests on a central's store: a private PostgreSQL per site.

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { stableUuid } from "../../src/lib/ids.ts";
 import { call, expectApiHeaders, expectProblem } from "../harness/http.ts";
-import { ids, startTestSite, type TestSite } from "../harness/site.ts";
+import { ids, startTestSite, type TestSite, testSiteYaml } from "../harness/site.ts";
 
 let site: TestSite;
 beforeAll(async () => {
@@ -331,6 +331,41 @@ describe("latest_status", () => {
     expect((await statuses()).power).toBe("ok");
     site.clock.advance(1);
     expect((await statuses()).power).toBe("stale");
+  });
+});
+
+describe("latest_status of a register in its own poll group", () => {
+  let ownGroup: TestSite;
+  beforeAll(async () => {
+    // The climate computer polled every second, its air temperature every 10 s.
+    ownGroup = await startTestSite({
+      yaml: testSiteYaml
+        .replace("poll_interval_ms: 10000", "poll_interval_ms: 1000")
+        .replace("description: Air temperature }", "description: Air temperature, poll_interval_ms: 10000 }"),
+    });
+  });
+  afterAll(async () => {
+    await ownGroup.stop();
+  });
+
+  test("judged by its poll group's interval, not its device's", async () => {
+    const readAt = ownGroup.clock.now();
+    await ownGroup.record(
+      ["air_temperature", "humidity"].map((name) => ({
+        registerId: ownGroup.registerId(`ACME-1/Climate computer/${name}`),
+        ts: readAt,
+        rawValue: 200,
+      })),
+    );
+    const statuses = async () => {
+      const path = `/v1/devices/${ids.acmeGateway1}/registers`;
+      const { body } = await call<RegisterList>(ownGroup.baseUrl, path, { key: ownGroup.keys.acme });
+      return Object.fromEntries(body.data.map((register) => [register.name, register.latest_status]));
+    };
+    ownGroup.clock.advance(3_000);
+    expect(await statuses()).toMatchObject({ air_temperature: "ok", humidity: "stale" });
+    ownGroup.clock.advance(17_001);
+    expect((await statuses()).air_temperature).toBe("stale");
   });
 });
 

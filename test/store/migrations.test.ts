@@ -225,6 +225,7 @@ describe("upgrading readings to seconds (migration 0006)", () => {
     );
     sqliteOf(before).exec("ALTER TABLE modbus_devices DROP COLUMN offline_announced_at");
     sqliteOf(before).exec("ALTER TABLE webhook_endpoints DROP COLUMN rate_limit_per_s");
+    sqliteOf(before).exec("ALTER TABLE registers DROP COLUMN poll_interval_ms");
     await before.close();
 
     // 0006 and every later migration run, then the block conversion (history/upgrade.ts) moves every row.

@@ -23,6 +23,8 @@ const SiteRegister = Type.Object({
   writeMin: nullable(Type.Number()),
   writeMax: nullable(Type.Number()),
   description: nullable(Type.String()),
+  // Its own poll group's interval (config poll_interval_ms): a central judges staleness by it.
+  pollIntervalMs: Type.Optional(Type.Integer({ minimum: 1 })),
 });
 
 const SiteModbusDevice = Type.Object({

@@ -19,7 +19,7 @@ export type RegisterRow = {
   latestRawValue: number | null;
   latestTs: number | null;
   latestText: string | null;
-  /** Its device's poll interval (ms); null on rows synced before it was kept. */
+  /** The interval it is polled at (ms): its own poll group's, else its device's; null when neither is known. */
   pollIntervalMs: number | null;
 };
 

@@ -168,17 +168,18 @@ async function syncModbusDevices(
     const r = device.registers;
     const rows = await rowsOf<{ id: number }>(tx`
       INSERT INTO registers (uuid, gateway_id, modbus_device_id, name, address, function_code, data_type, unit,
-                             scale_factor, is_writable, write_min, write_max, description, position, retired_at)
+                             scale_factor, is_writable, write_min, write_max, description, poll_interval_ms,
+                             position, retired_at)
       SELECT uuid, ${gatewayId}, ${deviceId}, name, address, function_code, data_type, unit, scale_factor,
-             is_writable, write_min, write_max, description, position, NULL
+             is_writable, write_min, write_max, description, poll_interval_ms, position, NULL
         FROM unnest(${r.map((x) => x.id)}::text[], ${r.map((x) => x.name)}::text[], ${r.map((x) => x.address)}::int[],
                     ${r.map((x) => x.functionCode)}::int[], ${r.map((x) => x.dataType)}::text[],
                     ${r.map((x) => x.unit)}::text[], ${r.map((x) => x.scaleFactor)}::float8[],
                     ${r.map((x) => x.isWritable)}::bool[], ${r.map((x) => x.writeMin)}::float8[],
                     ${r.map((x) => x.writeMax)}::float8[], ${r.map((x) => x.description)}::text[],
-                    ${r.map((_, index) => index)}::int[])
+                    ${r.map((x) => x.pollIntervalMs ?? null)}::int[], ${r.map((_, index) => index)}::int[])
           AS given(uuid, name, address, function_code, data_type, unit, scale_factor, is_writable, write_min,
-                   write_max, description, position)
+                   write_max, description, poll_interval_ms, position)
       ON CONFLICT (uuid) DO UPDATE SET
         gateway_id = excluded.gateway_id, modbus_device_id = excluded.modbus_device_id, name = excluded.name,
         address = excluded.address, function_code = excluded.function_code, data_type = excluded.data_type,
@@ -188,7 +189,7 @@ async function syncModbusDevices(
                             THEN registers.scale_factor ELSE excluded.scale_factor END,
         is_writable = excluded.is_writable,
         write_min = excluded.write_min, write_max = excluded.write_max, description = excluded.description,
-        position = excluded.position, retired_at = NULL
+        poll_interval_ms = excluded.poll_interval_ms, position = excluded.position, retired_at = NULL
       RETURNING id`);
     for (const row of rows) liveRegisterIds.push(row.id);
   }

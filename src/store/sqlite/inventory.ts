@@ -228,6 +228,7 @@ function syncModbusDevices(tx: Tx, gatewayId: number, devices: InventoryModbusDe
         writeMin: register.writeMin,
         writeMax: register.writeMax,
         description: register.description,
+        pollIntervalMs: register.pollIntervalMs ?? null,
         position: registerPosition,
         retiredAt: null,
       };

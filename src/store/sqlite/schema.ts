@@ -146,6 +146,8 @@ export const registers = sqliteTable(
     latestText: text("latest_text"),
     position: integer("position").notNull(),
     retiredAt: integer("retired_at"),
+    /** Its own poll group's interval (config `poll_interval_ms`); null: its device's. Last, where its migration added it. */
+    pollIntervalMs: integer("poll_interval_ms"),
   },
   (table) => [index("registers_gateway").on(table.gatewayId)],
 );

@@ -16,6 +16,7 @@ import modbusDeviceAnnounced from "./0007_modbus_device_announced.sql" with { ty
 import alertRegister from "./0008_alert_register.sql" with { type: "text" };
 import historyAggregates from "./0009_history_aggregates.sql" with { type: "text" };
 import endpointRateLimit from "./0010_endpoint_rate_limit.sql" with { type: "text" };
+import registerPollInterval from "./0011_register_poll_interval.sql" with { type: "text" };
 import journal from "./meta/_journal.json" with { type: "json" };
 
 export const postgresMigrationSql: Record<string, string> = {
@@ -30,6 +31,7 @@ export const postgresMigrationSql: Record<string, string> = {
   "0008_alert_register": alertRegister,
   "0009_history_aggregates": historyAggregates,
   "0010_endpoint_rate_limit": endpointRateLimit,
+  "0011_register_poll_interval": registerPollInterval,
 };
 
 export const postgresMigrationJournal: { entries: { tag: string; when: number }[] } = journal;

@@ -1,0 +1,1 @@
+ALTER TABLE "registers" ADD COLUMN "poll_interval_ms" integer;

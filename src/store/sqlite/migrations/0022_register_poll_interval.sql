@@ -1,0 +1,1 @@
+ALTER TABLE `registers` ADD `poll_interval_ms` integer;
