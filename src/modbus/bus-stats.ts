@@ -85,7 +85,7 @@ export class DeviceBusCounters {
     }
   }
 
-  /** A poll request is sent again after a timeout or a broken answer. */
+  /** A read (a poll, or a write's read before or read-back) is sent again after a timeout or a broken answer. */
   retried(): void {
     this.retries++;
   }

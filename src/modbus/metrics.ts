@@ -120,7 +120,7 @@ function registerDeviceMetrics(
   countedFrom(
     registry,
     "fieldhub_modbus_device_retries_total",
-    "Poll requests to the device sent again after a timeout or a broken answer",
+    "Reads of the device sent again after a timeout or a broken answer (polls, a write's read before and read-back)",
     labels,
     perDevice((counters) => counters.retries),
   );

@@ -156,7 +156,10 @@ export function startGatewayPoller(options: PollerOptions) {
   function findWritable(registerId: string): WriteTarget | null {
     for (const device of gateway.devices) {
       const register = device.registers.find((candidate) => candidate.id === registerId);
-      if (register?.write !== undefined) return { device, register: register as WritableRegister };
+      if (register?.write !== undefined) {
+        const counters = health.countersOf(device.id);
+        return { device, register: register as WritableRegister, retried: () => counters.retried() };
+      }
     }
     return null;
   }

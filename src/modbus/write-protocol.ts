@@ -23,6 +23,8 @@ import { payloadFor, rawForValue, type WritableRegister } from "./write-value.ts
 export interface WriteTarget {
   device: PollingDevice;
   register: WritableRegister;
+  /** Each retry of its reads (before the write, read-back), for the device's bus counters. */
+  retried?: () => void;
 }
 
 /** A register as read: its raw value, and the words it came in (the word a bit write changes). */
@@ -50,7 +52,10 @@ export function notSentInTime(waitedMs: number): RegisterWriteOutcome {
 }
 
 /** Reads the register alone, with the device's retries. */
-export async function readRegister(link: ModbusLink, { device, register }: WriteTarget): Promise<RegisterRead> {
+export async function readRegister(
+  link: ModbusLink,
+  { device, register, retried }: WriteTarget,
+): Promise<RegisterRead> {
   const request: ReadRequest = {
     functionCode: register.functionCode,
     start: register.address,
@@ -60,6 +65,7 @@ export async function readRegister(link: ModbusLink, { device, register }: Write
   const read = await readWithRetries(
     () => link.read(request.functionCode, device.slaveId, request.start, request.count, device.timeoutMs),
     device.retries,
+    retried,
   );
   if (!read.ok) return read;
   return { ok: true, raw: decodeValue(register, request, read, 0, 0).raw, words: read.words };

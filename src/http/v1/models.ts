@@ -53,7 +53,7 @@ export const DeviceBusCounters = t.Object(
     }),
     crc_errors: count("answers that failed their CRC check (RTU)"),
     framing_errors: count("answers of the wrong length, unit or function code (RTU)"),
-    retries: count("poll requests sent again after a timeout or a broken answer"),
+    retries: count("reads sent again after a timeout or a broken answer (polls, a write's read before and read-back)"),
     mean_response_ms: nullable(
       t.Number({ description: "mean round trip of the requests, answered or not, ms; null before the first" }),
     ),

@@ -3,14 +3,21 @@
  * errors become outcomes (CRC and framing errors apart from timeouts and lost
  * connections), each device's counters count what its requests came back with, and a
  * poller on a scripted line shows them per device in its health and in /metrics, where
- * a failing device's counters grow and its neighbour's stay clean.
+ * a failing device's counters grow and its neighbour's stay clean; a write's read-back
+ * retried counts as a retry.
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { systemClock } from "../../../src/lib/clock.ts";
 import { silentLogger } from "../../../src/lib/logger.ts";
 import { createMetricsRegistry } from "../../../src/lib/metrics.ts";
 import { DeviceBusCounters } from "../../../src/modbus/bus-stats.ts";
-import { classify, type LinkOpener, type ModbusLink, type ReadOutcome } from "../../../src/modbus/link.ts";
+import {
+  classify,
+  type LinkOpener,
+  type ModbusLink,
+  type ReadOutcome,
+  type WriteOutcome,
+} from "../../../src/modbus/link.ts";
 import { registerModbusMetrics } from "../../../src/modbus/metrics.ts";
 import { startGatewayPoller } from "../../../src/modbus/poller.ts";
 import type { PollingDevice, PollingGateway } from "../../../src/modbus/polling-config.ts";
@@ -178,4 +185,53 @@ describe("a poller's counters per device", () => {
     expect(buckets.every((count, index) => index === 0 || count >= buckets[index - 1]!)).toBe(true);
     expect(buckets.at(-1)).toBe(meter.requests);
   });
+});
+
+test("a write's read-back sent again after a timeout is counted in the device's retries, in its health and /metrics", async () => {
+  let held = 0;
+  let readBackLost = false;
+  const link: ModbusLink = {
+    isOpen: true,
+    close: async () => {},
+    read: async (_fc, _unit, _start, count): Promise<ReadOutcome> => {
+      await Bun.sleep(1);
+      if (readBackLost) {
+        readBackLost = false;
+        return { ok: false, kind: "timeout" };
+      }
+      return { ok: true, words: Array.from({ length: count }, () => held), bits: null };
+    },
+    write: async (_fc, _unit, _start, payload): Promise<WriteOutcome> => {
+      held = payload.words?.[0] ?? 0;
+      // The first read-back goes unanswered.
+      readBackLost = true;
+      return { ok: true };
+    },
+  };
+  const write = { functionCode: 6 as const, min: 0, max: 1000, scaleFactor: null };
+  const gateway: PollingGateway = {
+    id: "gw",
+    serial: "GW-WRITE",
+    bus: { type: "rtu_over_tcp", host: "127.0.0.1", port: 4001 },
+    heartbeatMs: 60_000,
+    devices: [pollingDevice("valve", 1, { retries: 2, registers: [holdingRegister("valve-a", 0, { write })] })],
+  };
+  const sink = { readings: () => {}, answered: () => {}, unreachable: () => {} };
+  const poller = startGatewayPoller({
+    gateway,
+    sink,
+    clock: systemClock,
+    logger: silentLogger(),
+    openLink: async () => link,
+  });
+  stops.push(() => poller.stop());
+  expect(await poller.writeRegister("valve-a", 42)).toMatchObject({ result: "written", readBack: 42 });
+  await poller.stop();
+  // The polls all answered: the one retry is the read-back's.
+  expect(poller.health.device("valve").counters.retries).toBe(1);
+  const registry = createMetricsRegistry();
+  registerModbusMetrics(registry, [poller], new Map([["gw", "GW-WRITE"]]));
+  expect(await registry.metrics()).toContain(
+    'fieldhub_modbus_device_retries_total{gateway="GW-WRITE",device="valve"} 1\n',
+  );
 });
