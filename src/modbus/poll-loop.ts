@@ -4,7 +4,7 @@
  * interval, and each group has its own due time. The group due first has its cycle,
  * each request queued as a poll on the channel. Silence and quarantine are the device's
  * (quarantine.ts): a failed cycle of any of its groups counts, and once quarantined the
- * device costs one probe per backoff from its fastest group and nothing from the others,
+ * device costs one probe per backoff from one group and nothing from the others,
  * until its first answer puts every group back on its own time. On a shared connection
  * groups (of one device or of several) take turns by due time, so a slow or dead device
  * delays the others by at most its timeouts. Failures are logged once for the device,
@@ -57,6 +57,12 @@ type PolledDevice = {
   rules: QuarantineRules;
   /** "Does not answer" is logged once, when the silence begins, and its end once. */
   silence: LoggedFailure;
+  /**
+   * The group whose first request probes the device while it is quarantined: the one that
+   * answered last (the fastest before any answer), so a device whose fast group gets no
+   * answer while a slower one does is not left probed by the silent one only.
+   */
+  probe: number;
 };
 
 /** One poll group of a device, with its own due time while the device is polled. */
@@ -65,8 +71,8 @@ type PolledGroup = {
   intervalMs: number;
   nextDue: number;
   state: PolledDevice;
-  /** The device's fastest group: its first request is the probe while the device is quarantined. */
-  isProbe: boolean;
+  /** Its place among its device's groups (PolledDevice.probe). */
+  index: number;
 };
 
 /** What a poll answers when the channel closed before sending it. */
@@ -115,13 +121,13 @@ export class PollLoop {
         maxBackoffMs: options.maxBackoffMs,
       };
       const now = clock.monotonic();
-      const state: PolledDevice = { turn: firstTurn(rules, now), rules, silence: new LoggedFailure() };
+      const state: PolledDevice = { turn: firstTurn(rules, now), rules, silence: new LoggedFailure(), probe: 0 };
       return groups.map((group, index) => ({
         cycle: new DeviceCycle(device, parts, group.registers, sunspec),
         intervalMs: group.intervalMs,
         nextDue: now,
         state,
-        isProbe: index === 0,
+        index,
       }));
     });
   }
@@ -130,7 +136,8 @@ export class PollLoop {
   async run(): Promise<void> {
     const { clock, health, channel } = this.options;
     while (!this.idle.stopped && !channel.isClosed && this.groups.length > 0) {
-      const dueOf = (group: PolledGroup) => groupDue(group.state.turn, group.nextDue, group.isProbe);
+      const dueOf = (group: PolledGroup) =>
+        groupDue(group.state.turn, group.nextDue, group.index === group.state.probe);
       const group = this.groups.reduce((earliest, candidate) =>
         dueOf(candidate) < dueOf(earliest) ? candidate : earliest,
       );
@@ -154,7 +161,9 @@ export class PollLoop {
   /** The connection was opened again: quarantined devices are probed at once. */
   reconnected(): void {
     const now = this.options.clock.monotonic();
-    for (const group of this.groups) if (group.isProbe) group.state.turn = afterReconnect(group.state.turn, now);
+    for (const group of this.groups) {
+      if (group.index === 0) group.state.turn = afterReconnect(group.state.turn, now);
+    }
     this.idle.wake();
   }
 
@@ -173,6 +182,7 @@ export class PollLoop {
       // Groups passed over in quarantine kept their due times, now past: each is due at once.
       const { turn, change } = afterAnswer(state.turn, state.rules, startedAt, now);
       state.turn = turn;
+      state.probe = group.index;
       const wasLogged = state.silence.ended();
       if (change === "rejoined") log.info(deviceFields(device), "device answers again; back in the poll cycle");
       else if (wasLogged) log.info(deviceFields(device), "device answers again");

@@ -182,4 +182,28 @@ describe("the poller's parts together", () => {
     expect(logged("device answers again; back in the poll cycle")).toBe(1);
     expect(logged("device quarantined: probed with growing backoff")).toBe(1);
   });
+
+  test("a device whose fast group gets no answer while its slow one does is probed by the slow one", async () => {
+    const reads: number[] = [];
+    const link: ModbusLink = {
+      isOpen: true,
+      close: async () => {},
+      read: async (_fc, _unit, start, count): Promise<ReadOutcome> => {
+        reads.push(start);
+        await Bun.sleep(start === 0 ? 30 : 2);
+        if (start === 0) return { ok: false, kind: "timeout" };
+        return { ok: true, words: Array.from({ length: count }, () => 0), bits: null };
+      },
+    };
+    const registers = [
+      holdingRegister("fast", 0, { pollIntervalMs: 20 }),
+      holdingRegister("slow", 100, { pollIntervalMs: 100 }),
+    ];
+    start([pollingDevice("meter", 9, { registers })], async () => link, 160);
+    // Quarantined after the fast group's silent cycles; the slow group keeps answering its probes.
+    const slowReads = () => reads.filter((address) => address === 100).length;
+    const deadline = performance.now() + 3_000;
+    while (slowReads() < 5 && performance.now() < deadline) await Bun.sleep(10);
+    expect(slowReads()).toBeGreaterThanOrEqual(5);
+  });
 });
