@@ -7,8 +7,6 @@
  * retried counts as a retry.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { systemClock } from "../../../src/lib/clock.ts";
-import { silentLogger } from "../../../src/lib/logger.ts";
 import { createMetricsRegistry } from "../../../src/lib/metrics.ts";
 import { DeviceBusCounters } from "../../../src/modbus/bus-stats.ts";
 import {
@@ -19,9 +17,8 @@ import {
   type WriteOutcome,
 } from "../../../src/modbus/link.ts";
 import { registerModbusMetrics } from "../../../src/modbus/metrics.ts";
-import { startGatewayPoller } from "../../../src/modbus/poller.ts";
-import type { PollingDevice, PollingGateway } from "../../../src/modbus/polling-config.ts";
-import { holdingRegister, pollingDevice } from "./polling-fixtures.ts";
+import type { PollingDevice } from "../../../src/modbus/polling-config.ts";
+import { holdingRegister, lineGateway, pollingDevice, startLinePoller } from "./polling-fixtures.ts";
 
 const stops: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -116,22 +113,8 @@ function scriptedLine(): LinkOpener {
 
 describe("a poller's counters per device", () => {
   test("the failing device's counters grow in its health and in /metrics; its neighbour's show only what it did", async () => {
-    const gateway: PollingGateway = {
-      id: "gw",
-      serial: "GW-COUNT",
-      bus: { type: "rtu_over_tcp", host: "127.0.0.1", port: 4001 },
-      heartbeatMs: 60_000,
-      devices: [device("meter", 1), device("noisy", 2)],
-    };
-    const sink = { readings: () => {}, answered: () => {}, unreachable: () => {} };
-    const poller = startGatewayPoller({
-      gateway,
-      sink,
-      clock: systemClock,
-      logger: silentLogger(),
-      openLink: scriptedLine(),
-      quarantineAfter: 1000,
-    });
+    const gateway = lineGateway("GW-COUNT", [device("meter", 1), device("noisy", 2)]);
+    const poller = startLinePoller(gateway, scriptedLine(), { quarantineAfter: 1000 });
     stops.push(() => poller.stop());
     await Bun.sleep(600);
     await poller.stop();
@@ -209,21 +192,8 @@ test("a write's read-back sent again after a timeout is counted in the device's 
     },
   };
   const write = { functionCode: 6 as const, min: 0, max: 1000, scaleFactor: null };
-  const gateway: PollingGateway = {
-    id: "gw",
-    serial: "GW-WRITE",
-    bus: { type: "rtu_over_tcp", host: "127.0.0.1", port: 4001 },
-    heartbeatMs: 60_000,
-    devices: [pollingDevice("valve", 1, { retries: 2, registers: [holdingRegister("valve-a", 0, { write })] })],
-  };
-  const sink = { readings: () => {}, answered: () => {}, unreachable: () => {} };
-  const poller = startGatewayPoller({
-    gateway,
-    sink,
-    clock: systemClock,
-    logger: silentLogger(),
-    openLink: async () => link,
-  });
+  const valve = pollingDevice("valve", 1, { retries: 2, registers: [holdingRegister("valve-a", 0, { write })] });
+  const poller = startLinePoller(lineGateway("GW-WRITE", [valve]), async () => link);
   stops.push(() => poller.stop());
   expect(await poller.writeRegister("valve-a", 42)).toMatchObject({ result: "written", readBack: 42 });
   await poller.stop();

@@ -5,14 +5,11 @@
  * so on one shared line every group of every device keeps its own rate.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { systemClock } from "../../../src/lib/clock.ts";
-import { silentLogger } from "../../../src/lib/logger.ts";
 import type { LinkOpener, ModbusLink, ReadOutcome } from "../../../src/modbus/link.ts";
 import { planReadRequests, pollGroups } from "../../../src/modbus/plan.ts";
-import { startGatewayPoller } from "../../../src/modbus/poller.ts";
-import type { PolledRegister, PollingGateway } from "../../../src/modbus/polling-config.ts";
+import type { PolledRegister } from "../../../src/modbus/polling-config.ts";
 import { configOf } from "../../config/helpers.ts";
-import { holdingRegister, pollingDevice } from "./polling-fixtures.ts";
+import { holdingRegister, lineGateway, pollingDevice, startLinePoller } from "./polling-fixtures.ts";
 
 const stops: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -89,25 +86,12 @@ const device = (id: string, slaveId: number, pollIntervalMs: number, registers: 
 describe("the bus schedule of poll groups", () => {
   test("on one line, each group of each device is polled at its own rate, in requests of its own", async () => {
     const line = recordingLine(2);
-    const gateway: PollingGateway = {
-      id: "gw",
-      serial: "GW-GROUPS",
-      bus: { type: "rtu_over_tcp", host: "127.0.0.1", port: 4001 },
-      heartbeatMs: 60_000,
-      devices: [
-        // Adjacent addresses: one request each cycle if they shared an interval.
-        device("meter", 1, 100, [register("power", 0, 40), register("energy", 1), register("serial", 2, 400)]),
-        device("neighbour", 2, 60, [register("temp", 0)]),
-      ],
-    };
-    const sink = { readings: () => {}, answered: () => {}, unreachable: () => {} };
-    const poller = startGatewayPoller({
-      gateway,
-      sink,
-      clock: systemClock,
-      logger: silentLogger(),
-      openLink: line.openLink,
-    });
+    const gateway = lineGateway("GW-GROUPS", [
+      // Adjacent addresses: one request each cycle if they shared an interval.
+      device("meter", 1, 100, [register("power", 0, 40), register("energy", 1), register("serial", 2, 400)]),
+      device("neighbour", 2, 60, [register("temp", 0)]),
+    ]);
+    const poller = startLinePoller(gateway, line.openLink);
     stops.push(() => poller.stop());
     const windowMs = 2000;
     await Bun.sleep(windowMs);
@@ -164,14 +148,7 @@ test("a template register's override polls it at the override's interval, apart 
   const gateway = config.polling[0]!;
   const frequency = gateway.devices[0]!.registers.find((r) => r.name === "frequency")!;
   const line = recordingLine(1);
-  const sink = { readings: () => {}, answered: () => {}, unreachable: () => {} };
-  const poller = startGatewayPoller({
-    gateway,
-    sink,
-    clock: systemClock,
-    logger: silentLogger(),
-    openLink: line.openLink,
-  });
+  const poller = startLinePoller(gateway, line.openLink);
   stops.push(() => poller.stop());
   const isFrequency = (read: Read) => read.start === frequency.address && read.count === 2;
   // The template's 15 s interval would read it once in this window; its own 100 ms reads it again and again.

@@ -6,12 +6,10 @@
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import pino from "pino";
-import { systemClock } from "../../../src/lib/clock.ts";
 import { type Logger, silentLogger } from "../../../src/lib/logger.ts";
 import type { LinkOpener, ModbusLink, ReadOutcome, WriteOutcome } from "../../../src/modbus/link.ts";
-import { startGatewayPoller } from "../../../src/modbus/poller.ts";
-import type { PollingDevice, PollingGateway } from "../../../src/modbus/polling-config.ts";
-import { holdingRegister, pollingDevice } from "./polling-fixtures.ts";
+import type { PollingDevice } from "../../../src/modbus/polling-config.ts";
+import { holdingRegister, lineGateway, pollingDevice, startLinePoller } from "./polling-fixtures.ts";
 
 const stops: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -81,22 +79,7 @@ function start(
   maxBackoffMs = 300_000,
   logger: Logger = silentLogger(),
 ) {
-  const gateway: PollingGateway = {
-    id: "gw",
-    serial: "GW-PARTS",
-    bus: { type: "rtu_over_tcp", host: "127.0.0.1", port: 4001 },
-    heartbeatMs: 60_000,
-    devices,
-  };
-  const sink = { readings: () => {}, answered: () => {}, unreachable: () => {} };
-  const poller = startGatewayPoller({
-    gateway,
-    sink,
-    clock: systemClock,
-    logger,
-    openLink,
-    maxBackoffMs,
-  });
+  const poller = startLinePoller(lineGateway("GW-PARTS", devices), openLink, { maxBackoffMs, logger });
   stops.push(() => poller.stop());
   return poller;
 }
