@@ -53,7 +53,7 @@ async function legacyStore(dataDir: string, rows: ReadingRow[]): Promise<void> {
     "ALTER TABLE modbus_devices DROP COLUMN storage_interval_ms; ALTER TABLE modbus_devices DROP COLUMN offline_announced_at",
   );
   db.exec(
-    "DROP TABLE history_generation; DROP TABLE edge_tokens; ALTER TABLE gateways DROP COLUMN edge_site; ALTER TABLE alerts DROP COLUMN edge_event_seq; ALTER TABLE alerts DROP COLUMN requested_action; ALTER TABLE alerts DROP COLUMN requested_note; ALTER TABLE alerts DROP COLUMN requested_at; ALTER TABLE alerts DROP COLUMN register_id; ALTER TABLE history_tail DROP COLUMN agg;",
+    "DROP TABLE history_generation; DROP TABLE edge_tokens; ALTER TABLE gateways DROP COLUMN edge_site; ALTER TABLE alerts DROP COLUMN edge_event_seq; ALTER TABLE alerts DROP COLUMN requested_action; ALTER TABLE alerts DROP COLUMN requested_note; ALTER TABLE alerts DROP COLUMN requested_at; ALTER TABLE alerts DROP COLUMN register_id; ALTER TABLE history_tail DROP COLUMN agg; ALTER TABLE webhook_endpoints DROP COLUMN rate_limit_per_s; ALTER TABLE registers DROP COLUMN poll_interval_ms;",
   );
   db.run("DELETE FROM history_state");
   await store.close();
