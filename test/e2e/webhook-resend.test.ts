@@ -202,9 +202,11 @@ test("rate_limit_per_s 5: no second sees more than 5 deliveries to that endpoint
   );
 
   const times = arrivals.filter((arrival) => arrival.path === "paced").map((arrival) => arrival.at);
-  // 11 at 5 a second: at least 2 s from the first to the last, and no 1 s window holds more than 5.
+  // 11 at 5 a second: at least 2 s from the first to the last, and no second holds more
+  // than 5. Sends start 200 ms apart, so 6 span a whole second; the receiver sees them
+  // late by the machine's jitter, so its window is 900 ms (up to 100 ms of jitter).
   expect(times.at(-1)! - times[0]!).toBeGreaterThanOrEqual(1_900);
-  const mostInASecond = Math.max(...times.map((from) => times.filter((at) => at >= from && at < from + 1000).length));
+  const mostInASecond = Math.max(...times.map((from) => times.filter((at) => at >= from && at < from + 900).length));
   expect(mostInASecond).toBeLessThanOrEqual(5);
   expect(fastDone).toBeLessThan(times.at(-1)! - started);
 
