@@ -7,7 +7,13 @@
  * Latency is from the moment the event is recorded in the store to the moment
  * its delivery is recorded as done (both on the store's clock).
  *
- * `--repeat N` runs the pair N times, alternating, and prints each run and the
+ * fieldhub is measured twice: with the events recorded by the same process while
+ * it delivers (the figure this bench always gave), and as the dispatcher alone,
+ * from its start on a backlog recorded before. Both print this process's CPU time
+ * per delivery beside the bare loop's: on a shared machine it moves less than the
+ * rates do.
+ *
+ * `--repeat N` runs the set N times, alternating, and prints each run and the
  * median and range of the ratio (on a shared machine one run says little).
  *
  * Usage: bun scripts/bench/webhooks.ts [--messages 5000] [--endpoints 4] [--repeat 1]
@@ -47,11 +53,18 @@ const percentile = (list: number[], p: number) =>
   sorted(list)[Math.min(list.length - 1, Math.floor(list.length * p))] as number;
 
 // --- bare: signed POSTs of the same envelopes, `concurrency` at a time -------
-async function bareLoop(): Promise<{ rate: number; latencies: number[] }> {
+/** This process's CPU time (user + system) since `from`, in µs. */
+const cpuSince = (from: NodeJS.CpuUsage) => {
+  const used = process.cpuUsage(from);
+  return used.user + used.system;
+};
+
+async function bareLoop(): Promise<{ rate: number; latencies: number[]; cpuUsPerDelivery: number }> {
   const secret = generateSigningSecret();
   const latencies: number[] = [];
   let next = 0;
   const began = performance.now();
+  const cpu = process.cpuUsage();
   const worker = async () => {
     while (next < messages) {
       const index = next++;
@@ -75,7 +88,7 @@ async function bareLoop(): Promise<{ rate: number; latencies: number[] }> {
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
-  return { rate: messages / ((performance.now() - began) / 1000), latencies };
+  return { rate: messages / ((performance.now() - began) / 1000), latencies, cpuUsPerDelivery: cpuSince(cpu) / messages };
 }
 
 // --- fieldhub: events recorded in the store, delivered by the dispatcher -----
@@ -85,7 +98,9 @@ async function bareLoop(): Promise<{ rate: number; latencies: number[] }> {
  * recorded first, then the dispatcher starts (the clock runs from its start), so
  * the rate is the dispatcher's alone.
  */
-async function fieldhub(mode: "burst" | "backlog"): Promise<{ rate: number; latencies: number[] }> {
+async function fieldhub(
+  mode: "burst" | "backlog",
+): Promise<{ rate: number; latencies: number[]; cpuUsPerDelivery: number }> {
   const dataDir = mkdtempSync(join(tmpdir(), "fieldhub-bench-webhooks-"));
   const store = openStore(dataDir);
   const config = parseConfig("organizations: [{ key: bench, name: Bench }]");
@@ -109,6 +124,7 @@ async function fieldhub(mode: "burst" | "backlog"): Promise<{ rate: number; late
   // Events arrive as a burst, in transactions of 100 (as a poll cycle's events would).
   const perEvent = Math.ceil(messages / endpointCount);
   let began = performance.now();
+  let cpu = process.cpuUsage();
   for (let from = 0; from < perEvent; from += 100) {
     const recorded: Promise<unknown>[] = [];
     // One SQLite transaction around many store operations: each runs at its call (the SQLite store is
@@ -124,6 +140,7 @@ async function fieldhub(mode: "burst" | "backlog"): Promise<{ rate: number; late
   }
   if (dispatcher === null) {
     began = performance.now();
+    cpu = process.cpuUsage();
     dispatcher = startDispatching();
   }
   const total = perEvent * endpointCount;
@@ -133,6 +150,7 @@ async function fieldhub(mode: "burst" | "backlog"): Promise<{ rate: number; late
     await Bun.sleep(5);
   }
   const seconds = (performance.now() - began) / 1000;
+  const cpuUsPerDelivery = cpuSince(cpu) / total;
   await dispatcher.stop();
   const latencies = sqliteOf(store)
     .query<{ ms: number }, []>(
@@ -142,7 +160,7 @@ async function fieldhub(mode: "burst" | "backlog"): Promise<{ rate: number; late
     .map((row) => row.ms);
   await store.close();
   rmSync(dataDir, { recursive: true, force: true });
-  return { rate: total / seconds, latencies };
+  return { rate: total / seconds, latencies, cpuUsPerDelivery };
 }
 
 const load = () => readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
@@ -160,10 +178,10 @@ for (let run = 1; run <= repeat; run++) {
   process.stdout.write(
     `${[
       `run ${run} (load ${loadBefore})`,
-      `  bare loop of signed POSTs: ${bare.rate.toFixed(0)} deliveries/s; latency per POST median ${percentile(bare.latencies, 0.5).toFixed(1)} ms, p99 ${percentile(bare.latencies, 0.99).toFixed(1)} ms`,
+      `  bare loop of signed POSTs: ${bare.rate.toFixed(0)} deliveries/s; latency per POST median ${percentile(bare.latencies, 0.5).toFixed(1)} ms, p99 ${percentile(bare.latencies, 0.99).toFixed(1)} ms; ${bare.cpuUsPerDelivery.toFixed(0)} µs CPU each`,
       `  fieldhub, events recorded while it delivers (store -> dispatcher -> receiver): ${burst.rate.toFixed(0)} deliveries/s (target >= 500: ${burst.rate >= 500 ? "OK" : "MISSED"}); ratio to bare ${(burst.rate / bare.rate).toFixed(2)}x`,
       `  event recorded -> delivery recorded: median ${percentile(burst.latencies, 0.5)} ms, p99 ${percentile(burst.latencies, 0.99)} ms (a burst: later events wait behind earlier ones)`,
-      `  fieldhub's dispatcher alone, a backlog recorded before it starts: ${backlog.rate.toFixed(0)} deliveries/s; ratio to bare ${(backlog.rate / bare.rate).toFixed(2)}x`,
+      `  fieldhub's dispatcher alone, a backlog recorded before it starts: ${backlog.rate.toFixed(0)} deliveries/s; ratio to bare ${(backlog.rate / bare.rate).toFixed(2)}x; ${backlog.cpuUsPerDelivery.toFixed(0)} µs CPU each`,
     ].join("\n")}\n`,
   );
 }
