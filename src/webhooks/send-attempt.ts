@@ -77,8 +77,11 @@ export async function sendAttempt(
 }
 
 async function readExcerpt(response: Response): Promise<string> {
-  const reader = response.body?.getReader();
-  if (reader === undefined) return "";
+  if (response.body === null) return "";
+  // A short answer of known length, not compressed (the usual one), is read whole without a reader.
+  const length = Number(response.headers.get("content-length") ?? Number.NaN);
+  if (length <= excerptBytes && !response.headers.has("content-encoding")) return await response.text();
+  const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   try {

@@ -19,8 +19,19 @@ export function isSigningSecret(text: string): boolean {
   return key.length >= 16 && key.toString("base64") === text.slice(secretPrefix.length);
 }
 
+/** Decoded keys by secret: every attempt signs, and an endpoint's secret seldom changes. */
+const keys = new Map<string, Buffer>();
+const keysKept = 64;
+
 function keyOf(secret: string): Buffer {
-  return Buffer.from(secret.startsWith(secretPrefix) ? secret.slice(secretPrefix.length) : secret, "base64");
+  let key = keys.get(secret);
+  if (key === undefined) {
+    key = Buffer.from(secret.startsWith(secretPrefix) ? secret.slice(secretPrefix.length) : secret, "base64");
+    // A rotation leaves old secrets behind: a bounded cache, emptied when full.
+    if (keys.size >= keysKept) keys.clear();
+    keys.set(secret, key);
+  }
+  return key;
 }
 
 /** The body is signed as the bytes sent: a string is taken as UTF-8. */

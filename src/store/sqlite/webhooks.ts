@@ -137,8 +137,12 @@ export function sqliteWebhookStore({ sqlite }: SqliteConnection, recordEvent: Ev
     return true;
   };
 
-  // One process serves a box: its claim on a message is never lost, so every settle is written.
-  const settleOne = ({ delivery, attempt, outcome }: Settlement): SettleOutcome => {
+  /**
+   * One process serves a box: its claim on a message is never lost, so every settle is written.
+   * `countZero`: endpoints whose failure count an earlier settle of the same transaction left at
+   * 0, so a delivery there need not reset it again.
+   */
+  const settleOne = ({ delivery, attempt, outcome }: Settlement, countZero = new Set<number>()): SettleOutcome => {
     insertAttempt.run(
       delivery.id,
       attempt.attemptedAt,
@@ -149,7 +153,8 @@ export function sqliteWebhookStore({ sqlite }: SqliteConnection, recordEvent: Ev
     );
     if (outcome.kind === "delivered") {
       markDelivered.run(delivery.id, attempt.attemptedAt);
-      resetFailures.run(delivery.endpointId);
+      if (!countZero.has(delivery.endpointId)) resetFailures.run(delivery.endpointId);
+      countZero.add(delivery.endpointId);
       return { paused: false, settled: true };
     }
     if (outcome.kind === "retry") {
@@ -157,6 +162,7 @@ export function sqliteWebhookStore({ sqlite }: SqliteConnection, recordEvent: Ev
       return { paused: false, settled: true };
     }
     markFailed.run(delivery.id, attempt.attemptedAt);
+    countZero.delete(delivery.endpointId);
     if (outcome.kind === "gone") {
       const failed = (endpointById.get(delivery.endpointId)?.failedMessagesInRow ?? 0) + 1;
       return { paused: pauseWithEvent(delivery, attempt, "gone", failed), settled: true };
@@ -299,7 +305,10 @@ export function sqliteWebhookStore({ sqlite }: SqliteConnection, recordEvent: Ev
         settleOne({ delivery, attempt, outcome }),
     ),
     /** Many outcomes in one transaction (the dispatcher settles what finished together). */
-    settleAll: sqlite.transaction((settlements: readonly Settlement[]): SettleOutcome[] => settlements.map(settleOne)),
+    settleAll: sqlite.transaction((settlements: readonly Settlement[]): SettleOutcome[] => {
+      const countZero = new Set<number>();
+      return settlements.map((settlement) => settleOne(settlement, countZero));
+    }),
     resendRange: sqlite.transaction((endpointId: number, range: ResendRange, now: number): number[] =>
       resendRange.all(endpointId, range.since, range.until, range.status, now).map((row) => row.id),
     ),
