@@ -4,6 +4,7 @@
  * a bound per endpoint, and which of the due ones a round starts, endpoints in turn.
  */
 import type { DueDelivery, WebhookStore } from "../store/contract/webhooks.ts";
+import type { ReadAhead } from "./read-ahead.ts";
 
 export class DeliverySlots {
   readonly #overall: number;
@@ -95,14 +96,25 @@ export async function takeDue(
   now: number,
   /** How many more the endpoint may start now beside its slots (its rate limit, pacing.ts). */
   allowed: (endpointId: number) => number = () => Number.POSITIVE_INFINITY,
+  /** Messages kept from earlier reads (read-ahead.ts); without it, every turn reads. */
+  ahead?: ReadAhead,
 ): Promise<DueDelivery[]> {
   const queues = await slots.reading(async (free) => {
     const queues: DueDelivery[][] = [];
-    for (const endpointId of await queries.dueEndpoints(now)) {
+    const dueEndpoints = await queries.dueEndpoints(now);
+    ahead?.retain(dueEndpoints);
+    for (const endpointId of dueEndpoints) {
       const room = Math.min(slots.freeFor(endpointId), allowed(endpointId));
       if (room === 0) continue;
-      // Its messages in flight are still due in the store: ask for as many more as it has slots.
-      const waiting = (await queries.dueFor(endpointId, now, slots.perEndpoint)).filter((due) => free(due.id));
+      const kept = ahead?.take(endpointId, room);
+      if (kept != null) {
+        queues.push(kept);
+        continue;
+      }
+      // Its messages in flight are still due in the store: ask for as many more as it has slots (and those read ahead).
+      const limit = slots.perEndpoint + (ahead?.rows ?? 0);
+      const waiting = (await queries.dueFor(endpointId, now, limit)).filter((due) => free(due.id));
+      ahead?.keep(endpointId, waiting.slice(room));
       if (waiting.length > 0) queues.push(waiting.slice(0, room));
     }
     return queues;

@@ -16,7 +16,8 @@
  *   every attempt, or at once on 410 Gone. Held messages are not lost.
  * - attempts run concurrently (delivery-slots.ts): a bound overall and a bound
  *   per endpoint, and endpoints are served in turn, so a slow endpoint never
- *   delays the others;
+ *   delays the others; a read takes more due messages than the slots free, and
+ *   the next turns start those kept without reading (read-ahead.ts);
  * - an endpoint's `rate_limit_per_s` paces its attempts (pacing.ts), the others not;
  * - an outcome the store cannot take (full disk, held lock) is kept in memory,
  *   its message not sent again, and written once the store takes it
@@ -32,6 +33,7 @@ import type { DueDelivery, EndpointRow, Settlement, SettleOutcome } from "../sto
 import type { Store } from "../store/index.ts";
 import { DeliverySlots, takeDue } from "./delivery-slots.ts";
 import { EndpointPacing } from "./pacing.ts";
+import { ReadAhead } from "./read-ahead.ts";
 import { attemptOutcome, defaultRetryDelaysMs } from "./retry-decision.ts";
 import { type SentAttempt, sendAttempt } from "./send-attempt.ts";
 import { UnwrittenOutcomes } from "./unwritten-outcomes.ts";
@@ -54,6 +56,12 @@ export interface DispatcherOptions {
 
 /** Outcomes written in one transaction at most. */
 const settleBatchSize = 500;
+
+/** Due messages read per endpoint beyond its slots, in slots' worth (read-ahead.ts). */
+const readAheadSlots = 3;
+
+/** How long messages read ahead may wait for their turn before the store is read again. */
+const readAheadMaxAgeMs = 500;
 
 /** A finished attempt whose outcome waits to be written. */
 interface Finished {
@@ -95,6 +103,11 @@ export function startDispatcher(options: DispatcherOptions) {
 
   /** Messages taken for an attempt, until their outcome is written. */
   const slots = new DeliverySlots(options.concurrency ?? 32, options.perEndpointConcurrency ?? 4);
+  const ahead = new ReadAhead({
+    rows: slots.perEndpoint * readAheadSlots,
+    maxAgeMs: readAheadMaxAgeMs,
+    now: () => clock.monotonic(),
+  });
   const running = new Set<Promise<void>>();
   const pacing = new EndpointPacing(() => clock.monotonic());
   const writeFailure = new LoggedFailure();
@@ -155,7 +168,7 @@ export function startDispatcher(options: DispatcherOptions) {
       if (tokens < 1) waitMs = Math.min(waitMs, Math.max(1, pacing.waitFor(endpointId)));
       return tokens;
     };
-    const starting = await takeDue(queries, slots, clock.now(), allowed);
+    const starting = await takeDue(queries, slots, clock.now(), allowed, ahead);
     for (const delivery of starting) start(delivery, endpoints.get(delivery.endpointId));
     stats.inFlight = slots.size;
     return waitMs;
@@ -256,6 +269,8 @@ export function startDispatcher(options: DispatcherOptions) {
       );
     }
     if (paused) {
+      // Its messages are held now: none read ahead for it is due.
+      ahead.drop(delivery.endpointId);
       // Only the settle that paused it says so: one line, one event (webhook_endpoint.paused) per pause.
       stats.pausedEndpoints++;
       logger.error(

@@ -7,6 +7,7 @@
 import { expect, test } from "bun:test";
 import type { DueDelivery } from "../../src/store/contract/webhooks.ts";
 import { DeliverySlots, takeDue, takeInTurn } from "../../src/webhooks/delivery-slots.ts";
+import { ReadAhead } from "../../src/webhooks/read-ahead.ts";
 
 test("takeInTurn: one item per queue per round; a long queue never stands before another queue's first", () => {
   const slow = ["s1", "s2", "s3", "s4"];
@@ -96,4 +97,38 @@ test("takeDue: messages already in flight are not taken twice; the overall bound
   slots.take({ id: 1, endpointId: 1 });
   const { queries } = dueQueue({ 1: [1, 2, 3], 2: [10, 11] });
   expect((await takeDue(queries, slots, 0)).map((delivery) => delivery.id)).toEqual([2, 10]);
+});
+
+test("takeDue with read-ahead: one read serves later turns; kept messages go when stale, not listed due, or paused", async () => {
+  let clock = 0;
+  const ahead = new ReadAhead({ rows: 8, maxAgeMs: 500, now: () => clock });
+  const slots = new DeliverySlots(32, 2);
+  const backlog = Array.from({ length: 20 }, (_, n) => n + 1);
+  const { queries, asked } = dueQueue({ 1: backlog });
+  // The first turn reads its slots and 8 more; it starts two.
+  const first = await takeDue(queries, slots, 0, undefined, ahead);
+  expect(first.map((delivery) => delivery.id)).toEqual([1, 2]);
+  expect(asked).toEqual([[1, 10]]);
+  expect(ahead.keptFor(1)).toBe(8);
+  // Their outcomes are written (the store no longer lists them); the next turn starts kept ones without reading.
+  const after = dueQueue({ 1: backlog.slice(2) });
+  expect((await takeDue(after.queries, slots, 0, undefined, ahead)).map((delivery) => delivery.id)).toEqual([3, 4]);
+  expect(after.asked).toEqual([]);
+  // Kept messages in flight are not taken again: the endpoint's slots are full, nothing is read or taken.
+  for (const delivery of [3, 4]) slots.take({ id: delivery, endpointId: 1 });
+  expect(await takeDue(after.queries, slots, 0, undefined, ahead)).toEqual([]);
+  for (const delivery of [3, 4]) slots.release({ id: delivery, endpointId: 1 });
+  // Older than maxAgeMs: read again.
+  clock = 501;
+  const stale = dueQueue({ 1: backlog.slice(4) });
+  expect((await takeDue(stale.queries, slots, 0, undefined, ahead)).map((delivery) => delivery.id)).toEqual([5, 6]);
+  expect(stale.asked).toEqual([[1, 10]]);
+  // An endpoint the store no longer lists due (deleted, its messages discarded) keeps nothing.
+  ahead.retain([]);
+  expect(ahead.keptFor(1)).toBe(0);
+  // A pause drops what was kept for the endpoint.
+  await takeDue(dueQueue({ 1: backlog.slice(6) }).queries, slots, 0, undefined, ahead);
+  expect(ahead.keptFor(1)).toBeGreaterThan(0);
+  ahead.drop(1);
+  expect(ahead.keptFor(1)).toBe(0);
 });
