@@ -88,7 +88,11 @@ async function bareLoop(): Promise<{ rate: number; latencies: number[]; cpuUsPer
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
-  return { rate: messages / ((performance.now() - began) / 1000), latencies, cpuUsPerDelivery: cpuSince(cpu) / messages };
+  return {
+    rate: messages / ((performance.now() - began) / 1000),
+    latencies,
+    cpuUsPerDelivery: cpuSince(cpu) / messages,
+  };
 }
 
 // --- fieldhub: events recorded in the store, delivered by the dispatcher -----
