@@ -329,9 +329,10 @@ export const webhookDeliveries = sqliteTable(
     completedAt: integer("completed_at"),
   },
   (table) => [
-    index("webhook_deliveries_due").on(table.status, table.nextAttemptAt),
     index("webhook_deliveries_endpoint").on(table.endpointId, table.id),
-    // The dispatcher's per-endpoint due query (docs/webhooks.md, fairness).
+    // The dispatcher's per-endpoint due query (docs/webhooks.md, fairness), and every other query of
+    // pending messages, endpoint by endpoint: no index on (status, next_attempt_at) across endpoints,
+    // which every settle would move its message in.
     index("webhook_deliveries_endpoint_due").on(table.endpointId, table.status, table.nextAttemptAt),
   ],
 );

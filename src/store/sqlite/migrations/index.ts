@@ -28,6 +28,7 @@ import alertRegister from "./0019_alert_register.sql" with { type: "text" };
 import historyAggregates from "./0020_history_aggregates.sql" with { type: "text" };
 import endpointRateLimit from "./0021_endpoint_rate_limit.sql" with { type: "text" };
 import registerPollInterval from "./0022_register_poll_interval.sql" with { type: "text" };
+import webhookDeliveriesDueDropped from "./0023_webhook_deliveries_due_dropped.sql" with { type: "text" };
 import journal from "./meta/_journal.json" with { type: "json" };
 
 export const migrationSql: Record<string, string> = {
@@ -54,6 +55,7 @@ export const migrationSql: Record<string, string> = {
   "0020_history_aggregates": historyAggregates,
   "0021_endpoint_rate_limit": endpointRateLimit,
   "0022_register_poll_interval": registerPollInterval,
+  "0023_webhook_deliveries_due_dropped": webhookDeliveriesDueDropped,
 };
 
 export const migrationJournal: { entries: { tag: string; when: number; breakpoints: boolean }[] } = journal;
