@@ -17,7 +17,8 @@ export interface InventoryRegister {
   scaleFactor: number | null;
   /**
    * The scale factor is read from the device (config `scale_factor_register`): a sync keeps
-   * the stored one (the last read, docs/polling.md) rather than `scaleFactor`, which is null.
+   * the stored one (the last read, docs/polling.md) while `scaleFactor` is null (the config's);
+   * a site's inventory brings the one its store holds, which a central takes (docs/fleet.md).
    */
   scaleFactorFromDevice?: boolean;
   isWritable: boolean;

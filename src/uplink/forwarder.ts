@@ -78,7 +78,11 @@ export interface CatchUp {
 
 export function createForwarder(options: ForwarderOptions) {
   const { store } = options;
-  let inventorySent = false;
+  /**
+   * The device-read scale factors the inventory carried when last sent on this
+   * connection (null: not sent yet): a change sends it again.
+   */
+  let inventorySentWith: string | null = null;
   let positions: Map<string, number> | null = null;
   /**
    * Each register's newest reading the central took without an aggregate (its storage
@@ -109,11 +113,13 @@ export function createForwarder(options: ForwarderOptions) {
     alert.gatewayUuid !== null && siteGateways.has(alert.gatewayUuid);
   let openAlertsSent = false;
   const startedAt = options.now();
-  const siteRegisters = new Set(
-    options.gateways.flatMap((gateway) =>
-      gateway.modbusDevices.flatMap((device) => device.registers.map((register) => register.id)),
-    ),
+  const siteRegisterList = options.gateways.flatMap((gateway) =>
+    gateway.modbusDevices.flatMap((device) => device.registers),
   );
+  const siteRegisters = new Set(siteRegisterList.map((register) => register.id));
+  // Registers scaled by a register of their device (config scale_factor_register): the
+  // inventory carries the factor as the store holds it, so the central's value is the site's.
+  const deviceScaled = siteRegisterList.filter((register) => register.scaleFactorFromDevice === true);
 
   const { central } = options;
 
@@ -292,15 +298,16 @@ export function createForwarder(options: ForwarderOptions) {
     reset(): void {
       connectionFresh = true;
       catchUp = null;
-      inventorySent = false;
+      inventorySentWith = null;
       positions = null;
       statusSent = new Map();
       openAlertsSent = false;
     },
     /**
-     * One round: the inventory if not yet sent, then every reading newer than its
-     * position, while `goOn()` (checked between batches: a stop need not wait for a
-     * long catch-up). Throws CentralCallError.
+     * One round: the inventory if not yet sent (or a scale factor read from a device
+     * changed since), then every reading newer than its position, while `goOn()`
+     * (checked between batches: a stop need not wait for a long catch-up). Throws
+     * CentralCallError.
      */
     async forward(goOn: () => boolean = () => true): Promise<void> {
       const began = options.now();
@@ -308,9 +315,16 @@ export function createForwarder(options: ForwarderOptions) {
         connectionFresh = false;
         catchUp = { since: began, readings: 0 };
       }
-      if (!inventorySent) {
-        await central.call(edgeMessages.inventory, { gateways: options.gateways.map(inventoryToWire) });
-        inventorySent = true;
+      const ids = (await store.registers.allIds()).filter((register) => siteRegisters.has(register.uuid));
+      const storedFactors = new Map(ids.map((register) => [register.uuid, register.scaleFactor]));
+      const deviceFactors = deviceScaled.map((register) => storedFactors.get(register.id) ?? null);
+      const sentWith = JSON.stringify(deviceFactors);
+      if (inventorySentWith !== sentWith) {
+        const gateways = options.gateways.map((gateway) =>
+          inventoryToWire(withStoredScaleFactors(gateway, storedFactors)),
+        );
+        await central.call(edgeMessages.inventory, { gateways });
+        inventorySentWith = sentWith;
       }
       if (positions === null) {
         const answer = await central.call(edgeMessages.positions);
@@ -319,7 +333,6 @@ export function createForwarder(options: ForwarderOptions) {
         settleUnreceipted(positions);
       }
       const known = positions;
-      const ids = (await store.registers.allIds()).filter((register) => siteRegisters.has(register.uuid));
       if (ids.length === 0) {
         await sendStatus();
         await forwardAlerts(goOn);
@@ -366,6 +379,27 @@ export function createForwarder(options: ForwarderOptions) {
 }
 
 export type Forwarder = ReturnType<typeof createForwarder>;
+
+/**
+ * The gateway with each register scaled by its device carrying the factor the site's
+ * store holds (null until first read: the central then keeps its own).
+ */
+function withStoredScaleFactors(
+  gateway: InventoryGateway,
+  storedFactors: ReadonlyMap<string, number | null>,
+): InventoryGateway {
+  return {
+    ...gateway,
+    modbusDevices: gateway.modbusDevices.map((device) => ({
+      ...device,
+      registers: device.registers.map((register) =>
+        register.scaleFactorFromDevice === true
+          ? { ...register, scaleFactor: storedFactors.get(register.id) ?? null }
+          : register,
+      ),
+    })),
+  };
+}
 
 /** A reading's aggregate on the edge wire: JSON has no NaN, so a NaN part goes as null. */
 function wireAggregate(aggregate: ReadingAggregate): [number | null, number | null, number | null, number] {

@@ -17,7 +17,8 @@ const SiteRegister = Type.Object({
   dataType: Type.String({ minLength: 1 }),
   unit: nullable(Type.String()),
   scaleFactor: nullable(Type.Number()),
-  // The site reads the scale factor from the device (config scale_factor_register, docs/polling.md).
+  // The site reads the scale factor from the device (config scale_factor_register, docs/polling.md);
+  // scaleFactor is then the one its store holds (null until first read: the central keeps its own).
   scaleFactorFromDevice: Type.Optional(Type.Boolean()),
   isWritable: Type.Boolean(),
   writeMin: nullable(Type.Number()),

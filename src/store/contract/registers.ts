@@ -64,8 +64,11 @@ export interface RegisterStore {
   list(gatewayId: number, modbusDeviceId?: number): Promise<RegisterRow[]>;
   /** Every register the gateway ever had (retired ones too: their history is still history). */
   idsOfGateway(gatewayId: number): Promise<{ id: number; uuid: string }[]>;
-  /** Every register in the store, retired ones too: internal id by public id. */
-  allIds(): Promise<{ id: number; uuid: string }[]>;
+  /**
+   * Every register in the store, retired ones too: internal id by public id, and its
+   * `scale_factor` (a site forwards the ones read from its devices, docs/fleet.md "Forwarding").
+   */
+  allIds(): Promise<{ id: number; uuid: string; scaleFactor: number | null }[]>;
   /** The gateway's registers (retired ones too) as reading history shows them. */
   historyRegisters(gatewayId: number): Promise<HistoryRegister[]>;
   /** One of them by public id (stored lower case), or null. */

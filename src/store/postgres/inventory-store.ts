@@ -184,8 +184,9 @@ async function syncModbusDevices(
         gateway_id = excluded.gateway_id, modbus_device_id = excluded.modbus_device_id, name = excluded.name,
         address = excluded.address, function_code = excluded.function_code, data_type = excluded.data_type,
         unit = excluded.unit,
-        -- A scale factor read from the device stays as last read (docs/polling.md).
-        scale_factor = CASE WHEN excluded.uuid = ANY(${r.filter((x) => x.scaleFactorFromDevice === true).map((x) => x.id)}::text[])
+        -- A scale factor read from the device stays as last read (docs/polling.md), unless the
+        -- inventory brings one: a site's, as its store holds it (docs/fleet.md, "Forwarding").
+        scale_factor = CASE WHEN excluded.uuid = ANY(${r.filter((x) => x.scaleFactorFromDevice === true && x.scaleFactor === null).map((x) => x.id)}::text[])
                             THEN registers.scale_factor ELSE excluded.scale_factor END,
         is_writable = excluded.is_writable,
         write_min = excluded.write_min, write_max = excluded.write_max, description = excluded.description,

@@ -40,8 +40,8 @@ export function postgresRegisterStore(sql: Sql): RegisterStore {
     return rowsOf(sql`SELECT id, uuid FROM registers WHERE gateway_id = ${gatewayId} ORDER BY id`);
   }
 
-  function allIds(): Promise<{ id: number; uuid: string }[]> {
-    return rowsOf(sql`SELECT id, uuid FROM registers ORDER BY id`);
+  function allIds(): Promise<{ id: number; uuid: string; scaleFactor: number | null }[]> {
+    return rowsOf(sql`SELECT id, uuid, scale_factor AS "scaleFactor" FROM registers ORDER BY id`);
   }
 
   function historyRegisters(gatewayId: number): Promise<HistoryRegister[]> {

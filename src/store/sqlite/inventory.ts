@@ -232,14 +232,16 @@ function syncModbusDevices(tx: Tx, gatewayId: number, devices: InventoryModbusDe
         position: registerPosition,
         retiredAt: null,
       };
-      // A scale factor read from the device stays as last read (docs/polling.md).
+      // A scale factor read from the device stays as last read (docs/polling.md), unless the
+      // inventory brings one: a site's, as its store holds it (docs/fleet.md, "Forwarding").
       const { scaleFactor: _, ...keepingScaleFactor } = registerValues;
+      const keeps = register.scaleFactorFromDevice === true && register.scaleFactor === null;
       const registerRow = tx
         .insert(registers)
         .values({ uuid: register.id, ...registerValues })
         .onConflictDoUpdate({
           target: registers.uuid,
-          set: register.scaleFactorFromDevice === true ? keepingScaleFactor : registerValues,
+          set: keeps ? keepingScaleFactor : registerValues,
         })
         .returning({ id: registers.id })
         .get();

@@ -38,7 +38,9 @@ export function sqliteRegisterStore({ sqlite }: SqliteConnection, latest: Latest
   const idsOfGateway = sqlite.prepare<{ id: number; uuid: string }, [number]>(
     "SELECT id, uuid FROM registers WHERE gateway_id = ?1",
   );
-  const allIds = sqlite.prepare<{ id: number; uuid: string }, []>("SELECT id, uuid FROM registers");
+  const allIds = sqlite.prepare<{ id: number; uuid: string; scaleFactor: number | null }, []>(
+    "SELECT id, uuid, scale_factor AS scaleFactor FROM registers",
+  );
   const historyColumns = `SELECT r.id AS id, r.uuid AS uuid, r.name AS name, r.unit AS unit, r.scale_factor AS scaleFactor,
             (SELECT d.uuid FROM modbus_devices d WHERE d.id = r.modbus_device_id) AS modbusDeviceUuid
        FROM registers r`;
