@@ -331,11 +331,19 @@ describeOnBothEngines("organisations, inventory, gateways, registers", t0, (open
     const device = synced.organizations[0]?.gateways[0]?.modbusDevices[0];
     const first = device?.registers[0];
     if (first === undefined) throw new Error("fixture changed");
+    // As the config gives it: no scale_factor beside scale_factor_register (register-rules.ts).
     first.scaleFactorFromDevice = true;
+    first.scaleFactor = null;
     await store.inventory.sync(synced, t0 + 3);
     const after = await store.registers.list(gatewayId);
     expect(after.find((r) => r.id === r2)?.scaleFactor).toBe(0.01);
     expect(after.find((r) => r.id === r1)?.scaleFactor).toBeNull();
+
+    // An inventory that brings a factor read from the device (a site's, docs/fleet.md "Forwarding") sets it.
+    first.scaleFactor = 0.001;
+    await store.inventory.sync(synced, t0 + 4);
+    expect((await store.registers.list(gatewayId)).find((r) => r.id === r2)?.scaleFactor).toBe(0.001);
+    expect((await store.registers.allIds()).find((r) => r.id === r2)?.scaleFactor).toBe(0.001);
   });
 
   test.skipIf(engine.openTwin === undefined)(
@@ -343,9 +351,11 @@ describeOnBothEngines("organisations, inventory, gateways, registers", t0, (open
     async () => {
       const twin = await (engine.openTwin as NonNullable<typeof engine.openTwin>)(store);
       try {
-        const before = await store.registers.allIds();
+        const idsOf = async (domains: typeof store) =>
+          (await domains.registers.allIds()).map(({ id, uuid }) => ({ id, uuid }));
+        const before = await idsOf(store);
         await Promise.all([store.inventory.sync(inventory(), t0 + 5), twin.inventory.sync(inventory(), t0 + 5)]);
-        expect(await twin.registers.allIds()).toEqual(before);
+        expect(await idsOf(twin)).toEqual(before);
         expect((await store.organizations.list()).map((o) => o.key)).toEqual(["acme", "beta"]);
       } finally {
         await twin.close();
