@@ -16,6 +16,7 @@ import { asksForHelp, type CommandHelp, commandUsage, groupUsage } from "./help.
 import { historyCommand, historyHelp } from "./history.ts";
 import { keysCommand, keysHelp } from "./keys.ts";
 import { mirrorCommand, mirrorHelp } from "./mirror.ts";
+import { templatesCommand, templatesHelp } from "./templates.ts";
 import { webhooksCommand, webhooksHelp } from "./webhooks-listen.ts";
 import { writesCommand, writesHelp } from "./writes.ts";
 
@@ -69,6 +70,7 @@ export const commandGroups: readonly CommandGroup[] = [
   { name: "admin", commands: adminHelp, run: ends((argv) => adminCommand(argv, Date.now())) },
   { name: "webhooks", commands: webhooksHelp, run: keepsRunning(webhooksCommand) },
   { name: "config", commands: configHelp, run: ends(configCommand) },
+  { name: "templates", commands: templatesHelp, run: ends(templatesCommand) },
   {
     name: "discover",
     commands: [discoverHelp],

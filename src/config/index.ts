@@ -1,3 +1,4 @@
+export { lookupTemplate } from "./device-registers.ts";
 export { type ConfigDiff, type ConfigSnapshot, configSnapshot, describeChange, diffConfigs } from "./diff.ts";
 export { exampleConfigYaml } from "./example.ts";
 export {
@@ -8,7 +9,7 @@ export {
   readConfigFile,
 } from "./load.ts";
 export { formatLocatedProblems, formatProblems } from "./problems.ts";
-export type { DeviceTemplate } from "./templates/index.ts";
+export type { DeviceTemplate, TemplateRegister } from "./templates/index.ts";
 export { deviceTemplates, findTemplate } from "./templates/index.ts";
 export type {
   AutomationConfig,

@@ -1,8 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { templateRegisterRecord } from "../../src/config/device-registers.ts";
 import { type DeviceTemplate, deviceTemplates, findTemplate, type PollingDevice } from "../../src/config/index.ts";
+import { templateKinds } from "../../src/config/templates/types.ts";
 import { stableUuid } from "../../src/lib/ids.ts";
 import type { InventoryModbusDevice } from "../../src/lib/inventory.ts";
+import { decodeWords } from "../../src/modbus/decode.ts";
 import { registerSpan } from "../../src/modbus/register-model.ts";
 import { configOf, expectOnlyProblem, problemsOf, type Yamlish } from "./helpers.ts";
 
@@ -34,17 +36,20 @@ const registerId = (name: string) => stableUuid("register", serial, "Meter", nam
 
 describe("the shipped library", () => {
   test("has the equipment it promises", () => {
-    expect(deviceTemplates.length).toBeGreaterThanOrEqual(5);
+    expect(deviceTemplates.length).toBeGreaterThanOrEqual(30);
     const kinds = deviceTemplates.map((t) => t.kind);
-    expect(kinds.filter((kind) => kind === "energy meter").length).toBeGreaterThanOrEqual(2);
-    for (const kind of ["heat pump", "climate controller", "PV inverter"] as const) expect(kinds).toContain(kind);
+    expect(kinds.filter((kind) => kind === "energy meter").length).toBeGreaterThanOrEqual(5);
+    for (const kind of templateKinds) expect(kinds).toContain(kind);
     const labels = deviceTemplates.map((t) => `${t.brand}/${t.model}`);
     expect(new Set(labels).size).toBe(labels.length);
   });
 
   describe.each(deviceTemplates.map((t) => [`${t.brand} ${t.model}`, t] as const))("%s", (_label, template) => {
     test("says where its map comes from and what it defaults to", () => {
-      expect(template.source.length).toBeGreaterThan(20);
+      // No template without the manufacturer's document, named by title and version.
+      expect(template.source.title.trim().length).toBeGreaterThan(10);
+      expect(template.source.version.trim().length).toBeGreaterThan(0);
+      if (template.source.url !== undefined) expect(template.source.url).toMatch(/^https:\/\/\S+$/);
       expect(template.notes.length).toBeGreaterThan(20);
       expect(template.pollIntervalMs).toBeGreaterThanOrEqual(100);
       expect(template.pollIntervalMs).toBeLessThanOrEqual(86_400_000);
@@ -63,6 +68,36 @@ describe("the shipped library", () => {
         const span = registerSpan({ ...register, length: register.length ?? null });
         expect(register.address + span - 1).toBeLessThanOrEqual(65535);
         if (register.functionCode >= 3) expect(span).toBeLessThanOrEqual(template.maxRegistersPerRequest ?? 125);
+      }
+    });
+
+    test("every register has an example, and its words decode to the example's value", () => {
+      expect(Object.keys(template.examples).sort()).toEqual(template.registers.map((r) => r.name).sort());
+      for (const register of template.registers) {
+        const example = template.examples[register.name];
+        if (example === undefined) throw new Error(`no example for ${register.name}`);
+        const decoding = {
+          id: register.name,
+          functionCode: register.functionCode,
+          address: register.address,
+          dataType: register.dataType,
+          byteOrder: register.byteOrder ?? template.byteOrder,
+          bit: register.bit ?? null,
+          length: register.length ?? null,
+        };
+        const bits = register.functionCode <= 2;
+        expect([register.name, example.words.length]).toEqual([register.name, bits ? 1 : registerSpan(decoding)]);
+        for (const word of example.words) expect(Number.isInteger(word) && word >= 0 && word <= 0xffff).toBe(true);
+        const raw = bits ? (example.words[0] ?? 0) & 1 : decodeWords(decoding, example.words, 0);
+        const value = typeof raw === "number" ? raw * (register.scaleFactor ?? 1) : raw;
+        if (typeof value === "number" && typeof example.value === "number") {
+          expect([register.name, Math.abs(value - example.value) <= 1e-9 * Math.max(1, Math.abs(value))]).toEqual([
+            register.name,
+            true,
+          ]);
+        } else {
+          expect([register.name, value]).toEqual([register.name, example.value]);
+        }
       }
     });
 
@@ -257,7 +292,7 @@ describe("a device with a template", () => {
 });
 
 describe("template problems", () => {
-  const library = "the library has: Eastron SDM630, Carlo Gavazzi EM24, NIBE S1255, Siemens RDF302, Fronius Symo";
+  const library = `the library has: ${deviceTemplates.map((t) => `${t.brand} ${t.model}`).join(", ")}`;
 
   test("an unknown brand lists the library, with the closest brand", () => {
     expectOnlyProblem(

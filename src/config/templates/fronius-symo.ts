@@ -40,8 +40,11 @@ export const froniusSymo: DeviceTemplate = {
   kind: "PV inverter",
   byteOrder: "ABCD",
   pollIntervalMs: 15_000,
-  source:
-    'Fronius "Fronius Datamanager Modbus TCP & RTU" 42,0410,2049 and its Inverter_Register_Map_Float; SunSpec Alliance models 1 and 113 (sunspec/models)',
+  source: {
+    title: "Fronius Datamanager Modbus TCP & RTU (operating instructions) and Inverter_Register_Map_Float",
+    version: "42,0410,2049",
+    checkedWith: "SunSpec Alliance model definitions (sunspec/models), models 1 and 113",
+  },
   notes:
     'Set the Datamanager\'s Modbus to "tcp" and "SunSpec Model Type: float". The first inverter answers at unit id 1. Phases B and C carry no data on single-phase inverters (SunSpec model 111); the temperature points are not supported by Fronius and are left out.',
   registers: [
@@ -96,4 +99,49 @@ export const froniusSymo: DeviceTemplate = {
       description: "SunSpec event flags, bits 0-31 (Evt1)",
     },
   ],
+  examples: {
+    manufacturer: {
+      words: [
+        0x4672, 0x6f6e, 0x6975, 0x7300, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000,
+        0x0000, 0x0000,
+      ],
+      value: "Fronius",
+    },
+    model: {
+      words: [
+        0x5379, 0x6d6f, 0x2031, 0x302e, 0x302d, 0x332d, 0x4d00, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000,
+        0x0000, 0x0000,
+      ],
+      value: "Symo 10.0-3-M",
+    },
+    serial_number: {
+      words: [
+        0x3237, 0x3132, 0x3334, 0x3536, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000,
+        0x0000, 0x0000,
+      ],
+      value: "27123456",
+    },
+    ac_current: { words: [0x40d4, 0x0000], value: 6.625 },
+    ac_current_l1: { words: [0x40e4, 0x0000], value: 7.125 },
+    ac_current_l2: { words: [0x40f4, 0x0000], value: 7.625 },
+    ac_current_l3: { words: [0x4102, 0x0000], value: 8.125 },
+    voltage_l1_l2: { words: [0x4369, 0xe666], value: 233.9 },
+    voltage_l2_l3: { words: [0x436a, 0x6666], value: 234.4 },
+    voltage_l3_l1: { words: [0x436a, 0xe666], value: 234.9 },
+    voltage_l1: { words: [0x436b, 0x6666], value: 235.4 },
+    voltage_l2: { words: [0x436b, 0xe666], value: 235.9 },
+    voltage_l3: { words: [0x436c, 0x6666], value: 236.4 },
+    ac_power: { words: [0x45e2, 0x9400], value: 7250.5 },
+    frequency: { words: [0x4248, 0x0a3d], value: 50.01 },
+    apparent_power: { words: [0x44a3, 0x7666], value: 1307.7 },
+    reactive_power: { words: [0xc34a, 0x4ccd], value: -202.3 },
+    power_factor: { words: [0x42c7, 0x0000], value: 99.5 },
+    energy_total: { words: [0x4c2e, 0x404d], value: 45678900 },
+    dc_current: { words: [0x416a, 0x0000], value: 14.625 },
+    dc_voltage: { words: [0x4370, 0x6666], value: 240.4 },
+    dc_power: { words: [0x45e7, 0x9000], value: 7410 },
+    operating_state: { words: [0x0004], value: 4 },
+    vendor_operating_state: { words: [0x0004], value: 4 },
+    event_flags: { words: [0x0000, 0x0000], value: 0 },
+  },
 };

@@ -40,8 +40,11 @@ export const siemensRdf302: DeviceTemplate = {
   kind: "climate controller",
   byteOrder: "ABCD",
   pollIntervalMs: 30_000,
-  source:
-    'Siemens "RDF302 Basic documentation" CE1P3079en, section 3.12.2 (communication objects); addresses as read by wirenboard/wb-mqtt-serial templates/config-siemens-rdf302.json',
+  source: {
+    title: "RDF302 Basic documentation, section 3.12.2 (description of communication objects)",
+    version: "CE1P3079en, 2020-12-01",
+    checkedWith: "wirenboard/wb-mqtt-serial templates/config-siemens-rdf302.json",
+  },
   notes:
     "Factory settings: 19200 baud, 8 data bits, even parity, 1 stop bit (parameters P68..P70); set the slave id with P81. Temperatures are sent times 50 (scale 0.02); a failed sensor reads 0xFFFF (-0.02 °C).",
   registers: [
@@ -60,4 +63,20 @@ export const siemensRdf302: DeviceTemplate = {
     object("window_state", 105, 3, null, null, "Window state: 0 closed, 1 open", [0, 1]),
     object("heating_cooling", 107, 3, null, null, "Heating/cooling changeover: 0 cooling, 1 heating", [0, 1]),
   ],
+  examples: {
+    operating_mode: { words: [0x0001], value: 1 },
+    fan_output: { words: [0x0021], value: 33 },
+    room_temperature: { words: [0x0433], value: 21.5 },
+    current_setpoint: { words: [0x041a], value: 21 },
+    heating_output: { words: [0x0028], value: 40 },
+    cooling_output: { words: [0x0000], value: 0 },
+    electric_heater_output: { words: [0x0000], value: 0 },
+    x1_temperature: { words: [0x0390], value: 18.24 },
+    x2_temperature: { words: [0xff1f], value: -4.5 },
+    fan_operation: { words: [0x0000], value: 0 },
+    comfort_setpoint: { words: [0x041a], value: 21 },
+    outside_temperature: { words: [0xff1f], value: -4.5 },
+    window_state: { words: [0x0000], value: 0 },
+    heating_cooling: { words: [0x0001], value: 1 },
+  },
 };

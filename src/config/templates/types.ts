@@ -33,7 +33,37 @@ export interface TemplateRegister {
   max?: number;
 }
 
-export type TemplateKind = "energy meter" | "heat pump" | "climate controller" | "PV inverter";
+/**
+ * One reading of a register: the words as they arrive on the wire (the document's own
+ * example, or a value written in the document's scaling and word order) and the value
+ * they decode to in the register's unit (raw x scaleFactor), text for a string.
+ */
+export interface RegisterExample {
+  words: readonly number[];
+  value: number | string;
+}
+
+/** The manufacturer's document a template's registers come from: every register is in it. */
+export interface TemplateSource {
+  /** As the document's title page names it. */
+  title: string;
+  /** Its version, issue or document number (and date where it has no other). */
+  version: string;
+  /** Where it is published, when it is public. */
+  url?: string;
+  /** What the map was cross-checked against besides the document (peer projects' maps). */
+  checkedWith?: string;
+}
+
+export const templateKinds = [
+  "energy meter",
+  "PV inverter",
+  "hybrid inverter",
+  "battery",
+  "heat pump",
+  "climate controller",
+] as const;
+export type TemplateKind = (typeof templateKinds)[number];
 
 export interface DeviceTemplate {
   brand: string;
@@ -45,8 +75,8 @@ export interface DeviceTemplate {
   pollIntervalMs: number;
   /** The device's default max_registers_per_request, when the vendor limits reads below 125. */
   maxRegistersPerRequest?: number;
-  /** The vendor document the map comes from (title and address), and what it was checked against. */
-  source: string;
+  /** The manufacturer's document the map comes from. */
+  source: TemplateSource;
   /** What an installer needs to know before it reads (settings on the device, limits). */
   notes: string;
   registers: readonly TemplateRegister[];
@@ -56,4 +86,9 @@ export interface DeviceTemplate {
    * common model (Mn and Md). Left out: the template's brand and model.
    */
   identify?: { vendor?: string; product?: string };
+  /**
+   * One example per register, by register name: what the device sends and what it means;
+   * test/e2e/template-examples.test.ts serves them and reads them back through `serve`.
+   */
+  examples: Readonly<Record<string, RegisterExample>>;
 }
