@@ -13,7 +13,8 @@ import { join } from "node:path";
 import { type DeviceTemplate, deviceTemplates } from "../../src/config/index.ts";
 import { stableUuid } from "../../src/lib/ids.ts";
 import { registerSpan } from "../../src/modbus/register-model.ts";
-import { type RunningCli, runCli, serveArgs, servedUrl, startCli } from "../harness/cli.ts";
+import { createKey } from "../faults/harness/serve.ts";
+import { type RunningCli, serveArgs, servedUrl, startCli } from "../harness/cli.ts";
 import { type PymodbusPeer, startPymodbusPeer } from "../harness/pymodbus.ts";
 
 const canRun = existsSync("/usr/bin/python3");
@@ -91,21 +92,7 @@ beforeAll(async () => {
   const dataDir = join(workDir, "data");
   server = startCli(serveArgs(join(workDir, "fieldhub.yaml"), dataDir));
   baseUrl = await server.waitFor(servedUrl);
-  const created = await runCli([
-    "keys",
-    "create",
-    "--data",
-    dataDir,
-    "--org",
-    "lib",
-    "--name",
-    "reader",
-    "--scopes",
-    "registers:read",
-    "--json",
-  ]);
-  if (created.code !== 0) throw new Error(created.stderr);
-  key = (JSON.parse(created.stdout) as { key: string }).key;
+  key = (await createKey(dataDir, "lib", "registers:read")).key;
 }, 30_000);
 
 afterAll(async () => {
