@@ -37,3 +37,8 @@ export function textRegister(
 ): TemplateRegister {
   return { name, address, functionCode, dataType: "string", length, unit: null, scaleFactor: null, description };
 }
+
+/** A setpoint the document gives as writable, in the range it gives (engineering units). */
+export function writable(register: TemplateRegister, min: number, max: number): TemplateRegister {
+  return { ...register, writable: true, min, max };
+}

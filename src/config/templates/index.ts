@@ -4,6 +4,7 @@
  * config's own rules.
  */
 import { abbB23 } from "./abb-b23.ts";
+import { belimoVavCompact } from "./belimo-vav-compact.ts";
 import { carloGavazziEm24 } from "./carlo-gavazzi-em24.ts";
 import { carloGavazziEm340 } from "./carlo-gavazzi-em340.ts";
 import { chintDtsu666 } from "./chint-dtsu666.ts";
@@ -69,6 +70,7 @@ export const deviceTemplates: readonly DeviceTemplate[] = [
   nibeS1255,
   idmNavigator2,
   siemensRdf302,
+  belimoVavCompact,
 ];
 
 /** Exact brand and model, as the library spells them (the template id is derived from them). */

@@ -1,0 +1,58 @@
+/**
+ * Belimo VAV-Compact with Modbus RTU (the ...-D3-MOD volumetric flow controllers for VAV
+ * boxes; sold under other brands too, e.g. Systemair OPTIMA ...BLC1MOD).
+ *
+ * Source: Belimo, "VAV-Compact Modbus Register" (en-gb, 2019-03), Modbus register
+ * description: "No." counts from 1, "Address" is the protocol address (No. - 1); holding
+ * registers (function code 03 to read, 06/16 to write), 16-bit, "Scaling" 0.01 for the
+ * percentages (0..10000 = 0..100 %).
+ */
+import { registersOf, writable } from "./define.ts";
+import type { DeviceTemplate } from "./types.ts";
+
+const uint16 = registersOf(3, "uint16");
+
+export const belimoVavCompact: DeviceTemplate = {
+  brand: "Belimo",
+  model: "VAV-Compact MOD",
+  kind: "climate controller",
+  byteOrder: "ABCD",
+  pollIntervalMs: 10_000,
+  source: {
+    title: "VAV-Compact Modbus Register (volumetric flow compact control device)",
+    version: "en-gb, 2019-03",
+    url: "https://www.manualshelf.com/manual/systemair/116727/modbus-registers-optima-blc1mod-english/page-4.html",
+  },
+  notes:
+    "Set the Modbus address and baud rate with Belimo's Assistant app or ZTH-EU. The setpoint is taken from the bus only when Setpoint Source (No. 119) is Bus; it lies between the Min and Max limits set on the device.",
+  registers: [
+    writable(
+      uint16("setpoint", 0, "%", 0.01, "Setpoint, between the Min and Max limits (0..10000 = 0..100 %)"),
+      0,
+      100,
+    ),
+    writable(
+      uint16("override_control", 1, null, null, "Override control: 0 none, 1 open, 2 close, 3 Min, 4 Mid, 5 Max"),
+      0,
+      5,
+    ),
+    uint16(
+      "actuator_type",
+      3,
+      null,
+      null,
+      "Actuator type: 0 not connected, 1 air/water, 2 VAV/EPIV, 3 fire, 4 Energy Valve, 5 6-way EPIV",
+    ),
+    uint16("relative_position", 4, "%", 0.01, "Relative position"),
+    uint16("relative_flow", 6, "%", 0.01, "Relative volumetric flow of Vnom"),
+    uint16("setpoint_analog", 12, "%", 0.01, "Setpoint from the analog signal, when controlled by it"),
+  ],
+  examples: {
+    setpoint: { words: [0x1996], value: 65.5 },
+    override_control: { words: [0x0000], value: 0 },
+    actuator_type: { words: [0x0002], value: 2 },
+    relative_position: { words: [0x12db], value: 48.27 },
+    relative_flow: { words: [0x18a8], value: 63.12 },
+    setpoint_analog: { words: [0x0000], value: 0 },
+  },
+};
