@@ -23,6 +23,7 @@ import { idmNavigator2 } from "./idm-navigator-2.ts";
 import { ineproPro380 } from "./inepro-pro380.ts";
 import { janitzaB23 } from "./janitza-b23.ts";
 import { kostalPlenticore } from "./kostal-plenticore.ts";
+import { lambdaEuL } from "./lambda-eu-l.ts";
 import { nibeS1255 } from "./nibe-s1255.ts";
 import { sbcAle3 } from "./sbc-ale3.ts";
 import { schneiderIem3255 } from "./schneider-iem3255.ts";
@@ -69,6 +70,7 @@ export const deviceTemplates: readonly DeviceTemplate[] = [
   victronGx,
   nibeS1255,
   idmNavigator2,
+  lambdaEuL,
   siemensRdf302,
   belimoVavCompact,
 ];
