@@ -77,6 +77,8 @@ function detailOf(template: DeviceTemplate) {
       ...(register.length === undefined ? {} : { length: register.length }),
       unit: register.unit,
       scale_factor: register.scaleFactor,
+      ...(register.scaleFactorRegister === undefined ? {} : { scale_factor_register: register.scaleFactorRegister }),
+      ...(register.notImplemented === undefined ? {} : { not_implemented: register.notImplemented }),
       writable: register.writable ?? false,
       description: register.description,
       example: template.examples[register.name] ?? null,
@@ -118,6 +120,20 @@ function byteOrderCell(template: DeviceTemplate, register: TemplateRegister): st
   return wide || register.byteOrder !== undefined ? (register.byteOrder ?? template.byteOrder) : "-";
 }
 
+function scaleCell(register: TemplateRegister): string {
+  if (register.scaleFactorRegister !== undefined) return `10^${register.scaleFactorRegister}`;
+  return register.scaleFactor === null ? "-" : String(register.scaleFactor);
+}
+
+/** The description, with what the register adds to it: its write range, its "no value". */
+function descriptionCell(register: TemplateRegister): string {
+  const notes = [
+    ...(register.writable === true ? [`writable ${register.min ?? ""}..${register.max ?? ""}`] : []),
+    ...(register.notImplemented === undefined ? [] : [`no value: ${register.notImplemented}`]),
+  ];
+  return notes.length === 0 ? register.description : `${register.description} (${notes.join("; ")})`;
+}
+
 function showText(template: DeviceTemplate): string {
   const { source } = template;
   const header = [
@@ -135,8 +151,8 @@ function showText(template: DeviceTemplate): string {
     typeCell(register),
     byteOrderCell(template, register),
     register.unit ?? "-",
-    register.scaleFactor === null ? "-" : String(register.scaleFactor),
-    `${register.description}${register.writable === true ? ` (writable ${register.min ?? ""}..${register.max ?? ""})` : ""}`,
+    scaleCell(register),
+    descriptionCell(register),
   ]);
   const table = columns([["NAME", "ADDRESS", "FC", "TYPE", "ORDER", "UNIT", "SCALE", "DESCRIPTION"], ...rows]);
   return `${header.join("\n")}\n${table}\n${template.registers.length} registers.\n`;

@@ -13,9 +13,9 @@ import { join } from "node:path";
 import { type DeviceTemplate, deviceTemplates } from "../../src/config/index.ts";
 import { stableUuid } from "../../src/lib/ids.ts";
 import { registerSpan } from "../../src/modbus/register-model.ts";
-import { createKey } from "../faults/harness/serve.ts";
 import { type RunningCli, serveArgs, servedUrl, startCli } from "../harness/cli.ts";
 import { type PymodbusPeer, startPymodbusPeer } from "../harness/pymodbus.ts";
+import { createReadKey, eventually, getData } from "../harness/served-api.ts";
 
 const canRun = existsSync("/usr/bin/python3");
 const serial = "TPL-LIB";
@@ -92,7 +92,7 @@ beforeAll(async () => {
   const dataDir = join(workDir, "data");
   server = startCli(serveArgs(join(workDir, "fieldhub.yaml"), dataDir));
   baseUrl = await server.waitFor(servedUrl);
-  key = (await createKey(dataDir, "lib", "registers:read")).key;
+  key = await createReadKey(dataDir, "lib");
 }, 30_000);
 
 afterAll(async () => {
@@ -125,19 +125,12 @@ test.skipIf(!canRun)(
       .map((row) => `${row.template} ${row.register.name}`);
     expect(missing).toEqual([]);
 
-    // Asked until every register has been read once (each device's first cycle).
-    let registers: ApiRegister[] = [];
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      const response = await fetch(`${baseUrl}/v1/devices/${gatewayId}/registers`, {
-        headers: { Authorization: `Bearer ${key}` },
-      });
-      expect(response.status).toBe(200);
-      registers = ((await response.json()) as { data: ApiRegister[] }).data;
-      const read = registers.filter((r) => r.latest_value !== null || r.latest_text !== null).length;
-      if (read === expected.length || Date.now() > deadline) break;
-      await Bun.sleep(500);
-    }
+    // Asked until every register has been read once (each device's first cycle); if some
+    // never are, the comparison below names them.
+    const read = () => getData<ApiRegister[]>(baseUrl, key, `/v1/devices/${gatewayId}/registers`);
+    const allRead = (rows: ApiRegister[]) =>
+      rows.filter((r) => r.latest_value !== null || r.latest_text !== null).length === expected.length;
+    const registers = await eventually(read, allRead, 20_000).catch(read);
     expect(registers.length).toBe(expected.length);
 
     const wrong: string[] = [];

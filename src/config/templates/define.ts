@@ -27,6 +27,11 @@ export function registersOf(functionCode: FunctionCode, dataType: Exclude<DataTy
   });
 }
 
+/** The same registers, reading `raw` (as decoded) as "no value" (config `not_implemented`). */
+export function noValueAt(maker: RegisterMaker, raw: number): RegisterMaker {
+  return (...args) => ({ ...maker(...args), notImplemented: raw });
+}
+
 /** A text register (a nameplate) of `length` registers. */
 export function textRegister(
   functionCode: 3 | 4,

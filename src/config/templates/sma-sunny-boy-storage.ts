@@ -5,14 +5,18 @@
  * Source: SMA, "SMA Modbus Interface" technical description, SMA_Modbus-TB-US-en-13
  * (version 1.3), SMA Modbus profile, with the device's "Modbus parameters and measured
  * values" list (battery group Bat.*): addresses are protocol addresses, unit id 3, big-endian
- * 32/64-bit values; FIX1/FIX2/FIX3 give the decimals.
+ * 32/64-bit values; FIX1/FIX2/FIX3 give the decimals. The SMA NaN of U32 (0xFFFFFFFF) and
+ * S32 (0x80000000) measurements reads as null (not_implemented).
  */
-import { registersOf } from "./define.ts";
+import { noValueAt, registersOf } from "./define.ts";
 import type { DeviceTemplate } from "./types.ts";
 
-const uint32 = registersOf(3, "uint32");
-const int32 = registersOf(3, "int32");
 const uint64 = registersOf(3, "uint64");
+/** TAGLIST values (a status code); their NaN differs from a U32 measurement's. */
+const tagList = registersOf(3, "uint32");
+// The SMA Modbus profile's NaN ("no value") of U32 and S32 measurements: read as null.
+const uint32 = noValueAt(registersOf(3, "uint32"), 0xffffffff);
+const int32 = noValueAt(registersOf(3, "int32"), -0x80000000);
 
 export const smaSunnyBoyStorage: DeviceTemplate = {
   brand: "SMA",
@@ -27,9 +31,9 @@ export const smaSunnyBoyStorage: DeviceTemplate = {
     checkedWith: "evcc sma-sbs-modbus template (30775, 30513, 30845)",
   },
   notes:
-    "Enable Modbus TCP on the device (installer); unit id 3. A value the device does not have reads as the SMA NaN (0x80000000 or 0xFFFFFFFF).",
+    "Enable Modbus TCP on the device (installer); unit id 3. A value the device does not have (the SMA NaN) reads as null.",
   registers: [
-    uint32("condition", 30201, null, null, "Condition: 35 fault, 303 off, 307 OK, 455 warning"),
+    tagList("condition", 30201, null, null, "Condition: 35 fault, 303 off, 307 OK, 455 warning"),
     uint64("energy_total", 30513, "Wh", null, "Total yield (Metering.TotWhOut)"),
     int32("active_power", 30775, "W", null, "AC power (GridMs.TotW; positive: discharging into the grid)"),
     int32("battery_current", 30843, "A", 0.001, "Battery current (Bat.Amp)"),

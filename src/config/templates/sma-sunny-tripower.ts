@@ -6,15 +6,19 @@
  * (version 1.3), SMA Modbus profile, with the inverter's own "Modbus parameters and
  * measured values" list: register addresses are the protocol addresses (no offset), read
  * from unit id 3; U32/S32/U64 values big-endian (ABCD); FIX0/FIX1/FIX2/FIX3 give the
- * decimals (FIX2 is scale 0.01). "NaN" (no value) is 0x80000000 for S32, 0xFFFFFFFF for
- * U32 and 0xFFFFFFFFFFFFFFFF for U64.
+ * decimals (FIX2 is scale 0.01). "NaN" (no value) is 0x80000000 for S32 and 0xFFFFFFFF
+ * for U32 (the registers say so: not_implemented) and 0xFFFFFFFFFFFFFFFF for U64 (beyond
+ * an exact number: left to the reader).
  */
-import { registersOf } from "./define.ts";
+import { noValueAt, registersOf } from "./define.ts";
 import type { DeviceTemplate } from "./types.ts";
 
-const uint32 = registersOf(3, "uint32");
-const int32 = registersOf(3, "int32");
 const uint64 = registersOf(3, "uint64");
+/** TAGLIST values (a status code); their NaN differs from a U32 measurement's. */
+const tagList = registersOf(3, "uint32");
+// The SMA Modbus profile's NaN ("no value") of U32 and S32 measurements: read as null.
+const uint32 = noValueAt(registersOf(3, "uint32"), 0xffffffff);
+const int32 = noValueAt(registersOf(3, "int32"), -0x80000000);
 
 export const smaSunnyTripower: DeviceTemplate = {
   brand: "SMA",
@@ -29,9 +33,9 @@ export const smaSunnyTripower: DeviceTemplate = {
     checkedWith: "evcc sma-inverter-modbus template; ioBroker SMA register lists",
   },
   notes:
-    "Enable Modbus TCP on the inverter (installer). SMA devices answer at unit id 3. A value the device does not have reads as the SMA NaN (0x80000000 or 0xFFFFFFFF), e.g. DC values at night.",
+    "Enable Modbus TCP on the inverter (installer). SMA devices answer at unit id 3. A value the device does not have (the SMA NaN, e.g. DC values at night) reads as null.",
   registers: [
-    uint32("condition", 30201, null, null, "Condition: 35 fault, 303 off, 307 OK, 455 warning"),
+    tagList("condition", 30201, null, null, "Condition: 35 fault, 303 off, 307 OK, 455 warning"),
     uint64("energy_total", 30513, "Wh", null, "Total yield (Metering.TotWhOut)"),
     uint64("energy_today", 30517, "Wh", null, "Daily yield (Metering.DyWhOut)"),
     int32("dc_current_a", 30769, "A", 0.001, "DC current input A"),
