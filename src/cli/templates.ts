@@ -65,6 +65,7 @@ function detailOf(template: DeviceTemplate) {
     ...summaryOf(template),
     byte_order: template.byteOrder,
     poll_interval_ms: template.pollIntervalMs,
+    identify: template.identify ?? null,
     max_registers_per_request: template.maxRegistersPerRequest ?? null,
     notes: template.notes,
     registers: template.registers.map((register) => ({
@@ -140,6 +141,11 @@ function showText(template: DeviceTemplate): string {
     `${template.brand} ${template.model} (${template.kind})`,
     `Source: ${source.title}, ${source.version}${source.url === undefined ? "" : `\n  ${source.url}`}`,
     ...(source.checkedWith === undefined ? [] : [`Checked with: ${source.checkedWith}`]),
+    ...(template.identify === undefined
+      ? []
+      : [
+          `Identifies as: vendor ${template.identify.vendor ?? template.brand}, product ${template.identify.product ?? template.model} (fieldhub discover)`,
+        ]),
     `Byte order: ${template.byteOrder}; poll interval: ${template.pollIntervalMs} ms${template.maxRegistersPerRequest === undefined ? "" : `; at most ${template.maxRegistersPerRequest} registers per request`}`,
     `Notes: ${template.notes}`,
     "",

@@ -94,6 +94,12 @@ describe("templates show", () => {
     });
   });
 
+  test("a template that says how its devices name themselves shows it (fieldhub discover matches it)", async () => {
+    const result = await runCli(["templates", "show", "Schneider Electric", "iEM3255"]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("Identifies as: vendor Schneider Electric, product A9MEM3255 (fieldhub discover)");
+  });
+
   test("a brand spelt off is answered with the closest brand, exit 1; nothing on stdout", async () => {
     const result = await runCli(["templates", "show", "eastron", "SDM630"]);
     expect(result.code).toBe(1);

@@ -5,7 +5,9 @@
  * Source: Schneider Electric, "iEM3100 / iEM3200 / iEM3300 series energy meters, user
  * manual", chapter "Communications via Modbus RTU", Modbus register list. The list
  * gives 1-based register numbers ("3028 Voltage L1-N"); the protocol address is the
- * number minus 1. Float32 values high word first; energies INT64 in Wh.
+ * number minus 1. Float32 values high word first; energies INT64 in Wh. Read Device
+ * Identification (43/14) answers VendorName "Schneider Electric" and, as ProductCode, the
+ * commercial reference (A9MEM3255 for the iEM3255).
  */
 import { registersOf } from "./define.ts";
 import type { DeviceTemplate } from "./types.ts";
@@ -25,6 +27,7 @@ export const schneiderIem3255: DeviceTemplate = {
     url: "https://download.schneider-electric.com/files?p_enDocType=User+guide&p_File_Name=DOCA0005DE-12.pdf&p_Doc_Ref=DOCA0005DE",
     checkedWith: "volkszaehler/mbmd meters/rs485/iem3000.go",
   },
+  identify: { vendor: "Schneider Electric", product: "A9MEM3255" },
   notes:
     "Factory settings: 19200 baud, 8 data bits, even parity, 1 stop bit, slave id 1. Read with function code 03. A value the wiring does not measure reads as NaN (no value).",
   registers: [
