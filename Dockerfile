@@ -33,6 +33,9 @@ RUN groupadd --gid 10001 fieldhub \
 COPY --from=build /src/dist/fieldhub /usr/local/bin/fieldhub
 # A default config (one organisation, nothing polled); bind-mount your own over it.
 COPY fieldhub.example.yaml /etc/fieldhub/fieldhub.yaml
+# JavaScriptCore sizes its heap's growth by the machine's RAM; told 64 MB it
+# collects before the heap doubles (docs/benchmarks.md, "Footprint"; install.sh's unit sets the same).
+ENV BUN_JSC_forceRAMSize=67108864
 USER fieldhub
 WORKDIR /var/lib/fieldhub
 VOLUME /var/lib/fieldhub

@@ -353,6 +353,9 @@ SupplementaryGroups=dialout
 ExecStart=$BIN serve --config $CONF --data $DATA
 # systemctl reload: serve re-reads the config and applies it without a restart.
 ExecReload=/bin/kill -HUP \$MAINPID
+# JavaScriptCore sizes its heap's growth by the machine's RAM; told 64 MB it
+# collects before the heap doubles (docs/benchmarks.md, "Footprint").
+Environment=BUN_JSC_forceRAMSize=67108864
 WorkingDirectory=$DATA
 Restart=on-failure
 RestartSec=5

@@ -12,7 +12,6 @@ import type { MqttView } from "../lib/mqtt-report.ts";
 import type { PolledValue } from "../lib/polled-value.ts";
 import { registerMqttMetrics } from "../mqtt/metrics.ts";
 import { presentMqttLink } from "../mqtt/present.ts";
-import { startMqtt } from "../mqtt/publisher.ts";
 
 /** The events after the MQTT position are counted up to this many for the admin page (one indexed count). */
 const eventsWaitingCap = 100_000;
@@ -31,10 +30,11 @@ export async function startMqttPart(options: {
   modbusDeviceOffline: (deviceId: string) => boolean;
 }) {
   const settings = options.config.mqtt;
+  // Loaded only with `mqtt` configured: a box without it never evaluates MQTT.js (docs/benchmarks.md, "Footprint").
   const publisher =
     settings === null
       ? null
-      : await startMqtt({
+      : await (await import("../mqtt/publisher.ts")).startMqtt({
           settings,
           inventory: options.config.inventory,
           store: options.store,

@@ -20,7 +20,6 @@ import { adminPageRoutes } from "./admin/page.ts";
 import { adminRoutes } from "./admin/router.ts";
 import { anonymousRateHeaders, passApiGate } from "./api-gate.ts";
 import { corsPolicy } from "./cors.ts";
-import { buildOpenApiDocument } from "./docs/openapi.ts";
 import { docsRoutes } from "./docs/pages.ts";
 import { edgeAlertRoutes } from "./edge/alerts.ts";
 import { edgeInventoryRoutes } from "./edge/inventory.ts";
@@ -109,13 +108,23 @@ export async function createHttpApp(deps: HttpAppDeps) {
   });
 
   const docsUrlOf = (request: Request) => `${deps.publicUrl ?? originOf(request.url)}/docs`;
-  let openApiJson: { publicUrl: string | null; json: string } | null = null;
+  // Built on the first request for it, and again when a reload changed the public
+  // URL; the document and @elysiajs/openapi are loaded only then (docs/benchmarks.md,
+  // "Footprint").
+  let openApiJson: { publicUrl: string | null; json: Promise<string> } | null = null;
   const openApi = () => {
-    if (openApiJson?.publicUrl !== deps.publicUrl)
-      openApiJson = {
-        publicUrl: deps.publicUrl,
-        json: JSON.stringify(buildOpenApiDocument(v1, deps.publicUrl ?? "/")),
-      };
+    if (openApiJson?.publicUrl !== deps.publicUrl) {
+      const publicUrl = deps.publicUrl;
+      const json = import("./docs/openapi.ts").then(({ buildOpenApiDocument }) =>
+        JSON.stringify(buildOpenApiDocument(v1, publicUrl ?? "/")),
+      );
+      const entry = { publicUrl, json };
+      openApiJson = entry;
+      // A failed build is tried again on the next request, not remembered.
+      json.catch(() => {
+        if (openApiJson === entry) openApiJson = null;
+      });
+    }
     return openApiJson.json;
   };
 

@@ -4,7 +4,6 @@
  * (README, "Command line").
  */
 import pino from "pino";
-import pretty from "pino-pretty";
 
 export type Logger = pino.Logger;
 
@@ -24,6 +23,9 @@ export function createLogger(options: { level?: string; format?: LogFormat; dest
   }
   // pino-pretty as a stream in this thread, not a transport: a transport loads
   // its module by name in a worker, which a compiled executable cannot do.
+  // Required here, not imported: a box logging JSON never evaluates it
+  // (docs/benchmarks.md, "Footprint").
+  const pretty = require("pino-pretty") as typeof import("pino-pretty");
   return pino(
     { level, base: undefined },
     pretty({ colorize: isTerminal(destination), translateTime: "SYS:HH:MM:ss.l", sync: true, destination }),

@@ -6,7 +6,7 @@
  * imports the contract's types, enums and errors from ./contract/ or from here.
  */
 import type { Store } from "./contract/store.ts";
-import { openPostgresStore, type PostgresStoreOptions } from "./postgres/index.ts";
+import type { PostgresStoreOptions } from "./postgres/index.ts";
 import {
   openStore as openSqliteStore,
   openStoreFile as openSqliteStoreFile,
@@ -50,5 +50,8 @@ export async function openStoreAt(
 
 /** The PostgreSQL store behind the `Store` interface (options: pool size, webhook leases; tests shorten the lease). */
 export async function openPostgresAsStore(url: string, options: PostgresStoreOptions = {}): Promise<Store> {
+  // Loaded only here: a box on SQLite never evaluates the PostgreSQL engine and
+  // its client (docs/benchmarks.md, "Footprint").
+  const { openPostgresStore } = await import("./postgres/index.ts");
   return await openPostgresStore(url, options);
 }

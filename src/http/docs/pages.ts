@@ -48,14 +48,15 @@ ${rows}
 </body></html>`;
 }
 
-export function docsRoutes(openApiJson: () => string) {
+export function docsRoutes(openApiJson: () => Promise<string>) {
   const html = { "content-type": "text/html; charset=utf-8" };
+  const json = { "content-type": "application/json" };
   const errorsHtml = errorsPage();
   return new Elysia()
     .get("/docs", () => new Response(docsPage, { headers: html }))
     .get("/docs/errors", () => new Response(errorsHtml, { headers: html }))
-    .get("/docs/json", () => new Response(openApiJson(), { headers: { "content-type": "application/json" } }))
-    .get("/openapi.json", () => new Response(openApiJson(), { headers: { "content-type": "application/json" } }))
+    .get("/docs/json", async () => new Response(await openApiJson(), { headers: json }))
+    .get("/openapi.json", async () => new Response(await openApiJson(), { headers: json }))
     .get("/docs/assets/swagger-ui-bundle.js", () => new Response(Bun.file(swaggerBundlePath)))
     .get("/docs/assets/swagger-ui.css", () => new Response(Bun.file(swaggerCssPath)));
 }
