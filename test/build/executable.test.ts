@@ -231,6 +231,8 @@ describe("the Dockerfile", () => {
     expect(ops("RUN").join(" ")).toContain("--groups dialout");
     expect(ops("VOLUME")).toEqual(["/var/lib/fieldhub"]);
     expect(ops("EXPOSE")).toEqual(["8080"]);
+    // The same runtime environment as install.sh's unit (docs/benchmarks.md, "Footprint").
+    expect(ops("ENV")).toEqual(["BUN_JSC_forceRAMSize=67108864"]);
     expect(JSON.parse(ops("ENTRYPOINT")[0] ?? "null")).toEqual([
       "/usr/local/bin/fieldhub",
       "serve",

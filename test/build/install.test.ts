@@ -149,6 +149,8 @@ describe("install.sh --root", () => {
     );
     // systemctl reload: SIGHUP, which serve answers by reloading its config (docs/config.md).
     expect(one("ExecReload")).toBe("/bin/kill -HUP $MAINPID");
+    // JavaScriptCore told 64 MB of RAM collects before its heap doubles (docs/benchmarks.md, "Footprint").
+    expect(one("Environment")).toBe("BUN_JSC_forceRAMSize=67108864");
     expect(one("Restart")).toBe("on-failure");
     expect(one("User")).toBe("fieldhub");
     expect(one("Group")).toBe("fieldhub");
