@@ -143,7 +143,20 @@ class ModbusSerialLink implements ModbusLink {
       }
     } catch (error) {
       return this.outcomeOf(error);
+    } finally {
+      this.forgetSettledTransactions();
     }
+  }
+
+  /**
+   * modbus-serial keeps each transaction it sent (request, answer, callbacks: about
+   * 2.5 KB) under its id until the id comes round again: 256 ids on a TCP connection,
+   * so a connection polled every 10 s held 43 minutes of them. One transaction is on
+   * the wire at a time (channel-queue.ts), so once it has settled none is waiting; a
+   * late answer finds no transaction and is ignored, as it was after its timeout.
+   */
+  private forgetSettledTransactions(): void {
+    (this.client as unknown as { _transactions: Record<number, unknown> })._transactions = {};
   }
 
   async write(
@@ -165,6 +178,8 @@ class ModbusSerialLink implements ModbusLink {
     } catch (error) {
       const outcome = this.outcomeOf(error);
       return outcome.ok ? { ok: true } : outcome;
+    } finally {
+      this.forgetSettledTransactions();
     }
   }
 
