@@ -9,14 +9,27 @@
  * - `stale`: not read within two of its poll intervals (its poll group's, else its
  *   device's; or never read);
  * - `ok`: read within them.
+ *
+ * On a central, a site's register (docs/fleet.md, "Forwarding") has no device health
+ * here and its value arrives only with a forwarded reading, one per storage period:
+ * it is `stale` when not received within its storage interval plus a forwarding
+ * allowance (`forwardingAllowanceMs`), else `ok`.
  */
 import type { DeviceHealthStatus } from "./device-health.ts";
+import { effectiveStorageInterval } from "./storage-period.ts";
 
 export const latestStatuses = ["ok", "stale", "unavailable"] as const;
 export type LatestStatus = (typeof latestStatuses)[number];
 
 /** How many poll intervals a value stays current: one cycle late is jitter, two is a device not being read. */
 export const freshForPollIntervals = 2;
+
+/**
+ * How late a site's reading may reach a central beyond its storage interval: the site
+ * stores it within its period's poll and commit, and forwards it at its next round
+ * (`uplink.check_interval_s`, 30 s by default): two default rounds.
+ */
+export const forwardingAllowanceMs = 60_000;
 
 export interface LatestValueContext {
   /** Wall time of the latest value read (ms), or null when none was. */
@@ -26,11 +39,17 @@ export interface LatestValueContext {
   /** Its device's health as this process's pollers see it. */
   deviceHealth: DeviceHealthStatus;
   setAside: boolean;
+  /** Set on a central for a site's register: its device's storage interval (ms; null for the default). */
+  forwarded: { storageIntervalMs: number | null } | null;
   now: number;
 }
 
 export function latestStatus(context: LatestValueContext): LatestStatus {
-  const { latestTs, pollIntervalMs, deviceHealth, setAside, now } = context;
+  const { latestTs, pollIntervalMs, deviceHealth, setAside, forwarded, now } = context;
+  if (forwarded !== null) {
+    const freshForMs = effectiveStorageInterval(forwarded.storageIntervalMs) + forwardingAllowanceMs;
+    return latestTs === null || now - latestTs > freshForMs ? "stale" : "ok";
+  }
   if (setAside || deviceHealth === "unreachable" || deviceHealth === "quarantined") return "unavailable";
   if (latestTs === null) return "stale";
   // A value stamped ahead of now (a clock stepped back since) is not older than its interval.

@@ -96,6 +96,7 @@ export function presentRegister(row: RegisterRow, health: DeviceHealthReader, no
       pollIntervalMs: row.pollIntervalMs,
       deviceHealth: health.device(row.modbusDeviceUuid).status,
       setAside: setAside !== null,
+      forwarded: row.edgeSite === null ? null : { storageIntervalMs: row.storageIntervalMs },
       now,
     }),
     set_aside:

@@ -21,6 +21,10 @@ export type RegisterRow = {
   latestText: string | null;
   /** The interval it is polled at (ms): its own poll group's, else its device's; null when neither is known. */
   pollIntervalMs: number | null;
+  /** Its device's storage period (ms); null when the default (docs/api.md section 8.1). */
+  storageIntervalMs: number | null;
+  /** On a central, the site that forwards this register's gateway (docs/fleet.md, "Forwarding"); null for a gateway polled here. */
+  edgeSite: string | null;
 };
 
 /** A register as reading history presents it (retired registers too). */

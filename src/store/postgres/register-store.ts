@@ -19,7 +19,8 @@ const registerColumns = `
   r.function_code AS "functionCode", r.data_type AS "dataType", r.unit, r.scale_factor AS "scaleFactor",
   r.is_writable AS "isWritable", r.write_min AS "writeMin", r.write_max AS "writeMax", r.description,
   r.latest_raw_value AS "latestRawValue", r.latest_ts::float8 AS "latestTs", r.latest_text AS "latestText",
-  COALESCE(r.poll_interval_ms, d.poll_interval_ms) AS "pollIntervalMs"`;
+  COALESCE(r.poll_interval_ms, d.poll_interval_ms) AS "pollIntervalMs", d.storage_interval_ms AS "storageIntervalMs",
+  (SELECT g.edge_site FROM gateways g WHERE g.id = r.gateway_id) AS "edgeSite"`;
 
 const historyColumns = `
   r.id, r.uuid, r.name, r.unit, r.scale_factor AS "scaleFactor",

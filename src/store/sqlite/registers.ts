@@ -18,7 +18,8 @@ const registerSelect = `
          r.data_type AS dataType, r.unit AS unit, r.scale_factor AS scaleFactor,
          r.is_writable AS isWritable, r.write_min AS writeMin, r.write_max AS writeMax, r.description AS description,
          r.latest_raw_value AS latestRawValue, r.latest_ts AS latestTs, r.latest_text AS latestText,
-         COALESCE(r.poll_interval_ms, d.poll_interval_ms) AS pollIntervalMs
+         COALESCE(r.poll_interval_ms, d.poll_interval_ms) AS pollIntervalMs, d.storage_interval_ms AS storageIntervalMs,
+         (SELECT g.edge_site FROM gateways g WHERE g.id = r.gateway_id) AS edgeSite
     FROM registers r JOIN modbus_devices d ON d.id = r.modbus_device_id
    WHERE r.gateway_id = ?1 AND r.retired_at IS NULL`;
 const registerOrder = " ORDER BY d.position, r.position, r.id";

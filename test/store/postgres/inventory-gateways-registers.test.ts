@@ -192,6 +192,8 @@ describeOnBothEngines("organisations, inventory, gateways, registers", t0, (open
       latestTs: null,
       latestText: null,
       pollIntervalMs: 1000,
+      storageIntervalMs: 60_000,
+      edgeSite: null,
     });
     const deviceA2 = (await store.gateways.findModbusDeviceId(gatewayId, ids.deviceA2)) ?? -1;
     expect((await store.registers.list(gatewayId, deviceA2)).map((r) => r.name)).toEqual(["r4"]);
