@@ -7,7 +7,7 @@
  * and resumes from its own output (history-io/mirror-file.ts).
  */
 
-import { historyEncoder, type RowEncoder } from "../history-io/encode.ts";
+import { historyEncoder, type RowEncoder, type ServedUnits } from "../history-io/encode.ts";
 import { openMirrorFile, rowKey } from "../history-io/mirror-file.ts";
 import { createProgress } from "../history-io/progress.ts";
 import type { ReadingAggregate } from "../lib/reading-aggregate.ts";
@@ -54,7 +54,10 @@ interface ApiReading {
   unit: string | null;
   value: number | null;
   raw_value: number | null;
-  /** Added fields (docs/api.md section 4.6); absent from a server of an earlier version. */
+  /** Added fields (docs/api.md sections 2.8, 4.6); absent from a server of an earlier version. */
+  min?: number | null;
+  max?: number | null;
+  mean?: number | null;
   raw_min?: number | null;
   raw_max?: number | null;
   raw_mean?: number | null;
@@ -196,13 +199,13 @@ export async function mirrorCommand(argv: string[]): Promise<void> {
               });
               encoders.set(reading.register_id, encode);
             }
-            // Registers the server still lists: value from their scale factor, as an
-            // export computes it; retired ones: the value as sent.
+            // Registers the server still lists: value, min, max and mean from their scale
+            // factor, as an export computes them; retired ones: as sent.
             const line = encode(
               ts,
               reading.raw_value,
               aggregateOf(reading),
-              scaleFactors.has(reading.register_id) ? undefined : reading.value,
+              scaleFactors.has(reading.register_id) ? undefined : servedUnitsOf(reading),
             );
             if (line === null) omitted++;
             else {
@@ -222,6 +225,11 @@ export async function mirrorCommand(argv: string[]): Promise<void> {
   }
   const note = omitted > 0 ? `; ${omitted} without a value left out (line protocol has no null)` : "";
   progress.done(`mirrored ${written} new readings of ${gateways.length} gateways into ${outPath}${note}`);
+}
+
+/** A served reading's engineering units: a register the server no longer lists has no scale factor to compute them from. */
+function servedUnitsOf(reading: ApiReading): ServedUnits {
+  return { value: reading.value, min: reading.min ?? null, max: reading.max ?? null, mean: reading.mean ?? null };
 }
 
 /** A served reading's aggregate, raw as stored (null when it has none, or the server gives none). */

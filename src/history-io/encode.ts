@@ -47,26 +47,34 @@ export const exportColumns = [
   "raw_mean",
 ];
 
+/** A row's engineering units as its server sent them (a mirror's register the server no longer lists). */
+export interface ServedUnits {
+  value: number | null;
+  min: number | null;
+  max: number | null;
+  mean: number | null;
+}
+
 /**
  * One register's line writer: `null` when the format cannot carry the row (a null
- * value in line protocol). `value` is computed from the scale factor unless given
- * (a mirror writes the value its server sent).
+ * value in line protocol). `value`, `min`, `max` and `mean` are computed from the
+ * scale factor unless `served` gives them (a mirror writes what its server sent).
  */
 export type RowEncoder = (
   ts: number,
   rawValue: number | null,
   aggregate: ReadingAggregate | null,
-  value?: number | null,
+  served?: ServedUnits,
 ) => string | null;
 
 /** The aggregate columns' values, in exportColumns' order, or null without one. */
 function aggregateColumns(
   scaleFactor: number | null,
-): (aggregate: ReadingAggregate | null) => (number | null)[] | null {
+): (aggregate: ReadingAggregate | null, served: ServedUnits | undefined) => (number | null)[] | null {
   const scale = aggregateScaler(scaleFactor);
-  return (aggregate) => {
+  return (aggregate, served) => {
     if (aggregate === null) return null;
-    const { min, max, mean } = scale(aggregate);
+    const { min, max, mean } = served ?? scale(aggregate);
     return [min, max, mean, aggregate.samples, aggregate.rawMin, aggregate.rawMax, aggregate.rawMean];
   };
 }
@@ -99,14 +107,14 @@ function ndjsonRow(register: ExportRegister): RowEncoder {
   const names = `,"gateway":${JSON.stringify(register.gatewaySerial)},"device":${JSON.stringify(register.deviceName)},"register":${JSON.stringify(register.name)},"unit":${JSON.stringify(register.unit)},"value":`;
   const columns = aggregateColumns(register.scaleFactor);
   const noAggregate = aggregateNames.map((name) => `,"${name}":null`).join("");
-  const aggregateText = (aggregate: ReadingAggregate | null) => {
-    const values = columns(aggregate);
+  const aggregateText = (aggregate: ReadingAggregate | null, served: ServedUnits | undefined) => {
+    const values = columns(aggregate, served);
     return values === null
       ? noAggregate
       : values.map((value, index) => `,"${aggregateNames[index]}":${jsonNumber(value)}`).join("");
   };
-  return (ts, raw, aggregate, value) =>
-    `${head}${isoFromMs(ts)}","raw_value":${jsonNumber(raw)}${names}${jsonNumber(value !== undefined ? value : raw === null ? null : scale(raw))}${aggregateText(aggregate)}}\n`;
+  return (ts, raw, aggregate, served) =>
+    `${head}${isoFromMs(ts)}","raw_value":${jsonNumber(raw)}${names}${jsonNumber(served !== undefined ? served.value : raw === null ? null : scale(raw))}${aggregateText(aggregate, served)}}\n`;
 }
 
 /** RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled. */
@@ -125,12 +133,12 @@ function csvRow(register: ExportRegister): RowEncoder {
   const names = [register.gatewaySerial, register.deviceName, register.name, register.unit].map(csvField).join(",");
   const columns = aggregateColumns(register.scaleFactor);
   const noAggregate = ",".repeat(aggregateNames.length);
-  const aggregateText = (aggregate: ReadingAggregate | null) => {
-    const values = columns(aggregate);
+  const aggregateText = (aggregate: ReadingAggregate | null, served: ServedUnits | undefined) => {
+    const values = columns(aggregate, served);
     return values === null ? noAggregate : `,${values.map(csvNumber).join(",")}`;
   };
-  return (ts, raw, aggregate, value) =>
-    `${id},${isoFromMs(ts)},${csvNumber(raw)},${names},${csvNumber(value !== undefined ? value : raw === null ? null : scale(raw))}${aggregateText(aggregate)}\r\n`;
+  return (ts, raw, aggregate, served) =>
+    `${id},${isoFromMs(ts)},${csvNumber(raw)},${names},${csvNumber(served !== undefined ? served.value : raw === null ? null : scale(raw))}${aggregateText(aggregate, served)}\r\n`;
 }
 
 /** InfluxDB's escaping of tag keys and values: comma, equals sign and space get a backslash. */

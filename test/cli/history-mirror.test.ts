@@ -1,7 +1,8 @@
 /**
  * `fieldhub mirror` as a process (docs/history-io.md): the mirror of a running demo
  * equals the demo's own export; a mirror killed with -9 (and a torn last line)
- * resumes without loss or duplicates; Retry-After and X-RateLimit-* are waited out.
+ * resumes without loss or duplicates; Retry-After and X-RateLimit-* are waited out;
+ * a register the server no longer lists keeps the value, min, max and mean it sent.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
@@ -182,6 +183,74 @@ describe("rate limits", () => {
         "register_id,ts,raw_value,gateway,device,register,unit,value,min,max,mean,samples,raw_min,raw_max,raw_mean",
         ...rows.map((row) => `${row.register_id},${row.ts},${row.raw_value},OTHER-1,pump,flow,l/h,${row.value},,,,,,,`),
         "",
+      ]);
+    } finally {
+      server.stop(true);
+    }
+  }, 30_000);
+});
+
+describe("a retired register", () => {
+  test("keeps the value, min, max and mean its server sent, in engineering units like a listed one's", async () => {
+    const ts = new Date(Math.floor((Date.now() - 3_600_000) / 1000) * 1000).toISOString();
+    const aggregate = { raw_min: 400, raw_max: 600, raw_mean: 500, samples: 12 };
+    const listed = { register_id: "00000000-0000-4000-8000-000000000001", name: "flow", unit: "l/h" };
+    // Retired: the server serves its history (scale factor 0.1) but lists it no more.
+    const retired = { register_id: "00000000-0000-4000-8000-000000000002", name: "old_flow", unit: "l/h" };
+    const rows = [listed, retired].map((register) => ({
+      ...register,
+      modbus_device_id: "00000000-0000-4000-8000-0000000000d1",
+      value: 45.2,
+      raw_value: 452,
+      min: 40,
+      max: 60,
+      mean: 50,
+      ...aggregate,
+      ts,
+    }));
+    const server = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch(request) {
+        const path = new URL(request.url).pathname;
+        if (path === "/v1/devices")
+          return Response.json({ data: [{ id: "g1", serial: "RETIRED-1" }], meta: { total: 1 } });
+        if (path === "/v1/devices/g1")
+          return Response.json({ data: { modbus_devices: [{ id: rows[0]?.modbus_device_id, name: "pump" }] } });
+        if (path === "/v1/devices/g1/registers")
+          return Response.json({ data: [{ id: listed.register_id, scale_factor: 0.1 }] });
+        return Response.json({ data: rows, meta: { has_more: false, next_cursor: null } });
+      },
+    });
+    try {
+      const out = join(dir, "retired.ndjson");
+      await cliOk([
+        "mirror",
+        "--url",
+        `http://127.0.0.1:${server.port}/v1`,
+        "--key",
+        "k",
+        "--out",
+        out,
+        "--since",
+        new Date(Date.now() - 86_400_000).toISOString(),
+        "--quiet",
+      ]);
+      const written = readFileSync(out, "utf8")
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line));
+      const units = (row: Record<string, unknown>) => [
+        row.register,
+        row.value,
+        row.min,
+        row.max,
+        row.mean,
+        row.raw_min,
+      ];
+      expect(written.map(units)).toEqual([
+        ["flow", 45.2, 40, 60, 50, 400],
+        ["old_flow", 45.2, 40, 60, 50, 400],
       ]);
     } finally {
       server.stop(true);
