@@ -7,15 +7,15 @@
  * `value`; when the device changes the exponent, the central follows.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stableUuid } from "../../src/lib/ids.ts";
 import { hasPymodbus } from "../faults/harness/modbus-peer.ts";
-import { freePort, type RunningCli, servedUrl, startCli } from "../harness/cli.ts";
+import type { RunningCli } from "../harness/cli.ts";
 import { type PymodbusPeer, startPymodbusPeer } from "../harness/pymodbus.ts";
-import { createReadKey, eventually, getData } from "../harness/served-api.ts";
-import { centralYaml, cli, readKey, startCentral } from "./harness.ts";
+import { eventually, getData } from "../harness/served-api.ts";
+import { startCentralAndSite } from "./harness.ts";
 
 type Register = { id: string; name: string; scale_factor: number | null; latest_value: number | null };
 type Reading = { ts: string; raw_value: number | null; value: number | null };
@@ -72,18 +72,9 @@ describe.skipIf(!hasPymodbus)("a device-scaled register on a central (needs Debi
         },
       },
     });
-    writeFileSync(join(workDir, "central.yaml"), centralYaml);
-    const centralPort = freePort();
-    central = await startCentral(workDir, centralPort);
-    const centralData = join(workDir, "central");
-    const token = await cli(["edges", "create", "--data", centralData, "--org", "acme", "--name", "scaled"]);
-    writeFileSync(
-      join(workDir, "site.yaml"),
-      `
-uplink: { url: "http://127.0.0.1:${centralPort}", token: ${token}, check_interval_s: 1 }
-storage: { commit_interval_s: 1 }
-organizations: [{ key: site, name: Site }]
-gateways:
+    const started = await startCentralAndSite(
+      workDir,
+      `gateways:
   - serial: SCALED-1
     name: Scaled meter gateway
     bus: { type: tcp }
@@ -98,12 +89,10 @@ gateways:
           - { name: power, address: 1, data_type: uint16, unit: kW, scale_factor_register: power_sf }
           - { name: power_sf, address: 2, data_type: int16 }
 `,
-      { mode: 0o600 },
     );
-    const siteData = join(workDir, "site");
-    site = startCli(["serve", "--config", join(workDir, "site.yaml"), "--data", siteData, "--port", "0"]);
-    sides.push({ name: "site", url: await site.waitFor(servedUrl), key: await createReadKey(siteData, "site") });
-    sides.push({ name: "central", url: `http://127.0.0.1:${centralPort}`, key: await readKey(centralData, "acme") });
+    central = started.central;
+    site = started.site;
+    sides.push({ name: "site", ...started.sides.site }, { name: "central", ...started.sides.central });
   }, 60_000);
 
   afterAll(async () => {

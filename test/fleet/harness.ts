@@ -6,7 +6,8 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createKey, eventually as until } from "../faults/harness/serve.ts";
-import { type RunningCli, runCli, servedUrl, startCli } from "../harness/cli.ts";
+import { freePort, type RunningCli, runCli, servedUrl, startCli } from "../harness/cli.ts";
+import { createReadKey } from "../harness/served-api.ts";
 
 export { until };
 
@@ -41,6 +42,39 @@ export async function startCentral(
   );
   await process.waitFor(servedUrl, 30_000);
   return process;
+}
+
+/** Where one side's /v1 answers, with a key that reads it. */
+export type ServedSide = { url: string; key: string };
+
+/**
+ * A central (`centralYaml`, its clock's env given) and a site of its organisation
+ * `acme` forwarding to it every second, polling the gateways YAML `gateways` lists
+ * (the config's `gateways:` block); both with read keys.
+ */
+export async function startCentralAndSite(
+  workDir: string,
+  gateways: string,
+  centralEnv: Record<string, string> = {},
+): Promise<{ central: RunningCli; site: RunningCli; sides: { site: ServedSide; central: ServedSide } }> {
+  writeFileSync(join(workDir, "central.yaml"), centralYaml);
+  const centralPort = freePort();
+  const central = await startCentral(workDir, centralPort, centralEnv);
+  const centralData = join(workDir, "central");
+  const token = await cli(["edges", "create", "--data", centralData, "--org", "acme", "--name", "site"]);
+  writeFileSync(
+    join(workDir, "site.yaml"),
+    `uplink: { url: "http://127.0.0.1:${centralPort}", token: ${token}, check_interval_s: 1 }
+storage: { commit_interval_s: 1 }
+organizations: [{ key: site, name: Site }]
+${gateways}`,
+    { mode: 0o600 },
+  );
+  const siteData = join(workDir, "site");
+  const site = startCli(["serve", "--config", join(workDir, "site.yaml"), "--data", siteData, "--port", "0"]);
+  const siteSide = { url: await site.waitFor(servedUrl), key: await createReadKey(siteData, "site") };
+  const centralSide = { url: `http://127.0.0.1:${centralPort}`, key: await readKey(centralData, "acme") };
+  return { central, site, sides: { site: siteSide, central: centralSide } };
 }
 
 /** Runs a command to its end and gives its stdout; a non-zero exit fails the test with its stderr. */

@@ -9,16 +9,16 @@
  * `stale` when more than the storage interval plus the forwarding allowance has passed.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stableUuid } from "../../src/lib/ids.ts";
 import { faketimeSkipReason, hasFaketime, steppableClock } from "../faults/harness/clock.ts";
 import { hasPymodbus } from "../faults/harness/modbus-peer.ts";
-import { freePort, type RunningCli, servedUrl, startCli } from "../harness/cli.ts";
+import type { RunningCli } from "../harness/cli.ts";
 import { type PymodbusPeer, startPymodbusPeer } from "../harness/pymodbus.ts";
-import { createReadKey, eventually, getData } from "../harness/served-api.ts";
-import { centralYaml, cli, readKey, startCentral } from "./harness.ts";
+import { eventually, getData } from "../harness/served-api.ts";
+import { type ServedSide, startCentralAndSite } from "./harness.ts";
 
 type Register = { name: string; latest_ts: string | null; latest_status: string };
 
@@ -28,10 +28,7 @@ let peer: PymodbusPeer | undefined;
 let central: RunningCli | undefined;
 let site: RunningCli | undefined;
 let clock: ReturnType<typeof steppableClock> | undefined;
-const sides: Record<"site" | "central", { url: string; key: string }> = {
-  site: { url: "", key: "" },
-  central: { url: "", key: "" },
-};
+let sides: Record<"site" | "central", ServedSide> = { site: { url: "", key: "" }, central: { url: "", key: "" } };
 
 async function flowOn(side: "site" | "central"): Promise<Register | null> {
   const { url, key } = sides[side];
@@ -49,19 +46,10 @@ describe.skipIf(!hasPymodbus || !hasFaketime)(
         serial: null,
         units: { "1": { hr: [{ address: 1, type: "uint16", value: 452 }] } },
       });
-      writeFileSync(join(workDir, "central.yaml"), centralYaml);
-      const centralPort = freePort();
       clock = steppableClock(workDir);
-      central = await startCentral(workDir, centralPort, clock.env);
-      const centralData = join(workDir, "central");
-      const token = await cli(["edges", "create", "--data", centralData, "--org", "acme", "--name", "cadence"]);
-      writeFileSync(
-        join(workDir, "site.yaml"),
-        `
-uplink: { url: "http://127.0.0.1:${centralPort}", token: ${token}, check_interval_s: 1 }
-storage: { commit_interval_s: 1 }
-organizations: [{ key: site, name: Site }]
-gateways:
+      const started = await startCentralAndSite(
+        workDir,
+        `gateways:
   - serial: CADENCE-1
     name: Boiler room
     storage_interval_s: 60
@@ -76,12 +64,11 @@ gateways:
         registers:
           - { name: flow, address: 1, data_type: uint16, unit: l/min, scale_factor: 0.1 }
 `,
-        { mode: 0o600 },
+        clock.env,
       );
-      const siteData = join(workDir, "site");
-      site = startCli(["serve", "--config", join(workDir, "site.yaml"), "--data", siteData, "--port", "0"]);
-      sides.site = { url: await site.waitFor(servedUrl), key: await createReadKey(siteData, "site") };
-      sides.central = { url: `http://127.0.0.1:${centralPort}`, key: await readKey(centralData, "acme") };
+      central = started.central;
+      site = started.site;
+      sides = started.sides;
     }, 60_000);
 
     afterAll(async () => {
