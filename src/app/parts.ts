@@ -198,6 +198,7 @@ export async function startParts(options: PartsOptions) {
         logger: logger.child({ part: "uplink" }),
         metrics,
         onEvent: eventRecorded,
+        modbusDevices,
       }),
     );
   let uplink = await startUplinkLink(config);

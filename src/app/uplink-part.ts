@@ -5,6 +5,7 @@
  */
 import { alertService } from "../alerting/alerts-service.ts";
 import type { FieldhubConfig } from "../config/index.ts";
+import type { ModbusDeviceStatusTracker } from "../ingest/modbus-device-status.ts";
 import type { Clock } from "../lib/clock.ts";
 import { CodedError } from "../lib/errors.ts";
 import type { Logger } from "../lib/logger.ts";
@@ -25,6 +26,8 @@ export function startUplinkPart(options: {
   metrics: MetricsRegistry;
   /** Called after an alert change the central asked for recorded its event. */
   onEvent: () => void;
+  /** The site's Modbus devices' announced states, forwarded with their gateway's status. */
+  modbusDevices: Pick<ModbusDeviceStatusTracker, "announcedStates">;
 }) {
   const { config, store, clock, logger } = options;
   const settings = config.uplink;
@@ -38,6 +41,16 @@ export function startUplinkPart(options: {
           store,
           gateways: config.inventory.organizations.flatMap((organization) => organization.gateways),
           now: () => clock.now(),
+          modbusDevices: (gatewayId) =>
+            options.modbusDevices.announcedStates(gatewayId).map((device) => ({
+              id: device.device.id,
+              status: device.status,
+              changed_at: device.changedAt,
+              health: device.health,
+              previous_health: device.previousHealth,
+              last_error: device.lastError,
+              last_answer_at: device.lastAnswerAt,
+            })),
           async applyAlertRequest({ alertId, action, note }) {
             try {
               if (action === "acknowledge") await siteAlerts.acknowledge(alertId, note);

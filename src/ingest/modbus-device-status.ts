@@ -54,6 +54,8 @@ type DeviceState = {
   silentSince: number | null;
   lastError: string | null;
   lastAnswerAt: number | null;
+  /** The change this process last wrote for the device, and when (Unix ms); null before its first. */
+  announced: { change: ModbusDeviceChange; at: number } | null;
 };
 
 const answering = (health: DeviceHealthStatus) => health === "ok" || health === "degraded";
@@ -110,6 +112,7 @@ export async function createModbusDeviceStatusTracker(options: {
                 silentSince: null,
                 lastError: null,
                 lastAnswerAt: null,
+                announced: null,
               }
             : Object.assign(known, { name: device.name, gateway });
         gateway.devices.push(state);
@@ -162,6 +165,7 @@ export async function createModbusDeviceStatusTracker(options: {
     }
     writeError = null;
     state.announcedOffline = next === "offline";
+    state.announced = { change, at };
     options.onEvent?.();
     options.onChange?.(change, at);
     logger.info(
@@ -207,6 +211,33 @@ export async function createModbusDeviceStatusTracker(options: {
     healthChanged,
     check,
     track,
+    /**
+     * Each device of a gateway with its announced state, as its last event told it
+     * (a site forwards them to its central: docs/fleet.md, "Forwarding", step 4). An
+     * offline that stood before this process started is told with the health seen since.
+     */
+    announcedStates(gatewayId: string): AnnouncedModbusDevice[] {
+      const states: AnnouncedModbusDevice[] = [];
+      for (const state of devices.values()) {
+        if (state.gateway.uuid !== gatewayId) continue;
+        const status = state.announcedOffline ? "offline" : "online";
+        const known = state.announced;
+        states.push(
+          known !== null && known.change.status === status
+            ? { ...known.change, changedAt: known.at }
+            : {
+                device: { id: state.id, name: state.name },
+                status,
+                health: state.health,
+                previousHealth: status === "offline" ? state.answeringHealth : state.silentHealth,
+                lastError: state.lastError,
+                lastAnswerAt: state.lastAnswerAt,
+                changedAt: null,
+              },
+        );
+      }
+      return states;
+    },
     /** Whether the device's `modbus_device.offline` stands. */
     isOffline: (deviceId: string): boolean => devices.get(deviceId)?.announcedOffline ?? false,
     async stop(): Promise<void> {
@@ -215,4 +246,7 @@ export async function createModbusDeviceStatusTracker(options: {
     },
   };
 }
+/** A device's announced state: its last change (without its gateway), and when it was written if this process wrote it. */
+export type AnnouncedModbusDevice = Omit<ModbusDeviceChange, "gateway"> & { changedAt: number | null };
+
 export type ModbusDeviceStatusTracker = Awaited<ReturnType<typeof createModbusDeviceStatusTracker>>;

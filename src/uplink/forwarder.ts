@@ -10,6 +10,7 @@ import { isAlertEventType } from "../lib/edge-protocol/alerts.ts";
 import { inventoryToWire } from "../lib/edge-protocol/inventory.ts";
 import { maxForwardedAlertEvents, maxForwardedReadings } from "../lib/edge-protocol/limits.ts";
 import { edgeMessages, type RequestOf } from "../lib/edge-protocol/messages.ts";
+import type { ForwardedModbusDevice } from "../lib/edge-protocol/status.ts";
 import type { InventoryGateway } from "../lib/inventory.ts";
 import { presentAlert } from "../lib/present-alert.ts";
 import type { ReadingAggregate } from "../lib/reading-aggregate.ts";
@@ -32,6 +33,8 @@ export interface ForwarderOptions {
    * already there, or gone) is done too.
    */
   applyAlertRequest(request: AlertRequestFromCentral): Promise<void>;
+  /** Each Modbus device of a gateway with its announced state (the site's Modbus device status tracker). */
+  modbusDevices(gatewayId: string): ForwardedModbusDevice[];
 }
 
 /** An acknowledge or resolve asked on the central of one of the site's alerts (docs/fleet.md, "Alerts"). */
@@ -90,7 +93,10 @@ export function createForwarder(options: ForwarderOptions) {
    * the central's positions, so a restart sends the last reading again once.
    */
   let awaitingAggregate = new Map<string, number>();
-  /** The status the central last took of each gateway, as "status lastSeen": only changes are sent again. */
+  /**
+   * The status the central last took of each gateway, as "status lastSeen" and each
+   * Modbus device's announced status: only changes are sent again.
+   */
   let statusSent = new Map<string, string>();
   const stats: ForwardStats = {
     forwarded: 0,
@@ -212,17 +218,27 @@ export function createForwarder(options: ForwarderOptions) {
     if (batch.length > 0) await send(batch, false);
   };
 
-  /** The gateways' status and last-seen time as this site's tracker stored them, when changed since last sent. */
+  /**
+   * The gateways' status and last-seen time as this site's tracker stored them, with
+   * their Modbus devices' announced states, when changed since last sent.
+   */
   const sendStatus = async (): Promise<void> => {
-    const changed: RequestOf<typeof edgeMessages.status>["gateways"] = [];
+    const changed: { id: string; sent: string }[] = [];
+    const gateways: RequestOf<typeof edgeMessages.status>["gateways"] = [];
     for (const gateway of options.gateways) {
       const row = await store.gateways.statusOf(gateway.id);
-      if (row === null || statusSent.get(gateway.id) === `${row.status} ${row.lastSeen}`) continue;
-      changed.push({ id: gateway.id, status: row.status, last_seen: row.lastSeen });
+      if (row === null) continue;
+      const modbusDevices = options.modbusDevices(gateway.id);
+      const sent = [row.status, row.lastSeen, ...modbusDevices.map((device) => `${device.id}:${device.status}`)].join(
+        " ",
+      );
+      if (statusSent.get(gateway.id) === sent) continue;
+      changed.push({ id: gateway.id, sent });
+      gateways.push({ id: gateway.id, status: row.status, last_seen: row.lastSeen, modbus_devices: modbusDevices });
     }
     if (changed.length === 0) return;
-    await central.call(edgeMessages.status, { gateways: changed });
-    for (const entry of changed) statusSent.set(entry.id, `${entry.status} ${entry.last_seen}`);
+    await central.call(edgeMessages.status, { gateways });
+    for (const entry of changed) statusSent.set(entry.id, entry.sent);
   };
 
   /**

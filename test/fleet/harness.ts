@@ -48,7 +48,7 @@ export async function startCentral(
 export type ServedSide = { url: string; key: string };
 
 /**
- * A central (`centralYaml`, its clock's env given) and a site of its organisation
+ * A central (`centralYaml`, its env given: a clock, its store) and a site of its organisation
  * `acme` forwarding to it every second, polling the gateways YAML `gateways` lists
  * (the config's `gateways:` block); both with read keys.
  */
@@ -61,7 +61,7 @@ export async function startCentralAndSite(
   const centralPort = freePort();
   const central = await startCentral(workDir, centralPort, centralEnv);
   const centralData = join(workDir, "central");
-  const token = await cli(["edges", "create", "--data", centralData, "--org", "acme", "--name", "site"]);
+  const token = await cli(["edges", "create", "--data", centralData, "--org", "acme", "--name", "site"], centralEnv);
   writeFileSync(
     join(workDir, "site.yaml"),
     `uplink: { url: "http://127.0.0.1:${centralPort}", token: ${token}, check_interval_s: 1 }
@@ -73,7 +73,7 @@ ${gateways}`,
   const siteData = join(workDir, "site");
   const site = startCli(["serve", "--config", join(workDir, "site.yaml"), "--data", siteData, "--port", "0"]);
   const siteSide = { url: await site.waitFor(servedUrl), key: await createReadKey(siteData, "site") };
-  const centralSide = { url: `http://127.0.0.1:${centralPort}`, key: await readKey(centralData, "acme") };
+  const centralSide = { url: `http://127.0.0.1:${centralPort}`, key: await readKey(centralData, "acme", centralEnv) };
   return { central, site, sides: { site: siteSide, central: centralSide } };
 }
 

@@ -60,6 +60,7 @@ test("a reading forwarded before its period ended is sent again with its aggrega
     store,
     gateways,
     now: () => now,
+    modbusDevices: () => [],
     applyAlertRequest: async () => {},
   });
   const first = now - 120_000;

@@ -1,15 +1,20 @@
 /**
- * `PUT /edge/v1/status` (docs/fleet.md, "Forwarding"): the status and last-seen
- * time of the site's gateways as the site's own tracker decided them. A change
- * records its device.online / device.offline event on the central, in the same
- * transaction, so the central's webhook stream carries it; a status that is
- * already the central's records nothing. A gateway that is not the site's refuses
+ * `PUT /edge/v1/status` (docs/fleet.md, "Forwarding", step 4): the status and
+ * last-seen time of the site's gateways as the site's own tracker decided them, and
+ * their Modbus devices' announced states. A change records its event on the
+ * central, in the same transaction, so the central's webhook stream carries it:
+ * `device.online` / `device.offline` for a gateway, `modbus_device.offline` /
+ * `online` for a device whose announced state differs from the one the central
+ * holds (`modbus_devices.offline_announced_at`); a state that is already the
+ * central's records nothing. A gateway or device that is not the site's refuses
  * the whole request (409) and changes nothing.
  */
 import { Elysia } from "elysia";
 import { edgeMessages } from "../../lib/edge-protocol/messages.ts";
+import type { ForwardedModbusDevice } from "../../lib/edge-protocol/status.ts";
 import { CodedError } from "../../lib/errors.ts";
-import { deviceStatusEvent } from "../../store/contract/event-types.ts";
+import { deviceStatusEvent, modbusDeviceStatusEvent } from "../../store/contract/event-types.ts";
+import type { GatewayStatusRow } from "../../store/contract/gateways.ts";
 import type { Store } from "../../store/index.ts";
 import { authenticateSite } from "./auth.ts";
 import { edgeReply } from "./reply.ts";
@@ -29,7 +34,16 @@ export function edgeStatusRoutes(store: Store, onEvent?: () => void) {
             `Gateway ${reported.id} is not one of site "${site.name}"'s. Nothing was changed.`,
           );
         }
-        rows.push({ row, reported });
+        const names = new Map((await store.gateways.modbusDevices(row.id)).map((device) => [device.uuid, device.name]));
+        for (const device of reported.modbus_devices ?? []) {
+          if (!names.has(device.id.toLowerCase())) {
+            throw new CodedError(
+              "conflict",
+              `Modbus device ${device.id} is not one of gateway ${reported.id}'s. Nothing was changed.`,
+            );
+          }
+        }
+        rows.push({ row, reported, names });
       }
       let changed = 0;
       for (const { row, reported } of rows) {
@@ -43,8 +57,42 @@ export function edgeStatusRoutes(store: Store, onEvent?: () => void) {
         changed++;
         if (event !== null) onEvent?.();
       }
+      const offline = new Set(await store.gateways.offlineAnnouncedDevices());
+      for (const { row, reported, names } of rows) {
+        for (const device of reported.modbus_devices ?? []) {
+          const id = device.id.toLowerCase();
+          if (offline.has(id) === (device.status === "offline")) continue;
+          await announceModbusDevice(store, row, reported.id.toLowerCase(), { ...device, id }, names.get(id) ?? null);
+          onEvent?.();
+        }
+      }
       return edgeReply(message, { gateways: body.gateways.length, changed });
     },
     { body: message.request },
   );
+}
+
+/** Records a site's Modbus device change with the data the site's own event has (docs/webhooks.md). */
+function announceModbusDevice(
+  store: Store,
+  gateway: GatewayStatusRow,
+  gatewayId: string,
+  device: ForwardedModbusDevice,
+  name: string | null,
+): Promise<void> {
+  const at = device.changed_at ?? Date.now();
+  const event = modbusDeviceStatusEvent({
+    gateway: { id: gatewayId, serial: gateway.serial, name: gateway.name },
+    device: { id: device.id, name },
+    status: device.status,
+    health: device.health,
+    previousHealth: device.previous_health,
+    lastError: device.last_error,
+    lastAnswerAt: device.last_answer_at,
+  });
+  return store.gateways.announceModbusDevice(device.id, device.status === "offline" ? at : null, {
+    orgId: gateway.orgId,
+    occurredAt: at,
+    ...event,
+  });
 }
