@@ -14,12 +14,12 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { hasPymodbus, peerSiteYaml, startModbusPeer } from "../faults/harness/modbus-peer.ts";
+import { peerSiteYaml, startModbusPeer } from "../faults/harness/modbus-peer.ts";
 import { createKey } from "../faults/harness/serve.ts";
 import { startVerifyingReceiver } from "../faults/harness/webhook-receivers.ts";
 import { freePort, type RunningCli, runCli, servedUrl, startCli } from "../harness/cli.ts";
-import { type PrivatePostgres, postgresAvailable, postgresMissingReason, startPostgres } from "../harness/postgres.ts";
-import { centralYaml, cli, getJson, importSiteHistory, startCentral, until } from "./harness.ts";
+import { type PrivatePostgres, startPostgres } from "../harness/postgres.ts";
+import { centralSkipReason, centralYaml, cli, getJson, importSiteHistory, startCentral, until } from "./harness.ts";
 
 type Receiver = ReturnType<typeof startVerifyingReceiver>;
 
@@ -108,11 +108,7 @@ for (const engine of ["SQLite", "PostgreSQL"] as const) {
   let pg: PrivatePostgres | undefined;
   let centralEnv: Record<string, string> = {};
 
-  const skipReason = !hasPymodbus
-    ? "needs Debian's python3-pymodbus"
-    : engine === "PostgreSQL" && !postgresAvailable
-      ? postgresMissingReason
-      : null;
+  const skipReason = centralSkipReason(engine);
   describe.skipIf(skipReason !== null)(
     `a site's alerts on its central on ${engine}${skipReason === null ? "" : ` (${skipReason})`}`,
     () => {

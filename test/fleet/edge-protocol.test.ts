@@ -282,6 +282,13 @@ describe("the central's /edge door validates each request against the declared s
         "invalid_parameter",
         "status",
       ],
+      [
+        "PUT",
+        "/edge/v1/status",
+        '{"gateways":[{"id":"g","status":"online","last_seen":null,"modbus_devices":[{"id":"d","status":"dead"}]}]}',
+        "invalid_parameter",
+        "modbus_devices.0",
+      ],
       ["PUT", "/edge/v1/inventory", '{"gateways":[{"id":"not-a-uuid"}]}', "invalid_parameter", "gateways.0"],
       ["POST", "/edge/v1/alerts", '{"alerts":[],"events":[{"seq":0}]}', "invalid_parameter", "events.0"],
       ["POST", "/edge/v1/readings", '{"readings":[', "bad_request", ""],

@@ -5,11 +5,19 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { hasPymodbus } from "../faults/harness/modbus-peer.ts";
 import { createKey, eventually as until } from "../faults/harness/serve.ts";
 import { freePort, type RunningCli, runCli, servedUrl, startCli } from "../harness/cli.ts";
+import { postgresAvailable, postgresMissingReason } from "../harness/postgres.ts";
 import { createReadKey } from "../harness/served-api.ts";
 
 export { until };
+
+/** Why a test of a site polling pymodbus and a central on `engine` cannot run here, or null. */
+export function centralSkipReason(engine: "SQLite" | "PostgreSQL"): string | null {
+  if (!hasPymodbus) return "needs Debian's python3-pymodbus";
+  return engine === "PostgreSQL" && !postgresAvailable ? postgresMissingReason : null;
+}
 
 /** The centrals' config in every fleet test: two organisations, no gateways of their own (sites bring theirs). */
 export const centralYaml = `

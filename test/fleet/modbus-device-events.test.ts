@@ -6,20 +6,21 @@
  * serve` whose endpoint is a receiver that verifies every delivery with
  * `standardwebhooks`. The pump's peer is stopped: the central's receiver gets
  * `modbus_device.offline` naming gateway and device, once, with the site's health
- * and error; the peer started again: `modbus_device.online`.
+ * and error; the peer started again: `modbus_device.online`. A status naming a
+ * device that is not the gateway's is refused (409) and changes nothing.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stableUuid } from "../../src/lib/ids.ts";
-import { hasPymodbus, startModbusPeer } from "../faults/harness/modbus-peer.ts";
+import { startModbusPeer } from "../faults/harness/modbus-peer.ts";
 import { eventually } from "../faults/harness/serve.ts";
 import { startVerifyingReceiver } from "../faults/harness/webhook-receivers.ts";
 import type { RunningCli } from "../harness/cli.ts";
-import { type PrivatePostgres, postgresAvailable, postgresMissingReason, startPostgres } from "../harness/postgres.ts";
+import { type PrivatePostgres, startPostgres } from "../harness/postgres.ts";
 import { getData } from "../harness/served-api.ts";
-import { cli, startCentralAndSite } from "./harness.ts";
+import { centralSkipReason, cli, startCentralAndSite } from "./harness.ts";
 
 const gatewayId = stableUuid("gateway", "FLEET-TWO");
 const pumpId = stableUuid("modbus-device", "FLEET-TWO", "pump");
@@ -43,15 +44,13 @@ for (const engine of ["SQLite", "PostgreSQL"] as const) {
   let central: RunningCli | undefined;
   let site: RunningCli | undefined;
   let pg: PrivatePostgres | undefined;
+  let centralUrl = "";
+  let centralKey = "";
   const receiver = startVerifyingReceiver();
   const peers: Awaited<ReturnType<typeof startModbusPeer>>[] = [];
   const arrivalsOf = (type: string) => receiver.arrivals.filter((arrival) => arrival.type === type);
 
-  const skipReason = !hasPymodbus
-    ? "needs Debian's python3-pymodbus"
-    : engine === "PostgreSQL" && !postgresAvailable
-      ? postgresMissingReason
-      : null;
+  const skipReason = centralSkipReason(engine);
   describe.skipIf(skipReason !== null)(
     `a site's Modbus device events on its ${engine} central${skipReason === null ? "" : ` (${skipReason})`}`,
     () => {
@@ -84,6 +83,8 @@ for (const engine of ["SQLite", "PostgreSQL"] as const) {
         receiver.useSecret(endpoint.secret);
         // The gateway forwarded online on the central before the pump is stopped.
         const { url, key } = started.sides.central;
+        centralUrl = url;
+        centralKey = key;
         await eventually(
           () => getData<{ status: string }>(url, key, `/v1/devices/${gatewayId}`).catch(() => null),
           (gateway) => gateway?.status === "online",
@@ -140,6 +141,37 @@ for (const engine of ["SQLite", "PostgreSQL"] as const) {
           health: "ok",
         });
         expect(["unreachable", "quarantined"]).toContain(online?.data.previous_health as string);
+        // A device that is not one of the gateway's refuses the whole status (409), nothing recorded.
+        const token = /token: ([^,\s]+)/.exec(readFileSync(join(workDir, "site.yaml"), "utf8"))?.[1] ?? "";
+        const otherDevice = stableUuid("modbus-device", "OTHER", "meter");
+        const refused = await fetch(`${centralUrl}/edge/v1/status`, {
+          method: "PUT",
+          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+          body: JSON.stringify({
+            gateways: [
+              {
+                id: gatewayId,
+                status: "offline",
+                last_seen: null,
+                modbus_devices: [
+                  {
+                    id: otherDevice,
+                    status: "offline",
+                    changed_at: null,
+                    health: "unreachable",
+                    previous_health: "ok",
+                    last_error: null,
+                    last_answer_at: null,
+                  },
+                ],
+              },
+            ],
+          }),
+        });
+        expect(refused.status).toBe(409);
+        expect(((await refused.json()) as { code: string }).code).toBe("conflict");
+        const gateway = await getData<{ status: string }>(centralUrl, centralKey, `/v1/devices/${gatewayId}`);
+        expect(gateway.status).toBe("online");
         // Each once, every delivery signed with the central endpoint's secret.
         expect(arrivalsOf("modbus_device.offline")).toHaveLength(1);
         expect(arrivalsOf("modbus_device.online")).toHaveLength(1);
