@@ -21,12 +21,11 @@ import protobuf from "protobufjs";
 import { parseConfig } from "../../src/config/index.ts";
 import { systemClock } from "../../src/lib/clock.ts";
 import { silentLogger } from "../../src/lib/logger.ts";
-import type { MqttSettings } from "../../src/lib/mqtt-settings.ts";
 import { startMqtt } from "../../src/mqtt/publisher.ts";
 import { encodePayload, type Metric } from "../../src/mqtt/sparkplug/payload.ts";
 import schemaText from "../../src/mqtt/sparkplug/sparkplug_b.proto" with { type: "text" };
 import { openStore } from "../../src/store/index.ts";
-import { brokerPassword, brokerUser, startMosquitto } from "../../test/harness/mosquitto.ts";
+import { brokerPassword, brokerSettings, brokerUser, startMosquitto } from "../../test/harness/mosquitto.ts";
 
 const { values: args } = parseArgs({
   args: process.argv.slice(2),
@@ -138,19 +137,7 @@ ${devices.join("\n")}
   if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
   const inventory = parsed.config.inventory;
   const modbusDevices = inventory.organizations[0]?.gateways[0]?.modbusDevices ?? [];
-  const settings: MqttSettings = {
-    url: broker.url,
-    username: brokerUser,
-    password: brokerPassword,
-    caFile: null,
-    clientId: "fieldhub-bench",
-    topicPrefix: "fieldhub",
-    qos: 1,
-    maxIntervalMs: 300_000,
-    homeAssistant: null,
-    sparkplug: { groupId: "bench", edgeNodeId: "node" },
-    deadbands: new Map(),
-  };
+  const settings = brokerSettings(broker, { groupId: "bench", edgeNodeId: "node" });
 
   const store = openStore(join(dir, "data"));
   await store.inventory.sync(inventory, Date.now());

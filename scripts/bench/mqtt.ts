@@ -20,11 +20,16 @@ import mqtt from "mqtt";
 import { parseConfig } from "../../src/config/index.ts";
 import { systemClock } from "../../src/lib/clock.ts";
 import { silentLogger } from "../../src/lib/logger.ts";
-import type { MqttSettings } from "../../src/lib/mqtt-settings.ts";
 import { startMqtt } from "../../src/mqtt/publisher.ts";
 import { openStore } from "../../src/store/index.ts";
 import { sampleEvent } from "../../test/harness/events.ts";
-import { brokerPassword, brokerUser, startMosquitto, startSubscriber } from "../../test/harness/mosquitto.ts";
+import {
+  brokerPassword,
+  brokerSettings,
+  brokerUser,
+  startMosquitto,
+  startSubscriber,
+} from "../../test/harness/mosquitto.ts";
 
 const { values: args } = parseArgs({
   args: process.argv.slice(2),
@@ -54,19 +59,7 @@ ${Array.from({ length: registerCount }, (_, i) => `          - { name: r${i}, ad
 if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
 const inventory = parsed.config.inventory;
 const registers = inventory.organizations[0]?.gateways[0]?.modbusDevices[0]?.registers ?? [];
-const settings: MqttSettings = {
-  url: broker.url,
-  username: brokerUser,
-  password: brokerPassword,
-  caFile: null,
-  clientId: "fieldhub-bench",
-  topicPrefix: "fieldhub",
-  qos: 1,
-  maxIntervalMs: 300_000,
-  homeAssistant: null,
-  sparkplug: null,
-  deadbands: new Map(),
-};
+const settings = brokerSettings(broker);
 
 async function until(check: () => boolean, timeoutMs = 20_000): Promise<void> {
   const deadline = performance.now() + timeoutMs;

@@ -7,6 +7,7 @@
  */
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { MqttSettings } from "../../src/lib/mqtt-settings.ts";
 
 export const hasMosquitto = existsSync("/usr/sbin/mosquitto") && existsSync("/usr/bin/mosquitto_sub");
 
@@ -170,6 +171,23 @@ export async function startMosquitto(dir: string, options: { tls?: boolean; queu
 }
 
 export type Broker = Awaited<ReturnType<typeof startMosquitto>>;
+
+/** fieldhub's MQTT settings for a private broker, as the benchmarks publish to it (no deadbands). */
+export function brokerSettings(broker: Broker, sparkplug: MqttSettings["sparkplug"] = null): MqttSettings {
+  return {
+    url: broker.url,
+    username: brokerUser,
+    password: brokerPassword,
+    caFile: null,
+    clientId: "fieldhub-bench",
+    topicPrefix: "fieldhub",
+    qos: 1,
+    maxIntervalMs: 300_000,
+    homeAssistant: null,
+    sparkplug,
+    deadbands: new Map(),
+  };
+}
 
 export interface Received {
   topic: string;
