@@ -169,29 +169,26 @@ async function pollingUnderLoad() {
   try {
     const { key } = await createKey(dataDir, "bench", "devices:read");
     await Bun.sleep(2000);
+    const spinners = () => [0, 1].map(() => Bun.spawn(["yes"], { stdout: "ignore" }));
+    const apiLoad = () =>
+      Bun.spawn(
+        [
+          process.execPath,
+          join(import.meta.dir, "load-client.ts"),
+          "rate",
+          `${url}/v1/devices`,
+          String(seconds + 3),
+          String(apiRate),
+          key,
+        ],
+        { stdout: "pipe", stderr: "inherit" },
+      );
     const conditions: { name: string; start(): ReturnType<typeof Bun.spawn>[] }[] = [
       { name: "quiet", start: () => [] },
-      {
-        name: "two spinning processes",
-        start: () => [0, 1].map(() => Bun.spawn(["yes"], { stdout: "ignore" })),
-      },
-      {
-        name: `API at ${apiRate}/s`,
-        start: () => [
-          Bun.spawn(
-            [
-              process.execPath,
-              join(import.meta.dir, "load-client.ts"),
-              "rate",
-              `${url}/v1/devices`,
-              String(seconds + 3),
-              String(apiRate),
-              key,
-            ],
-            { stdout: "pipe", stderr: "inherit" },
-          ),
-        ],
-      },
+      { name: "two spinning processes", start: spinners },
+      { name: `API at ${apiRate}/s`, start: () => [apiLoad()] },
+      // Both at once: the box's other software and its API clients together.
+      { name: `two spinning processes and API at ${apiRate}/s`, start: () => [...spinners(), apiLoad()] },
     ];
     for (let run = 1; run <= runs; run++) {
       for (const condition of conditions) {

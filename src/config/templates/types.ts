@@ -41,6 +41,12 @@ export interface TemplateRegister {
 export interface RegisterExample {
   words: readonly number[];
   value: number | string;
+  /**
+   * Where the document itself gives this reading (a worked example, a sample answer, a
+   * value table), as its section, table or page. Left out: a value written in the
+   * document's own scaling and word order.
+   */
+  fromDocument?: string;
 }
 
 /** The manufacturer's document a template's registers come from: every register is in it. */
@@ -53,6 +59,11 @@ export interface TemplateSource {
   url?: string;
   /** What the map was cross-checked against besides the document (peer projects' maps). */
   checkedWith?: string;
+  /**
+   * Where in the document every register was checked (sections, tables or pages):
+   * address, function code, data type, word order, scale and unit of each.
+   */
+  checkedAgainst?: string;
 }
 
 export const templateKinds = [
