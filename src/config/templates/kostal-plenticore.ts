@@ -1,19 +1,20 @@
 /**
- * KOSTAL PLENTICORE plus (and PIKO IQ, PLENTICORE BI), PV and hybrid inverter, Modbus TCP
- * on port 1502, unit id 71.
+ * KOSTAL PLENTICORE plus (and PIKO IQ, PLENTICORE G2/G3), PV and hybrid inverter, Modbus
+ * TCP on port 1502, unit id 71.
  *
- * Source: KOSTAL, "Interface description MODBUS (TCP) & SunSpec" for PLENTICORE plus /
- * PIKO IQ, KOSTAL Modbus register table: holding registers read with function code 03 at
- * the decimal addresses the table gives (no offset). "Float" values are IEEE 754 float32;
- * in the default byte order ("little-endian", set in the inverter's Modbus settings) the
- * low word comes first (CDAB).
+ * Source: KOSTAL, "KOSTAL Interface description MODBUS (TCP) & SunSpec with control
+ * information", PIKO IQ / PLENTICORE, revision 2.7 of 20.11.2025: table 3.2 "Query the
+ * operating data", holding registers read with function code 03 at the addresses the table
+ * gives (the PDU addresses registers from zero, section 2.1.4). "Float" values are IEEE 754
+ * float32; in the default byte order "little-endian (CDAB) Standard Modbus" (section 2.1.2,
+ * note 7) the low word comes first. The S16 power values at 575 and 582 are left out: they
+ * carry a scale factor register (576, note 4); the float registers give the same quantities.
  */
 import { registersOf } from "./define.ts";
 import type { DeviceTemplate } from "./types.ts";
 
 const float = registersOf(3, "float32");
-const uint16 = registersOf(3, "uint16");
-const int16 = registersOf(3, "int16");
+const uint32 = registersOf(3, "uint32");
 
 export const kostalPlenticore: DeviceTemplate = {
   brand: "KOSTAL",
@@ -22,15 +23,17 @@ export const kostalPlenticore: DeviceTemplate = {
   byteOrder: "CDAB",
   pollIntervalMs: 15_000,
   source: {
-    title: "Interface description MODBUS (TCP) & SunSpec, PLENTICORE plus / PIKO IQ (hybrid)",
-    version: "KOSTAL BA interface description, edition 2023-11",
+    title: "KOSTAL Interface description MODBUS (TCP) & SunSpec with control information, PIKO IQ / PLENTICORE",
+    version: "Revision 2.7, release date 20.11.2025",
     url: "https://cdn-production.kostal.com/-/media/document-library-folder---kse/2023/11/16/13/29/ba_kostal-interface-description-modbus-tcp_sunspec_hybrid.pdf",
     checkedWith: "kilianknoll/kostal-modbusquery (register table of the Sep 2020 interface description)",
+    checkedAgainst:
+      "Section 1.6 (data formats), 2.1.2 (data encoding, CDAB default), 2.1.4 (read holding registers, addresses from zero), 3.1 (port 1502, unit id 71), table 3.2 pages 17-20 (address, unit, format and function code of every register) with notes 2 (inverter states), 4 (scale factors) and 7 (byte order)",
   },
   notes:
     'Enable Modbus TCP in the inverter\'s web interface; it listens on port 1502 at unit id 71. With the Modbus byte order set to "big-endian (SunSpec)" override byte_order to ABCD. Only one client should read at a time.',
   registers: [
-    uint16("inverter_state", 56, null, null, "Inverter state (0 off .. 6 feed-in, 10 standby; see the state table)"),
+    uint32("inverter_state", 56, null, null, "Inverter state (note 2: 0 off, 6 FeedIn, 7 Throttled, 10 Standby, ...)"),
     float("dc_power", 100, "W", null, "Total DC power"),
     float("home_consumption_from_battery", 106, "W", null, "Home own consumption from battery"),
     float("home_consumption_from_grid", 108, "W", null, "Home own consumption from grid"),
@@ -41,17 +44,22 @@ export const kostalPlenticore: DeviceTemplate = {
     float("power_l1", 156, "W", null, "Active power phase 1"),
     float("voltage_l1", 158, "V", null, "Voltage phase 1"),
     float("active_power", 172, "W", null, "Total AC active power"),
+    float("battery_current", 200, "A", null, "Actual battery charge (-) / discharge (+) current"),
     float("battery_soc", 210, "%", null, "Actual state of charge"),
     float("battery_temperature", 214, "°C", null, "Battery temperature"),
     float("battery_voltage", 216, "V", null, "Battery voltage"),
-    float("grid_power", 252, "W", null, "Total active power at the power meter (negative: feed-in)"),
+    float(
+      "grid_power",
+      252,
+      "W",
+      null,
+      "Total active power (powermeter); at the grid connection (+) supply, (-) feed-in",
+    ),
     float("energy_total", 320, "Wh", null, "Total yield"),
     float("energy_today", 322, "Wh", null, "Daily yield"),
-    int16("generation_power", 575, "W", null, "Inverter generation power (actual)"),
-    int16("battery_power", 582, "W", null, "Actual battery charge (negative) / discharge (positive) power"),
   ],
   examples: {
-    inverter_state: { words: [0x0006], value: 6 },
+    inverter_state: { words: [0x0006, 0x0000], value: 6 },
     dc_power: { words: [0x6000, 0x449a], value: 1235 },
     home_consumption_from_battery: { words: [0x7000, 0x449a], value: 1235.5 },
     home_consumption_from_grid: { words: [0x8000, 0x449a], value: 1236 },
@@ -62,13 +70,12 @@ export const kostalPlenticore: DeviceTemplate = {
     power_l1: { words: [0xd000, 0x449a], value: 1238.5 },
     voltage_l1: { words: [0xe666, 0x436a], value: 234.9 },
     active_power: { words: [0xf000, 0x449a], value: 1239.5 },
+    battery_current: { words: [0x0000, 0xc14a], value: -12.625 },
     battery_soc: { words: [0x0000, 0x4268], value: 58 },
     battery_temperature: { words: [0x0000, 0x41b4], value: 22.5 },
     battery_voltage: { words: [0x4000, 0x43c9], value: 402.5 },
     grid_power: { words: [0x5000, 0xc49a], value: -1234.5 },
     energy_total: { words: [0x20d8, 0x4971], value: 987661.5 },
     energy_today: { words: [0x20e0, 0x4971], value: 987662 },
-    generation_power: { words: [0x10e1], value: 4321 },
-    battery_power: { words: [0xfa24], value: -1500 },
   },
 };
