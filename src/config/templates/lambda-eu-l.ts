@@ -1,12 +1,14 @@
 /**
  * Lambda Wärmepumpen EU-L air/water heat pumps (EU08L .. EU20L) with the Lambda controller,
- * Modbus TCP.
+ * Modbus TCP (or RTU on the control unit's RS485 port).
  *
- * Source: Lambda Wärmepumpen, "Modbus Beschreibung und Protokoll" (Modbus description
- * and protocol): the register number is index (module type) x 1000 + subindex (module
- * number) x 100 + number (data point), read as holding registers (function code 03);
- * General/Ambient is index 0, heat pump 1 is 1000, boiler 1 is 2000. Units in brackets
- * give the scale: [0.01°C] is 0.01 °C per count, [0.1kW] 0.1 kW.
+ * Source: Lambda Wärmepumpen, "Modbus Beschreibung und Protokoll", dated 13.02.2025:
+ * section 3 gives the register address as index (module type) x 1000 + subindex (module
+ * number) x 100 + number (data point), used as is (its own example: heat pump 2's flow line
+ * temperature is 1104); General/Ambient is index 0, heat pump 1 is 1000, boiler 1 is 2000.
+ * Sections 2 and 5.2: read with function code 0x03 (holding registers). Every point here is
+ * one 16-bit register; the unit in brackets gives the scale ([0.01°C] is 0.01 °C per count,
+ * [0.1kW] 0.1 kW).
  */
 import { registersOf } from "./define.ts";
 import type { DeviceTemplate } from "./types.ts";
@@ -22,13 +24,15 @@ export const lambdaEuL: DeviceTemplate = {
   pollIntervalMs: 30_000,
   source: {
     title: "Modbus Beschreibung und Protokoll (Modbus description and protocol)",
-    version: "edition of 2025-02 as published by Lambda",
+    version: "13.02.2025 (Datum on the title page and every page)",
     url: "https://lambda-wp.at/wp-content/uploads/2025/02/Modbus-Beschreibung-und-Protokoll.pdf",
     checkedWith:
       "openhab/openhab-addons binding modbus.lambda (HeatpumpBlockParser, HeatpumpHandler); evcc lambda-zewotherm template",
+    checkedAgainst:
+      "Sections 2 (function code 0x03), 3-3.2 (index/subindex/number addressing, example 1104), 5.1 (unit id 1, port 502); holding register tables: General Ambient (index 0, numbers 00-04), Heat pump (index 1, numbers 00-13), Boiler (index 2, numbers 02-03): name, data format and unit of each",
   },
   notes:
-    "Modbus TCP on port 502, unit id 1. The addresses are those of the first heat pump and boiler (subindex 0); a second heat pump starts at 1100. Writing registers needs the controller's Modbus write release.",
+    "Modbus TCP on port 502, unit id 1; keep the connection open (the controller closes it after 1 min without a request, and one connection per request disturbs it). The addresses are those of the first heat pump and boiler (subindex 0); a second heat pump starts at 1100.",
   registers: [
     int16("ambient_error_number", 0, null, null, "General ambient: error number (0 = no error)"),
     uint16("ambient_operating_state", 1, null, null, "General ambient: 0 off, 1 automatic, 2 manual, 3 error"),
@@ -52,7 +56,7 @@ export const lambdaEuL: DeviceTemplate = {
     uint16("compressor_rating", 1010, "%", 0.01, "Compressor unit rating"),
     int16("heating_capacity", 1011, "kW", 0.1, "Actual heating capacity"),
     int16("inverter_power", 1012, "W", null, "Frequency inverter actual power consumption"),
-    int16("cop", 1013, null, 0.01, "Coefficient of performance"),
+    int16("cop", 1013, null, 0.01, "Coefficient of performance (the table prints its unit as [0.01%]: 426 is a COP of 4.26)"),
     int16("boiler_temperature_high", 2002, "°C", 0.1, "Boiler 1: actual temperature, high sensor"),
     int16("boiler_temperature_low", 2003, "°C", 0.1, "Boiler 1: actual temperature, low sensor"),
   ],
@@ -62,10 +66,10 @@ export const lambdaEuL: DeviceTemplate = {
     ambient_temperature: { words: [0xffde], value: -3.4 },
     ambient_temperature_average: { words: [0xffe3], value: -2.9 },
     ambient_temperature_calculated: { words: [0xffe1], value: -3.1 },
-    error_state: { words: [0x0000], value: 0 },
-    error_number: { words: [0x0000], value: 0 },
+    error_state: { words: [0x0002], value: 2 },
+    error_number: { words: [0x0007], value: 7 },
     state: { words: [0x0005], value: 5 },
-    operating_state: { words: [0x0001], value: 1 },
+    operating_state: { words: [0x0002], value: 2 },
     flow_temperature: { words: [0x0d80], value: 34.56 },
     return_temperature: { words: [0x0bab], value: 29.87 },
     source_inlet_temperature: { words: [0xfec8], value: -3.12 },
