@@ -3,12 +3,16 @@
  * through its SunSpec Modbus map in "float" mode (SunSpec models 1 and 111/112/113).
  *
  * Source: Fronius, "Fronius Datamanager Modbus TCP & RTU" operating instructions
- * 42,0410,2049, chapters "Common & Inverter Model" and "Register Maps", with Fronius'
- * register map spreadsheet (Inverter_Register_Map_Float), and the SunSpec Alliance model
- * definitions (sunspec/models, models 1 and 113). Fronius lists 1-based register numbers
- * ("40001" = SID); the protocol address is the number minus 1 (SID at 40000, AC current A at
- * 40071), as SunSpec clients read them (e.g. open-source Fronius headers: `reg = 40072 - 1`). Float values
- * are IEEE 754 float32, big-endian (ABCD), function code 03.
+ * 42,0410,2049, edition 031-14062024: "Register addresses" (registers begin at 1: "to read
+ * register 40001, use address 40000", so the protocol address is the number minus 1; the
+ * SunSpec map starts with SID at 40001 and Mn at 40005), "Changing the Data Type"
+ * (F_ModelType 1 = float: inverter model 111/112/113), "Common & Inverter Model" (SunSpec
+ * operating codes of St) and "Nameplate Model (120)" (starts at 40131 in float mode, so the
+ * inverter model ends at 40131). The operating instructions leave the register-by-register
+ * tables to Fronius' "Modbus SunSpec Maps" spreadsheet (Inverter_Register_Map_Float); the
+ * offsets inside the inverter model are those of SunSpec model 113. Float values are IEEE
+ * 754 float32, big-endian (ABCD), function code 03. The manufacturer example is the
+ * document's own sample answer to a read of 40005 ("Fronius").
  *
  * The Datamanager must be set to Modbus "tcp", "SunSpec Model Type: float" (register F_ModelType
  * 1); with "int + SF" the same block holds integers with scale-factor registers instead,
@@ -42,11 +46,14 @@ export const froniusSymo: DeviceTemplate = {
   pollIntervalMs: 15_000,
   source: {
     title: "Fronius Datamanager Modbus TCP & RTU (operating instructions) and Inverter_Register_Map_Float",
-    version: "42,0410,2049",
+    version: "42,0410,2049, edition 031-14062024",
+    url: "https://www.fronius.com/~/downloads/Solar%20Energy/Operating%20Instructions/42,0410,2049.pdf",
     checkedWith: "SunSpec Alliance model definitions (sunspec/models), models 1 and 113",
+    checkedAgainst:
+      'Operating instructions sections "Register addresses" (numbering from 1, address = number - 1, examples for Modbus RTU/TCP: read of 40005 Mn), "Unavailable data records" (float32 NaN 0x7FC00000), "Modbus Device ID for Inverters", "Changing the Data Type" (F_ModelType float = 1), "SunSpec Operating Codes" (St 1-8) and "Nameplate Model (120)" (float start 40131). Point offsets inside the common block and model 113 against the SunSpec model definitions, not against Fronius\' register spreadsheet (not at hand)',
   },
   notes:
-    'Set the Datamanager\'s Modbus to "tcp" and "SunSpec Model Type: float". The first inverter answers at unit id 1. Phases B and C carry no data on single-phase inverters (SunSpec model 111); the temperature points are not supported by Fronius and are left out.',
+    'Set the Datamanager\'s Modbus to "tcp" and "SunSpec Model Type: float". An inverter answers at its inverter number as unit id (inverter number 00 at unit id 100); allow a timeout of 10 s and read sequentially. Phases B and C carry no data on single-phase inverters (SunSpec model 111); the temperature points are not supported by Fronius and are left out.',
   registers: [
     text("manufacturer", 40005, 16, "Manufacturer (SunSpec common model Mn)"),
     text("model", 40021, 16, "Device model (Md)"),
@@ -106,6 +113,7 @@ export const froniusSymo: DeviceTemplate = {
         0x0000, 0x0000,
       ],
       value: "Fronius",
+      fromDocument: '"Register addresses", examples for Modbus TCP: read of four registers from 40005 (Mn), answer 46 72 6F 6E 69 75 73 00',
     },
     model: {
       words: [
