@@ -23,7 +23,8 @@ export const e3dcS10: DeviceTemplate = {
   byteOrder: "CDAB",
   pollIntervalMs: 10_000,
   source: {
-    title: "Modbus/TCP-Schnittstelle der HagerEnergy GmbH, Anleitung für Fachkräfte (E3/DC Simple-Mode register mapping)",
+    title:
+      "Modbus/TCP-Schnittstelle der HagerEnergy GmbH, Anleitung für Fachkräfte (E3/DC Simple-Mode register mapping)",
     version: "V1.90, 28.01.2022",
     checkedWith: "evcc e3dc-modbus template (0-based addresses 40067, 40069, 40071, 40073, 40082)",
     checkedAgainst:

@@ -45,7 +45,7 @@ export const froniusSymo: DeviceTemplate = {
   byteOrder: "ABCD",
   pollIntervalMs: 15_000,
   source: {
-    title: "Fronius Datamanager Modbus TCP & RTU (operating instructions) and Inverter_Register_Map_Float",
+    title: "Fronius Datamanager Modbus TCP & RTU, operating instructions (system monitoring)",
     version: "42,0410,2049, edition 031-14062024",
     url: "https://www.fronius.com/~/downloads/Solar%20Energy/Operating%20Instructions/42,0410,2049.pdf",
     checkedWith: "SunSpec Alliance model definitions (sunspec/models), models 1 and 113",
@@ -113,7 +113,8 @@ export const froniusSymo: DeviceTemplate = {
         0x0000, 0x0000,
       ],
       value: "Fronius",
-      fromDocument: '"Register addresses", examples for Modbus TCP: read of four registers from 40005 (Mn), answer 46 72 6F 6E 69 75 73 00',
+      fromDocument:
+        '"Register addresses", examples for Modbus TCP: read of four registers from 40005 (Mn), answer 46 72 6F 6E 69 75 73 00',
     },
     model: {
       words: [

@@ -36,7 +36,13 @@ export const idmNavigator2: DeviceTemplate = {
     float("hot_water_top", 1014, "°C", null, "Domestic hot water tank temperature, top (B48)"),
     float("flow_temperature", 1050, "°C", null, "Heat pump flow temperature (B33)"),
     float("return_temperature", 1052, "°C", null, "Heat pump return temperature (B34)"),
-    float("heat_quantity_total", 1750, "kWh", null, "Heat quantity, total (note 1: calculated without a Vortex sensor)"),
+    float(
+      "heat_quantity_total",
+      1750,
+      "kWh",
+      null,
+      "Heat quantity, total (note 1: calculated without a Vortex sensor)",
+    ),
     float("electrical_power", 4122, "kW", null, "Current power consumption of the heat pump"),
   ],
   examples: {

@@ -29,7 +29,8 @@ export const smaSunnyBoyStorage: DeviceTemplate = {
   source: {
     title:
       "Modbus Parameters and Measured Values, SBS3.7-10 / SBS5.0-10 / SBS6.0-10, with the technical information SMA and SunSpec Modbus Interface",
-    version: "list MODBUS-HTML_SBS3.7-6.0-10_GG10-V13 (firmware from 3.12.33.R); SMA-Modbus-general-TI-en-10, version 1.0",
+    version:
+      "list MODBUS-HTML_SBS3.7-6.0-10_GG10-V13 (firmware from 3.12.33.R); SMA-Modbus-general-TI-en-10, version 1.0",
     checkedWith: "evcc sma-sbs-modbus template (30775, 30513, 30845)",
     checkedAgainst:
       "The list's rows 30201, 30513, 30775, 30843, 30845, 30849, 30851 (number of registers, SMA data type, format, access, unit, value range); technical information sections 3.5.1 (unit id 3), 3.5.3 (SunSpec offset only), 3.5.4 (Big Endian), 3.5.7 (data types and NaN values), 3.5.8 (data formats FIXn, TEMP, TAGLIST)",

@@ -32,7 +32,8 @@ export const smaSunnyTripower: DeviceTemplate = {
   source: {
     title:
       "Modbus Parameters and Measured Values, STP 15000TL-30 / 17000TL-30 / 20000TL-30 / 25000TL-30, with the technical information SMA and SunSpec Modbus Interface",
-    version: "list MODBUS-HTML_STPTL-30_028303R_V10 (firmware from 2.83.03.R); SMA-Modbus-general-TI-en-10, version 1.0",
+    version:
+      "list MODBUS-HTML_STPTL-30_028303R_V10 (firmware from 2.83.03.R); SMA-Modbus-general-TI-en-10, version 1.0",
     checkedWith: "evcc sma-inverter-modbus template; ioBroker SMA register lists",
     checkedAgainst:
       "The list's rows 30201, 30513, 30517, 30769, 30771, 30773, 30775, 30783, 30803, 30953 (number of registers, SMA data type, format, access, unit, value range); technical information sections 3.5.1 (unit id 3), 3.5.3 (SunSpec offset only), 3.5.4 (Big Endian), 3.5.7 (data types and NaN values), 3.5.8 (data formats FIXn, TEMP, TAGLIST)",
