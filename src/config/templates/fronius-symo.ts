@@ -7,12 +7,12 @@
  * register 40001, use address 40000", so the protocol address is the number minus 1; the
  * SunSpec map starts with SID at 40001 and Mn at 40005), "Changing the Data Type"
  * (F_ModelType 1 = float: inverter model 111/112/113), "Common & Inverter Model" (SunSpec
- * operating codes of St) and "Nameplate Model (120)" (starts at 40131 in float mode, so the
- * inverter model ends at 40131). The operating instructions leave the register-by-register
- * tables to Fronius' "Modbus SunSpec Maps" spreadsheet (Inverter_Register_Map_Float); the
- * offsets inside the inverter model are those of SunSpec model 113. Float values are IEEE
- * 754 float32, big-endian (ABCD), function code 03. The manufacturer example is the
- * document's own sample answer to a read of 40005 ("Fronius").
+ * operating codes of St), with the register map of Fronius' "Modbus Register - SunSpec Maps,
+ * State Codes and Events" archive, version 1.1.5-1 (Inverter_Register_Map_Float_v1.0_with_
+ * SYMOHYBRID_MODEL_124.xlsx, sheets "Complete Map", "C001 Common" and "I11X Inverter"): the
+ * register numbers, types and units of every point here. Float values are IEEE 754 float32,
+ * big-endian (ABCD), function code 03. The manufacturer example is the operating
+ * instructions' own sample answer to a read of 40005 ("Fronius").
  *
  * The Datamanager must be set to Modbus "tcp", "SunSpec Model Type: float" (register F_ModelType
  * 1); with "int + SF" the same block holds integers with scale-factor registers instead,
@@ -45,12 +45,13 @@ export const froniusSymo: DeviceTemplate = {
   byteOrder: "ABCD",
   pollIntervalMs: 15_000,
   source: {
-    title: "Fronius Datamanager Modbus TCP & RTU, operating instructions (system monitoring)",
-    version: "42,0410,2049, edition 031-14062024",
+    title:
+      "Fronius Datamanager Modbus TCP & RTU, operating instructions, with the register map Inverter_Register_Map_Float (Modbus Register - SunSpec Maps, State Codes and Events)",
+    version: "42,0410,2049, edition 031-14062024; register map archive version 1.1.5-1",
     url: "https://www.fronius.com/~/downloads/Solar%20Energy/Operating%20Instructions/42,0410,2049.pdf",
     checkedWith: "SunSpec Alliance model definitions (sunspec/models), models 1 and 113",
     checkedAgainst:
-      'Operating instructions sections "Register addresses" (numbering from 1, address = number - 1, examples for Modbus RTU/TCP: read of 40005 Mn), "Unavailable data records" (float32 NaN 0x7FC00000), "Modbus Device ID for Inverters", "Changing the Data Type" (F_ModelType float = 1), "SunSpec Operating Codes" (St 1-8) and "Nameplate Model (120)" (float start 40131). Point offsets inside the common block and model 113 against the SunSpec model definitions, not against Fronius\' register spreadsheet (not at hand)',
+      'Operating instructions sections "Register addresses" (numbering from 1, address = number - 1, examples for Modbus RTU/TCP: read of 40005 Mn), "Unavailable data records" (float32 NaN 0x7FC00000), "Modbus Device ID for Inverters", "Changing the Data Type" (F_ModelType float = 1), "SunSpec Operating Codes" (St 1-8) and "Nameplate Model (120)" (float start 40131). Register map sheet "Complete Map" rows 40005, 40021, 40053 and 40072-40120 (start, size, type, unit, range of values; TmpCab..TmpOt "Not supported", left out)',
   },
   notes:
     'Set the Datamanager\'s Modbus to "tcp" and "SunSpec Model Type: float". An inverter answers at its inverter number as unit id (inverter number 00 at unit id 100); allow a timeout of 10 s and read sequentially. Phases B and C carry no data on single-phase inverters (SunSpec model 111); the temperature points are not supported by Fronius and are left out.',
