@@ -1,7 +1,6 @@
 /**
- * SMA Sunny Tripower PV inverters with the SMA Modbus profile, Modbus TCP (the list checked
- * is that of the STP 15000TL-30 .. 25000TL-30; other Sunny Tripower and Sunny Boy models with
- * the SMA Modbus profile use the same register numbers for these measurements).
+ * SMA Sunny Tripower PV inverters with the SMA Modbus profile, Modbus TCP. The list checked
+ * is that of the STP 15000TL-30 .. 25000TL-30; for another model, compare with its own list.
  *
  * Source: SMA, "Modbus® Parameters and Measured Values" for STP 15000TL-30 / STP 17000TL-30 /
  * STP 20000TL-30 / STP 25000TL-30, valid from firmware 2.83.03.R (SMA download
