@@ -201,6 +201,8 @@ describe("polling", () => {
                 byteOrder: "ABCD",
                 bit: null,
                 length: null,
+                // The template documents 0xffff (-1 as int16) as "out of service".
+                notImplemented: -1,
               },
               {
                 id: reg("RTU-TCP-1", ":/7", "current_setpoint"),

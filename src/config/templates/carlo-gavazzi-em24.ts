@@ -1,6 +1,8 @@
 /**
- * Carlo Gavazzi EM24 DIN, three-phase energy analyser (EM24DINAV..E1 Ethernet for Modbus TCP;
- * the RS485 versions answer the same addresses over Modbus RTU).
+ * Carlo Gavazzi EM24 DIN, three-phase energy analyser, Ethernet version (EM24DINAV..E1, Modbus
+ * TCP). Not for the RS485 versions: "EM24-DIN PFA, PFB & X models - Communication Protocol",
+ * table 2.3-1, has the same registers up to 002Ch but DMD W at 002Eh, the power factors at
+ * 0032h-0035h, Hz at 0037h and kWh(+) TOT at 003Eh.
  *
  * Source: Carlo Gavazzi, "EM24 Ethernet (EM24_E1) Communication Protocol", table of
  * instantaneous variables and meters,
@@ -48,7 +50,7 @@ export const carloGavazziEm24: DeviceTemplate = {
     checkedWith: "victronenergy/dbus-modbus-client carlo_gavazzi.py; OpenEMS meter.carlo.gavazzi.em24",
   },
   notes:
-    "32-bit values are sent low word first (CDAB). Function codes 03 and 04 both read these registers. The RS485 versions default to 9600 baud, 8N1. Phase values not used by the measuring system (3Pn, 3P, 2P, 1P) read as 0.",
+    "For the Ethernet version (EM24..E1) only: the RS485 versions (PFA, PFB, X) place demand, power factor, frequency and energy at other addresses. 32-bit values are sent low word first (CDAB). Function codes 03 and 04 both read these registers. Phase values not used by the measuring system (3Pn, 3P, 2P, 1P) read as 0.",
   registers: [
     int32("voltage_l1", 0x0000, "V", 0.1, "Voltage L1-N"),
     int32("voltage_l2", 0x0002, "V", 0.1, "Voltage L2-N"),
