@@ -1,13 +1,12 @@
 /**
  * Eastron SDM630 (SDM630-Modbus V2 / SDM630MCT), three-phase DIN-rail energy meter, Modbus RTU.
  *
- * Source: Eastron, "SDM630-Modbus V2 user manual", part "Modbus Protocol Input Registers"
- * (function code 04), published by B+G e-tech (Eastron Germany); consulted at
- * https://manualshive.com/en/manual/eastron/sdm630-modbus-mid-v2/522581 .
- * Every value is an IEEE 754 float32 in two registers, high word first (ABCD). The manual
- * lists 1-based "30001"-style register numbers; the addresses here are the PDU addresses it
- * gives in hex (30001 -> 0x0000, 30053 -> 0x0034). Cross-checked against the register tables
- * at ob121.com ("Eastron Modbus maps") and lamaplc.com ("Eastron SDM").
+ * Source: Eastron, "Eastron SDM630Modbus Smart Meter Modbus Protocol Implementation V1.8",
+ * section 1.2.1 "SDM630Modbus Input Registers" (function code 04, pages 2-4). Every value is
+ * an IEEE 754 float32 in two registers, high register first (section 3.7, page 16; section
+ * 3.8.1, page 19: the answer 43 66 33 34 is Volts 1 = 230.2). The table lists 1-based
+ * "30001"-style register numbers; the addresses here are the hex protocol start addresses it
+ * gives beside them (30001 -> 0x0000, 30053 -> 0x0034).
  */
 import type { DeviceTemplate, TemplateRegister } from "./types.ts";
 
@@ -21,17 +20,19 @@ export const eastronSdm630: DeviceTemplate = {
   kind: "energy meter",
   byteOrder: "ABCD",
   pollIntervalMs: 15_000,
-  // "Each request for data must be restricted to 40 parameters or less" (80 registers);
-  // more is answered with an exception.
+  // "Each request for data must be restricted to 40 parameters or less" (section 1.2):
+  // 80 registers; more is answered with an exception.
   maxRegistersPerRequest: 80,
   source: {
-    title: "SDM630-Modbus V2 user manual, Modbus protocol input registers (function code 04)",
-    version: "SDM630-Modbus V2 (MID)",
-    url: "https://manualshive.com/en/manual/eastron/sdm630-modbus-mid-v2/522581",
+    title: "Eastron SDM630Modbus Smart Meter Modbus Protocol Implementation",
+    version: "V1.8",
+    url: "https://github.com/plebann/eastron_SDM_HA_integration/blob/main/docs/SDM630_MODBUS_Protocol.pdf",
     checkedWith: "the Eastron Modbus maps at ob121.com and lamaplc.com",
+    checkedAgainst:
+      "Section 1.2.1 SDM630Modbus Input Registers (pages 2-4): register number, hex start address and units of each; section 1.1 data coding (float32, at most 40 values a request); section 3.7 IEEE floating point format (page 16) and 3.8.1 Read Input Registers (page 19): high register first; section 1.3.1 holding registers 40019/40029 for the factory settings",
   },
   notes:
-    "Factory settings: 9600 baud, 8 data bits, even parity, 1 stop bit, slave id 1. At most 40 values (80 registers) per request. Values not valid for the wiring system (3P4W, 3P3W, 1P2W) read as 0.",
+    "Factory settings (section 1.3.1): 9600 baud, 8 data bits, no parity, 1 stop bit, slave id 1. At most 40 values (80 registers) per request, always in register pairs. Values not valid for the wiring system (3P4W, 3P3W, 1P2W) read as 0. Total kWh / kvarh are import + export. The table gives VA as the unit of 30087 (maximum total system power demand), a power demand like 30085 (W): it is read in W here.",
   registers: [
     float("voltage_l1", 0x0000, "V", "Phase 1 line to neutral voltage"),
     float("voltage_l2", 0x0002, "V", "Phase 2 line to neutral voltage"),
@@ -73,8 +74,16 @@ export const eastronSdm630: DeviceTemplate = {
     float("reactive_energy_total", 0x0158, "kvarh", "Total reactive energy (import + export)"),
   ],
   examples: {
-    voltage_l1: { words: [0x4366, 0x6666], value: 230.4 },
-    voltage_l2: { words: [0x4366, 0xe666], value: 230.9 },
+    voltage_l1: {
+      words: [0x4366, 0x3334],
+      value: 230.20001,
+      fromDocument: "section 3.8.1 Read Input Registers, page 19 (Volts 1 = 230.2)",
+    },
+    voltage_l2: {
+      words: [0x4370, 0x8000],
+      value: 240.5,
+      fromDocument: "section 3.7 IEEE floating point format, page 16 (43708000 hex = 240.5)",
+    },
     voltage_l3: { words: [0x4367, 0x6666], value: 231.4 },
     current_l1: { words: [0x40d4, 0x0000], value: 6.625 },
     current_l2: { words: [0x40e4, 0x0000], value: 7.125 },
