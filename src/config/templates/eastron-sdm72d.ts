@@ -1,9 +1,12 @@
 /**
- * Eastron SDM72D-M V2, three-phase DIN-rail energy meter (MID), Modbus RTU.
+ * Eastron SDM72D-M V2 (SDM72D-M-2), three-phase DIN-rail energy meter (MID), Modbus RTU.
  *
- * Source: Eastron, "SDM72D-M-2 (SDM72 V2) user manual", section "Modbus Protocol - Input
- * Registers" (function code 04): IEEE 754 float32 values, high word first, at the hex
- * protocol addresses the manual gives beside the 3xxxx register numbers.
+ * Source: Eastron, "Eastron SDM72D-M-2 User Manual V1.1.1 2023", part 3 "Modbus Protocol",
+ * input registers (function code 04, pages 13-14): IEEE 754 float32 values in two
+ * registers, high register first (Eastron's float order, as in its SDM630/SDM120 protocol
+ * documents), at the hex protocol start addresses the table gives beside the 3xxxx
+ * register numbers (30001 -> 0x0000). Its table lists no phase 3 line to neutral voltage
+ * (30005), so the template has none.
  */
 import { registersOf } from "./define.ts";
 import type { DeviceTemplate } from "./types.ts";
@@ -16,19 +19,21 @@ export const eastronSdm72d: DeviceTemplate = {
   kind: "energy meter",
   byteOrder: "ABCD",
   pollIntervalMs: 15_000,
-  maxRegistersPerRequest: 80,
+  // "Each request for data must be restricted to 30 parameters or less" (part 3): 60 registers.
+  maxRegistersPerRequest: 60,
   source: {
-    title: "SDM72D-M-2 three phase four wire DIN rail energy meter: user manual, Modbus protocol input registers",
-    version: "SDM72D-M V2, manual as published by B+G e-tech (sdm72dm-v2.pdf)",
-    url: "https://stromzähler.eu/media/5f/b6/aa/1696582672/sdm72dm-v2.pdf",
+    title: "Eastron SDM72D-M-2 User Manual",
+    version: "V1.1.1 2023",
+    url: "https://github.com/mStirner/oh-plg-smartmeter-sdm72d/blob/main/docs/eastron_sdm72dmv2.pdf",
     checkedWith: "volkszaehler/mbmd meters/rs485/sdm72v2.go",
+    checkedAgainst:
+      "Part 3 Modbus Protocol, Input Registers table (pages 13-14): register number, hex start address, length 4 bytes, Float and units of each; the 30-parameter limit above it; set-up menu defaults (Modbus address, baud rate, parity, stop bit; pages 8-9) and holding registers 40019/40021 (page 15)",
   },
   notes:
-    "Factory settings: 9600 baud, 8 data bits, no parity, 1 stop bit, slave id 1. Read with function code 04. The first version (SDM72D-M without V2) has only total power and energy.",
+    "Factory settings: 9600 baud, 8 data bits, no parity, 1 stop bit, slave id 1. Read with function code 04, at most 30 values (60 registers) a request. The manual's input register table lists no phase 3 line to neutral voltage (30005). The first version (SDM72D-M without V2) has only total power and energy.",
   registers: [
     float("voltage_l1", 0x0000, "V", null, "Phase 1 line to neutral voltage"),
     float("voltage_l2", 0x0002, "V", null, "Phase 2 line to neutral voltage"),
-    float("voltage_l3", 0x0004, "V", null, "Phase 3 line to neutral voltage"),
     float("current_l1", 0x0006, "A", null, "Phase 1 current"),
     float("current_l2", 0x0008, "A", null, "Phase 2 current"),
     float("current_l3", 0x000a, "A", null, "Phase 3 current"),
@@ -40,12 +45,11 @@ export const eastronSdm72d: DeviceTemplate = {
     float("frequency", 0x0046, "Hz", null, "Frequency of the supply voltages"),
     float("energy_import", 0x0048, "kWh", null, "Total imported active energy"),
     float("energy_export", 0x004a, "kWh", null, "Total exported active energy"),
-    float("energy_total", 0x0156, "kWh", null, "Total active energy"),
+    float("energy_total", 0x0156, "kWh", null, "Total active energy (import + export)"),
   ],
   examples: {
     voltage_l1: { words: [0x4366, 0x6666], value: 230.4 },
     voltage_l2: { words: [0x4366, 0xe666], value: 230.9 },
-    voltage_l3: { words: [0x4367, 0x6666], value: 231.4 },
     current_l1: { words: [0x40d4, 0x0000], value: 6.625 },
     current_l2: { words: [0x40e4, 0x0000], value: 7.125 },
     current_l3: { words: [0x40f4, 0x0000], value: 7.625 },
