@@ -15,12 +15,12 @@ import { eastronSdm120 } from "./eastron-sdm120.ts";
 import { eastronSdm230 } from "./eastron-sdm230.ts";
 import { eastronSdm630 } from "./eastron-sdm630.ts";
 import { eltakoDsz15dzmod } from "./eltako-dsz15dzmod.ts";
+import { finder7m24 } from "./finder-7m24.ts";
 import { finder7m38 } from "./finder-7m38.ts";
 import { froniusSymo } from "./fronius-symo.ts";
 import { growattMinTlX } from "./growatt-min-tl-x.ts";
 import { huaweiSun2000 } from "./huawei-sun2000.ts";
 import { idmNavigator2 } from "./idm-navigator-2.ts";
-import { ineproPro380 } from "./inepro-pro380.ts";
 import { janitzaB23 } from "./janitza-b23.ts";
 import { kostalPlenticore } from "./kostal-plenticore.ts";
 import { lambdaEuL } from "./lambda-eu-l.ts";
@@ -54,7 +54,7 @@ export const deviceTemplates: readonly DeviceTemplate[] = [
   finder7m38,
   janitzaB23,
   siemensPac2200,
-  ineproPro380,
+  finder7m24,
   wago87930x0,
   eltakoDsz15dzmod,
   sbcAle3,
