@@ -18,6 +18,7 @@ import { eltakoDsz15dzmod } from "./eltako-dsz15dzmod.ts";
 import { finder7m24 } from "./finder-7m24.ts";
 import { finder7m38 } from "./finder-7m38.ts";
 import { froniusSymo } from "./fronius-symo.ts";
+import { garoGnm3d } from "./garo-gnm3d.ts";
 import { growattMinTlX } from "./growatt-min-tl-x.ts";
 import { huaweiSun2000 } from "./huawei-sun2000.ts";
 import { idmNavigator2 } from "./idm-navigator-2.ts";
@@ -35,7 +36,6 @@ import { solaxX3HybridG4 } from "./solax-x3-hybrid-g4.ts";
 import { sungrowShRt } from "./sungrow-sh-rt.ts";
 import type { DeviceTemplate } from "./types.ts";
 import { victronGx } from "./victron-gx.ts";
-import { wago87930x0 } from "./wago-879-30x0.ts";
 
 export type { DeviceTemplate, TemplateRegister } from "./types.ts";
 
@@ -55,7 +55,7 @@ export const deviceTemplates: readonly DeviceTemplate[] = [
   janitzaB23,
   siemensPac2200,
   finder7m24,
-  wago87930x0,
+  garoGnm3d,
   eltakoDsz15dzmod,
   sbcAle3,
   froniusSymo,
