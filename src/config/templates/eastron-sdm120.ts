@@ -32,7 +32,7 @@ export const eastronSdm120: DeviceTemplate = {
   registers: [
     float("voltage", 0x0000, "V", null, "Line to neutral voltage"),
     float("current", 0x0006, "A", null, "Current"),
-    float("active_power", 0x000c, "W", null, "Active power (negative: export)"),
+    float("active_power", 0x000c, "W", null, "Active power"),
     float("apparent_power", 0x0012, "VA", null, "Apparent power"),
     float("reactive_power", 0x0018, "var", null, "Reactive power"),
     float("power_factor", 0x001e, null, null, "Power factor"),

@@ -1,5 +1,5 @@
 /**
- * Eastron SDM630 (SDM630-Modbus V2 / SDM630MCT), three-phase DIN-rail energy meter, Modbus RTU.
+ * Eastron SDM630-Modbus, three-phase DIN-rail energy meter, Modbus RTU.
  *
  * Source: Eastron, "Eastron SDM630Modbus Smart Meter Modbus Protocol Implementation V1.8",
  * section 1.2.1 "SDM630Modbus Input Registers" (function code 04, pages 2-4). Every value is
