@@ -324,7 +324,7 @@ describe("template problems", () => {
     expectOnlyProblem(
       fileWith(meter({ template: { brand: "Eastron", model: "SDM360" } })),
       "gateways[0].devices[0].template.model",
-      `brand "Eastron" has no template "SDM360" (did you mean "SDM630"?); its models: SDM630, SDM120, SDM230, SDM72D-M V2, SDM54 (${library})`,
+      `brand "Eastron" has no template "SDM360" (did you mean "SDM630"?); its models: SDM630, SDM120, SDM230, SDM72D-M V2, SDM72D-M (${library})`,
     );
   });
 

@@ -9,8 +9,8 @@ import { carloGavazziEm24 } from "./carlo-gavazzi-em24.ts";
 import { carloGavazziEm340 } from "./carlo-gavazzi-em340.ts";
 import { chintDtsu666 } from "./chint-dtsu666.ts";
 import { e3dcS10 } from "./e3dc-s10.ts";
-import { eastronSdm54 } from "./eastron-sdm54.ts";
 import { eastronSdm72d } from "./eastron-sdm72d.ts";
+import { eastronSdm72dM } from "./eastron-sdm72d-m.ts";
 import { eastronSdm120 } from "./eastron-sdm120.ts";
 import { eastronSdm230 } from "./eastron-sdm230.ts";
 import { eastronSdm630 } from "./eastron-sdm630.ts";
@@ -46,7 +46,7 @@ export const deviceTemplates: readonly DeviceTemplate[] = [
   eastronSdm120,
   eastronSdm230,
   eastronSdm72d,
-  eastronSdm54,
+  eastronSdm72dM,
   carloGavazziEm340,
   abbB23,
   schneiderIem3255,
