@@ -59,16 +59,16 @@ describe("templates show", () => {
     expect(result.code).toBe(0);
     const lines = result.stdout.split("\n");
     expect(lines[0]).toBe("Carlo Gavazzi EM24 (energy meter)");
-    expect(lines[1]).toStartWith("Source: EM24 Ethernet Communication Protocol");
+    expect(lines[1]).toStartWith("Source: EM24-DIN PFA, PFB & X models - Communication Protocol");
     const em24 = findTemplate("Carlo Gavazzi", "EM24");
     for (const register of em24?.registers ?? []) {
       expect(lines.some((line) => line.startsWith(`${register.name} `))).toBe(true);
     }
-    expect(lines.find((line) => line.startsWith("frequency "))).toMatch(
-      /^frequency\s+51 \(0x0033\)\s+3\s+uint16\s+-\s+Hz\s+0\.1\s+Frequency$/,
+    expect(lines.find((line) => line.startsWith("voltage_l1 "))).toMatch(
+      /^voltage_l1\s+0 \(0x0000\)\s+3\s+int32\s+CDAB\s+V\s+0\.1\s+V L1-N$/,
     );
-    expect(lines.find((line) => line.startsWith("energy_import "))).toMatch(
-      /^energy_import\s+52 \(0x0034\)\s+3\s+int32\s+CDAB\s+kWh\s+0\.1\s+Total imported active energy/,
+    expect(lines.find((line) => line.startsWith("reactive_power "))).toMatch(
+      /^reactive_power\s+44 \(0x002c\)\s+3\s+int32\s+CDAB\s+var\s+0\.1\s+VAR system$/,
     );
   });
 

@@ -227,13 +227,13 @@ describe("a device with a template", () => {
         template: { brand: "Carlo Gavazzi", model: "EM24" },
         registers: [
           { name: "serial_number", address: 0x5000, data_type: "string", length: 7 },
-          { name: "run_hours", unit: "hours" },
+          { name: "active_power", unit: "watts" },
         ],
       }),
     );
     const names = inventory.registers.map((r) => r.name);
     expect(names).toEqual([...em24.registers.map((r) => r.name), "serial_number"]);
-    expect(inventory.registers.find((r) => r.name === "run_hours")?.unit).toBe("hours");
+    expect(inventory.registers.find((r) => r.name === "active_power")?.unit).toBe("watts");
     // A register the file adds takes the template's byte order unless it says otherwise.
     expect(polling.registers.at(-1)).toEqual({
       id: registerId("serial_number"),

@@ -8,6 +8,7 @@ import { belimoVavCompact } from "./belimo-vav-compact.ts";
 import { carloGavazziEm24 } from "./carlo-gavazzi-em24.ts";
 import { carloGavazziEm340 } from "./carlo-gavazzi-em340.ts";
 import { chintDtsu666 } from "./chint-dtsu666.ts";
+import { circutorCvmC10 } from "./circutor-cvm-c10.ts";
 import { e3dcS10 } from "./e3dc-s10.ts";
 import { eastronSdm72d } from "./eastron-sdm72d.ts";
 import { eastronSdm72dM } from "./eastron-sdm72d-m.ts";
@@ -22,13 +23,12 @@ import { garoGnm3d } from "./garo-gnm3d.ts";
 import { growattMinTlX } from "./growatt-min-tl-x.ts";
 import { huaweiSun2000 } from "./huawei-sun2000.ts";
 import { idmNavigator2 } from "./idm-navigator-2.ts";
-import { janitzaB23 } from "./janitza-b23.ts";
 import { kostalPlenticore } from "./kostal-plenticore.ts";
 import { lambdaEuL } from "./lambda-eu-l.ts";
 import { nibeS1255 } from "./nibe-s1255.ts";
 import { sbcAle3 } from "./sbc-ale3.ts";
 import { schneiderIem3255 } from "./schneider-iem3255.ts";
-import { siemensPac2200 } from "./siemens-pac2200.ts";
+import { siemensPac3200 } from "./siemens-pac3200.ts";
 import { siemensRdf302 } from "./siemens-rdf302.ts";
 import { smaSunnyBoyStorage } from "./sma-sunny-boy-storage.ts";
 import { smaSunnyTripower } from "./sma-sunny-tripower.ts";
@@ -52,8 +52,8 @@ export const deviceTemplates: readonly DeviceTemplate[] = [
   schneiderIem3255,
   chintDtsu666,
   finder7m38,
-  janitzaB23,
-  siemensPac2200,
+  circutorCvmC10,
+  siemensPac3200,
   finder7m24,
   garoGnm3d,
   eltakoDsz15dzmod,

@@ -1,20 +1,37 @@
 /**
  * NIBE S1255 (and S1155), inverter-driven ground source heat pump with built-in Modbus TCP
- * (S-series, software 2.2.1 or later; menu 7.5.9 "Modbus TCP/IP" must be switched on).
+ * (S-series; menu 7.5.9 "Modbus TCP/IP" must be switched on).
  *
- * Source: NIBE, "Modbus S-series" technical information M12676EN,
- * https://www.nibe.eu/download/18.3db69dc1795e0d992c5722/1622634529178/Modbus%20S-series%20EN%20M12676EN-1.pdf
- * (register list and data format; 32-bit values have their register order reversed, low word
- * first), and the pump's own register export for the S1155/S1255 as published in the
- * yozik04/nibe library (nibe/data/s1155_s1255.csv: "Register", "Division factor", "Size of
- * variable": 2 = s16, 3 = s32, 4 = u8, 5 = u16, 6 = u32). NIBE numbers registers from 1 with
- * the type in front (input register 1 = "30001"); the protocol address is that number minus 1,
- * as the nibe library computes it (`entity_address = (address % 10000) - 1`). Division factor
- * 10 is scale 0.1. Cross-checked against a Homey app's S-series table (verified on a live S1155).
+ * Source: the pump's own Modbus register export. NIBE's technical information "MODBUS
+ * S-SERIES" (M12676EN, print TIF EN 2335; its contents: 2 "General Modbus information",
+ * "Export register"; 3 "Modbus registers", "Common registers") has the installer export the
+ * register list from the pump itself; the export lists, for every register the installed
+ * system has: "Title", "Register type" (MODBUS_INPUT_REGISTER = function 04,
+ * MODBUS_HOLDING_REGISTER = function 03), "Register" (the protocol address, as it goes in the
+ * request: no -1), "Division factor" (10 = scale 0.1), "Unit", "Size of variable" (1 = s8,
+ * 2 = s16, 3 = s32, 4 = u8, 5 = u16, 6 = u32), "Min value", "Max value", "Default value".
+ * The export read is the one of an S1155-6 PC at pump software 2.22.6, committed unchanged to
+ * yozik04/nibe as nibe/data/s1155_pc.csv (568c602, 2023-10-22, "Modbus register export from
+ * NIBE S1155-6 PC EM 3X400V at Software 2.22.6"); the file itself carries no line naming the
+ * software that wrote it, its provenance is that commit. Every register below is in it with
+ * this type, number, division factor, unit and size; the S1155 and S1255 share the
+ * controller and the library's merged S1155/S1255 list (nibe/data/s1155_s1255.csv, exports up
+ * to software 2.23.4) has the same rows. The export does not state the word order of 32-bit
+ * values: low word first (CDAB), the order yozik04/nibe reads with word_swap set; a pump that
+ * sends high word first needs `byte_order: ABCD` on its 32-bit registers. heating_offset's
+ * example is the export's default value (0).
+ *
+ * Fixed this round: the previous template read every register one address low (Register - 1).
+ * The export's Register is the address in the request: yozik04/nibe reads Register as the
+ * address (its converter's "adjust number offset", 17eef3a, 2022-10-19: id 30000 + Register
+ * + 1, read at id % 10000 - 1), as do andrei-tatar/node-red-contrib-nibetcp (tested on an
+ * S1155: reads at Register), a Home Assistant S-series integration (outdoor temperature BT1
+ * at input register 1, pymodbus) and an openHAB S1155 configuration (pastebin.com/UQHMHJav:
+ * BT1 at readStart 1, BT2 at 5, BT3 at 7).
  */
 import type { DeviceTemplate, TemplateRegister } from "./types.ts";
 
-/** Input register `number` as NIBE lists it (1-based). */
+/** Input register `number` as the export lists it (the protocol address). */
 function input(
   name: string,
   number: number,
@@ -23,10 +40,10 @@ function input(
   scaleFactor: number | null,
   description: string,
 ): TemplateRegister {
-  return { name, address: number - 1, functionCode: 4, dataType, unit, scaleFactor, description };
+  return { name, address: number, functionCode: 4, dataType, unit, scaleFactor, description };
 }
 
-/** Holding register `number` as NIBE lists it (1-based). */
+/** Holding register `number` as the export lists it (the protocol address). */
 function holding(
   name: string,
   number: number,
@@ -38,7 +55,7 @@ function holding(
 ): TemplateRegister {
   const register: TemplateRegister = {
     name,
-    address: number - 1,
+    address: number,
     functionCode: 3,
     dataType,
     unit,
@@ -55,13 +72,17 @@ export const nibeS1255: DeviceTemplate = {
   byteOrder: "CDAB",
   pollIntervalMs: 30_000,
   source: {
-    title: "Modbus S-series (technical information)",
-    version: "M12676EN-1",
-    url: "https://www.nibe.eu/download/18.3db69dc1795e0d992c5722/1622634529178/Modbus%20S-series%20EN%20M12676EN-1.pdf",
-    checkedWith: "the pump's own register export for the S1155/S1255 in yozik04/nibe (nibe/data/s1155_s1255.csv)",
+    title:
+      "Modbus register export of a NIBE S1155-6 PC (written by the pump, as NIBE's technical information MODBUS S-SERIES M12676EN describes)",
+    version: "pump software 2.22.6 (export committed to yozik04/nibe as nibe/data/s1155_pc.csv, 568c602, 2023-10-22)",
+    url: "https://github.com/yozik04/nibe/blob/568c6020cb62b497bc78e168724e50b457851229/nibe/data/s1155_pc.csv",
+    checkedWith:
+      "yozik04/nibe nibe/data/s1155_s1255.csv (merged S1155/S1255 exports up to software 2.23.4) and its Modbus address mapping; andrei-tatar/node-red-contrib-nibetcp (reads at Register); an openHAB S1155 configuration (pastebin.com/UQHMHJav); NIBE technical information MODBUS S-SERIES, M12676EN (TIF EN 2335), title page and contents",
+    checkedAgainst:
+      "the export's row of every register: Register type (function code), Register (the protocol address), Division factor (scale), Unit, Size of variable (data type); Min value, Max value and Default value of the holding registers (heating_offset -10..10, default 0; degree_minutes -30000..30000)",
   },
   notes:
-    "Modbus TCP on port 502, unit id 1. NIBE allows about 100 registers per second; keep poll_interval_ms at 10000 or more. A sensor that is not fitted reads -3276.8 (raw -32768). 32-bit values are low word first (CDAB).",
+    "Modbus TCP on port 502, unit id 1; switch Modbus TCP/IP on in menu 7.5.9. The register list is the pump's own export, which lists only what the installed system has: compare it with this template on site. 32-bit values are read low word first (CDAB); if the pump sends high word first, set byte_order ABCD on those registers. The export's 8-bit sizes (u8, s8) are read as one 16-bit register.",
   registers: [
     input("outdoor_temperature", 1, "int16", "°C", 0.1, "Current outdoor temperature (BT1)"),
     input("flow_temperature", 5, "int16", "°C", 0.1, "Supply line temperature (BT2)"),
@@ -131,6 +152,6 @@ export const nibeS1255: DeviceTemplate = {
     energy_heating_compressor: { words: [0x708a, 0x0003], value: 22541.8 },
     alarm_number: { words: [0x0000], value: 0 },
     degree_minutes: { words: [0xfb4b, 0xffff], value: -120.5 },
-    heating_offset: { words: [0xfffe], value: -2 },
+    heating_offset: { words: [0x0000], value: 0, fromDocument: "the export's Default value column (register 30)" },
   },
 };
