@@ -89,14 +89,6 @@ ${meterRegisters.map((register) => `          - ${register}`).join("\n")}
   ];
 
   const link = async () => ((await (await fetch(`${serve.url}/healthz`)).json()) as { mqtt: Link }).mqtt;
-  const reloads = () => serve.logLines().filter((line) => String(line.msg).startsWith("config reloaded")).length;
-  /** Writes the file, sends SIGHUP and waits for the reload's log line. */
-  async function reload(text: string): Promise<void> {
-    const done = reloads();
-    writeFileSync(join(dir, "serve", "fieldhub.yaml"), text);
-    serve.proc.kill("SIGHUP");
-    await eventually(reloads, (count) => count === done + 1);
-  }
   /** The discovery config whose state topic is the register's (the newest message on its config topic). */
   const configOf = (register: string) =>
     discovery.received.findLast((message) =>
@@ -158,7 +150,7 @@ ${meterRegisters.map((register) => `          - ${register}`).join("\n")}
     const r0Published = values.on(valueTopic("Meter", "r0")).length;
     const seen = { values: values.received.length, sparkplug: sparkplug.messages.length };
 
-    await reload(yaml(after));
+    await serve.reload(yaml(after));
 
     // The new register's value and discovery config; the removed one's config and value cleared.
     await eventually(
@@ -221,7 +213,7 @@ ${meterRegisters.map((register) => `          - ${register}`).join("\n")}
     expect(values.received.length).toBeGreaterThan(seen.values);
 
     // The link's own settings changed: it reconnects with them.
-    await reload(yaml(after, 200));
+    await serve.reload(yaml(after, 200));
     await eventually(
       link,
       (now) => now.state === "online" && now.connected_at !== first.connected_at && now.sparkplug.state === "online",
