@@ -3,7 +3,8 @@
  * values, gateway status and events from the outbox, Home Assistant discovery and
  * a Sparkplug B edge node (sparkplug/, on a connection of its own) when configured. Started by app/parts.ts when the config has an `mqtt` section; the
  * pollers hand values over without waiting (`offer`), so nothing here can slow a
- * poll or a request.
+ * poll or a request. A reload's new inventory is taken on the same connections
+ * (`retarget`).
  */
 import type { Clock } from "../lib/clock.ts";
 import type { Inventory } from "../lib/inventory.ts";

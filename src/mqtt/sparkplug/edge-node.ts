@@ -16,6 +16,8 @@
  *   (`modbus_device.offline`) or its gateway goes offline, DBIRTH when it is back;
  * - `seq` 1..255 then 0 on every message after NBIRTH;
  * - NCMD `Node Control/Rebirth` = true: NBIRTH and DBIRTHs again;
+ * - a reload that changes the inventory (retarget): DDEATH and DBIRTH of the devices
+ *   whose metrics changed, on the same session (no NDEATH, no NBIRTH);
  * - the stored readings the broker missed (while it was away, or fieldhub was down)
  *   as historical DDATA after the births (history.ts), from a position in the store.
  *
@@ -404,10 +406,10 @@ export async function startSparkplugNode(options: {
    * A reloaded inventory on the same session (Sparkplug 3.0: a device's metric set
    * changes only with a new DBIRTH): a device whose birth would declare other
    * metrics (added, removed or changed registers, a new name) gets DDEATH and, at
-   * its next answer, a DBIRTH with the new set and its values; an added device a DBIRTH; a removed one
-   * a DDEATH. The node's own metrics do not change, so neither does its session:
-   * no NDEATH or NBIRTH, the bdSeq stays and seq goes on. Unchanged metrics keep
-   * their aliases.
+   * its next answer, a DBIRTH with the new set and its values; an added device a
+   * DBIRTH once it answers; a removed one a DDEATH. The node's own metrics do not
+   * change, so neither does its session: no NDEATH or NBIRTH, the bdSeq stays and
+   * seq goes on. Unchanged metrics keep their aliases (docs/mqtt.md, "A reload").
    */
   function retarget(registers: ReadonlyMap<string, PublishedRegister>): void {
     // What waits goes out under the metrics it was offered with.
