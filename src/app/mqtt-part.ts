@@ -9,6 +9,7 @@ import { urlForLog } from "../lib/log-url.ts";
 import type { Logger } from "../lib/logger.ts";
 import type { MetricsRegistry } from "../lib/metrics.ts";
 import type { MqttView } from "../lib/mqtt-report.ts";
+import type { MqttSettings } from "../lib/mqtt-settings.ts";
 import type { PolledValue } from "../lib/polled-value.ts";
 import { registerMqttMetrics } from "../mqtt/metrics.ts";
 import { presentMqttLink } from "../mqtt/present.ts";
@@ -74,10 +75,27 @@ export async function startMqttPart(options: {
       const waiting = await options.store.events.countAfter(report.events_position, eventsWaitingCap);
       return { configured: true, broker_url: urlForLog(settings.url), events_waiting: waiting, ...report };
     },
+    /**
+     * Whether a reload to `next` can be taken on the running connections: the same
+     * link settings (broker, identity, topics, Home Assistant, Sparkplug), deadbands
+     * aside, which go with the registers. Otherwise the link restarts.
+     */
+    keepsLinkWith: (next: Pick<FieldhubConfig, "mqtt">): boolean =>
+      settings !== null && next.mqtt !== null && linkSettings(settings) === linkSettings(next.mqtt),
+    /** A reloaded inventory (and deadbands) on the same connections (mqtt/publisher.ts, retarget). */
+    retarget: (next: Pick<FieldhubConfig, "mqtt" | "inventory">): void => {
+      if (next.mqtt !== null) publisher?.retarget(next.inventory, next.mqtt.deadbands);
+    },
     stop: async (): Promise<void> => {
       await publisher?.stop();
     },
   };
+}
+
+/** The `mqtt` settings that make the connections, as one comparable string (the password included, never shown). */
+function linkSettings(settings: MqttSettings): string {
+  const { deadbands: _deadbands, ...link } = settings;
+  return JSON.stringify(link);
 }
 
 export type MqttPart = Awaited<ReturnType<typeof startMqttPart>>;

@@ -242,6 +242,13 @@ export async function startParts(options: PartsOptions) {
       await schedules.automations.stop();
       schedules.automations = await startAutomations(next);
     }
+    // The links restart only for their own settings (below); a new inventory is taken on
+    // the same connections (docs/config.md, "Reloading the config"), before the changed
+    // gateways poll again, so their first values find their registers.
+    const mqttTouched = diff.sections.mqtt || (next.mqtt !== null && diff.sections.published);
+    const mqttInPlace = mqttTouched && mqtt?.part.keepsLinkWith(next) === true;
+    if (mqttInPlace) mqtt?.part.retarget(next);
+    if (!diff.sections.uplink && diff.sections.published) uplink.part.retarget(next);
     // The changed and new gateways poll again as soon as ingest and the rules know their registers.
     const serialIn = (gateways: readonly PollingGateway[], id: string) =>
       gateways.find((gateway) => gateway.id === id)?.serial ?? id;
@@ -252,6 +259,18 @@ export async function startParts(options: PartsOptions) {
       startPoller(gateway);
       const how = diff.gateways.changed.includes(gateway.id) ? "restarted with its changed config" : "started";
       modbusLog.info({ gateway: gateway.serial }, `config reload: gateway polling ${how}`);
+    }
+    if (mqttTouched && !mqttInPlace) {
+      const previous = mqtt;
+      mqtt = null;
+      await previous?.part.stop();
+      previous?.release();
+      mqtt = await startMqttLink(next);
+    }
+    if (diff.sections.uplink) {
+      await uplink.part.stop();
+      uplink.release();
+      uplink = await startUplinkLink(next);
     }
     if (diff.sections.retention) {
       await schedules.retention.stop();
@@ -264,20 +283,6 @@ export async function startParts(options: PartsOptions) {
       dispatcher = await startDispatcherPart(next.webhooks);
       await schedules.logPruning.stop();
       schedules.logPruning = startLogPruning(next.webhooks.logRetentionDays);
-    }
-    // Topics and Home Assistant discovery are built from the inventory when the link starts.
-    if (diff.sections.mqtt || (next.mqtt !== null && diff.sections.published)) {
-      const previous = mqtt;
-      mqtt = null;
-      await previous?.part.stop();
-      previous?.release();
-      mqtt = await startMqttLink(next);
-    }
-    // The forwarder sends the inventory it was given to the central.
-    if (diff.sections.uplink || (next.uplink !== null && diff.sections.published)) {
-      await uplink.part.stop();
-      uplink.release();
-      uplink = await startUplinkLink(next);
     }
     const serversRestart = new Set([...diff.modbusServers.changed, ...diff.gateways.changed]);
     await modbusServers.reload(next, serversRestart);

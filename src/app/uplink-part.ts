@@ -39,7 +39,7 @@ export function startUplinkPart(options: {
       : createForwarder({
           central,
           store,
-          gateways: config.inventory.organizations.flatMap((organization) => organization.gateways),
+          gateways: siteGateways(config),
           now: () => clock.now(),
           modbusDevices: (gatewayId) =>
             options.modbusDevices.announcedStates(gatewayId).map((device) => ({
@@ -92,8 +92,15 @@ export function startUplinkPart(options: {
       settings === null || uplink === null || forwarder === null
         ? { configured: false }
         : { configured: true, central_url: settings.url, ...presentUplink(uplink.status(), forwarder, clock.now()) },
+    /** A reloaded inventory, sent to the central at the forwarder's next round on the same link. */
+    retarget: (next: Pick<FieldhubConfig, "inventory">): void => forwarder?.retarget(siteGateways(next)),
     stop: async (): Promise<void> => {
       await uplink?.stop();
     },
   };
+}
+
+/** The gateways the site polls, as the forwarder sends them. */
+function siteGateways(config: Pick<FieldhubConfig, "inventory">) {
+  return config.inventory.organizations.flatMap((organization) => organization.gateways);
 }

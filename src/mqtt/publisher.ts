@@ -3,7 +3,8 @@
  * values, gateway status and events from the outbox, Home Assistant discovery and
  * a Sparkplug B edge node (sparkplug/, on a connection of its own) when configured. Started by app/parts.ts when the config has an `mqtt` section; the
  * pollers hand values over without waiting (`offer`), so nothing here can slow a
- * poll or a request.
+ * poll or a request. A reload's new inventory is taken on the same connections
+ * (`retarget`).
  */
 import type { Clock } from "../lib/clock.ts";
 import type { Inventory } from "../lib/inventory.ts";
@@ -34,7 +35,8 @@ export async function startMqtt(options: {
   settleMs: number;
 }) {
   const { settings, clock, logger } = options;
-  const catalogue = topicCatalogue(options.inventory, settings);
+  /** The registers and gateways published now: replaced in place by a reload (retarget). */
+  let catalogue = topicCatalogue(options.inventory, settings);
   let current: Session | null = null;
   const session = () => current;
   const values = createValuePublisher({
@@ -47,6 +49,17 @@ export async function startMqtt(options: {
   const presenceOf = (status: string | null): GatewayPresence => (status === "online" ? "online" : "offline");
   for (const gateway of catalogue.gateways)
     presence.set(gateway.gatewayId, presenceOf(options.gatewayStatus(gateway.gatewayId)));
+  const homeAssistant = settings.homeAssistant;
+  const discovery = () =>
+    homeAssistant === null ? [] : discoveryMessages(settings, homeAssistant.discoveryPrefix, catalogue);
+  /** This fieldhub's discovery config topics now: a retained one elsewhere under its node is cleared. */
+  let discoveryTopics = new Set(discovery().map((message) => message.topic));
+  /**
+   * Retained topics a reload took away (values of removed registers, their discovery
+   * configs, removed gateways' status), cleared with an empty retained message on this
+   * connection or the next.
+   */
+  const clearing = new Set<string>();
 
   function publishRetained(session: Session, topic: string, payload: string): void {
     session.client.publish(topic, payload, { qos: settings.qos, retain: true }, () => {});
@@ -58,19 +71,24 @@ export async function startMqtt(options: {
     if (gateway !== undefined && state !== undefined) publishRetained(session, gateway.statusTopic, state);
   }
 
+  function clearGone(session: Session): void {
+    for (const topic of clearing)
+      session.client.publish(topic, "", { qos: settings.qos, retain: true }, (error) => {
+        if (error === undefined || error === null) clearing.delete(topic);
+      });
+  }
+
   /**
    * Home Assistant discovery on every connect: the configs of the registers there
    * are, and an empty retained message for a config of this fieldhub's that the
    * broker still holds for a register no longer there (home-assistant.ts).
    */
   function announce(session: Session, discoveryPrefix: string): void {
-    const messages = discoveryMessages(settings, discoveryPrefix, catalogue);
-    const current = new Set(messages.map((message) => message.topic));
     session.client.on("message", (topic, payload, packet) => {
-      if (packet.retain && payload.length > 0 && !current.has(topic)) publishRetained(session, topic, "");
+      if (packet.retain && payload.length > 0 && !discoveryTopics.has(topic)) publishRetained(session, topic, "");
     });
     session.client.subscribe(discoveryFilters(settings, discoveryPrefix), { qos: 1 });
-    for (const message of messages) publishRetained(session, message.topic, message.payload);
+    for (const message of discovery()) publishRetained(session, message.topic, message.payload);
   }
 
   const sparkplug =
@@ -100,7 +118,8 @@ export async function startMqtt(options: {
       });
       publishRetained(next, statusTopic(settings), "online");
       for (const gateway of catalogue.gateways) publishPresence(next, gateway.gatewayId);
-      if (settings.homeAssistant !== null) announce(next, settings.homeAssistant.discoveryPrefix);
+      clearGone(next);
+      if (homeAssistant !== null) announce(next, homeAssistant.discoveryPrefix);
       values.resume();
       events?.wake();
     },
@@ -133,6 +152,50 @@ export async function startMqtt(options: {
     /** A Modbus device was announced offline or online (the Modbus device status tracker's onChange). */
     modbusDeviceChanged(deviceId: string, status: "online" | "offline"): void {
       sparkplug?.modbusDeviceChanged(deviceId, status);
+    },
+    /**
+     * A reloaded inventory taken on the same connections (docs/config.md, "Reloading
+     * the config"; docs/mqtt.md, "A reload"): new registers and gateways get their
+     * topics (and discovery configs), removed ones have their retained messages
+     * cleared, unchanged ones go on with their deadband and max_interval_s state;
+     * the Sparkplug edge node rebirths only the devices whose metrics changed.
+     */
+    retarget(inventory: Inventory, deadbands: MqttSettings["deadbands"]): void {
+      const before = catalogue;
+      const discoveredBefore = new Map(discovery().map((message) => [message.topic, message.payload]));
+      catalogue = topicCatalogue(inventory, { ...settings, deadbands });
+      const discovered = discovery();
+      discoveryTopics = new Set(discovered.map((message) => message.topic));
+      const kept = new Set([
+        ...[...catalogue.registers.values()].map((register) => register.topic),
+        ...catalogue.gateways.map((gateway) => gateway.statusTopic),
+        ...discoveryTopics,
+      ]);
+      const gone = [
+        ...[...before.registers.values()].map((register) => register.topic),
+        ...before.gateways.map((gateway) => gateway.statusTopic),
+        ...discoveredBefore.keys(),
+      ];
+      for (const topic of gone) if (!kept.has(topic)) clearing.add(topic);
+      for (const topic of kept) clearing.delete(topic);
+      const statusBefore = new Map(before.gateways.map((gateway) => [gateway.gatewayId, gateway.statusTopic]));
+      const newStatus = catalogue.gateways.filter(
+        (gateway) => statusBefore.get(gateway.gatewayId) !== gateway.statusTopic,
+      );
+      for (const gatewayId of presence.keys())
+        if (!catalogue.gateways.some((gateway) => gateway.gatewayId === gatewayId)) presence.delete(gatewayId);
+      for (const gateway of catalogue.gateways)
+        if (!presence.has(gateway.gatewayId))
+          presence.set(gateway.gatewayId, presenceOf(options.gatewayStatus(gateway.gatewayId)));
+      values.retarget(catalogue.registers);
+      sparkplug?.retarget(catalogue.registers);
+      const now = current;
+      if (now === null) return;
+      clearGone(now);
+      for (const gateway of newStatus) publishPresence(now, gateway.gatewayId);
+      for (const message of discovered)
+        if (discoveredBefore.get(message.topic) !== message.payload)
+          publishRetained(now, message.topic, message.payload);
     },
     status: link.status,
     /** The Sparkplug connection's state, or null without `sparkplug`. */

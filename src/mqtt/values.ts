@@ -35,10 +35,15 @@ export function createValuePublisher(options: {
   session: () => Session | null;
   maxInFlight?: number;
 }) {
-  const { settings, registers, monotonic } = options;
+  const { settings, monotonic } = options;
+  let registers = options.registers;
   const maxInFlight = options.maxInFlight ?? 1000;
   const scalers = new Map<string, (raw: number) => number>();
-  for (const register of registers.values()) scalers.set(register.registerId, scalerFor(register.scaleFactor));
+  const scaleAll = () => {
+    scalers.clear();
+    for (const register of registers.values()) scalers.set(register.registerId, scalerFor(register.scaleFactor));
+  };
+  scaleAll();
   const last = new Map<string, LastPublished>();
   const pending = new Map<string, Pending>();
   const stats: ValueStats = { published: 0, heldBack: 0, waiting: 0, inFlight: 0 };
@@ -86,6 +91,16 @@ export function createValuePublisher(options: {
     schedule();
   }
 
+  /**
+   * A value not taken goes again, unless a newer one waits or a reload has since
+   * removed its register or changed what its value means (retarget).
+   */
+  function requeue(registerId: string, entry: Pending): void {
+    const register = registers.get(registerId);
+    if (pending.has(registerId) || register === undefined || !samePublication(register, entry.register)) return;
+    pending.set(registerId, { ...entry, register });
+  }
+
   function schedule(): void {
     if (scheduled !== null || pending.size === 0) return;
     scheduled = setTimeout(flush, 0);
@@ -106,8 +121,8 @@ export function createValuePublisher(options: {
         if (publishedOn !== connection || unanswered.get(registerId) !== entry) return;
         unanswered.delete(registerId);
         if (error === undefined || error === null) stats.published += 1;
-        // Not taken: sent again unless a newer one waits.
-        else if (!pending.has(registerId)) pending.set(registerId, entry);
+        // Not taken: sent again unless a newer one waits, or a reload took the register away or changed its topic.
+        else requeue(registerId, entry);
         schedule();
       });
     }
@@ -121,13 +136,40 @@ export function createValuePublisher(options: {
      */
     resume(): void {
       connection += 1;
-      for (const [registerId, entry] of unanswered) if (!pending.has(registerId)) pending.set(registerId, entry);
+      for (const [registerId, entry] of unanswered) requeue(registerId, entry);
       unanswered.clear();
       schedule();
+    },
+    /**
+     * A reloaded inventory (docs/config.md, "Reloading the config"): a register
+     * published as before keeps its last value and time (its deadband and
+     * max_interval_s go on); one whose topic or payload changes (unit, scale, type)
+     * starts again with its next value; a removed one is forgotten, with what waits
+     * of it.
+     */
+    retarget(next: ReadonlyMap<string, PublishedRegister>): void {
+      for (const [registerId, before] of registers) {
+        const after = next.get(registerId);
+        if (after !== undefined && samePublication(before, after)) {
+          // The deadband may have changed: what waits goes out with the register it now has.
+          const waiting = pending.get(registerId);
+          if (waiting !== undefined) pending.set(registerId, { ...waiting, register: after });
+          continue;
+        }
+        last.delete(registerId);
+        pending.delete(registerId);
+      }
+      registers = next;
+      scaleAll();
     },
     stats: (): ValueStats => ({ ...stats, waiting: pending.size, inFlight: unanswered.size }),
     stop(): void {
       if (scheduled !== null) clearTimeout(scheduled);
     },
   };
+}
+
+/** Whether a register's values go to the same topic with the same meaning (not its deadband alone). */
+function samePublication(a: PublishedRegister, b: PublishedRegister): boolean {
+  return a.topic === b.topic && a.unit === b.unit && a.scaleFactor === b.scaleFactor && a.dataType === b.dataType;
 }

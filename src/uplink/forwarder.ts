@@ -11,7 +11,7 @@ import { inventoryToWire } from "../lib/edge-protocol/inventory.ts";
 import { maxForwardedAlertEvents, maxForwardedReadings } from "../lib/edge-protocol/limits.ts";
 import { edgeMessages, type RequestOf } from "../lib/edge-protocol/messages.ts";
 import type { ForwardedModbusDevice } from "../lib/edge-protocol/status.ts";
-import type { InventoryGateway } from "../lib/inventory.ts";
+import type { InventoryGateway, InventoryRegister } from "../lib/inventory.ts";
 import { presentAlert } from "../lib/present-alert.ts";
 import type { ReadingAggregate } from "../lib/reading-aggregate.ts";
 import type { AlertRequestAction, AlertRow } from "../store/contract/alerts.ts";
@@ -113,19 +113,26 @@ export function createForwarder(options: ForwarderOptions) {
   let connectionFresh = true;
   /** Requests applied by this process, so one asked again before its outcome reached the central is not applied twice. */
   const appliedRequests = new Set<string>();
-  const siteGateways = new Set(options.gateways.map((gateway) => gateway.id));
+  /** What the site polls: replaced by a reload at the start of the next round (retarget). */
+  let siteList = options.gateways;
+  let retargeted: readonly InventoryGateway[] | null = null;
+  let siteGateways = new Set<string>();
+  let siteRegisters = new Set<string>();
+  // Registers scaled by a register of their device (config scale_factor_register): the
+  // inventory carries the factor as the store holds it, so the central's value is the site's.
+  let deviceScaled: InventoryRegister[] = [];
+  const indexSite = () => {
+    siteGateways = new Set(siteList.map((gateway) => gateway.id));
+    const registers = siteList.flatMap((gateway) => gateway.modbusDevices.flatMap((device) => device.registers));
+    siteRegisters = new Set(registers.map((register) => register.id));
+    deviceScaled = registers.filter((register) => register.scaleFactorFromDevice === true);
+  };
+  indexSite();
   // Alerts of the site's gateways only: the central takes no other (a seeded alert without one, say).
   const isSiteAlert = (alert: AlertRow): alert is SiteAlert =>
     alert.gatewayUuid !== null && siteGateways.has(alert.gatewayUuid);
   let openAlertsSent = false;
   const startedAt = options.now();
-  const siteRegisterList = options.gateways.flatMap((gateway) =>
-    gateway.modbusDevices.flatMap((device) => device.registers),
-  );
-  const siteRegisters = new Set(siteRegisterList.map((register) => register.id));
-  // Registers scaled by a register of their device (config scale_factor_register): the
-  // inventory carries the factor as the store holds it, so the central's value is the site's.
-  const deviceScaled = siteRegisterList.filter((register) => register.scaleFactorFromDevice === true);
 
   const { central } = options;
 
@@ -225,7 +232,7 @@ export function createForwarder(options: ForwarderOptions) {
   const sendStatus = async (): Promise<void> => {
     const changed: { id: string; sent: string }[] = [];
     const gateways: RequestOf<typeof edgeMessages.status>["gateways"] = [];
-    for (const gateway of options.gateways) {
+    for (const gateway of siteList) {
       const row = await store.gateways.statusOf(gateway.id);
       if (row === null) continue;
       const modbusDevices = options.modbusDevices(gateway.id);
@@ -320,6 +327,15 @@ export function createForwarder(options: ForwarderOptions) {
       openAlertsSent = false;
     },
     /**
+     * A reloaded inventory (docs/fleet.md, "Forwarding"): taken at the start of the
+     * next round, which sends it to the central first, on the same link, keeping the
+     * positions, the counters and the catch-up; a round in progress ends with the
+     * gateways it began with.
+     */
+    retarget(next: readonly InventoryGateway[]): void {
+      retargeted = next;
+    },
+    /**
      * One round: the inventory if not yet sent (or a scale factor read from a device
      * changed since), then every reading newer than its position, while `goOn()`
      * (checked between batches: a stop need not wait for a long catch-up). Throws
@@ -327,6 +343,12 @@ export function createForwarder(options: ForwarderOptions) {
      */
     async forward(goOn: () => boolean = () => true): Promise<void> {
       const began = options.now();
+      if (retargeted !== null) {
+        siteList = retargeted;
+        retargeted = null;
+        indexSite();
+        inventorySentWith = null;
+      }
       if (connectionFresh) {
         connectionFresh = false;
         catchUp = { since: began, readings: 0 };
@@ -336,10 +358,8 @@ export function createForwarder(options: ForwarderOptions) {
       const deviceFactors = deviceScaled.map((register) => storedFactors.get(register.id) ?? null);
       const sentWith = JSON.stringify(deviceFactors);
       if (inventorySentWith !== sentWith) {
-        const gateways = options.gateways.map((gateway) =>
-          inventoryToWire(withStoredScaleFactors(gateway, storedFactors)),
-        );
-        await central.call(edgeMessages.inventory, { gateways });
+        const wire = siteList.map((gateway) => inventoryToWire(withStoredScaleFactors(gateway, storedFactors)));
+        await central.call(edgeMessages.inventory, { gateways: wire });
         inventorySentWith = sentWith;
       }
       if (positions === null) {

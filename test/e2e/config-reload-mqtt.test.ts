@@ -31,16 +31,6 @@ gateways:
 ${extra}`;
   type Link = { state: string; connected_at: string | null };
   const link = async () => ((await (await fetch(`${serve.url}/healthz`)).json()) as { mqtt: Link }).mqtt;
-  /** Writes the file, sends SIGHUP and waits for the reload's log line. */
-  async function reload(text: string): Promise<void> {
-    const before = serve.logLines().filter((line) => String(line.msg).startsWith("config reloaded")).length;
-    writeFileSync(join(dir, "serve", "fieldhub.yaml"), text);
-    serve.proc.kill("SIGHUP");
-    await eventually(
-      () => serve.logLines().filter((line) => String(line.msg).startsWith("config reloaded")).length,
-      (count) => count === before + 1,
-    );
-  }
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "fieldhub-reload-mqtt-"));
@@ -60,13 +50,13 @@ ${extra}`;
 
   test("a rule and the API's settings reloaded: same connection; the mqtt section changed: a new one", async () => {
     const first = await eventually(link, (now) => now.state === "online", 15_000);
-    await reload(
+    await serve.reload(
       yaml(
         "api: { rate_limit_per_minute: 500 }\nrules: [{ name: r0 high, gateway: GW-1, device: Meter, register: r0, condition: gt, threshold: 1000 }]\n",
       ),
     );
     expect(await link()).toMatchObject({ state: "online", connected_at: first.connected_at });
-    await reload(yaml("", 7));
+    await serve.reload(yaml("", 7));
     const next = await eventually(
       link,
       (now) => now.state === "online" && now.connected_at !== first.connected_at,

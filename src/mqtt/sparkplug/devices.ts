@@ -61,10 +61,18 @@ function metricOf(register: PublishedRegister, alias: number): SparkplugMetric {
   return typed(integer, (raw) => ({ int_value: raw }));
 }
 
-/** Every Modbus device with its metrics, aliases counted from 1 in the inventory's order. */
-export function sparkplugDevices(registers: ReadonlyMap<string, PublishedRegister>): Map<string, SparkplugDevice> {
+/**
+ * Every Modbus device with its metrics. Aliases are counted from 1 in the
+ * inventory's order; given the aliases in use (a reload), a register keeps its
+ * alias and a new one takes the next number never used on this edge node, so a
+ * host's alias table stays right for every metric it already knows.
+ */
+export function sparkplugDevices(
+  registers: ReadonlyMap<string, PublishedRegister>,
+  inUse?: { aliases: ReadonlyMap<string, number>; highest: number },
+): Map<string, SparkplugDevice> {
   const devices = new Map<string, SparkplugDevice>();
-  let alias = 0;
+  let highest = inUse?.highest ?? 0;
   for (const register of registers.values()) {
     let device = devices.get(register.deviceId);
     if (device === undefined) {
@@ -76,8 +84,9 @@ export function sparkplugDevices(registers: ReadonlyMap<string, PublishedRegiste
       };
       devices.set(register.deviceId, device);
     }
-    alias += 1;
-    device.metrics.push(metricOf(register, alias));
+    const kept = inUse?.aliases.get(register.registerId);
+    if (kept === undefined) highest += 1;
+    device.metrics.push(metricOf(register, kept ?? highest));
   }
   return devices;
 }
@@ -95,4 +104,15 @@ export function birthMetric(metric: SparkplugMetric, timestamp: number, value: M
       : { properties: { keys: ["engUnit"], values: [{ type: dataTypeNumber("String"), string_value: unit }] } }),
     value,
   };
+}
+
+/**
+ * What a DBIRTH declares of a device: its name and each metric's name, alias,
+ * datatype and unit. A reload that changes it is a new birth of the device.
+ */
+export function birthDeclaration(device: SparkplugDevice): string {
+  return JSON.stringify([
+    device.name,
+    device.metrics.map((metric) => [metric.register.registerName, metric.alias, metric.datatype, metric.register.unit]),
+  ]);
 }

@@ -16,6 +16,8 @@
  *   (`modbus_device.offline`) or its gateway goes offline, DBIRTH when it is back;
  * - `seq` 1..255 then 0 on every message after NBIRTH;
  * - NCMD `Node Control/Rebirth` = true: NBIRTH and DBIRTHs again;
+ * - a reload that changes the inventory (retarget): DDEATH and DBIRTH of the devices
+ *   whose metrics changed, on the same session (no NDEATH, no NBIRTH);
  * - the stored readings the broker missed (while it was away, or fieldhub was down)
  *   as historical DDATA after the births (history.ts), from a position in the store.
  *
@@ -36,7 +38,13 @@ import type { Store } from "../../store/index.ts";
 import { openLink, type Session } from "../connection.ts";
 import type { PublishedRegister } from "../topics.ts";
 import { type LastPublished, worthPublishing } from "../value-gate.ts";
-import { birthMetric, type SparkplugDevice, type SparkplugMetric, sparkplugDevices } from "./devices.ts";
+import {
+  birthDeclaration,
+  birthMetric,
+  type SparkplugDevice,
+  type SparkplugMetric,
+  sparkplugDevices,
+} from "./devices.ts";
 import { replayHistory } from "./history.ts";
 import { dataTypeNumber, decodePayload, encodePayload, type Metric, type Payload } from "./payload.ts";
 
@@ -84,12 +92,23 @@ export async function startSparkplugNode(options: {
   // Never subscribed: its UNSUBACK confirms what went before (header comment).
   const barrierTopic = `${ncmdTopic}/confirm`;
   const stateKey = `${groupId}/${edgeNodeId}`;
-  const devices = sparkplugDevices(options.registers);
+  /** The devices published now: a reload replaces them (retarget). */
+  let devices = sparkplugDevices(options.registers);
   const metricOf = new Map<string, { device: SparkplugDevice; metric: SparkplugMetric }>();
-  for (const device of devices.values())
-    for (const metric of device.metrics) metricOf.set(metric.register.registerId, { device, metric });
   const scalers = new Map<string, (raw: number) => number>();
-  for (const register of options.registers.values()) scalers.set(register.registerId, scalerFor(register.scaleFactor));
+  /** The highest alias given on this edge node since start: a reload's new metrics take the ones after it. */
+  let highestAlias = 0;
+  const indexMetrics = () => {
+    metricOf.clear();
+    scalers.clear();
+    for (const device of devices.values())
+      for (const metric of device.metrics) {
+        metricOf.set(metric.register.registerId, { device, metric });
+        scalers.set(metric.register.registerId, scalerFor(metric.register.scaleFactor));
+        highestAlias = Math.max(highestAlias, metric.alias);
+      }
+  };
+  indexMetrics();
 
   const saved = await store.sparkplug.stateOf(stateKey);
   const stats: SparkplugStats = {
@@ -226,12 +245,7 @@ export async function startSparkplugNode(options: {
     if (current === null) return;
     for (const device of devices.values()) {
       if (alive(device) && !born.has(device.deviceId)) deviceBirth(current, device);
-      else if (!alive(device) && born.has(device.deviceId)) {
-        born.delete(device.deviceId);
-        waiting.delete(device);
-        publish(current, topic("DDEATH", device.name), { timestamp: clock.now(), seq: nextSeq(), metrics: [] });
-        stats.deviceDeaths += 1;
-      }
+      else if (!alive(device) && born.has(device.deviceId)) deviceDeath(current, device);
     }
   }
 
@@ -381,6 +395,55 @@ export async function startSparkplugNode(options: {
     }
   }
 
+  function deviceDeath(current: Session, device: SparkplugDevice): void {
+    born.delete(device.deviceId);
+    waiting.delete(device);
+    publish(current, topic("DDEATH", device.name), { timestamp: clock.now(), seq: nextSeq(), metrics: [] });
+    stats.deviceDeaths += 1;
+  }
+
+  /**
+   * A reloaded inventory on the same session (Sparkplug 3.0: a device's metric set
+   * changes only with a new DBIRTH): a device whose birth would declare other
+   * metrics (added, removed or changed registers, a new name) gets DDEATH and, at
+   * its next answer, a DBIRTH with the new set and its values; an added device a
+   * DBIRTH once it answers; a removed one a DDEATH. The node's own metrics do not
+   * change, so neither does its session: no NDEATH or NBIRTH, the bdSeq stays and
+   * seq goes on. Unchanged metrics keep their aliases (docs/mqtt.md, "A reload").
+   */
+  function retarget(registers: ReadonlyMap<string, PublishedRegister>): void {
+    // What waits goes out under the metrics it was offered with.
+    if (flushing !== null) {
+      clearTimeout(flushing);
+      flush();
+    }
+    const aliases = new Map([...metricOf].map(([registerId, entry]) => [registerId, entry.metric.alias]));
+    const next = sparkplugDevices(registers, { aliases, highest: highestAlias });
+    const current = session;
+    for (const [deviceId, before] of devices) {
+      const after = next.get(deviceId);
+      if (after !== undefined && birthDeclaration(after) === birthDeclaration(before)) continue;
+      // Born again once it has answered with the new registers: the DBIRTH declares their values.
+      heard.delete(deviceId);
+      if (current !== null && born.has(deviceId)) deviceDeath(current, before);
+      else born.delete(deviceId);
+    }
+    for (const registerId of metricOf.keys())
+      if (!registers.has(registerId)) {
+        latest.delete(registerId);
+        last.delete(registerId);
+      }
+    devices = next;
+    indexMetrics();
+    byInternalId = null;
+    for (const device of devices.values()) {
+      if (!gatewayState.has(device.gatewayId))
+        gatewayState.set(device.gatewayId, options.gatewayStatus(device.gatewayId));
+      if (options.deviceOffline(device.deviceId)) deviceDown.add(device.deviceId);
+    }
+    reconcileSoon();
+  }
+
   const deathPayload = () => {
     const bytes = encodePayload({ timestamp: clock.now(), metrics: [bdSeqMetric(clock.now())] });
     return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -443,6 +506,7 @@ export async function startSparkplugNode(options: {
       else deviceDown.delete(deviceId);
       reconcileSoon();
     },
+    retarget,
     status: link.status,
     stats: (): SparkplugStats => ({ ...stats }),
     async stop(): Promise<void> {

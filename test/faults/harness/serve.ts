@@ -26,9 +26,9 @@ export function spawnServe(options: ServeOptions) {
   const command = options.command ?? "serve";
   const dataDir = options.dataDir ?? join(options.workDir, "data");
   const args = [process.execPath, "src/main.ts", command];
+  const configPath = join(options.workDir, "fieldhub.yaml");
   if (command === "serve") {
     mkdirSync(options.workDir, { recursive: true });
-    const configPath = join(options.workDir, "fieldhub.yaml");
     writeFileSync(configPath, options.yaml ?? "organizations: [{ key: site, name: Site }]\n");
     args.push("--config", configPath);
   }
@@ -42,6 +42,17 @@ export function spawnServe(options: ServeOptions) {
   });
   const { stdout, stderr } = collectOutput(proc);
   const output = () => `stdout:\n${stdout().slice(-4000)}\nstderr:\n${stderr().slice(-4000)}`;
+  const logLines = (): Record<string, unknown>[] =>
+    stdout()
+      .split("\n")
+      .filter((line) => line.startsWith("{"))
+      .flatMap((line) => {
+        try {
+          return [JSON.parse(line) as Record<string, unknown>];
+        } catch {
+          return [];
+        }
+      });
   return {
     proc,
     dataDir,
@@ -49,19 +60,16 @@ export function spawnServe(options: ServeOptions) {
     stderr,
     output,
     /** The parsed JSON log lines so far. */
-    logLines(): Record<string, unknown>[] {
-      return stdout()
-        .split("\n")
-        .filter((line) => line.startsWith("{"))
-        .flatMap((line) => {
-          try {
-            return [JSON.parse(line) as Record<string, unknown>];
-          } catch {
-            return [];
-          }
-        });
-    },
+    logLines,
     alive: () => proc.exitCode === null && proc.signalCode === null,
+    /** Writes the config file anew, sends SIGHUP and waits for the reload's log line (serve only). */
+    async reload(yaml: string): Promise<void> {
+      const reloads = () => logLines().filter((line) => String(line.msg).startsWith("config reloaded")).length;
+      const done = reloads();
+      writeFileSync(configPath, yaml);
+      proc.kill("SIGHUP");
+      await eventually(reloads, (count) => count === done + 1);
+    },
     async waitForUrl(timeoutMs = 20_000): Promise<string> {
       const deadline = Date.now() + timeoutMs;
       while (Date.now() < deadline) {
