@@ -7,6 +7,7 @@ import { matchTemplate } from "../config/templates/identify.ts";
 import type { DeviceTemplate } from "../config/templates/index.ts";
 import { templateLabel } from "../config/templates/index.ts";
 import { describeException } from "../modbus/discover/device-identification.ts";
+import { describeProbe, isDefaultProbe, type Probe, type ProbeAnswer, probeName } from "../modbus/discover/probe.ts";
 import type { FoundUnit, ScanResult } from "../modbus/discover/scan.ts";
 import type { SunSpecFound } from "../modbus/discover/sunspec-probe.ts";
 import { type DiscoverTarget, describeDiscoverTarget, describeUnits } from "./discover-options.ts";
@@ -44,7 +45,11 @@ function deviceEntry(
   }
   entry.slave_id = unit.unitId;
   if (template !== undefined) entry.template = { brand: template.brand, model: template.model };
-  else if (unit.sunspec !== null && unit.sunspec.pollable.length > 0) entry.sunspec = { models: unit.sunspec.pollable };
+  else if (unit.sunspec !== null && unit.sunspec.pollable.length > 0) {
+    // The models found, and as many instances of a repeating group as the device has (docs/sunspec.md, "Registers").
+    const { pollable, repeats } = unit.sunspec;
+    entry.sunspec = repeats === null ? { models: pollable } : { models: pollable, repeats };
+  }
   return entry;
 }
 
@@ -59,20 +64,33 @@ function deviceLabel(unit: FoundUnit<SunSpecFound>, template: DeviceTemplate | u
   return names.find((name) => name !== "") ?? null;
 }
 
-/** The whole config: one organisation and one gateway on the scanned link, with a device per unit found. */
-export function discoveredConfigYaml(units: readonly DiscoveredUnit[], target: DiscoverTarget, at: Date): string {
-  const bus =
-    target.kind === "tcp"
-      ? { type: "tcp" }
-      : {
+/** The gateway's bus and a serial number for it, from the scanned link. */
+function gatewayBus(target: DiscoverTarget): { bus: Record<string, unknown>; serial: string } {
+  switch (target.kind) {
+    case "tcp":
+      return { bus: { type: "tcp" }, serial: `tcp-${target.host}-${target.port}` };
+    case "rtu_over_tcp":
+      return {
+        bus: { type: "rtu_over_tcp", host: target.host, port: target.port },
+        serial: `rtu-over-tcp-${target.host}-${target.port}`,
+      };
+    case "serial":
+      return {
+        bus: {
           type: "rtu",
           path: target.path,
           baud: target.baudRate,
           parity: target.parity,
           stop_bits: target.stopBits,
-        };
-  const serial =
-    target.kind === "tcp" ? `tcp-${target.host}-${target.port}` : `rtu-${target.path.split("/").pop() ?? "line"}`;
+        },
+        serial: `rtu-${target.path.split("/").pop() ?? "line"}`,
+      };
+  }
+}
+
+/** The whole config: one organisation and one gateway on the scanned link, with a device per unit found. */
+export function discoveredConfigYaml(units: readonly DiscoveredUnit[], target: DiscoverTarget, at: Date): string {
+  const { bus, serial } = gatewayBus(target);
   const config = {
     organizations: [{ key: "site", name: "My site" }],
     gateways: [
@@ -93,6 +111,7 @@ export function discoveryJson(
   context: {
     target: DiscoverTarget;
     unitIds: readonly number[];
+    probes: readonly Probe[];
     timeoutMs: number;
     elapsedMs: number;
     configOut: string | null;
@@ -101,8 +120,8 @@ export function discoveryJson(
   const { target } = context;
   return JSON.stringify({
     target:
-      target.kind === "tcp"
-        ? { kind: "tcp", host: target.host, port: target.port }
+      target.kind !== "serial"
+        ? { kind: target.kind, host: target.host, port: target.port }
         : {
             kind: "serial",
             path: target.path,
@@ -112,15 +131,13 @@ export function discoveryJson(
           },
     units: describeUnits(context.unitIds),
     units_tried: result.tried,
+    probes: context.probes.map(probeName),
     timeout_ms: context.timeoutMs,
-    worst_case_ms: context.unitIds.length * context.timeoutMs,
+    worst_case_ms: context.unitIds.length * context.probes.length * context.timeoutMs,
     elapsed_ms: Math.round(context.elapsedMs),
     found: units.map(({ unit, template, device }) => ({
       unit_id: unit.unitId,
-      probe:
-        "register0" in unit.probe
-          ? { holding_register_0: unit.probe.register0 }
-          : { exception: unit.probe.exception, name: unit.probe.name },
+      probe: probeJson(unit.probe, unit.answer),
       identification: unit.identification,
       identification_missing: unit.identificationMissing,
       sunspec: unit.sunspec,
@@ -139,11 +156,7 @@ export function discoveryText(
 ): string {
   const lines: string[] = [];
   for (const { unit, template } of units) {
-    const probe =
-      "register0" in unit.probe
-        ? `holding register 0 = ${unit.probe.register0}`
-        : `holding register 0: ${describeException(unit.probe.exception)}`;
-    lines.push(`unit ${unit.unitId}: answers (${probe})`);
+    lines.push(`unit ${unit.unitId}: answers (${probeText(unit.probe, unit.answer)})`);
     const identity = unit.identification;
     if (identity === null) lines.push(`  identification (43/14): none (${unit.identificationMissing})`);
     else if (identity.vendor === null && identity.product === null && identity.revision === null) {
@@ -181,6 +194,23 @@ export function discoveryText(
     `${units.length} unit${units.length === 1 ? "" : "s"} answered of ${result.tried} tried, in ${(elapsedMs / 1000).toFixed(1)} s`,
   );
   return `${lines.join("\n")}\n`;
+}
+
+/**
+ * A found unit's probe in the JSON report: holding register 0's value or exception as
+ * `{holding_register_0}` or `{exception, name}`; another probe's answer names it in `request`.
+ */
+function probeJson(probe: Probe, answer: ProbeAnswer): Record<string, unknown> {
+  const shown = "value" in answer ? { value: answer.value } : "exception" in answer ? answer : {};
+  if (!isDefaultProbe(probe)) return { request: probeName(probe), ...shown };
+  return "value" in answer ? { holding_register_0: answer.value } : shown;
+}
+
+/** `holding register 0 = 630`, `input register 7: exception 2 (illegal data address)`, `device identification (43/14) answered`. */
+function probeText(probe: Probe, answer: ProbeAnswer): string {
+  if ("value" in answer) return `${describeProbe(probe)} = ${answer.value}`;
+  if ("exception" in answer) return `${describeProbe(probe)}: ${describeException(answer.exception)}`;
+  return `${describeProbe(probe)} answered`;
 }
 
 /** The `devices:` entries alone, for pasting into a gateway of an existing config. */

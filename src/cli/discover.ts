@@ -8,6 +8,8 @@ import { existsSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { checkConfig, formatProblems } from "../config/index.ts";
 import { openRtuPduTransport, openTcpPduTransport, type PduTransport } from "../modbus/discover/pdu-transport.ts";
+import { probeName } from "../modbus/discover/probe.ts";
+import { openRtuOverTcpPduTransport } from "../modbus/discover/rtu-over-tcp-transport.ts";
 import { LinkLostError, type ScanResult, scanUnits } from "../modbus/discover/scan.ts";
 import { readSunSpec, type SunSpecFound } from "../modbus/discover/sunspec-probe.ts";
 import { CommandError } from "./args.ts";
@@ -22,20 +24,22 @@ import { describeFound, devicesYaml, discoveredConfigYaml, discoveryJson, discov
 export async function discoverCommand(argv: string[]): Promise<void> {
   const options = parseDiscoverOptions(argv);
   if (options.configOut !== null) checkConfigOut(options.configOut);
-  const { target, units, timeoutMs } = options;
-  const open = (): Promise<PduTransport> =>
-    target.kind === "tcp"
-      ? openTcpPduTransport(target.host, target.port, Math.max(3000, timeoutMs))
-      : openRtuPduTransport(target);
+  const { target, units, probes, timeoutMs } = options;
+  const open = (): Promise<PduTransport> => {
+    if (target.kind === "serial") return openRtuPduTransport(target);
+    const connect = target.kind === "tcp" ? openTcpPduTransport : openRtuOverTcpPduTransport;
+    return connect(target.host, target.port, Math.max(3000, timeoutMs));
+  };
   let link: PduTransport;
   try {
     link = await open();
   } catch (error) {
     throw new CommandError((error as Error).message);
   }
-  const worstCase = units.length * timeoutMs;
+  const worstCase = units.length * probes.length * timeoutMs;
+  const perUnit = probes.length === 1 ? "" : ` x ${probes.length} probes (${probes.map(probeName).join(", ")})`;
   process.stderr.write(
-    `scanning ${units.length} unit id${units.length === 1 ? "" : "s"} (${describeUnits(units)}) on ${describeDiscoverTarget(target)}: at most ${units.length} x ${timeoutMs} ms = ${(worstCase / 1000).toFixed(1)} s on a silent bus (each unit that answers adds a few requests)\n`,
+    `scanning ${units.length} unit id${units.length === 1 ? "" : "s"} (${describeUnits(units)}) on ${describeDiscoverTarget(target)}: at most ${units.length}${perUnit} x ${timeoutMs} ms = ${(worstCase / 1000).toFixed(1)} s on a silent bus (each unit that answers adds a few requests)\n`,
   );
   const progress = progressLine(units.length);
   const started = performance.now();
@@ -44,8 +48,9 @@ export async function discoverCommand(argv: string[]): Promise<void> {
     result = await scanUnits(link, {
       units,
       timeoutMs,
+      probes,
       onProgress: progress.update,
-      reopen: target.kind === "tcp" ? async () => (link = await open()) : undefined,
+      reopen: target.kind === "serial" ? undefined : async () => (link = await open()),
       sunspec: readSunSpec,
     });
   } catch (error) {
@@ -64,7 +69,7 @@ export async function discoverCommand(argv: string[]): Promise<void> {
   const configOut = options.configOut !== null && found.length > 0 ? options.configOut : null;
   if (options.json) {
     process.stdout.write(
-      `${discoveryJson(result, found, { target, unitIds: units, timeoutMs, elapsedMs, configOut })}\n`,
+      `${discoveryJson(result, found, { target, unitIds: units, probes, timeoutMs, elapsedMs, configOut })}\n`,
     );
     return;
   }

@@ -2,8 +2,11 @@
  * `fieldhub discover` as a process against Debian's pymodbus (test/fixtures/pymodbus_server.py):
  * on Modbus TCP among silent unit ids and gateway units (exception 0x0B), a device named
  * by its 43/14 identification after a shipped template; over a socat pty RTU line two
- * units at their ids; the written config passes `config check` (and `serve` polls a
- * SunSpec device from it); bad flags exit 2.
+ * units at their ids; through a serial device server (pymodbus serving RTU frames on
+ * TCP) the same, with an `rtu_over_tcp` bus written; a device silent for an address it
+ * lacks missed by the default probe and found with `--probe`; the written config passes
+ * `config check` (and `serve` polls a SunSpec device from it, its MPPT modules as many
+ * as the device has); bad flags exit 2.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -57,7 +60,7 @@ interface Found {
     models: { id: number; name: string | null; address: number; length: number }[];
     common: { manufacturer: string | null; model: string | null; version: string | null; serial: string | null } | null;
   } | null;
-  probe: { holding_register_0?: number; exception?: number };
+  probe: { holding_register_0?: number; exception?: number; name?: string | null; request?: string; value?: number };
   identification: { vendor: string | null; product: string | null; revision: string | null } | null;
   template: { brand: string; model: string } | null;
   device: Record<string, unknown>;
@@ -175,15 +178,24 @@ describe("on Modbus TCP", () => {
       serial: expectedTexts["1.SN"],
     });
     expect(six.template).toBeNull();
+    // The models found, and the two MPPT modules 160's length holds rather than the default four.
     expect(six.device).toEqual({
       name: "fieldhub test SunSpec 103 sim (unit 6)",
       host: "127.0.0.1",
       port: inverter.port,
       slave_id: 6,
-      sunspec: { models: [1, 103, 160] },
+      sunspec: { models: [1, 103, 160], repeats: 2 },
     });
     const check = await runCli(["config", "check", configOut]);
     expect({ code: check.code, stderr: check.stderr }).toEqual({ code: 0, stderr: "" });
+    // 76 registers for the three models with two modules, where `sunspec: true` gives every known model's 1,121.
+    expect(check.stdout).toContain("1 gateways, 76 registers");
+    const everyModel = join(workDir, "sunspec-true.yaml");
+    writeFileSync(
+      everyModel,
+      readFileSync(configOut, "utf8").replace(/sunspec:\n(\s+)models:[\s\S]*?repeats: 2\n/u, "sunspec: true\n"),
+    );
+    expect((await runCli(["config", "check", everyModel])).stdout).toContain("1 gateways, 1121 registers");
 
     // serve with that config, as written, serves the device's values (raw x 10^sf, the unimplemented point null) and texts.
     const dataDir = mkdtempSync(join(workDir, "serve-"));
@@ -208,6 +220,9 @@ describe("on Modbus TCP", () => {
         30_000,
       );
       expect(servedOf(registers)).toEqual(wanted);
+      // The inventory holds the device's two modules and no third.
+      const modules = new Set(registers.flatMap((register) => /^160\.module\.(\d+)\./u.exec(register.name)?.[1] ?? []));
+      expect({ registers: registers.length, modules: [...modules] }).toEqual({ registers: 76, modules: ["1", "2"] });
     } finally {
       await serve.stop();
     }
@@ -307,6 +322,95 @@ describe("on an RTU line", () => {
   });
 });
 
+describe("through a serial device server (--rtu-over-tcp)", () => {
+  test("RTU frames over TCP: two units at their ids and a SunSpec device; the config written has an rtu_over_tcp bus and passes config check", async () => {
+    // pymodbus's RTU framer on a TCP port: what a serial-to-Ethernet converter in transparent mode passes on.
+    const server = await peer({
+      tcp_port: 0,
+      tcp_framing: "rtu",
+      units: {
+        "4": { hr: [{ address: 0, type: "uint16", value: 44 }] },
+        "6": sunSpecUnitSpec(),
+        "9": { hr: [{ address: 0, type: "uint16", value: 99 }] },
+      },
+    });
+    const configOut = join(workDir, "rtu-over-tcp.yaml");
+    const result = await discover(
+      [...tcp(server), "--rtu-over-tcp"],
+      "--units",
+      "1-10",
+      "--json",
+      "--config-out",
+      configOut,
+    );
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain(`on rtu-over-tcp://127.0.0.1:${server.port}: at most 10 x 200 ms = 2.0 s`);
+    const report = JSON.parse(result.stdout) as { target: unknown; found: Found[] };
+    expect(report.target).toEqual({ kind: "rtu_over_tcp", host: "127.0.0.1", port: server.port });
+    expect(report.found.map((unit) => [unit.unit_id, unit.probe])).toEqual([
+      [4, { holding_register_0: 44 }],
+      [6, { exception: 2, name: "illegal data address" }],
+      [9, { holding_register_0: 99 }],
+    ]);
+    expect(report.found[1]!.sunspec?.models.map((model) => [model.id, model.address, model.length])).toEqual([
+      [1, 40002, 66],
+      [103, 40070, 50],
+      [160, 40122, 48],
+    ]);
+    expect(report.found[1]!.sunspec?.common?.serial).toBe(expectedTexts["1.SN"]);
+    const config = parseYaml(readFileSync(configOut, "utf8")) as {
+      gateways: { serial: string; bus: unknown; devices: unknown[] }[];
+    };
+    expect(config.gateways[0]!.bus).toEqual({ type: "rtu_over_tcp", host: "127.0.0.1", port: server.port });
+    expect(config.gateways[0]!.serial).toBe(`rtu-over-tcp-127.0.0.1-${server.port}`);
+    // Devices on a serial line have no address of their own: the bus has it.
+    expect(config.gateways[0]!.devices).toEqual([
+      { name: "unit 4", slave_id: 4 },
+      {
+        name: "fieldhub test SunSpec 103 sim (unit 6)",
+        slave_id: 6,
+        sunspec: { models: [1, 103, 160], repeats: 2 },
+      },
+      { name: "unit 9", slave_id: 9 },
+    ]);
+    const check = await runCli(["config", "check", configOut]);
+    expect({ code: check.code, stderr: check.stderr }).toEqual({ code: 0, stderr: "" });
+    expect(JSON.parse((await server.ask("STATS")).slice(6)).writes).toBe(0);
+  }, 60_000);
+
+  test("nothing listening: exit 1 with the reason", async () => {
+    const result = await runCli(["discover", "--host", "127.0.0.1", "--port", "1", "--rtu-over-tcp", "--units", "1"]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("cannot connect to rtu-over-tcp://127.0.0.1:1");
+  });
+});
+
+describe("a device silent for an address it lacks (--probe)", () => {
+  test("missed by the default probe of holding register 0; found by a second probe at 40000, asked only of the silent units", async () => {
+    // The SunSpec device keeps quiet where it would answer exception 2 (holding register 0 among them).
+    const inverter = await peer({ tcp_port: 0, units: { "6": { ...sunSpecUnitSpec(), silent_exceptions: [2] } } });
+    const missed = await discover(tcp(inverter), "--units", "5-6", "--json");
+    expect(missed.code).toBe(0);
+    expect((JSON.parse(missed.stdout) as { found: Found[] }).found).toEqual([]);
+
+    const result = await discover(tcp(inverter), "--units", "5-6", "--probe", "hr:0,hr:40000", "--json");
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain("at most 2 x 2 probes (hr:0, hr:40000) x 200 ms = 0.8 s");
+    const report = JSON.parse(result.stdout) as { probes: string[]; worst_case_ms: number; found: Found[] };
+    expect({ probes: report.probes, worst_case_ms: report.worst_case_ms }).toEqual({
+      probes: ["hr:0", "hr:40000"],
+      worst_case_ms: 800,
+    });
+    expect(report.found.map((unit) => [unit.unit_id, unit.probe])).toEqual([
+      [6, { request: "hr:40000", value: 0x5375 }],
+    ]);
+    expect(report.found[0]!.sunspec?.models.map((model) => model.id)).toEqual([1, 103, 160]);
+    expect(report.found[0]!.device.sunspec).toEqual({ models: [1, 103, 160], repeats: 2 });
+    const text = await discover(tcp(inverter), "--units", "6", "--probe", "hr:0,hr:40000");
+    expect(text.stdout).toContain("unit 6: answers (holding register 40000 = 21365)");
+  }, 60_000);
+});
+
 describe("usage errors: one line saying what is wrong, exit 2", () => {
   const cases: [string[], string][] = [
     [["discover"], "give either --host H (Modbus TCP) or --serial DEVICE (Modbus RTU), not both"],
@@ -322,6 +426,19 @@ describe("usage errors: one line saying what is wrong, exit 2", () => {
     [["discover", "--serial", "/dev/x", "--port", "502"], "--port is for Modbus TCP (--host), not --serial"],
     [["discover", "--host", "h", "--port", "70000"], "--port: not a port number: 70000"],
     [["discover", "--host", "h", "--frobnicate"], "Unknown option '--frobnicate'"],
+    [
+      ["discover", "--serial", "/dev/x", "--rtu-over-tcp"],
+      "--rtu-over-tcp is for a serial device server at --host H, not --serial",
+    ],
+    [["discover", "--rtu-over-tcp"], "--rtu-over-tcp needs --host H"],
+    [
+      ["discover", "--host", "h", "--rtu-over-tcp", "--parity", "even"],
+      "--parity is for a serial line (--serial), not --rtu-over-tcp",
+    ],
+    [["discover", "--host", "h", "--rtu-over-tcp", "--units", "0-5"], "--units: unit ids from 1 to 247"],
+    [["discover", "--host", "h", "--rtu-over-tcp=yes"], "Option '--rtu-over-tcp' does not take an argument"],
+    [["discover", "--host", "h", "--probe", "hr:70000"], "--probe: hr:ADDRESS, ir:ADDRESS (0 to 65535) or id"],
+    [["discover", "--host", "h", "--probe", "hr:0,coil:1"], "--probe:"],
   ];
   test("each bad flag", async () => {
     for (const [argv, message] of cases) {

@@ -1,7 +1,8 @@
 /**
  * Single Modbus requests as raw PDUs (function code and data) to one unit id at a
- * time, for `fieldhub discover`: over Modbus TCP (MBAP framing on a socket) or an RTU
- * line (fieldhub's own serial port, src/modbus/serial/). Discovery needs what
+ * time, for `fieldhub discover`: over Modbus TCP (MBAP framing on a socket), an RTU
+ * line (fieldhub's own serial port, src/modbus/serial/) or a serial device server
+ * (RTU frames on a socket: rtu-over-tcp-transport.ts). Discovery needs what
  * modbus-serial's client does not give: function 43/14 with its continuation under
  * its own control (modbus-serial's follow-up request throws from a timer when it
  * times out and loops for as long as a device says "more follows"), and a
@@ -56,8 +57,23 @@ export function answerOf(pdu: Uint8Array, functionCode: number): PduAnswer {
   return { ok: false, kind: "bad_frame" };
 }
 
-/** One request at a time, its timer and its settling, shared by both framings. */
-abstract class OneAtATime implements PduTransport {
+/** The RTU frame of a request: unit id, PDU, CRC (low byte first). */
+export function rtuFrame(unitId: number, pdu: Uint8Array): Buffer {
+  const frame = Buffer.alloc(pdu.length + 3);
+  frame[0] = unitId;
+  frame.set(pdu, 1);
+  frame.writeUInt16LE(crc16(frame, 0, pdu.length + 1), pdu.length + 1);
+  return frame;
+}
+
+/** The answer an RTU frame (unit id, PDU, CRC) gives to a request of `functionCode`. */
+export function answerOfRtuFrame(frame: Uint8Array, functionCode: number): PduAnswer {
+  if (!hasValidCrc(frame, 0, frame.length)) return { ok: false, kind: "bad_frame" };
+  return answerOf(frame.subarray(1, frame.length - 2), functionCode);
+}
+
+/** One request at a time, its timer and its settling, shared by every framing. */
+export abstract class OneAtATime implements PduTransport {
   protected pending: Pending | undefined;
   protected closedBecause: string | undefined;
   abstract readonly description: string;
@@ -153,21 +169,36 @@ class TcpPduTransport extends OneAtATime {
 
   close(): Promise<void> {
     this.lost("closed");
-    return new Promise((resolve) => {
-      if (this.socket.destroyed) return resolve();
-      this.socket.once("close", () => resolve());
-      this.socket.end();
-      setTimeout(() => {
-        this.socket.destroy();
-        resolve();
-      }, 500).unref?.();
-    });
+    return closeSocket(this.socket);
   }
 }
 
+/** Ends a connection, and destroys it when the peer does not close its side within half a second. */
+export function closeSocket(socket: Socket): Promise<void> {
+  return new Promise((resolve) => {
+    if (socket.destroyed) return resolve();
+    socket.once("close", () => resolve());
+    socket.end();
+    setTimeout(() => {
+      socket.destroy();
+      resolve();
+    }, 500).unref?.();
+  });
+}
+
 /** Connects to a Modbus TCP server; throws with the reason when it cannot within `connectTimeoutMs`. */
-export function openTcpPduTransport(host: string, port: number, connectTimeoutMs: number): Promise<PduTransport> {
+export async function openTcpPduTransport(host: string, port: number, connectTimeoutMs: number): Promise<PduTransport> {
   const description = `tcp://${host}:${port}`;
+  return new TcpPduTransport(await connectSocket(host, port, connectTimeoutMs, description), description);
+}
+
+/** A TCP connection with Nagle off (one small request at a time); throws with the reason when it cannot within `connectTimeoutMs`. */
+export function connectSocket(
+  host: string,
+  port: number,
+  connectTimeoutMs: number,
+  description: string,
+): Promise<Socket> {
   return new Promise((resolve, reject) => {
     const socket = new Socket();
     const timer = setTimeout(() => {
@@ -182,7 +213,7 @@ export function openTcpPduTransport(host: string, port: number, connectTimeoutMs
       clearTimeout(timer);
       socket.removeAllListeners("error");
       socket.setNoDelay(true);
-      resolve(new TcpPduTransport(socket, description));
+      resolve(socket);
     });
   });
 }
@@ -199,11 +230,7 @@ class RtuPduTransport extends OneAtATime {
   }
 
   protected send(unitId: number, pdu: Uint8Array): void {
-    const frame = Buffer.alloc(pdu.length + 3);
-    frame[0] = unitId;
-    frame.set(pdu, 1);
-    frame.writeUInt16LE(crc16(frame, 0, pdu.length + 1), pdu.length + 1);
-    this.port.write(frame);
+    this.port.write(rtuFrame(unitId, pdu));
   }
 
   protected override answerBegun(): boolean {
@@ -213,9 +240,7 @@ class RtuPduTransport extends OneAtATime {
   /** The port hands over only frames that start with the request's unit id and function code. */
   private onFrame(frame: Buffer): void {
     const pending = this.pending;
-    if (pending === undefined) return;
-    if (!hasValidCrc(frame, 0, frame.length)) this.settle({ ok: false, kind: "bad_frame" });
-    else this.settle(answerOf(frame.subarray(1, frame.length - 2), pending.functionCode));
+    if (pending !== undefined) this.settle(answerOfRtuFrame(frame, pending.functionCode));
   }
 
   close(): Promise<void> {

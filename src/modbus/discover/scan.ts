@@ -3,24 +3,17 @@
  * read-only question, and each unit that answers is asked who it is (function 43/14)
  * and whether it describes itself through SunSpec models. Nothing is ever written.
  *
- * The probe is a read of one holding register at address 0 (function 3). Any answer
- * counts, a Modbus exception included (most devices answer exception 2 for an address
- * they do not have), except the gateway exceptions 0x0A and 0x0B: a Modbus TCP gateway
- * answers them for a unit id behind it that is not there. One request at a time, so a
- * unit costs at most one timeout: a silent bus of N units takes at most N x timeout.
+ * The probe is a read of one holding register at address 0 (function 3), or the probes
+ * the scan is given, each asked only of a unit silent to the ones before (probe.ts). Any
+ * answer counts, a Modbus exception included, except a gateway's 0x0A and 0x0B. One
+ * request at a time, so a unit costs at most one timeout a probe: a silent bus of N
+ * units takes at most N x probes x timeout.
  */
-import {
-  type DeviceIdentification,
-  describeException,
-  exceptionName,
-  readDeviceIdentification,
-} from "./device-identification.ts";
+import { type DeviceIdentification, describeException, readDeviceIdentification } from "./device-identification.ts";
 import type { PduAnswer, PduTransport } from "./pdu-transport.ts";
+import { defaultProbe, type Probe, type ProbeAnswer, probeAnswer, probeRequest } from "./probe.ts";
 
 const READ_HOLDING_REGISTERS = 3;
-/** Exceptions a gateway gives for a unit that is not behind it (Modbus Application Protocol, section 7). */
-const GATEWAY_PATH_UNAVAILABLE = 0x0a;
-const GATEWAY_TARGET_NO_RESPONSE = 0x0b;
 
 /** The words of `count` holding registers from `address`, or why not (thrown). */
 export type RegisterReader = (address: number, count: number) => Promise<number[]>;
@@ -28,6 +21,8 @@ export type RegisterReader = (address: number, count: number) => Promise<number[
 export interface ScanOptions<SunSpec> {
   units: readonly number[];
   timeoutMs: number;
+  /** Asked in turn until the unit answers one (default: holding register 0 alone). */
+  probes?: readonly Probe[];
   /** Called after each unit: how many were tried, how many answered. */
   onProgress?(tried: number, found: number): void;
   /** Opens the link again after it dropped (a TCP server may close on a request it dislikes). */
@@ -42,8 +37,9 @@ export interface ScanOptions<SunSpec> {
 
 export interface FoundUnit<SunSpec> {
   unitId: number;
-  /** The probe's answer: holding register 0's value, or the exception the unit gave. */
-  probe: { register0: number } | { exception: number; name: string | null };
+  /** The probe the unit answered, and its answer: the register's value, the exception it gave, or its identification. */
+  probe: Probe;
+  answer: ProbeAnswer;
   identification: DeviceIdentification | null;
   /** Why there is no identification (the unit's exception, no answer), or null. */
   identificationMissing: string | null;
@@ -93,18 +89,28 @@ export async function scanUnits<SunSpec>(
       return wordsOf(answer, count, `holding registers ${address}..${address + count - 1}`);
     };
 
+  /** The probe the unit answered and its answer, "garbled", or null when it was silent to every probe. */
+  const probeUnit = async (unitId: number) => {
+    for (const probe of options.probes ?? [defaultProbe]) {
+      let answer = await ask(unitId, probeRequest(probe));
+      // A broken answer is asked again once: a collision or noise, or a line set up wrongly.
+      if (!answer.ok && answer.kind === "bad_frame") answer = await ask(unitId, probeRequest(probe));
+      const answered = probeAnswer(answer, probe);
+      if (answered === "garbled") return answered;
+      if (answered !== null) return { probe, answer: answered };
+    }
+    return null;
+  };
+
   for (const unitId of options.units) {
-    let probe = await ask(unitId, readRequest(0, 1));
-    // A broken answer is asked again once: a collision or noise, or a line set up wrongly.
-    if (!probe.ok && probe.kind === "bad_frame") probe = await ask(unitId, readRequest(0, 1));
+    const answered = await probeUnit(unitId);
     tried++;
-    const answered = probeAnswer(probe);
     if (answered === "garbled") garbled.push(unitId);
     else if (answered !== null) {
       const identity = await readDeviceIdentification((pdu) => ask(unitId, pdu));
       found.push({
         unitId,
-        probe: answered,
+        ...answered,
         identification: identity.ok ? identity.identification : null,
         identificationMissing: identity.ok ? null : identity.reason,
         sunspec:
@@ -114,20 +120,6 @@ export async function scanUnits<SunSpec>(
     options.onProgress?.(tried, found.length);
   }
   return { found, garbled, tried };
-}
-
-function probeAnswer(answer: PduAnswer): FoundUnit<unknown>["probe"] | "garbled" | null {
-  if (answer.ok) {
-    // A well-formed answer to a one-register read: byte count 2 and the word.
-    if (answer.pdu.length !== 4 || answer.pdu[1] !== 2) return "garbled";
-    return { register0: (answer.pdu[2]! << 8) | answer.pdu[3]! };
-  }
-  if (answer.kind === "exception") {
-    if (answer.code === GATEWAY_PATH_UNAVAILABLE || answer.code === GATEWAY_TARGET_NO_RESPONSE) return null;
-    return { exception: answer.code, name: exceptionName(answer.code) };
-  }
-  if (answer.kind === "bad_frame") return "garbled";
-  return null;
 }
 
 export function readRequest(address: number, count: number): Uint8Array {

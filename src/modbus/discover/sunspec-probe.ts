@@ -5,7 +5,7 @@
  * (model 1: Mn, Md, Vr, SN).
  */
 import { findSunSpecChain, type SunSpecChainEnd } from "../sunspec/chain.ts";
-import { knownSunSpecModel } from "../sunspec/points.ts";
+import { knownSunSpecModel, repeatingGroupInstances } from "../sunspec/points.ts";
 import type { RegisterReader } from "./scan.ts";
 
 export interface SunSpecFound {
@@ -17,6 +17,12 @@ export interface SunSpecFound {
   end: SunSpecChainEnd;
   /** The model ids a device entry can poll (`sunspec: { models: [...] }`): the known ones. */
   pollable: number[];
+  /**
+   * The `repeats` a device entry gives its models (docs/sunspec.md, "Registers"): the
+   * most instances of a repeating group (160's modules, ...) a model of the device holds,
+   * from its length; null when no model it has repeats a group.
+   */
+  repeats: number | null;
   common: { manufacturer: string | null; model: string | null; version: string | null; serial: string | null } | null;
 }
 
@@ -30,13 +36,21 @@ export async function readSunSpec(read: RegisterReader, lastReadSilent: () => bo
   if (chain === null) return null;
   const models = chain.models.map((model) => ({ ...model, name: knownSunSpecModel(model.id)?.label ?? null }));
   const common = chain.models.find((model) => model.id === COMMON_MODEL);
+  const pollable = [...new Set(models.filter((model) => model.name !== null).map((model) => model.id))];
   return {
     base: chain.base,
     models,
     end: chain.end,
-    pollable: [...new Set(models.filter((model) => model.name !== null).map((model) => model.id))],
+    pollable,
+    repeats: repeatsOf(pollable.map((id) => models.find((model) => model.id === id)!)),
     common: common === undefined ? null : await readCommon(read, common.address, common.length),
   };
+}
+
+/** The most instances of a repeating group among `models` (the first of each id, as the poller places them), at least 1. */
+function repeatsOf(models: readonly { id: number; length: number }[]): number | null {
+  const counts = models.flatMap((model) => repeatingGroupInstances(model.id, model.length) ?? []);
+  return counts.length === 0 ? null : Math.max(1, ...counts);
 }
 
 /** Mn, Md, Vr and SN of the common model at `address`, from one read; null where the model is too short or the read fails. */

@@ -6,7 +6,7 @@
  * once it has read the model chain (binding.ts).
  */
 import type { DataType } from "../register-model.ts";
-import type { SunSpecModel, SunSpecPoint } from "./model-types.ts";
+import type { SunSpecGroup, SunSpecModel, SunSpecPoint } from "./model-types.ts";
 import { sunSpecModels } from "./models/index.ts";
 
 /** A device's `sunspec:` setting: `true` for every known model, or the models listed. */
@@ -99,6 +99,38 @@ export function selectedModels(selection: SunSpecSelection): SunSpecModel[] {
 }
 
 /**
+ * Where a model's groups lie from its fixed part on, as far as it is known without the
+ * device: each group of a fixed count, then the first repeating group of a count the
+ * device decides (`instances` null), which ends what is known. Groups nested in groups
+ * (the curves of 705-710 and 712) end it too: they are not made registers.
+ */
+function groupLayout(model: SunSpecModel): { group: SunSpecGroup; start: number; instances: number | null }[] {
+  const layout: { group: SunSpecGroup; start: number; instances: number | null }[] = [];
+  let start = model.fixedLength;
+  for (const group of model.groups) {
+    if (group.groups !== undefined && group.groups.length > 0) break;
+    const instances = typeof group.count === "number" && group.count > 0 ? group.count : null;
+    layout.push({ group, start, instances });
+    if (instances === null) break;
+    start += group.length * instances;
+  }
+  return layout;
+}
+
+/**
+ * How many instances of model `id`'s repeating group (160's modules, 711's controls) a
+ * device's model of `length` registers (its length word) holds; null for a model without
+ * one, or not known.
+ */
+export function repeatingGroupInstances(id: number, length: number): number | null {
+  const model = modelsById.get(id);
+  const repeating = model === undefined ? undefined : groupLayout(model).find((part) => part.instances === null);
+  if (repeating === undefined || repeating.group.length === 0) return null;
+  // The model's registers run from its id word (offset 0) to offset length + 1.
+  return Math.max(0, Math.floor((length + 2 - repeating.start) / repeating.group.length));
+}
+
+/**
  * The registers of the selected models: every point of a model's fixed part but its
  * id and length words and pads, and each repeating group's points for instances 1 to
  * `repeats` (a group of fixed count: that many). Groups nested in groups (the curves of
@@ -116,10 +148,8 @@ export function sunSpecRegisters(selection: SunSpecSelection): SunSpecRegister[]
       );
       if (register !== undefined) registers.push(register);
     }
-    let groupStart = model.fixedLength;
-    for (const group of model.groups) {
-      if (group.groups !== undefined && group.groups.length > 0) break;
-      const instances = typeof group.count === "number" && group.count > 0 ? group.count : repeats;
+    for (const { group, start: groupStart, instances: count } of groupLayout(model)) {
+      const instances = count ?? repeats;
       for (let instance = 1; instance <= instances; instance++) {
         const start = groupStart + (instance - 1) * group.length;
         const prefix =
@@ -134,9 +164,6 @@ export function sunSpecRegisters(selection: SunSpecSelection): SunSpecRegister[]
           if (register !== undefined) registers.push(register);
         }
       }
-      // Only the first variable group's place is known without reading its count.
-      if (!(typeof group.count === "number" && group.count > 0)) break;
-      groupStart += group.length * instances;
     }
   }
   return registers;

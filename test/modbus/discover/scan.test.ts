@@ -50,8 +50,8 @@ describe("what counts as a unit that answers", () => {
       timeoutMs: 100,
       onProgress: (tried, found) => progress.push([tried, found]),
     });
-    expect(result.found.map((unit) => [unit.unitId, unit.probe])).toEqual([
-      [1, { register0: 7 }],
+    expect(result.found.map((unit) => [unit.unitId, unit.answer])).toEqual([
+      [1, { value: 7 }],
       [2, { exception: 2, name: "illegal data address" }],
       [6, { exception: 4, name: "server device failure" }],
     ]);
@@ -115,5 +115,45 @@ describe("a link that drops", () => {
       reopen: () => Promise.reject(new Error("connection refused")),
     });
     await expect(refused).rejects.toThrow("device disappeared; connection refused");
+  });
+});
+
+describe("more than one probe (--probe)", () => {
+  test("the next probe is asked only of a unit silent to the ones before; a gateway's 0x0B counts as silence, a broken answer does not go on", async () => {
+    const probes = [
+      { functionCode: 3, address: 0 },
+      { functionCode: 3, address: 40000 },
+    ] as const;
+    const { link, requests } = scriptedLink((unit, pdu) => {
+      if (pdu[0] !== 3) return exception(1);
+      const address = (pdu[1]! << 8) | pdu[2]!;
+      if (unit === 1) return register(1); // answers the first probe
+      if (unit === 2) return address === 40000 ? register(0x5375) : silence; // silent for an address it lacks
+      if (unit === 3) return address === 40000 ? exception(2) : exception(0x0b); // behind a gateway that timed out
+      if (unit === 4) return { ok: false, kind: "bad_frame" };
+      return silence;
+    });
+    const result = await scanUnits(link, { units: [1, 2, 3, 4, 5], timeoutMs: 100, probes: [...probes] });
+    expect(result.found.map((unit) => [unit.unitId, unit.probe, unit.answer])).toEqual([
+      [1, probes[0], { value: 1 }],
+      [2, probes[1], { value: 0x5375 }],
+      [3, probes[1], { exception: 2, name: "illegal data address" }],
+    ]);
+    expect(result.garbled).toEqual([4]);
+    const probesOf = (unit: number) => requests.filter(([id, code]) => id === unit && code === 3).length;
+    // Unit 1 is not asked the second probe; a silent unit is asked each probe once; the garbled unit twice, the first only.
+    expect([1, 4, 5].map(probesOf)).toEqual([1, 2, 2]);
+  });
+
+  test("the device identification as a probe: a unit that answers only 43/14 is found", async () => {
+    const { link } = scriptedLink((_unit, pdu) =>
+      pdu[0] === 0x2b ? { ok: true, pdu: Uint8Array.of(0x2b, 0x0e, 1, 1, 0, 0, 0) } : silence,
+    );
+    const result = await scanUnits(link, {
+      units: [7],
+      timeoutMs: 100,
+      probes: [{ functionCode: 3, address: 0 }, { functionCode: 0x2b }],
+    });
+    expect(result.found.map((unit) => [unit.unitId, unit.answer])).toEqual([[7, { identified: true }]]);
   });
 });
