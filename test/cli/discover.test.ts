@@ -49,6 +49,9 @@ async function peer(spec: unknown): Promise<PymodbusPeer> {
 /** `fieldhub discover` on `link` with a 200 ms timeout and `extra`. */
 const discover = (link: string[], ...extra: string[]) =>
   runCli(["discover", ...link, "--timeout-ms", "200", ...extra], 30_000);
+/** Units 1-10 on `link` as JSON, the config written to `configOut`. */
+const discoverTenInto = (link: string[], configOut: string) =>
+  discover(link, "--units", "1-10", "--json", "--config-out", configOut);
 const tcp = (running: PymodbusPeer) => ["--host", "127.0.0.1", "--port", String(running.port)];
 
 type ServedRegister = { name: string; latest_value: number | null; latest_text: string | null };
@@ -84,7 +87,7 @@ describe("on Modbus TCP", () => {
   test("finds exactly the units that answer, a Modbus exception counting; names the template by 43/14; the config passes config check", async () => {
     const meter = await peer(meterSpec);
     const configOut = join(workDir, "tcp.yaml");
-    const result = await discover(tcp(meter), "--units", "1-10", "--json", "--config-out", configOut);
+    const result = await discoverTenInto(tcp(meter), configOut);
     expect(result.code).toBe(0);
     // Said up front, on stderr: the worst case of a silent bus.
     expect(result.stderr).toContain("at most 10 x 200 ms = 2.0 s");
@@ -155,7 +158,7 @@ describe("on Modbus TCP", () => {
   test("a SunSpec device among silent units: its models named, the common model read; serve polls the config discover wrote", async () => {
     const inverter = await peer({ tcp_port: 0, units: { "6": sunSpecUnitSpec() } });
     const configOut = join(workDir, "sunspec.yaml");
-    const result = await discover(tcp(inverter), "--units", "1-10", "--json", "--config-out", configOut);
+    const result = await discoverTenInto(tcp(inverter), configOut);
     expect({ code: result.code, stderr: result.stderr.split("\n").slice(1).join("\n") }).toEqual({
       code: 0,
       stderr: "",
@@ -292,14 +295,7 @@ describe("on an RTU line", () => {
       },
     });
     const configOut = join(workDir, "rtu.yaml");
-    const result = await discover(
-      ["--serial", b, "--baud", "9600"],
-      "--units",
-      "1-10",
-      "--json",
-      "--config-out",
-      configOut,
-    );
+    const result = await discoverTenInto(["--serial", b, "--baud", "9600"], configOut);
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout) as { found: Found[] };
     expect(report.found.map((unit) => [unit.unit_id, unit.probe])).toEqual([
@@ -335,14 +331,7 @@ describe("through a serial device server (--rtu-over-tcp)", () => {
       },
     });
     const configOut = join(workDir, "rtu-over-tcp.yaml");
-    const result = await discover(
-      [...tcp(server), "--rtu-over-tcp"],
-      "--units",
-      "1-10",
-      "--json",
-      "--config-out",
-      configOut,
-    );
+    const result = await discoverTenInto([...tcp(server), "--rtu-over-tcp"], configOut);
     expect(result.code).toBe(0);
     expect(result.stderr).toContain(`on rtu-over-tcp://127.0.0.1:${server.port}: at most 10 x 200 ms = 2.0 s`);
     const report = JSON.parse(result.stdout) as { target: unknown; found: Found[] };

@@ -121,14 +121,10 @@ export abstract class OneAtATime implements PduTransport {
   }
 }
 
-/** MBAP header: transaction id, protocol id (0), length of what follows (unit id + PDU), unit id. */
-const MBAP_LENGTH = 7;
-
-class TcpPduTransport extends OneAtATime {
-  private buffer: Buffer = Buffer.alloc(0);
-
+/** Requests over a TCP connection, whatever their framing: what arrives goes to `onData`; an error or a close loses the link. */
+export abstract class OverSocket extends OneAtATime {
   constructor(
-    private readonly socket: Socket,
+    protected readonly socket: Socket,
     readonly description: string,
   ) {
     super();
@@ -136,6 +132,20 @@ class TcpPduTransport extends OneAtATime {
     socket.on("error", (error: Error) => this.lost(error.message));
     socket.on("close", () => this.lost("the connection was closed"));
   }
+
+  protected abstract onData(chunk: Buffer): void;
+
+  close(): Promise<void> {
+    this.lost("closed");
+    return closeSocket(this.socket);
+  }
+}
+
+/** MBAP header: transaction id, protocol id (0), length of what follows (unit id + PDU), unit id. */
+const MBAP_LENGTH = 7;
+
+class TcpPduTransport extends OverSocket {
+  private buffer: Buffer = Buffer.alloc(0);
 
   protected send(unitId: number, pdu: Uint8Array, transactionId: number): void {
     const frame = Buffer.alloc(MBAP_LENGTH + pdu.length);
@@ -147,7 +157,7 @@ class TcpPduTransport extends OneAtATime {
     this.socket.write(frame);
   }
 
-  private onData(chunk: Buffer): void {
+  protected onData(chunk: Buffer): void {
     this.buffer = this.buffer.length === 0 ? chunk : Buffer.concat([this.buffer, chunk]);
     while (this.buffer.length >= MBAP_LENGTH) {
       const length = this.buffer.readUInt16BE(4);
@@ -166,15 +176,10 @@ class TcpPduTransport extends OneAtATime {
       else this.settle(answerOf(frame.subarray(MBAP_LENGTH), pending.functionCode));
     }
   }
-
-  close(): Promise<void> {
-    this.lost("closed");
-    return closeSocket(this.socket);
-  }
 }
 
 /** Ends a connection, and destroys it when the peer does not close its side within half a second. */
-export function closeSocket(socket: Socket): Promise<void> {
+function closeSocket(socket: Socket): Promise<void> {
   return new Promise((resolve) => {
     if (socket.destroyed) return resolve();
     socket.once("close", () => resolve());

@@ -6,33 +6,15 @@
  * arrived the way a serial port finds it: from the request's unit id and function code
  * (or its exception), its length told by the answer itself, and its CRC.
  */
-import type { Socket } from "node:net";
 import { EXCEPTION_RESPONSE_LENGTH, hasValidCrc } from "../serial/frame.ts";
 import { READ_DEVICE_ID } from "./device-identification.ts";
-import {
-  answerOfRtuFrame,
-  closeSocket,
-  connectSocket,
-  OneAtATime,
-  type PduTransport,
-  rtuFrame,
-} from "./pdu-transport.ts";
+import { answerOfRtuFrame, connectSocket, OverSocket, type PduTransport, rtuFrame } from "./pdu-transport.ts";
 
 /** More than any answer (256 bytes): what a server sends beyond it is dropped from the front. */
 const MAX_BUFFER = 1024;
 
-class RtuOverTcpPduTransport extends OneAtATime {
+class RtuOverTcpPduTransport extends OverSocket {
   private buffer: Buffer = Buffer.alloc(0);
-
-  constructor(
-    private readonly socket: Socket,
-    readonly description: string,
-  ) {
-    super();
-    socket.on("data", (chunk: Buffer) => this.onData(chunk));
-    socket.on("error", (error: Error) => this.lost(error.message));
-    socket.on("close", () => this.lost("the connection was closed"));
-  }
 
   protected send(unitId: number, pdu: Uint8Array): void {
     // What is left of an earlier exchange (a late answer to a request that timed out) is not this answer.
@@ -50,7 +32,7 @@ class RtuOverTcpPduTransport extends OneAtATime {
     return false;
   }
 
-  private onData(chunk: Buffer): void {
+  protected onData(chunk: Buffer): void {
     const pending = this.pending;
     // Nobody is waiting: a late answer, or noise.
     if (pending === undefined) return;
@@ -65,11 +47,6 @@ class RtuOverTcpPduTransport extends OneAtATime {
       this.settle(answerOfRtuFrame(buffer.subarray(at, at + length), pending.functionCode));
       return;
     }
-  }
-
-  close(): Promise<void> {
-    this.lost("closed");
-    return closeSocket(this.socket);
   }
 }
 
