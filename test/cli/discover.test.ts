@@ -83,6 +83,41 @@ const meterSpec = {
   },
 };
 
+/**
+ * `serve` with a config discover wrote, as written, serves the SunSpec test device's
+ * values (raw x 10^sf, the unimplemented point null) and texts, and an inventory of its
+ * two MPPT modules and no third.
+ */
+async function expectServedAsWritten(configOut: string): Promise<void> {
+  const dataDir = mkdtempSync(join(workDir, "serve-"));
+  const serve = startCli(serveArgs(configOut, dataDir));
+  try {
+    const baseUrl = await serve.waitFor(servedUrl);
+    const key = await createReadKey(dataDir, "site");
+    const [gateway] = await getData<{ id: string }[]>(baseUrl, key, "/v1/devices");
+    const wanted = { ...expectedValues, ...expectedTexts };
+    const servedOf = (registers: ServedRegister[]) => {
+      const byName = new Map(registers.map((register) => [register.name, register]));
+      return Object.fromEntries(
+        Object.keys(wanted).map((name) => {
+          const register = byName.get(name);
+          return [name, name.startsWith("1.") ? register?.latest_text : register?.latest_value];
+        }),
+      );
+    };
+    const registers = await eventually(
+      () => getData<ServedRegister[]>(baseUrl, key, `/v1/devices/${gateway!.id}/registers`),
+      (list) => Bun.deepEquals(servedOf(list), wanted),
+      30_000,
+    );
+    expect(servedOf(registers)).toEqual(wanted);
+    const modules = new Set(registers.flatMap((register) => /^160\.module\.(\d+)\./u.exec(register.name)?.[1] ?? []));
+    expect({ registers: registers.length, modules: [...modules] }).toEqual({ registers: 76, modules: ["1", "2"] });
+  } finally {
+    await serve.stop();
+  }
+}
+
 describe("on Modbus TCP", () => {
   test("finds exactly the units that answer, a Modbus exception counting; names the template by 43/14; the config passes config check", async () => {
     const meter = await peer(meterSpec);
@@ -200,35 +235,7 @@ describe("on Modbus TCP", () => {
     );
     expect((await runCli(["config", "check", everyModel])).stdout).toContain("1 gateways, 1121 registers");
 
-    // serve with that config, as written, serves the device's values (raw x 10^sf, the unimplemented point null) and texts.
-    const dataDir = mkdtempSync(join(workDir, "serve-"));
-    const serve = startCli(serveArgs(configOut, dataDir));
-    try {
-      const baseUrl = await serve.waitFor(servedUrl);
-      const key = await createReadKey(dataDir, "site");
-      const [gateway] = await getData<{ id: string }[]>(baseUrl, key, "/v1/devices");
-      const wanted = { ...expectedValues, ...expectedTexts };
-      const servedOf = (registers: ServedRegister[]) => {
-        const byName = new Map(registers.map((register) => [register.name, register]));
-        return Object.fromEntries(
-          Object.keys(wanted).map((name) => {
-            const register = byName.get(name);
-            return [name, name.startsWith("1.") ? register?.latest_text : register?.latest_value];
-          }),
-        );
-      };
-      const registers = await eventually(
-        () => getData<ServedRegister[]>(baseUrl, key, `/v1/devices/${gateway!.id}/registers`),
-        (list) => Bun.deepEquals(servedOf(list), wanted),
-        30_000,
-      );
-      expect(servedOf(registers)).toEqual(wanted);
-      // The inventory holds the device's two modules and no third.
-      const modules = new Set(registers.flatMap((register) => /^160\.module\.(\d+)\./u.exec(register.name)?.[1] ?? []));
-      expect({ registers: registers.length, modules: [...modules] }).toEqual({ registers: 76, modules: ["1", "2"] });
-    } finally {
-      await serve.stop();
-    }
+    await expectServedAsWritten(configOut);
   }, 90_000);
 
   test("a device whose SunSpec common model names a shipped template gets that template", async () => {
@@ -319,7 +326,7 @@ describe("on an RTU line", () => {
 });
 
 describe("through a serial device server (--rtu-over-tcp)", () => {
-  test("RTU frames over TCP: two units at their ids and a SunSpec device; the config written has an rtu_over_tcp bus and passes config check", async () => {
+  test("RTU frames over TCP: two units at their ids and a SunSpec device; the config written has an rtu_over_tcp bus, passes config check and serve polls it", async () => {
     // pymodbus's RTU framer on a TCP port: what a serial-to-Ethernet converter in transparent mode passes on.
     const server = await peer({
       tcp_port: 0,
@@ -365,7 +372,9 @@ describe("through a serial device server (--rtu-over-tcp)", () => {
     const check = await runCli(["config", "check", configOut]);
     expect({ code: check.code, stderr: check.stderr }).toEqual({ code: 0, stderr: "" });
     expect(JSON.parse((await server.ask("STATS")).slice(6)).writes).toBe(0);
-  }, 60_000);
+    // serve polls the device through the server with the config as written.
+    await expectServedAsWritten(configOut);
+  }, 90_000);
 
   test("nothing listening: exit 1 with the reason", async () => {
     const result = await runCli(["discover", "--host", "127.0.0.1", "--port", "1", "--rtu-over-tcp", "--units", "1"]);
@@ -375,7 +384,7 @@ describe("through a serial device server (--rtu-over-tcp)", () => {
 });
 
 describe("a device silent for an address it lacks (--probe)", () => {
-  test("missed by the default probe of holding register 0; found by a second probe at 40000, asked only of the silent units", async () => {
+  test("missed by the default probe of holding register 0; found by a second probe at 40000 (asked only of units silent to the first: test/modbus/discover/scan.test.ts)", async () => {
     // The SunSpec device keeps quiet where it would answer exception 2 (holding register 0 among them).
     const inverter = await peer({ tcp_port: 0, units: { "6": { ...sunSpecUnitSpec(), silent_exceptions: [2] } } });
     const missed = await discover(tcp(inverter), "--units", "5-6", "--json");
