@@ -49,6 +49,10 @@ describe("the shipped library", () => {
       // No template without the manufacturer's document, named by title and version.
       expect(template.source.title.trim().length).toBeGreaterThan(10);
       expect(template.source.version.trim().length).toBeGreaterThan(0);
+      // A real version (document number, revision, issue or date as printed), not where it was found.
+      expect(template.source.version).not.toMatch(/\bas (published|attached|referenced)\b/i);
+      // Where in the document every register was checked.
+      expect(template.source.checkedAgainst?.trim().length ?? 0).toBeGreaterThan(0);
       if (template.source.url !== undefined) expect(template.source.url).toMatch(/^https:\/\/\S+$/);
       expect(template.notes.length).toBeGreaterThan(20);
       expect(template.pollIntervalMs).toBeGreaterThanOrEqual(100);

@@ -27,6 +27,8 @@ export const abbB23: DeviceTemplate = {
     title: "B23/B24 User Manual, chapter 9 Communication with Modbus, mapping tables",
     version: "2CMC485003M0201, revision A, 2013-06-20",
     checkedWith: "volkszaehler/mbmd meters/rs485/abb.go",
+    checkedAgainst:
+      "section 9.1.1 (function code 3, read holding registers, page 80), section 9.3 Mapping Tables (pages 86-94): total energy accumulators, active import 5000h and active export 5004h (4 registers, 0,01 kWh, unsigned); instantaneous values 5B00h-5B04h voltage L1-N..L3-N (2, 0,1 V, unsigned), 5B0Ch-5B10h current L1..L3 (2, 0,01 A, unsigned), 5B14h-5B1Ah active power total, L1..L3 (2, 0,01 W, signed), 5B2Ch frequency (1, 0,01 Hz, unsigned), 5B3Ah power factor total (1, 0,001, signed); start register as sent on the bus, no 40001 offset",
   },
   notes:
     "Also for the B24 (transformer connected). Set the Modbus address and baud rate on the meter's communication menu (default 19200 baud, 8 data bits, even parity, 1 stop bit). A quantity the meter does not measure reads as all ones (FFFF...h: no value).",

@@ -5,7 +5,8 @@
  * Source: Belimo, "VAV-Compact Modbus Register" (en-gb, 2019-03), Modbus register
  * description: "No." counts from 1, "Address" is the protocol address (No. - 1); holding
  * registers (function code 03 to read, 06/16 to write), 16-bit, "Scaling" 0.01 for the
- * percentages (0..10000 = 0..100 %).
+ * percentages (0..10000 = 0..100 %). The defaults the register description gives (Setpoint
+ * "Default: 0", Override Control "Default: None(0)") are the examples of those two registers.
  */
 import { registersOf, writable } from "./define.ts";
 import type { DeviceTemplate } from "./types.ts";
@@ -22,6 +23,8 @@ export const belimoVavCompact: DeviceTemplate = {
     title: "VAV-Compact Modbus Register (volumetric flow compact control device)",
     version: "en-gb, 2019-03",
     url: "https://www.manualshelf.com/manual/systemair/116727/modbus-registers-optima-blc1mod-english/page-4.html",
+    checkedAgainst:
+      "Modbus Register Description, page 4 (No. 1-13: address, description, range, default, unit, scaling and access of Setpoint, Override Control, Actuator Type, Relative Position, Relative volumetric flow, Setpoint Analog) and page 6 (No. 119 Setpoint Source: 0 Analog, 1 Bus, default Bus)",
   },
   notes:
     "Set the Modbus address and baud rate with Belimo's Assistant app or ZTH-EU. The setpoint is taken from the bus only when Setpoint Source (No. 119) is Bus; it lies between the Min and Max limits set on the device.",
@@ -48,11 +51,11 @@ export const belimoVavCompact: DeviceTemplate = {
     uint16("setpoint_analog", 12, "%", 0.01, "Setpoint from the analog signal, when controlled by it"),
   ],
   examples: {
-    setpoint: { words: [0x1996], value: 65.5 },
-    override_control: { words: [0x0000], value: 0 },
+    setpoint: { words: [0x0000], value: 0, fromDocument: "page 4, No. 1 Setpoint (Default: 0)" },
+    override_control: { words: [0x0000], value: 0, fromDocument: "page 4, No. 2 Override Control (Default: None(0))" },
     actuator_type: { words: [0x0002], value: 2 },
     relative_position: { words: [0x12db], value: 48.27 },
     relative_flow: { words: [0x18a8], value: 63.12 },
-    setpoint_analog: { words: [0x0000], value: 0 },
+    setpoint_analog: { words: [0x1388], value: 50 },
   },
 };

@@ -3,10 +3,12 @@
  * hybrid inverter, Modbus TCP through the SDongle or the inverter's own port, or RTU.
  *
  * Source: Huawei, "Solar Inverter Modbus Interface Definitions", issue 04 (2022-03-29),
- * register definitions: holding registers read with function code 03 at the addresses
- * the document gives (no offset), big-endian words; "gain" divides the raw value (gain
- * 1000 is scale 0.001). The meter (37113) and battery (37760, 37765) registers need a
- * Huawei power meter and a LUNA2000 battery.
+ * chapter 3 register definitions (tables 3-1 inverter, 3-2 battery, 3-3 meter): registers
+ * read with function code 03 (6.3.3) at the addresses the document gives (no offset),
+ * big-endian words; "gain" divides the raw value (gain 1000 is scale 0.001). The meter
+ * (37113) and battery (37760, 37765) registers need a Huawei power meter and a LUNA2000
+ * battery. Read Device Identification (6.3.6.1, table 6-8) answers manufacturer name
+ * "HUAWEI" and product code "SUN2000". The model example is one of table 1-1's model names.
  */
 import { registersOf, textRegister } from "./define.ts";
 import type { DeviceTemplate } from "./types.ts";
@@ -27,9 +29,12 @@ export const huaweiSun2000: DeviceTemplate = {
     version: "Issue 04, 2022-03-29",
     url: "https://pdfhost.io/v/f.inq3jdp_Solar_Inverter_Modbus_Interface_Definitions",
     checkedWith: "wlcrs/huawei-solar-lib register map; evcc huawei-sun2000-hybrid template",
+    checkedAgainst:
+      "table 1-1 (model names), table 3-1 (No. 1 Model 30000, 26 Input power 32064, 30 Phase A voltage 32069, 33 Phase A current 32072, 37 Active power 32080, 38 Reactive power 32082, 39 Power factor 32084, 40 Grid frequency 32085, 42 Internal temperature 32087, 44 Device status 32089, 48 Accumulated energy yield 32106, 49 Daily energy yield 32114, 56 power meter active power 37113: type, unit, gain, address, quantity and scope of each), table 3-2 (No. 2 charge/discharge sign, 33 [Energy storage] SOC 37760, 37 [Energy storage] charge/discharge power 37765), table 3-3 (No. 8 meter active power sign), 6.2.2.3-6.2.2.4 (unit 0, port 6607), 6.3.3 (function 0x03), 6.3.6.1 table 6-8 (identification objects), in the copy committed to lbrucher/energy-monitor",
   },
+  identify: { vendor: "HUAWEI", product: "SUN2000" },
   notes:
-    "Modbus TCP must be enabled on the inverter (installer access); the SDongle answers on port 502 at unit id 1 (older firmware 0). Huawei asks for at most one request per second and a pause after connecting.",
+    "Modbus TCP must be enabled on the inverter (installer access). The document's own TCP access is port 6607 at unit 0 (6.2.2.3-6.2.2.4); the SDongle answers on port 502 at unit id 1 (older firmware 0). Huawei asks for at most one request per second and a pause after connecting.",
   registers: [
     textRegister(3, "model", 30000, 15, "Model"),
     int32("input_power", 32064, "kW", 0.001, "Input power (DC)"),
@@ -54,6 +59,7 @@ export const huaweiSun2000: DeviceTemplate = {
         0x0000,
       ],
       value: "SUN2000-10KTL-M1",
+      fromDocument: "table 1-1, model SUN2000-10KTL-M1 (model ID 429)",
     },
     input_power: { words: [0x0000, 0x1538], value: 5.432 },
     voltage_l1: { words: [0x0902], value: 230.6 },

@@ -3,11 +3,15 @@
  * three-phase MID energy meter, Modbus RTU.
  *
  * Source: Saia Burgess Controls, "Energy meter ALE3 with integrated Serial Modbus
- * interface", datasheet, register table: the register numbers it gives are the protocol
- * addresses (holding registers, function code 03); double registers are sent high word
- * first; voltage in V, current in 0.1 A, power in 0.01 kW, energy in 0.01 kWh. The
- * examples are the datasheet's own (WT1 total High = 13, Low = 60'383 = 9123.51 kWh;
- * 230 = 230 V; 314 = 31.4 A; 1545 = 15.45 kW).
+ * interface", data sheet, document 26/527 ENG, issue 01 (file 26-527_ENG_DS_EnergyMeter-ALE3-
+ * with-Modbus-01), "Registers" table (page 6 on): the register numbers it gives are the
+ * protocol addresses (holding registers, function code 03); "for double registers (4-5,
+ * 16-17, 28-29, 30-31, 32-33, 34-35) the high register is sent first"; voltage in V, current
+ * in 0.1 A, power in 0.01 kW, energy in 0.01 kWh. Four examples are the table's own: WT1
+ * total High = 13, Low = 60'383, 13 x 65'536 + 60'383 = 912'351 = 9123.51 kWh (register
+ * 28-29); 230 = 230 V (36); 314 = 31.4 A (37); 1545 = 15.45 kW (38). The other registers
+ * keep distinct values in the same scaling (the table repeats the 9123.51 kWh example for
+ * the other counters), so a swapped address shows.
  */
 import { registersOf } from "./define.ts";
 import type { DeviceTemplate } from "./types.ts";
@@ -23,9 +27,11 @@ export const sbcAle3: DeviceTemplate = {
   pollIntervalMs: 15_000,
   source: {
     title: "Energy meter ALE3 with integrated Serial Modbus interface, datasheet, register table",
-    version: "datasheet as published on sbc-support.com (Axx3 3-ph Modbus)",
+    version: "data sheet 26/527 ENG, issue 01",
     url: "https://sbc-support.com/de/produkt-index/axx-energiezaehler/axx3-3-ph-modbus/",
     checkedWith: "volkszaehler/mbmd meters/rs485/sbc.go",
+    checkedAgainst:
+      "Registers table, page 6 on (read in the manualshelf.com copy of the ALE3D5FD10C3A00 datasheet, page 6): double registers high register first, partial counters reset by writing 0 to both registers; registers 24 (Modbus address 1-247), 28-29 WT1 total and 32-33 WT2 total (10^-2 kWh), 36-38, 41-43 and 46-48 URMS (V), IRMS (10^-1 A) and PRMS (10^-2 kW) of phases 1-3, 51 PRMS total (10^-2 kW)",
   },
   notes:
     "Set the Modbus address (1-247) on the meter or in register 24. Partial counters (30-31, 34-35) reset when 0 is written to both registers in one message; they are left out here.",
@@ -44,11 +50,15 @@ export const sbcAle3: DeviceTemplate = {
     uint16("active_power", 51, "kW", 0.01, "PRMS total: effective active power of all phases"),
   ],
   examples: {
-    energy_tariff1: { words: [0x000d, 0xebdf], value: 9123.51 },
+    energy_tariff1: {
+      words: [0x000d, 0xebdf],
+      value: 9123.51,
+      fromDocument: "Registers, 28-29 WT1 total: High = 13, Low = 60'383, 13 x 65'536 + 60'383 = 912'351 = 9123.51 kWh",
+    },
     energy_tariff2: { words: [0x0000, 0x04e2], value: 12.5 },
-    voltage_l1: { words: [0x00e6], value: 230 },
-    current_l1: { words: [0x013a], value: 31.4 },
-    power_l1: { words: [0x0609], value: 15.45 },
+    voltage_l1: { words: [0x00e6], value: 230, fromDocument: "Registers, 36 URMS phase 1: Ex: 230 = 230 V" },
+    current_l1: { words: [0x013a], value: 31.4, fromDocument: "Registers, 37 IRMS phase 1: Ex: 314 = 31.4 A" },
+    power_l1: { words: [0x0609], value: 15.45, fromDocument: "Registers, 38 PRMS phase 1: Ex: 1545 = 15.45 kW" },
     voltage_l2: { words: [0x00e7], value: 231 },
     current_l2: { words: [0x012e], value: 30.2 },
     power_l2: { words: [0x02b2], value: 6.9 },

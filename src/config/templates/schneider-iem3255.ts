@@ -26,6 +26,8 @@ export const schneiderIem3255: DeviceTemplate = {
     version: "DOCA0005DE-12 (German edition)",
     url: "https://download.schneider-electric.com/files?p_enDocType=User+guide&p_File_Name=DOCA0005DE-12.pdf&p_Doc_Ref=DOCA0005DE",
     checkedWith: "volkszaehler/mbmd meters/rs485/iem3000.go",
+    checkedAgainst:
+      "chapter on communications via Modbus RS-485, Modbus register list (from page 49): register address = number - 1, function 03; meter data 3000-3004, 3010 currents, 3028-3032, 3036 voltages L-N, 3054-3060 active power, 3068 reactive and 3076 apparent power (Float32, A/V/kW/kVAR/kVA), 3110 frequency (Float32, Hz); energy 3204/3208 total active import/export and 3220/3224 total reactive import/export (INT64, Wh/VARh); Read Device Identification (VendorName, ProductCode = commercial reference, Revision)",
   },
   identify: { vendor: "Schneider Electric", product: "A9MEM3255" },
   notes:

@@ -4,8 +4,12 @@
  * unit id 100.
  *
  * Source: Victron Energy, "CCGX Modbus-TCP register list" (the spreadsheet published with
- * the GX firmware), revision 3.00, tab "Field list": address (column C), type, and the
- * scale factor to divide by (battery voltage and current: 10).
+ * the GX firmware), 3.00 (CCGX-Modbus-TCP-register-list-3.00.xlsx, whose "Document versions"
+ * tab runs to Rev 44), tab "Field list": its first row says to use unit id 100 for
+ * com.victronenergy.system; each row gives the address (column C), type (D), the scale factor
+ * to divide by (E: battery voltage and current 10, the others 1), range and unit (I), and in
+ * the remarks the signs (battery current and power positive while charging) and the battery
+ * state enumeration. The spreadsheet gives ranges, not readings: no example is its own.
  */
 import { registersOf } from "./define.ts";
 import type { DeviceTemplate } from "./types.ts";
@@ -24,6 +28,8 @@ export const victronGx: DeviceTemplate = {
     version: "3.00",
     url: "https://www.victronenergy.com/upload/documents/CCGX-Modbus-TCP-register-list-3.00.xlsx",
     checkedWith: "evcc victron-energy template",
+    checkedAgainst:
+      "tab Document versions (to Rev 44), tab Field list, row 1 (unit id 100 for com.victronenergy.system) and the com.victronenergy.system rows 808, 817-822, 840-844 and 850 (address, type, scalefactor, range, dbus-unit and remarks of each), read in the copy committed to manuel-lohmus/victronenergy-modbustcp-api (afbf75a)",
   },
   notes:
     "Enable Modbus TCP on the GX device (Settings > Services). The system values are at unit id 100; other devices behind the GX have their own unit ids (Settings > Services > Modbus TCP > Available services).",
