@@ -135,12 +135,23 @@ function descriptionCell(register: TemplateRegister): string {
   return notes.length === 0 ? register.description : `${register.description} (${notes.join("; ")})`;
 }
 
+/** Which examples are the document's own readings (the rest are written in its scaling and word order). */
+function documentExamplesLine(template: DeviceTemplate): string[] {
+  const own = Object.entries(template.examples).filter(([, example]) => example.fromDocument !== undefined);
+  if (own.length === 0) return [];
+  return [
+    `Examples from the document: ${own.map(([name, example]) => `${name} (${example.fromDocument})`).join(", ")}`,
+  ];
+}
+
 function showText(template: DeviceTemplate): string {
   const { source } = template;
   const header = [
     `${template.brand} ${template.model} (${template.kind})`,
     `Source: ${source.title}, ${source.version}${source.url === undefined ? "" : `\n  ${source.url}`}`,
+    ...(source.checkedAgainst === undefined ? [] : [`Checked against: ${source.checkedAgainst}`]),
     ...(source.checkedWith === undefined ? [] : [`Checked with: ${source.checkedWith}`]),
+    ...documentExamplesLine(template),
     ...(template.identify === undefined
       ? []
       : [

@@ -60,6 +60,7 @@ describe("templates show", () => {
     const lines = result.stdout.split("\n");
     expect(lines[0]).toBe("Carlo Gavazzi EM24 (energy meter)");
     expect(lines[1]).toStartWith("Source: EM24-DIN PFA, PFB & X models - Communication Protocol");
+    expect(lines.find((line) => line.startsWith("Checked against: "))).toContain("2.3-1");
     const em24 = findTemplate("Carlo Gavazzi", "EM24");
     for (const register of em24?.registers ?? []) {
       expect(lines.some((line) => line.startsWith(`${register.name} `))).toBe(true);
@@ -70,6 +71,15 @@ describe("templates show", () => {
     expect(lines.find((line) => line.startsWith("reactive_power "))).toMatch(
       /^reactive_power\s+44 \(0x002c\)\s+3\s+int32\s+CDAB\s+var\s+0\.1\s+VAR system$/,
     );
+  });
+
+  test("names the examples that are the document's own readings, with where the document gives them", async () => {
+    const result = await runCli(["templates", "show", "Saia Burgess Controls", "ALE3"]);
+    expect(result.code).toBe(0);
+    const line = result.stdout.split("\n").find((text) => text.startsWith("Examples from the document: "));
+    expect(line).toContain("energy_tariff1 (");
+    expect(line).toContain("voltage_l1 (");
+    expect(line).not.toContain("energy_tariff2");
   });
 
   test("--json gives each register's fields and its example", async () => {
