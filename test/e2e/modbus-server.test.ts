@@ -6,7 +6,8 @@
  * data type; a read outside the plan goes to the bus and its answer (or the device's
  * exception) comes back as it came; unknown unit 10; a quarantined device 11 at once;
  * writes refused with exception 1 while off, and with writes on a write lands in the
- * equipment and in `fieldhub writes list`; a client outside `allow` is refused; a
+ * equipment and in `fieldhub writes list`, by its registers, or by its device and
+ * request when it covers none whole; a client outside `allow` is refused; a
  * malformed frame costs only its own connection; three masters reading polled
  * registers get the equipment's words without errors while the equipment sees no
  * more requests than fieldhub's polling plus the misses. On an RTU line (a socat pty
@@ -21,6 +22,7 @@ import { stableUuid } from "../../src/lib/ids.ts";
 import { freePort, type RunningCli, runCli, serveArgs, servedUrl, startCli } from "../harness/cli.ts";
 import { type PymodbusPeer, startPymodbusPeer, startSocat } from "../harness/pymodbus.ts";
 import { modbusFrame, rawModbusClient } from "../harness/raw-modbus-client.ts";
+import { eventually } from "../harness/served-api.ts";
 
 const python = "/usr/bin/python3";
 const masterFixture = join(import.meta.dir, "..", "fixtures", "pymodbus_master.py");
@@ -77,9 +79,19 @@ const equipmentSpec = {
     },
   },
 };
+/** 0 and 2..3 polled (an int32 at 2); 10 is not. */
 const actuatorSpec = {
   tcp_port: 0,
-  units: { "1": { hr: [{ address: 0, type: "int16", value: 200 }], co: [{ address: 0, value: false }] } },
+  units: {
+    "1": {
+      hr: [
+        { address: 0, type: "int16", value: 200 },
+        { address: 2, type: "int32", value: 70_000 },
+        { address: 10, type: "uint16", value: 1 },
+      ],
+      co: [{ address: 0, value: false }],
+    },
+  },
 };
 
 /** Equipment on an RTU line: 0..9 polled, 100..119 not (every read of them is a miss). */
@@ -161,6 +173,7 @@ ${registersYaml}
         poll_interval_ms: 500
         registers:
           - { name: setpoint, address: 0, data_type: int16, scale_factor: 0.1 }
+          - { name: limit, address: 2, data_type: int32 }
           - { name: relay, address: 0, function_code: 1, data_type: bool }
   # A pty keeps no parity bit, so the equipment runs 8N1 (docs/serial.md).
   - serial: LINE
@@ -274,6 +287,33 @@ async function peerStats(peer: PymodbusPeer): Promise<{ requests: number; writes
   return JSON.parse((await peer.ask("STATS")).slice(6)) as { requests: number; writes: number };
 }
 
+type ListedWrite = {
+  gateway_serial: string;
+  modbus_device_name: string | null;
+  register_id: string | null;
+  register_name: string | null;
+  actor: string;
+  value_asked: number | null;
+  value_before: number | null;
+  request: { function_code: number; address: number; count: number; values: number[] } | null;
+  result: string;
+};
+
+/** `fieldhub writes list --json` as a process, newest first, once it lists at least `count` writes. */
+async function writesListed(count: number): Promise<ListedWrite[]> {
+  const list = async () =>
+    JSON.parse((await runCli(["writes", "list", "--data", dataDir, "--json"])).stdout) as ListedWrite[];
+  return eventually(list, (listed) => listed.length >= count, 10_000);
+}
+
+/** mbpoll writing 16-bit holding registers (0-based) from `start`: function 6 for one value, 16 for more. */
+async function mbpollWrite(port: number, unit: number, start: number, values: number[]) {
+  const args = ["-m", "tcp", "-p", String(port), "-a", String(unit), "-0", "-r", String(start), "-t", "4", "-1"];
+  const proc = Bun.spawn(["mbpoll", ...args, "127.0.0.1", ...values.map(String)], { stdout: "pipe", stderr: "pipe" });
+  const [out, err] = [await new Response(proc.stdout).text(), await new Response(proc.stderr).text()];
+  return { code: await proc.exited, text: out + err };
+}
+
 const rawClient = rawModbusClient;
 
 /** A Modbus TCP read of holding registers as bytes. */
@@ -344,25 +384,49 @@ describe.skipIf(!canRun)("writes", () => {
     expect(word).toEqual({ words: [215] });
     expect(coil).toEqual({ bits: [true] });
 
-    const listed = await until(async () => {
-      const list = await runCli(["writes", "list", "--data", dataDir, "--json"]);
-      return (JSON.parse(list.stdout) as unknown[]).length >= 2;
-    }, 10_000).then(async () => JSON.parse((await runCli(["writes", "list", "--data", dataDir, "--json"])).stdout));
-    const entries = listed as {
-      register_name: string;
-      actor: string;
-      value_asked: number;
-      value_before: number | null;
-      result: string;
-    }[];
+    const entries = await writesListed(2);
     const byName = Object.fromEntries(entries.map((entry) => [entry.register_name, entry]));
     expect(byName.setpoint).toMatchObject({
       actor: "modbus:127.0.0.1",
       value_asked: 21.5,
       value_before: 20,
       result: "written",
+      request: null,
     });
     expect(byName.relay).toMatchObject({ actor: "modbus:127.0.0.1", value_asked: 1, result: "written" });
+  });
+  test("a write that covers no register whole (an unpolled address, half of an int32) is in the audit by its device and request", async () => {
+    const before = (await writesListed(0)).length;
+    // Another master than the one that reads back: mbpoll writes the unpolled address, pymodbus half the int32.
+    const unpolled = await mbpollWrite(writePort, 3, 10, [0xbeef]);
+    expect(unpolled.code, unpolled.text).toBe(0);
+    const [half] = await master(writePort, [{ op: "write", fc: 16, unit: 3, start: 3, values: [0x4242] }]);
+    expect(half).toEqual({ ok: true });
+    const landed = await master(actuator.port, [read(3, 1, 3, 1), read(3, 1, 10, 1)]);
+    expect(landed).toEqual([{ words: [0x4242] }, { words: [0xbeef] }]);
+
+    const entries = (await writesListed(before + 2)).slice(0, 2);
+    const device = { gateway_serial: "WRITABLE", modbus_device_name: "actuator", register_id: null, value_asked: null };
+    expect(entries).toEqual([
+      expect.objectContaining({
+        ...device,
+        actor: "modbus:127.0.0.1",
+        request: { function_code: 16, address: 3, count: 1, values: [0x4242] },
+        result: "written",
+      }),
+      expect.objectContaining({
+        ...device,
+        actor: "modbus:127.0.0.1",
+        request: { function_code: 6, address: 10, count: 1, values: [0xbeef] },
+        result: "written",
+      }),
+    ]);
+    // As a person reads it: the device, the request and the values sent.
+    const text = await runCli(["writes", "list", "--data", dataDir, "--limit", "2"]);
+    expect(text.code).toBe(0);
+    const lines = text.stdout.trim().split("\n");
+    expect(lines[0]).toContain(`actuator fc 16 at 3 (1)\tmodbus:127.0.0.1\t[${0x4242}]\twritten`);
+    expect(lines[1]).toContain(`actuator fc 6 at 10 (1)\tmodbus:127.0.0.1\t[${0xbeef}]\twritten`);
   });
 });
 
