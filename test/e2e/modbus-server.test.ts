@@ -20,9 +20,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stableUuid } from "../../src/lib/ids.ts";
 import { freePort, type RunningCli, runCli, serveArgs, servedUrl, startCli } from "../harness/cli.ts";
+import { mbpollRead, mbpollWrite } from "../harness/mbpoll.ts";
 import { type PymodbusPeer, startPymodbusPeer, startSocat } from "../harness/pymodbus.ts";
 import { modbusFrame, rawModbusClient } from "../harness/raw-modbus-client.ts";
-import { eventually } from "../harness/served-api.ts";
+import { createReadKey, eventually, getData, metricSeries } from "../harness/served-api.ts";
 
 const python = "/usr/bin/python3";
 const masterFixture = join(import.meta.dir, "..", "fixtures", "pymodbus_master.py");
@@ -195,7 +196,10 @@ ${Array.from({ length: 10 }, (_, i) => `          - { name: r${i}, address: ${i}
   baseUrl = await serve.waitFor(servedUrl);
   await serve.waitFor((out) => (out.split("Modbus TCP server listening").length > 3 ? true : null));
   // The first poll cycles have read the meter, and the absent device is quarantined.
-  await until(async () => (await metric(`fieldhub_modbus_requests_total{gateway="SHARED"}`)) >= 12, 15_000);
+  await eventually(
+    () => metric(`fieldhub_modbus_requests_total{gateway="SHARED"}`),
+    (requests) => requests >= 12,
+  );
 }, 40_000);
 
 afterAll(async () => {
@@ -231,57 +235,15 @@ async function master(port: number, actions: Record<string, unknown>[]): Promise
 
 const read = (fc: number, unit: number, start: number, count: number) => ({ op: "read", fc, unit, start, count });
 
-/** mbpoll reading 16-bit holding registers (0-based), once; its exit code and the values it printed. */
-async function mbpoll(port: number, unit: number, start: number, count: number) {
-  const proc = Bun.spawn(
-    [
-      "mbpoll",
-      "-m",
-      "tcp",
-      "-p",
-      String(port),
-      "-a",
-      String(unit),
-      "-0",
-      "-r",
-      String(start),
-      "-c",
-      String(count),
-      "-t",
-      "4:hex",
-      "-1",
-      "127.0.0.1",
-    ],
-    { stdout: "pipe", stderr: "pipe" },
-  );
-  const [out, err] = [await new Response(proc.stdout).text(), await new Response(proc.stderr).text()];
-  const code = await proc.exited;
-  const values = [...out.matchAll(/^\[(\d+)\]:\s+0x([0-9A-F]{4})/gm)].map((match) =>
-    Number.parseInt(match[2] ?? "", 16),
-  );
-  return { code, values, text: out + err };
-}
-
 async function metricsText(): Promise<string> {
   return (await fetch(`${baseUrl}/metrics`)).text();
 }
 
-async function metric(series: string): Promise<number> {
-  const text = await metricsText();
-  const line = text.split("\n").find((candidate) => candidate.startsWith(`${series} `));
-  return line === undefined ? 0 : Number(line.slice(series.length + 1));
-}
+/** A series of /metrics; 0 before it is first counted. */
+const metric = async (series: string) => (await metricSeries(baseUrl, series)) ?? 0;
 
 const serverRequests = (gateway: string, result: string) =>
   metric(`fieldhub_modbus_server_requests_total{gateway="${gateway}",result="${result}"}`);
-
-async function until(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("not reached in time");
-    await Bun.sleep(100);
-  }
-}
 
 async function peerStats(peer: PymodbusPeer): Promise<{ requests: number; writes: number }> {
   return JSON.parse((await peer.ask("STATS")).slice(6)) as { requests: number; writes: number };
@@ -306,14 +268,6 @@ async function writesListed(count: number): Promise<ListedWrite[]> {
   return eventually(list, (listed) => listed.length >= count, 10_000);
 }
 
-/** mbpoll writing 16-bit holding registers (0-based) from `start`: function 6 for one value, 16 for more. */
-async function mbpollWrite(port: number, unit: number, start: number, values: number[]) {
-  const args = ["-m", "tcp", "-p", String(port), "-a", String(unit), "-0", "-r", String(start), "-t", "4", "-1"];
-  const proc = Bun.spawn(["mbpoll", ...args, "127.0.0.1", ...values.map(String)], { stdout: "pipe", stderr: "pipe" });
-  const [out, err] = [await new Response(proc.stdout).text(), await new Response(proc.stderr).text()];
-  return { code: await proc.exited, text: out + err };
-}
-
 const rawClient = rawModbusClient;
 
 /** A Modbus TCP read of holding registers as bytes. */
@@ -332,7 +286,7 @@ describe.skipIf(!canRun)("reads through the server", () => {
     expect(direct[3]?.bits).toEqual([true]);
     expect(through).toEqual(direct);
     // Another master, another reading of the same words.
-    const polled = await mbpoll(readPort, 1, 0, holdingWords);
+    const polled = await mbpollRead(readPort, 1, 0, holdingWords);
     expect(polled.code, polled.text).toBe(0);
     expect(polled.values).toEqual(direct[0]?.words ?? []);
     expect((await serverRequests("SHARED", "cache")) - fromCacheBefore).toBe(5);
@@ -355,7 +309,7 @@ describe.skipIf(!canRun)("reads through the server", () => {
     // Both answered by the server itself: the equipment would answer 11 for unit 7 too, but was not asked.
     expect((await serverRequests("SHARED", "exception")) - ownBefore).toBe(2);
     expect(await serverRequests("SHARED", "bus")).toBe(busBefore);
-    const polled = await mbpoll(readPort, 42, 0, 1);
+    const polled = await mbpollRead(readPort, 42, 0, 1);
     expect(polled.code).not.toBe(0);
     expect(polled.text).toMatch(/Gateway path unavailable|exception|0x0a/i);
   });
@@ -460,30 +414,14 @@ describe.skipIf(!canRun)("connections", () => {
   });
 
   test("the gateway's detail in the API and /metrics show the server", async () => {
-    const created = await runCli([
-      "keys",
-      "create",
-      "--data",
-      dataDir,
-      "--org",
-      "plant",
-      "--name",
-      "t",
-      "--scopes",
-      "devices:read",
-      "--json",
-    ]);
-    const key = (JSON.parse(created.stdout) as { key: string }).key;
-    const response = await fetch(`${baseUrl}/v1/devices/${stableUuid("gateway", "SHARED")}`, {
-      headers: { authorization: `Bearer ${key}` },
-    });
-    const body = (await response.json()) as {
-      data: { modbus_server: { port: number; clients_connected: number; requests: Record<string, number> } };
-    };
-    expect(body.data.modbus_server.port).toBe(readPort);
-    expect(body.data.modbus_server.requests.cache).toBeGreaterThan(0);
-    expect(body.data.modbus_server.requests.exception).toBeGreaterThan(0);
-    expect(body.data.modbus_server.requests.refused).toBeGreaterThan(0);
+    const key = await createReadKey(dataDir, "plant");
+    const { modbus_server: server } = await getData<{
+      modbus_server: { port: number; clients_connected: number; requests: Record<string, number> };
+    }>(baseUrl, key, `/v1/devices/${stableUuid("gateway", "SHARED")}`);
+    expect(server.port).toBe(readPort);
+    expect(server.requests.cache).toBeGreaterThan(0);
+    expect(server.requests.exception).toBeGreaterThan(0);
+    expect(server.requests.refused).toBeGreaterThan(0);
     const text = await metricsText();
     expect(text).toMatch(/^fieldhub_modbus_server_connections\{gateway="SHARED"\} \d+$/m);
     expect(text).toMatch(/^fieldhub_modbus_server_request_seconds_bucket\{le="0\.002",gateway="SHARED"\} [1-9]\d*$/m);
@@ -498,9 +436,9 @@ describe.skipIf(!canRun)("three masters at once", () => {
     const missesBefore = await serverRequests("SHARED", "bus");
     const hammer = { op: "hammer", fc: 3, unit: 1, start: 0, count: holdingWords, seconds, expect: expectWords };
     const mbpollRuns = (async () => {
-      const runs: Awaited<ReturnType<typeof mbpoll>>[] = [];
+      const runs: Awaited<ReturnType<typeof mbpollRead>>[] = [];
       const deadline = Date.now() + seconds * 1000;
-      while (Date.now() < deadline) runs.push(await mbpoll(readPort, 1, 0, holdingWords));
+      while (Date.now() < deadline) runs.push(await mbpollRead(readPort, 1, 0, holdingWords));
       return runs;
     })();
     const [first, second] = await Promise.all([master(readPort, [hammer]), master(readPort, [hammer])]);
@@ -562,9 +500,9 @@ describe.skipIf(!canRun)("an RTU line shared by three masters", () => {
     const missesBefore = await serverRequests("LINE", "bus");
     // Every read is of addresses fieldhub does not poll: each one a transaction on the line.
     const mbpollRuns = (async () => {
-      const runs: Awaited<ReturnType<typeof mbpoll>>[] = [];
+      const runs: Awaited<ReturnType<typeof mbpollRead>>[] = [];
       const deadline = Date.now() + seconds * 1000;
-      while (Date.now() < deadline) runs.push(await mbpoll(linePort, 1, 100, 10));
+      while (Date.now() < deadline) runs.push(await mbpollRead(linePort, 1, 100, 10));
       return runs;
     })();
     const began = performance.now();
