@@ -69,21 +69,13 @@ export function startModbusServers(options: ModbusServersOptions) {
       const stored = (await store.gateways.all()).find((candidate) => candidate.uuid === gateway.id);
       if (stored === undefined) return;
       const { actor, result, detail, requestedAt, finishedAt } = write;
+      const outcome = { result, detail, requestedAt, finishedAt };
       if (write.registers.length === 0) {
         // No register to name (docs/polling.md): the device and the request as sent, and no event.
-        const modbusDeviceId = await store.writes.deviceTarget(stored.id, write.deviceId);
+        const modbusDeviceId = await store.gateways.findModbusDeviceId(stored.id, write.deviceId);
         if (modbusDeviceId === null) return;
-        const { orgId } = stored;
-        await store.writes.recordDeviceWrite({
-          orgId,
-          modbusDeviceId,
-          actor,
-          request: write.request,
-          result,
-          detail,
-          requestedAt,
-          finishedAt,
-        });
+        const { request } = write;
+        await store.writes.recordDeviceWrite({ orgId: stored.orgId, modbusDeviceId, actor, request, ...outcome });
         return;
       }
       for (const entry of write.registers) {

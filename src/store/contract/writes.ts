@@ -47,7 +47,7 @@ export interface WriteAttempt {
  */
 export interface DeviceWriteAttempt {
   orgId: number;
-  /** The Modbus device, by its internal id (`deviceTarget`). */
+  /** The Modbus device, by its internal id (`gateways.findModbusDeviceId`). */
   modbusDeviceId: number;
   actor: string;
   request: ModbusWriteRequest;
@@ -91,8 +91,6 @@ export interface WriteStore {
   target(gatewayId: number, registerUuid: string): Promise<WriteTarget | null>;
   /** Stores an attempt and, when given, its event (fanned out to subscribers), one transaction. Returns the attempt's id. */
   record(attempt: WriteAttempt, event: (id: string) => NewEvent): Promise<string>;
-  /** The internal id of the gateway's Modbus device with that public id (stored lower case), or null. */
-  deviceTarget(gatewayId: number, modbusDeviceUuid: string): Promise<number | null>;
   /** Stores a device's write (no event). Returns the attempt's id. */
   recordDeviceWrite(attempt: DeviceWriteAttempt): Promise<string>;
   /** A later read-back of an attempt whose outcome was unknown (a timeout). */

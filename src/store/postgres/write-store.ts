@@ -37,12 +37,6 @@ export function postgresWriteStore(sql: Sql): WriteStore {
     });
   }
 
-  async function deviceTarget(gatewayId: number, modbusDeviceUuid: string): Promise<number | null> {
-    const row = await firstOf<{ id: number }>(sql`
-      SELECT id FROM modbus_devices WHERE gateway_id = ${gatewayId} AND uuid = ${modbusDeviceUuid.toLowerCase()}`);
-    return row?.id ?? null;
-  }
-
   async function recordDeviceWrite(attempt: DeviceWriteAttempt): Promise<string> {
     const id = randomUuid();
     const { functionCode, address, values } = attempt.request;
@@ -85,5 +79,5 @@ export function postgresWriteStore(sql: Sql): WriteStore {
     return deleted.length;
   }
 
-  return { target, record, deviceTarget, recordDeviceWrite, settleReadBack, list, deleteOlderThan };
+  return { target, record, recordDeviceWrite, settleReadBack, list, deleteOlderThan };
 }

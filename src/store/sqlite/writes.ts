@@ -30,9 +30,6 @@ export function sqliteWriteStore({ sqlite }: SqliteConnection, recordEvent: Even
   const settle = sqlite.prepare<never, [string, number | null, string]>(
     "UPDATE register_writes SET read_back = ?2, detail = ?3 WHERE uuid = ?1",
   );
-  const deviceTarget = sqlite.prepare<{ id: number }, [number, string]>(
-    "SELECT id FROM modbus_devices WHERE gateway_id = ?1 AND uuid = ?2",
-  );
   const insertDeviceWrite = sqlite.prepare<
     never,
     [string, number, number, string, string, string | null, number, number, number, number, string]
@@ -84,8 +81,6 @@ export function sqliteWriteStore({ sqlite }: SqliteConnection, recordEvent: Even
       return row === null ? null : { ...row, isWritable: row.isWritable === 1 };
     },
     record: (attempt, event) => record(attempt, event),
-    deviceTarget: (gatewayId, modbusDeviceUuid) =>
-      deviceTarget.get(gatewayId, modbusDeviceUuid.toLowerCase())?.id ?? null,
     recordDeviceWrite: (attempt: DeviceWriteAttempt) => {
       const id = randomUuid();
       const { functionCode, address, values } = attempt.request;
