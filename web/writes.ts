@@ -7,10 +7,14 @@ import { button, cell, rowsOf, say, timeText } from "./dom.ts";
 interface WriteView {
   organization: string;
   gateway_serial: string;
-  register_name: string;
+  modbus_device_name: string | null;
+  modbus_device_id: string;
+  /** null for a write through the Modbus TCP server that covers no register whole; `request` says what was sent. */
+  register_name: string | null;
   actor: string;
   value_before: number | null;
-  value_asked: number;
+  value_asked: number | null;
+  request: { function_code: number; address: number; count: number; values: number[] } | null;
   result: string;
   read_back: number | null;
   detail: string | null;
@@ -32,9 +36,18 @@ export async function loadWrites(): Promise<void> {
   for (const write of data) {
     const row = rows.insertRow();
     cell(row, "").append(timeText(write.requested_at));
-    cell(row, `${write.gateway_serial} · ${write.register_name}`);
-    cell(row, write.actor);
-    cell(row, `${write.value_before ?? "—"} → ${write.value_asked}`);
+    const { request } = write;
+    if (request === null) {
+      cell(row, `${write.gateway_serial} · ${write.register_name ?? "—"}`);
+      cell(row, write.actor);
+      cell(row, `${write.value_before ?? "—"} → ${write.value_asked ?? "—"}`);
+    } else {
+      const device = write.modbus_device_name ?? write.modbus_device_id;
+      const where = `function code ${request.function_code} at ${request.address} (${request.count})`;
+      cell(row, `${write.gateway_serial} · ${device} · ${where}`);
+      cell(row, write.actor);
+      cell(row, `→ [${request.values.join(", ")}]`);
+    }
     cell(row, write.result);
     cell(row, write.read_back === null ? "" : String(write.read_back));
     cell(row, write.detail ?? "");

@@ -2,7 +2,8 @@
  * The gateways' Modbus TCP servers (docs/polling.md, "The Modbus TCP server"), each
  * in front of its gateway's poller: the read cache the pollers fill, pass-through
  * turns on the poller's channels, quarantine from the health board, and writes in
- * the write audit like the API's (actor `modbus:<client address>`).
+ * the write audit like the API's (actor `modbus:<client address>`); a write that
+ * covers no register whole by its device and request.
  */
 import type { FieldhubConfig } from "../config/index.ts";
 import type { Clock } from "../lib/clock.ts";
@@ -64,24 +65,34 @@ export function startModbusServers(options: ModbusServersOptions) {
         pollerOf(gateway.id)?.passThroughWrite(deviceId, functionCode, start, payload) ?? Promise.resolve(notSent),
       quarantined: (deviceId) => health.device(deviceId).status === "quarantined",
     };
-    const audit: WriteAuditor = async (entries) => {
+    const audit: WriteAuditor = async (write) => {
       const stored = (await store.gateways.all()).find((candidate) => candidate.uuid === gateway.id);
       if (stored === undefined) return;
-      for (const entry of entries) {
+      const { actor, result, detail, requestedAt, finishedAt } = write;
+      const outcome = { result, detail, requestedAt, finishedAt };
+      if (write.registers.length === 0) {
+        // No register to name (docs/polling.md): the device and the request as sent, and no event.
+        const modbusDeviceId = await store.gateways.findModbusDeviceId(stored.id, write.deviceId);
+        if (modbusDeviceId === null) return;
+        const { request } = write;
+        await store.writes.recordDeviceWrite({ orgId: stored.orgId, modbusDeviceId, actor, request, ...outcome });
+        return;
+      }
+      for (const entry of write.registers) {
         const target = await store.writes.target(stored.id, entry.registerId);
         if (target === null) continue;
         const scaleFactor = scaleFactors.get(entry.registerId) ?? null;
         await recordWriteAttempt(store, target, gateway.id, {
           orgId: stored.orgId,
           registerId: target.id,
-          actor: entry.actor,
+          actor,
           valueBefore: scaleValue(entry.rawBefore, scaleFactor),
           valueAsked: scaleValue(entry.rawAsked, scaleFactor) ?? entry.rawAsked,
-          result: entry.result,
+          result,
           readBack: null,
-          detail: entry.detail,
-          requestedAt: entry.requestedAt,
-          finishedAt: entry.finishedAt,
+          detail,
+          requestedAt,
+          finishedAt,
         });
       }
       onEvent();

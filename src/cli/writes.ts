@@ -1,6 +1,7 @@
 /** `fieldhub writes list`: the audit of register writes in a data directory (docs/api.md section 4.8). */
 
 import { presentWrite } from "../http/presenters/register-writes.ts";
+import type { WriteRecord } from "../store/contract/writes.ts";
 import { CommandError, parseCommandArgs, requireDataDir, UsageError } from "./args.ts";
 import { openCommandStore } from "./command-store.ts";
 import { type CommandHelp, dataOption, jsonOption, orgOption } from "./help.ts";
@@ -9,7 +10,7 @@ export const writesHelp: readonly CommandHelp[] = [
   {
     command: "writes list",
     arguments: "--data DIR [--org ORG] [--limit N] [--json]",
-    summary: "List the audit of register writes (API and admin page), newest first.",
+    summary: "List the audit of register writes (API, admin page, Modbus TCP server), newest first.",
     options: [
       dataOption,
       { ...orgOption, text: "only the writes of this organisation (default: every organisation)" },
@@ -52,9 +53,7 @@ export async function writesCommand(argv: string[]): Promise<void> {
         new Date(row.requestedAt).toISOString(),
         row.organization,
         row.gatewaySerial,
-        row.registerName,
-        row.actor,
-        `${row.valueBefore ?? "-"} -> ${row.valueAsked}`,
+        ...targetAndAsked(row),
         row.result,
         `read back ${row.readBack ?? "-"}`,
         row.detail ?? "",
@@ -64,4 +63,17 @@ export async function writesCommand(argv: string[]): Promise<void> {
   } finally {
     await store.close();
   }
+}
+
+/**
+ * A register's write: its name, who, `before -> asked`; a device's write through the
+ * Modbus TCP server (no register): the device with the request, who, the values sent.
+ */
+function targetAndAsked(row: WriteRecord): string[] {
+  if (row.request === null) {
+    return [row.registerName ?? "-", row.actor, `${row.valueBefore ?? "-"} -> ${row.valueAsked ?? "-"}`];
+  }
+  const { functionCode, address, values } = row.request;
+  const device = row.modbusDeviceName ?? row.modbusDeviceId;
+  return [`${device} fc ${functionCode} at ${address} (${values.length})`, row.actor, `[${values.join(", ")}]`];
 }

@@ -17,7 +17,7 @@ import { exception, exceptionAnswer, parseRequest, readAnswer, type ServerReques
 import type { ServedBus } from "./served-bus.ts";
 import type { ModbusServerConfig, ServedUnit } from "./server-config.ts";
 import type { ServerStats } from "./stats.ts";
-import { type WriteAuditor, writtenRegisters } from "./write-audit.ts";
+import { type WriteAuditor, writtenRegisters, writtenValues } from "./write-audit.ts";
 
 export interface AnswererOptions {
   config: ModbusServerConfig;
@@ -79,7 +79,7 @@ export function createAnswerer(options: AnswererOptions): Answerer {
     return answerWrite(request, device, client);
   }
 
-  /** A write on the bus, ahead of everything; its answer passed back, its registers in the audit. */
+  /** A write on the bus, ahead of everything; its answer passed back, it in the audit. */
   async function answerWrite(
     request: Extract<ServerRequest, { kind: "write" }>,
     device: PollingDevice,
@@ -90,9 +90,9 @@ export function createAnswerer(options: AnswererOptions): Answerer {
     const before = bus.cached(device.id, table, request.start, request.count, Number.POSITIVE_INFINITY);
     const outcome = await bus.write(device.id, request.functionCode, request.start, request.payload);
     const finishedAt = clock.now();
-    const verdict = writeVerdict(request, outcome);
+    const { result, detail, reply } = writeVerdict(request, outcome);
     const actor = `modbus:${client}`;
-    const entries = writtenRegisters(device, request, before);
+    const registers = writtenRegisters(device, request, before);
     logger.info(
       {
         device_id: device.id,
@@ -100,23 +100,29 @@ export function createAnswerer(options: AnswererOptions): Answerer {
         function_code: request.functionCode,
         start: request.start,
         count: request.count,
-        result: verdict.result,
-        registers: entries.length,
+        result,
+        registers: registers.length,
       },
       "register write through the Modbus TCP server",
     );
-    if (entries.length > 0) {
-      const { result, detail } = verdict;
-      // The answer does not wait for the audit: a store that refuses writes must not hold the client.
-      void audit(entries.map((entry) => ({ ...entry, actor, result, detail, requestedAt, finishedAt }))).catch(
-        (error: unknown) =>
-          logger.error(
-            { err: error, device_id: device.id },
-            "write through the Modbus TCP server not recorded in the audit",
-          ),
-      );
-    }
-    return verdict.reply;
+    const write = {
+      deviceId: device.id,
+      actor,
+      registers,
+      request: { functionCode: request.functionCode, address: request.start, values: writtenValues(request.payload) },
+      result,
+      detail,
+      requestedAt,
+      finishedAt,
+    };
+    // The answer does not wait for the audit: a store that refuses writes must not hold the client.
+    void audit(write).catch((error: unknown) =>
+      logger.error(
+        { err: error, device_id: device.id },
+        "write through the Modbus TCP server not recorded in the audit",
+      ),
+    );
+    return reply;
   }
 }
 

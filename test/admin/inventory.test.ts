@@ -217,6 +217,37 @@ describe("register writes from the admin page", () => {
     expect(audit.body.data).toEqual([]);
   });
 
+  test("a write through the Modbus TCP server that covers no register is listed by its device and request", async () => {
+    const org = await site.store.organizations.findByKey("acme");
+    const gatewayId = await site.store.gateways.locate(org?.id ?? -1, ids.acmeGateway1);
+    const device = stableUuid("modbus-device", "ACME-1", "Climate computer");
+    const modbusDeviceId = await site.store.gateways.findModbusDeviceId(gatewayId ?? -1, device);
+    if (org === null || modbusDeviceId === null) throw new Error("no climate computer in the store");
+    const at = site.clock.now();
+    await site.store.writes.recordDeviceWrite({
+      orgId: org.id,
+      modbusDeviceId,
+      actor: "modbus:10.0.0.7",
+      request: { functionCode: 16, address: 900, values: [1, 2] },
+      result: "written",
+      detail: "through the Modbus TCP server: function code 16 at 900 (2)",
+      requestedAt: at,
+      finishedAt: at + 3,
+    });
+    const audit = await adminCall(site, "GET", "/writes?organization=acme", { client: owner });
+    expect(audit.body.data[0]).toMatchObject({
+      gateway_serial: "ACME-1",
+      modbus_device_id: device,
+      modbus_device_name: "Climate computer",
+      register_id: null,
+      register_name: null,
+      actor: "modbus:10.0.0.7",
+      value_asked: null,
+      request: { function_code: 16, address: 900, count: 2, values: [1, 2] },
+      result: "written",
+    });
+  });
+
   test("an owner's write on a server that polls no equipment is 409 conflict, nothing written", async () => {
     const response = await adminCall(site, "PUT", `/gateways/${ids.acmeGateway1}/registers/${setpoint}`, {
       client: owner,

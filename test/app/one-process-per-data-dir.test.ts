@@ -8,7 +8,8 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type RunningCli, runCli, servedUrl, startCli } from "../harness/cli.ts";
+import { type RunningCli, runCli, serveArgs, servedUrl, startCli } from "../harness/cli.ts";
+import { createKey } from "../harness/served-api.ts";
 
 let workDir: string;
 let dataDir: string;
@@ -16,7 +17,7 @@ let configPath: string;
 const running: RunningCli[] = [];
 
 function serve(): RunningCli {
-  const started = startCli(["serve", "--config", configPath, "--data", dataDir, "--host", "127.0.0.1", "--port", "0"]);
+  const started = startCli(serveArgs(configPath, dataDir));
   running.push(started);
   return started;
 }
@@ -39,7 +40,7 @@ test("a second serve or demo on the same data directory is refused; keys work be
   await first.waitFor(servedUrl);
 
   for (const args of [
-    ["serve", "--config", configPath, "--data", dataDir, "--host", "127.0.0.1", "--port", "0"],
+    serveArgs(configPath, dataDir),
     ["demo", "--data", dataDir, "--host", "127.0.0.1", "--port", "0", "--days", "1"],
   ]) {
     const began = performance.now();
@@ -53,20 +54,8 @@ test("a second serve or demo on the same data directory is refused; keys work be
   }
   expect(first.proc.exitCode).toBeNull();
 
-  const created = await runCli([
-    "keys",
-    "create",
-    "--data",
-    dataDir,
-    "--org",
-    "acme",
-    "--name",
-    "beside",
-    "--scopes",
-    "devices:read",
-    "--json",
-  ]);
-  expect(created.code).toBe(0);
+  // Made beside the server (refused, it throws with the command's error).
+  expect(await createKey(dataDir, "acme", "devices:read", "beside")).toStartWith("fh_");
   const listed = await runCli(["keys", "list", "--data", dataDir, "--json"]);
   expect(listed.code).toBe(0);
   expect(listed.stdout).toContain("beside");

@@ -1,5 +1,13 @@
-/** A gateway's `modbus_server` (docs/config.md): defaults, and every problem at its path. */
+/**
+ * A gateway's `modbus_server` (docs/config.md): defaults, and every problem at its
+ * path; `allow` networks with host bits set refused alike for IPv4 and IPv6, through
+ * `config check` as a process too.
+ */
 import { describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { runCli } from "../harness/cli.ts";
 import { at, configOf, expectOnlyProblem, minimalFile, problemsOf, type Yamlish } from "./helpers.ts";
 
 function servedFile(server: Yamlish = { port: 5502 }): Yamlish {
@@ -115,7 +123,7 @@ describe("modbus_server problems", () => {
     expect(problems.map((problem) => [problem.path, problem.message])).toEqual([
       [
         "gateways[0].modbus_server.allow[1]",
-        'must be an IPv4 or IPv6 network as address/prefix, such as 10.0.0.0/8 or 192.168.1.20/32; got "10.0.0.300/8"',
+        'must be an IPv4 or IPv6 network as address/prefix, such as 10.0.0.0/8, 192.168.1.20/32 or fd00::/64; got "10.0.0.300/8"',
       ],
       ["gateways[0].modbus_server.allow[2]", 'has prefix "33"; an IPv4 prefix is 0..32'],
       [
@@ -124,9 +132,68 @@ describe("modbus_server problems", () => {
       ],
       [
         "gateways[0].modbus_server.allow[4]",
-        'must be an IPv4 or IPv6 network as address/prefix, such as 10.0.0.0/8 or 192.168.1.20/32; got "lan"',
+        'must be an IPv4 or IPv6 network as address/prefix, such as 10.0.0.0/8, 192.168.1.20/32 or fd00::/64; got "lan"',
       ],
     ]);
+  });
+
+  test("host bits set are refused for IPv6 as for IPv4, naming the network and the host; networks and hosts of both families pass", () => {
+    const allow = ["fd00::1/64", "2001:db8::8000/112", "::ffff:10.0.0.1/120", "fe80::1%eth0/64", "fd00::/64"];
+    const problems = problemsOf(servedFile({ port: 5502, allow: [...allow, "2001:DB8::8000/113", "::1", "::/0"] }));
+    expect(problems.map((problem) => [problem.path, problem.message])).toEqual([
+      [
+        "gateways[0].modbus_server.allow[0]",
+        "has host bits set: fd00::1/64 is not a network (did you mean fd00::/64, or fd00::1/128?)",
+      ],
+      [
+        "gateways[0].modbus_server.allow[1]",
+        "has host bits set: 2001:db8::8000/112 is not a network (did you mean 2001:db8::/112, or 2001:db8::8000/128?)",
+      ],
+      [
+        "gateways[0].modbus_server.allow[2]",
+        "has host bits set: ::ffff:10.0.0.1/120 is not a network (did you mean ::ffff:a00:0/120, or ::ffff:10.0.0.1/128?)",
+      ],
+      [
+        "gateways[0].modbus_server.allow[3]",
+        'must be an IPv4 or IPv6 network as address/prefix, such as 10.0.0.0/8, 192.168.1.20/32 or fd00::/64; got "fe80::1%eth0/64"',
+      ],
+    ]);
+  });
+
+  test("config check, as a process: each network with host bits set at its path and line, exit 1", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "fieldhub-allow-"));
+    try {
+      const file = join(dir, "fieldhub.yaml");
+      writeFileSync(
+        file,
+        [
+          "organizations: [{ key: plant, name: Plant }]",
+          "gateways:",
+          "  - serial: GW-1",
+          "    name: Plant gateway",
+          "    bus: { type: tcp }",
+          "    modbus_server:",
+          "      port: 5502",
+          "      writes: true",
+          '      allow: ["10.0.0.0/8", "10.0.0.5/8", "fd00::/64", "fd00::1/64", "::1"]',
+          "    devices:",
+          "      - { name: meter, host: 10.0.0.5, slave_id: 1, registers: [{ name: t, address: 0, data_type: int16 }] }",
+          "",
+        ].join("\n"),
+      );
+      const result = await runCli(["config", "check", file]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`${file}: 2 problems`);
+      expect(result.stderr).toContain(
+        "gateways[0].modbus_server.allow[1]: has host bits set: 10.0.0.5/8 is not a network (did you mean 10.0.0.0/8, or 10.0.0.5/32?)",
+      );
+      expect(result.stderr).toContain(
+        "gateways[0].modbus_server.allow[3]: has host bits set: fd00::1/64 is not a network (did you mean fd00::/64, or fd00::1/128?)",
+      );
+      expect(result.stderr).toMatch(new RegExp(`${file}:9:\\d+ .*modbus_server\\.allow\\[3\\]`));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test("unknown fields and ranges are the schema's", () => {

@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { Webhook } from "standardwebhooks";
 import { demoSandboxKey } from "../../src/demo/demo-config.ts";
+import { openStore } from "../../src/store/index.ts";
 import { freePort, type RunningCli, repoRoot, runCli, startCli } from "../harness/cli.ts";
 
 const chromiumPath = process.env.FIELDHUB_CHROMIUM ?? "/usr/bin/chromium";
@@ -236,11 +237,36 @@ describe("the admin page in chromium", () => {
     await setpointRow.getByRole("button", { name: "Set…" }).click();
     expect(await message()).toContain("45 is outside 10 to 30 °C");
 
+    // A write through a Modbus TCP server that covers no register, as the server records it
+    // (test/e2e/modbus-server.test.ts makes one for real): the page names its device and request.
+    const store = openStore(dataDir);
+    try {
+      const stored = (await store.gateways.all()).find((gateway) => gateway.uuid === greenhouse.id);
+      const [device] = stored === undefined ? [] : await store.gateways.modbusDevices(stored.id);
+      if (stored === undefined || device === undefined) throw new Error("no Modbus device of the greenhouse");
+      await store.writes.recordDeviceWrite({
+        orgId: stored.orgId,
+        modbusDeviceId: device.id,
+        actor: "modbus:10.0.0.7",
+        request: { functionCode: 16, address: 900, values: [1, 2] },
+        result: "written",
+        detail: null,
+        requestedAt: Date.now(),
+        finishedAt: Date.now(),
+      });
+    } finally {
+      await store.close();
+    }
+
     await openTab("Register writes");
     const writeRow = page.locator("#write-rows tr").filter({ hasText: "heating_setpoint" }).first();
     await writeRow.waitFor();
     expect(await writeRow.textContent()).toContain(`user:${owner.username}`);
     expect(await writeRow.textContent()).toContain("written");
+    const deviceRow = page.locator("#write-rows tr").filter({ hasText: "function code 16 at 900 (2)" }).first();
+    await deviceRow.waitFor();
+    expect(await deviceRow.textContent()).toContain("modbus:10.0.0.7");
+    expect(await deviceRow.textContent()).toContain("→ [1, 2]");
     await screenshot("04c-register-writes");
     await openTab("Gateways");
   });

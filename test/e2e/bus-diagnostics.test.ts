@@ -13,8 +13,9 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stableUuid } from "../../src/lib/ids.ts";
-import { type RunningCli, runCli, serveArgs, servedUrl, startCli } from "../harness/cli.ts";
+import { type RunningCli, serveArgs, servedUrl, startCli } from "../harness/cli.ts";
 import { type PymodbusPeer, startPymodbusPeer } from "../harness/pymodbus.ts";
+import { createReadKey, eventually, getData, metricSeries } from "../harness/served-api.ts";
 
 const serial = "DIAG-GW";
 const gatewayId = stableUuid("gateway", serial);
@@ -78,20 +79,7 @@ gateways:
   const dataDir = join(workDir, "data");
   server = startCli(serveArgs(config, dataDir));
   baseUrl = await server.waitFor(servedUrl);
-  const created = await runCli([
-    "keys",
-    "create",
-    "--data",
-    dataDir,
-    "--org",
-    "plant",
-    "--name",
-    "test",
-    "--scopes",
-    "devices:read",
-    "--json",
-  ]);
-  key = (JSON.parse(created.stdout) as { key: string }).key;
+  key = await createReadKey(dataDir, "plant");
 }, 30_000);
 
 afterAll(async () => {
@@ -113,21 +101,18 @@ type Counters = {
 };
 
 async function countersOf(name: string): Promise<Counters> {
-  const response = await fetch(`${baseUrl}/v1/devices/${gatewayId}`, { headers: { authorization: `Bearer ${key}` } });
-  if (response.status !== 200) throw new Error(`${response.status} ${await response.text()}`);
-  const body = (await response.json()) as {
-    data: { modbus_devices: { name: string; health: { counters: Counters } }[] };
-  };
-  const device = body.data.modbus_devices.find((candidate) => candidate.name === name);
+  const gateway = await getData<{ modbus_devices: { name: string; health: { counters: Counters } }[] }>(
+    baseUrl,
+    key,
+    `/v1/devices/${gatewayId}`,
+  );
+  const device = gateway.modbus_devices.find((candidate) => candidate.name === name);
   if (device === undefined) throw new Error(`no device ${name}`);
   return device.health.counters;
 }
 
-async function metric(series: string): Promise<number> {
-  const text = await (await fetch(`${baseUrl}/metrics`)).text();
-  const line = text.split("\n").find((entry) => entry.startsWith(`${series} `));
-  return line === undefined ? Number.NaN : Number(line.split(" ")[1]);
-}
+/** A series of /metrics; NaN when it is not there, so that no expectation on it holds. */
+const metric = async (series: string) => (await metricSeries(baseUrl, series)) ?? Number.NaN;
 
 /** The requests the meter's peer served, as it logged them: [function code, address, monotonic s]. */
 const peerLog = async () => JSON.parse((await meterPeer.ask("LOG")).slice("LOG ".length)) as [number, number, number][];
@@ -139,7 +124,11 @@ describe.skipIf(skipReason !== undefined)(
   () => {
     test("the equipment sees each register group at its own rate: 1 s, the device's 2 s, 10 s", async () => {
       // Past the start, where every group was due at once.
-      while ((await reads(2)) < 1) await Bun.sleep(100);
+      await eventually(
+        () => reads(2),
+        (seen) => seen >= 1,
+        20_000,
+      );
       const before = { power: await reads(0), energy: await reads(1), nameplate: await reads(2) };
       const windowMs = 10_000;
       await Bun.sleep(windowMs);
@@ -175,12 +164,10 @@ describe.skipIf(skipReason !== undefined)(
       const boilerBefore = await countersOf("boiler");
       expect(boilerBefore).toMatchObject({ timeouts: 0, retries: 0, crc_errors: 0, framing_errors: 0 });
       otherPeer.proc.kill("SIGSTOP");
-      const deadline = Date.now() + 15_000;
-      let boiler = boilerBefore;
-      while (boiler.timeouts < 4 && Date.now() < deadline) {
-        await Bun.sleep(250);
-        boiler = await countersOf("boiler");
-      }
+      const boiler = await eventually(
+        () => countersOf("boiler"),
+        (counters) => counters.timeouts >= 4,
+      );
       expect(boiler.timeouts).toBeGreaterThanOrEqual(4);
       expect(boiler.retries).toBeGreaterThanOrEqual(1);
       expect(boiler.requests - boilerBefore.requests).toBeGreaterThanOrEqual(boiler.timeouts);

@@ -6,7 +6,8 @@
  * data type; a read outside the plan goes to the bus and its answer (or the device's
  * exception) comes back as it came; unknown unit 10; a quarantined device 11 at once;
  * writes refused with exception 1 while off, and with writes on a write lands in the
- * equipment and in `fieldhub writes list`; a client outside `allow` is refused; a
+ * equipment and in `fieldhub writes list`, by its registers, or by its device and
+ * request when it covers none whole; a client outside `allow` is refused; a
  * malformed frame costs only its own connection; three masters reading polled
  * registers get the equipment's words without errors while the equipment sees no
  * more requests than fieldhub's polling plus the misses. On an RTU line (a socat pty
@@ -19,8 +20,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stableUuid } from "../../src/lib/ids.ts";
 import { freePort, type RunningCli, runCli, serveArgs, servedUrl, startCli } from "../harness/cli.ts";
+import { mbpollRead, mbpollWrite } from "../harness/mbpoll.ts";
 import { type PymodbusPeer, startPymodbusPeer, startSocat } from "../harness/pymodbus.ts";
 import { modbusFrame, rawModbusClient } from "../harness/raw-modbus-client.ts";
+import { createReadKey, eventually, getData, metricSeries } from "../harness/served-api.ts";
 
 const python = "/usr/bin/python3";
 const masterFixture = join(import.meta.dir, "..", "fixtures", "pymodbus_master.py");
@@ -77,9 +80,19 @@ const equipmentSpec = {
     },
   },
 };
+/** 0 and 2..3 polled (an int32 at 2); 10 is not. */
 const actuatorSpec = {
   tcp_port: 0,
-  units: { "1": { hr: [{ address: 0, type: "int16", value: 200 }], co: [{ address: 0, value: false }] } },
+  units: {
+    "1": {
+      hr: [
+        { address: 0, type: "int16", value: 200 },
+        { address: 2, type: "int32", value: 70_000 },
+        { address: 10, type: "uint16", value: 1 },
+      ],
+      co: [{ address: 0, value: false }],
+    },
+  },
 };
 
 /** Equipment on an RTU line: 0..9 polled, 100..119 not (every read of them is a miss). */
@@ -161,6 +174,7 @@ ${registersYaml}
         poll_interval_ms: 500
         registers:
           - { name: setpoint, address: 0, data_type: int16, scale_factor: 0.1 }
+          - { name: limit, address: 2, data_type: int32 }
           - { name: relay, address: 0, function_code: 1, data_type: bool }
   # A pty keeps no parity bit, so the equipment runs 8N1 (docs/serial.md).
   - serial: LINE
@@ -182,7 +196,10 @@ ${Array.from({ length: 10 }, (_, i) => `          - { name: r${i}, address: ${i}
   baseUrl = await serve.waitFor(servedUrl);
   await serve.waitFor((out) => (out.split("Modbus TCP server listening").length > 3 ? true : null));
   // The first poll cycles have read the meter, and the absent device is quarantined.
-  await until(async () => (await metric(`fieldhub_modbus_requests_total{gateway="SHARED"}`)) >= 12, 15_000);
+  await eventually(
+    () => metric(`fieldhub_modbus_requests_total{gateway="SHARED"}`),
+    (requests) => requests >= 12,
+  );
 }, 40_000);
 
 afterAll(async () => {
@@ -218,60 +235,37 @@ async function master(port: number, actions: Record<string, unknown>[]): Promise
 
 const read = (fc: number, unit: number, start: number, count: number) => ({ op: "read", fc, unit, start, count });
 
-/** mbpoll reading 16-bit holding registers (0-based), once; its exit code and the values it printed. */
-async function mbpoll(port: number, unit: number, start: number, count: number) {
-  const proc = Bun.spawn(
-    [
-      "mbpoll",
-      "-m",
-      "tcp",
-      "-p",
-      String(port),
-      "-a",
-      String(unit),
-      "-0",
-      "-r",
-      String(start),
-      "-c",
-      String(count),
-      "-t",
-      "4:hex",
-      "-1",
-      "127.0.0.1",
-    ],
-    { stdout: "pipe", stderr: "pipe" },
-  );
-  const [out, err] = [await new Response(proc.stdout).text(), await new Response(proc.stderr).text()];
-  const code = await proc.exited;
-  const values = [...out.matchAll(/^\[(\d+)\]:\s+0x([0-9A-F]{4})/gm)].map((match) =>
-    Number.parseInt(match[2] ?? "", 16),
-  );
-  return { code, values, text: out + err };
-}
-
 async function metricsText(): Promise<string> {
   return (await fetch(`${baseUrl}/metrics`)).text();
 }
 
-async function metric(series: string): Promise<number> {
-  const text = await metricsText();
-  const line = text.split("\n").find((candidate) => candidate.startsWith(`${series} `));
-  return line === undefined ? 0 : Number(line.slice(series.length + 1));
-}
+/** A series of /metrics; 0 before it is first counted. */
+const metric = async (series: string) => (await metricSeries(baseUrl, series)) ?? 0;
 
 const serverRequests = (gateway: string, result: string) =>
   metric(`fieldhub_modbus_server_requests_total{gateway="${gateway}",result="${result}"}`);
 
-async function until(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("not reached in time");
-    await Bun.sleep(100);
-  }
-}
-
 async function peerStats(peer: PymodbusPeer): Promise<{ requests: number; writes: number }> {
   return JSON.parse((await peer.ask("STATS")).slice(6)) as { requests: number; writes: number };
+}
+
+type ListedWrite = {
+  gateway_serial: string;
+  modbus_device_name: string | null;
+  register_id: string | null;
+  register_name: string | null;
+  actor: string;
+  value_asked: number | null;
+  value_before: number | null;
+  request: { function_code: number; address: number; count: number; values: number[] } | null;
+  result: string;
+};
+
+/** `fieldhub writes list --json` as a process, newest first, once it lists at least `count` writes. */
+async function writesListed(count: number): Promise<ListedWrite[]> {
+  const list = async () =>
+    JSON.parse((await runCli(["writes", "list", "--data", dataDir, "--json"])).stdout) as ListedWrite[];
+  return eventually(list, (listed) => listed.length >= count, 10_000);
 }
 
 const rawClient = rawModbusClient;
@@ -292,7 +286,7 @@ describe.skipIf(!canRun)("reads through the server", () => {
     expect(direct[3]?.bits).toEqual([true]);
     expect(through).toEqual(direct);
     // Another master, another reading of the same words.
-    const polled = await mbpoll(readPort, 1, 0, holdingWords);
+    const polled = await mbpollRead(readPort, 1, 0, holdingWords);
     expect(polled.code, polled.text).toBe(0);
     expect(polled.values).toEqual(direct[0]?.words ?? []);
     expect((await serverRequests("SHARED", "cache")) - fromCacheBefore).toBe(5);
@@ -315,7 +309,7 @@ describe.skipIf(!canRun)("reads through the server", () => {
     // Both answered by the server itself: the equipment would answer 11 for unit 7 too, but was not asked.
     expect((await serverRequests("SHARED", "exception")) - ownBefore).toBe(2);
     expect(await serverRequests("SHARED", "bus")).toBe(busBefore);
-    const polled = await mbpoll(readPort, 42, 0, 1);
+    const polled = await mbpollRead(readPort, 42, 0, 1);
     expect(polled.code).not.toBe(0);
     expect(polled.text).toMatch(/Gateway path unavailable|exception|0x0a/i);
   });
@@ -344,25 +338,49 @@ describe.skipIf(!canRun)("writes", () => {
     expect(word).toEqual({ words: [215] });
     expect(coil).toEqual({ bits: [true] });
 
-    const listed = await until(async () => {
-      const list = await runCli(["writes", "list", "--data", dataDir, "--json"]);
-      return (JSON.parse(list.stdout) as unknown[]).length >= 2;
-    }, 10_000).then(async () => JSON.parse((await runCli(["writes", "list", "--data", dataDir, "--json"])).stdout));
-    const entries = listed as {
-      register_name: string;
-      actor: string;
-      value_asked: number;
-      value_before: number | null;
-      result: string;
-    }[];
+    const entries = await writesListed(2);
     const byName = Object.fromEntries(entries.map((entry) => [entry.register_name, entry]));
     expect(byName.setpoint).toMatchObject({
       actor: "modbus:127.0.0.1",
       value_asked: 21.5,
       value_before: 20,
       result: "written",
+      request: null,
     });
     expect(byName.relay).toMatchObject({ actor: "modbus:127.0.0.1", value_asked: 1, result: "written" });
+  });
+  test("a write that covers no register whole (an unpolled address, half of an int32) is in the audit by its device and request", async () => {
+    const before = (await writesListed(0)).length;
+    // Another master than the one that reads back: mbpoll writes the unpolled address, pymodbus half the int32.
+    const unpolled = await mbpollWrite(writePort, 3, 10, [0xbeef]);
+    expect(unpolled.code, unpolled.text).toBe(0);
+    const [half] = await master(writePort, [{ op: "write", fc: 16, unit: 3, start: 3, values: [0x4242] }]);
+    expect(half).toEqual({ ok: true });
+    const landed = await master(actuator.port, [read(3, 1, 3, 1), read(3, 1, 10, 1)]);
+    expect(landed).toEqual([{ words: [0x4242] }, { words: [0xbeef] }]);
+
+    const entries = (await writesListed(before + 2)).slice(0, 2);
+    const device = { gateway_serial: "WRITABLE", modbus_device_name: "actuator", register_id: null, value_asked: null };
+    expect(entries).toEqual([
+      expect.objectContaining({
+        ...device,
+        actor: "modbus:127.0.0.1",
+        request: { function_code: 16, address: 3, count: 1, values: [0x4242] },
+        result: "written",
+      }),
+      expect.objectContaining({
+        ...device,
+        actor: "modbus:127.0.0.1",
+        request: { function_code: 6, address: 10, count: 1, values: [0xbeef] },
+        result: "written",
+      }),
+    ]);
+    // As a person reads it: the device, the request and the values sent.
+    const text = await runCli(["writes", "list", "--data", dataDir, "--limit", "2"]);
+    expect(text.code).toBe(0);
+    const lines = text.stdout.trim().split("\n");
+    expect(lines[0]).toContain(`actuator fc 16 at 3 (1)\tmodbus:127.0.0.1\t[${0x4242}]\twritten`);
+    expect(lines[1]).toContain(`actuator fc 6 at 10 (1)\tmodbus:127.0.0.1\t[${0xbeef}]\twritten`);
   });
 });
 
@@ -396,30 +414,14 @@ describe.skipIf(!canRun)("connections", () => {
   });
 
   test("the gateway's detail in the API and /metrics show the server", async () => {
-    const created = await runCli([
-      "keys",
-      "create",
-      "--data",
-      dataDir,
-      "--org",
-      "plant",
-      "--name",
-      "t",
-      "--scopes",
-      "devices:read",
-      "--json",
-    ]);
-    const key = (JSON.parse(created.stdout) as { key: string }).key;
-    const response = await fetch(`${baseUrl}/v1/devices/${stableUuid("gateway", "SHARED")}`, {
-      headers: { authorization: `Bearer ${key}` },
-    });
-    const body = (await response.json()) as {
-      data: { modbus_server: { port: number; clients_connected: number; requests: Record<string, number> } };
-    };
-    expect(body.data.modbus_server.port).toBe(readPort);
-    expect(body.data.modbus_server.requests.cache).toBeGreaterThan(0);
-    expect(body.data.modbus_server.requests.exception).toBeGreaterThan(0);
-    expect(body.data.modbus_server.requests.refused).toBeGreaterThan(0);
+    const key = await createReadKey(dataDir, "plant");
+    const { modbus_server: server } = await getData<{
+      modbus_server: { port: number; clients_connected: number; requests: Record<string, number> };
+    }>(baseUrl, key, `/v1/devices/${stableUuid("gateway", "SHARED")}`);
+    expect(server.port).toBe(readPort);
+    expect(server.requests.cache).toBeGreaterThan(0);
+    expect(server.requests.exception).toBeGreaterThan(0);
+    expect(server.requests.refused).toBeGreaterThan(0);
     const text = await metricsText();
     expect(text).toMatch(/^fieldhub_modbus_server_connections\{gateway="SHARED"\} \d+$/m);
     expect(text).toMatch(/^fieldhub_modbus_server_request_seconds_bucket\{le="0\.002",gateway="SHARED"\} [1-9]\d*$/m);
@@ -434,9 +436,9 @@ describe.skipIf(!canRun)("three masters at once", () => {
     const missesBefore = await serverRequests("SHARED", "bus");
     const hammer = { op: "hammer", fc: 3, unit: 1, start: 0, count: holdingWords, seconds, expect: expectWords };
     const mbpollRuns = (async () => {
-      const runs: Awaited<ReturnType<typeof mbpoll>>[] = [];
+      const runs: Awaited<ReturnType<typeof mbpollRead>>[] = [];
       const deadline = Date.now() + seconds * 1000;
-      while (Date.now() < deadline) runs.push(await mbpoll(readPort, 1, 0, holdingWords));
+      while (Date.now() < deadline) runs.push(await mbpollRead(readPort, 1, 0, holdingWords));
       return runs;
     })();
     const [first, second] = await Promise.all([master(readPort, [hammer]), master(readPort, [hammer])]);
@@ -498,9 +500,9 @@ describe.skipIf(!canRun)("an RTU line shared by three masters", () => {
     const missesBefore = await serverRequests("LINE", "bus");
     // Every read is of addresses fieldhub does not poll: each one a transaction on the line.
     const mbpollRuns = (async () => {
-      const runs: Awaited<ReturnType<typeof mbpoll>>[] = [];
+      const runs: Awaited<ReturnType<typeof mbpollRead>>[] = [];
       const deadline = Date.now() + seconds * 1000;
-      while (Date.now() < deadline) runs.push(await mbpoll(linePort, 1, 100, 10));
+      while (Date.now() < deadline) runs.push(await mbpollRead(linePort, 1, 100, 10));
       return runs;
     })();
     const began = performance.now();

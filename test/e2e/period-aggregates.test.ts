@@ -12,8 +12,9 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stableUuid } from "../../src/lib/ids.ts";
-import { type RunningCli, runCli, serveArgs, servedUrl, startCli } from "../harness/cli.ts";
+import { type RunningCli, serveArgs, servedUrl, startCli } from "../harness/cli.ts";
 import { type PymodbusPeer, startPymodbusPeer } from "../harness/pymodbus.ts";
+import { createReadKey, eventually, getData } from "../harness/served-api.ts";
 
 const canRun = existsSync("/usr/bin/python3");
 const minute = 60_000;
@@ -58,21 +59,7 @@ gateways:
   const dataDir = join(workDir, "data");
   server = startCli(serveArgs(join(workDir, "fieldhub.yaml"), dataDir));
   baseUrl = await server.waitFor(servedUrl);
-  const created = await runCli([
-    "keys",
-    "create",
-    "--data",
-    dataDir,
-    "--org",
-    "plant",
-    "--name",
-    "reader",
-    "--scopes",
-    "devices:read,registers:read",
-    "--json",
-  ]);
-  if (created.code !== 0) throw new Error(created.stderr);
-  key = (JSON.parse(created.stdout) as { key: string }).key;
+  key = await createReadKey(dataDir, "plant");
 }, 30_000);
 
 afterAll(async () => {
@@ -97,20 +84,20 @@ test.skipIf(!canRun)(
   "a three-second spike inside a storage period is that period's max; value stays the stored reading (needs python3-pymodbus)",
   async () => {
     const ask = (peer as PymodbusPeer).ask;
-    const readingsBetween = async (since: number, until: number): Promise<ApiReading[]> => {
-      const url = `${baseUrl}/v1/devices/${gatewayId}/readings?order=asc&since=${new Date(since).toISOString()}&until=${new Date(until).toISOString()}`;
-      const response = await fetch(url, { headers: { Authorization: `Bearer ${key}` } });
-      expect(response.status).toBe(200);
-      return ((await response.json()) as { data: ApiReading[] }).data;
-    };
+    const readingsBetween = (since: number, until: number) =>
+      getData<ApiReading[]>(
+        baseUrl,
+        key,
+        `/v1/devices/${gatewayId}/readings?order=asc&since=${new Date(since).toISOString()}&until=${new Date(until).toISOString()}`,
+      );
     // Stored readings are a storage interval apart from the first one (the density rule),
     // so each period's stored reading falls at about the same second of its minute: the
     // spike goes 15-20 s away from that second, never on the stored reading itself.
-    let stored: ApiReading[] = [];
-    while (stored.length === 0) {
-      await Bun.sleep(1_000);
-      stored = await readingsBetween(Date.now() - 2 * minute, Date.now() + minute);
-    }
+    const stored = await eventually(
+      () => readingsBetween(Date.now() - 2 * minute, Date.now() + minute),
+      (rows) => rows.length > 0,
+      30_000,
+    );
     const storedAt = Date.parse((stored.at(-1) as ApiReading).ts) % minute;
     const spikeAt = storedAt < 30_000 ? storedAt + 15_000 : storedAt - 20_000;
     // Into the next whole minute (a storage period of its own): the spike.
@@ -124,13 +111,11 @@ test.skipIf(!canRun)(
     // towards the period's start), committed within a second: asked until it is there.
     await Bun.sleep(period + minute + 2_000 - Date.now());
     const inPeriod = (row: ApiReading) => Date.parse(row.ts) >= period && Date.parse(row.ts) < period + minute;
-    let rows: ApiReading[] = [];
-    for (;;) {
-      rows = await readingsBetween(period - minute, period + 2 * minute);
-      if (rows.find(inPeriod)?.samples !== null || Date.now() > period + 2 * minute + 10_000) break;
-      // Once a second: the key may make 100 requests a minute (docs/api.md section 8).
-      await Bun.sleep(1_000);
-    }
+    const rows = await eventually(
+      () => readingsBetween(period - minute, period + 2 * minute),
+      (read) => read.find(inPeriod)?.samples !== null,
+      period + 2 * minute + 10_000 - Date.now(),
+    );
     const spiked = rows.find(inPeriod);
     if (spiked === undefined) throw new Error(`no reading stored in the spike's period: ${JSON.stringify(rows)}`);
     // The stored value is the reading stored in the period, not the spike.

@@ -16,8 +16,9 @@ import { join } from "node:path";
 import { Webhook } from "standardwebhooks";
 import { stableUuid } from "../../src/lib/ids.ts";
 import { isEventData } from "../../src/store/contract/event-types.ts";
-import { type RunningCli, runCli, servedUrl, startCli } from "../harness/cli.ts";
+import { type RunningCli, runCli, serveArgs, servedUrl, startCli } from "../harness/cli.ts";
 import { type PymodbusPeer as Peer, startPymodbusPeer as startPeer, startSocat } from "../harness/pymodbus.ts";
+import { createKey, eventually } from "../harness/served-api.ts";
 
 const python = "/usr/bin/python3";
 const readerFixture = join(import.meta.dir, "..", "fixtures", "pymodbus_read.py");
@@ -122,26 +123,6 @@ const silentGateway = stableUuid("gateway", "W-SILENT");
 const closedGateway = stableUuid("gateway", "C-TCP");
 const register = (serial: string, name: string) => stableUuid("register", serial, "Peer", name);
 
-async function createKey(org: string, scopes: string): Promise<string> {
-  const created = await runCli([
-    "keys",
-    "create",
-    "--data",
-    dataDir,
-    "--org",
-    org,
-    "--name",
-    `${org} ${scopes}`,
-    "--scopes",
-    scopes,
-    "--rate-limit",
-    "100000",
-    "--json",
-  ]);
-  if (created.code !== 0) throw new Error(created.stderr);
-  return (JSON.parse(created.stdout) as { key: string }).key;
-}
-
 beforeAll(async () => {
   if (!canRun) return;
   workDir = mkdtempSync(join(tmpdir(), "fieldhub-writes-"));
@@ -220,21 +201,11 @@ gateways:
           - { name: i16, address: 0, data_type: int16, writable: true, min: -100, max: 100 }
 `;
   writeFileSync(join(workDir, "fieldhub.yaml"), config);
-  server = startCli([
-    "serve",
-    "--config",
-    join(workDir, "fieldhub.yaml"),
-    "--data",
-    dataDir,
-    "--port",
-    "0",
-    "--host",
-    "127.0.0.1",
-  ]);
+  server = startCli(serveArgs(join(workDir, "fieldhub.yaml"), dataDir));
   baseUrl = await server.waitFor(servedUrl);
-  keys.writer = await createKey("plant", "devices:read,registers:read,registers:write");
-  keys.reader = await createKey("plant", "devices:read,registers:read,alerts:read");
-  keys.closedAll = await createKey("closed", "devices:read,registers:read,alerts:read,registers:write");
+  keys.writer = await createKey(dataDir, "plant", "devices:read,registers:read,registers:write");
+  keys.reader = await createKey(dataDir, "plant", "devices:read,registers:read,alerts:read");
+  keys.closedAll = await createKey(dataDir, "closed", "devices:read,registers:read,alerts:read,registers:write");
   const endpoint = await runCli([
     "endpoints",
     "create",
@@ -444,8 +415,12 @@ describe.skipIf(!canRun)("over Modbus TCP (needs Debian's python3-pymodbus and s
     const text = await runCli(["writes", "list", "--data", dataDir]);
     expect(text.stdout).toContain("W-TCP\ti16");
 
-    const deadline = Date.now() + 10_000;
-    while (received.length < rows.length && Date.now() < deadline) await Bun.sleep(100);
+    // Each attempt listed is delivered as an event.
+    await eventually(
+      async () => received.length,
+      (count) => count >= rows.length,
+      10_000,
+    );
     const events = received.map(
       (message) =>
         new Webhook(webhookSecret).verify(message.body, message.headers) as {

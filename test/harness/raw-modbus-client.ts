@@ -6,7 +6,8 @@
 import { connect } from "node:net";
 
 export function rawModbusClient(port: number, localAddress = "127.0.0.1") {
-  const socket = connect({ host: "127.0.0.1", port, localAddress });
+  // From an IPv6 address (::1), to the server's IPv6 loopback.
+  const socket = connect({ host: localAddress.includes(":") ? "::1" : "127.0.0.1", port, localAddress });
   let received: number[] = [];
   let closed = false;
   socket.on("data", (chunk: Buffer) => {

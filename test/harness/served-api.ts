@@ -1,11 +1,15 @@
 /**
- * Talking to a running `fieldhub serve` the way a client does: a read key made with the
- * CLI beside it, GET on /v1 with it, and waiting for a served answer to reach a state.
+ * Talking to a running `fieldhub serve` the way a client does: a key made with the
+ * CLI beside it, GET on /v1 with it, one series of /metrics, and waiting for a served
+ * answer to reach a state.
  */
 import { runCli } from "./cli.ts";
 
-/** A key of `org` with devices:read and registers:read and a rate limit no test reaches. */
-export async function createReadKey(dataDir: string, org: string): Promise<string> {
+/**
+ * A key of `org` with `scopes` (comma-separated) and a rate limit no test reaches,
+ * made by `fieldhub keys create` as a process; throws with its stderr when refused.
+ */
+export async function createKey(dataDir: string, org: string, scopes: string, name = "test"): Promise<string> {
   const created = await runCli([
     "keys",
     "create",
@@ -14,14 +18,27 @@ export async function createReadKey(dataDir: string, org: string): Promise<strin
     "--org",
     org,
     "--name",
-    "test",
+    name,
     "--scopes",
-    "devices:read,registers:read",
+    scopes,
     "--rate-limit",
     "100000",
     "--json",
   ]);
+  if (created.code !== 0) throw new Error(`keys create: ${created.code} ${created.stderr}`);
   return (JSON.parse(created.stdout) as { key: string }).key;
+}
+
+/** A key of `org` with devices:read and registers:read. */
+export function createReadKey(dataDir: string, org: string): Promise<string> {
+  return createKey(dataDir, org, "devices:read,registers:read");
+}
+
+/** The value of one series of /metrics, written as it stands (`name{label="..."}`), or null when it is not there. */
+export async function metricSeries(baseUrl: string, series: string): Promise<number | null> {
+  const text = await (await fetch(`${baseUrl}/metrics`)).text();
+  const line = text.split("\n").find((candidate) => candidate.startsWith(`${series} `));
+  return line === undefined ? null : Number(line.slice(series.length + 1));
 }
 
 /** GET `path` with `key`; the `data` of a 200 answer, else throws with the status and body. */

@@ -4,9 +4,11 @@
  * no ordinary master sends, and what takes too long to wait for there. Raw sockets
  * on loopback: pipelined requests answered by transaction id, protocol refusals
  * (exception 1 for function 43, 3 for a quantity of 0, 2 past address 65535),
- * a PDU of the wrong length closing its connection, max_connections, the idle close.
+ * a PDU of the wrong length closing its connection, max_connections, the idle close,
+ * `allow` with IPv6 networks over ::1.
  */
 import { afterEach, describe, expect, test } from "bun:test";
+import { parseNetwork } from "../../src/lib/address-networks.ts";
 import { systemClock } from "../../src/lib/clock.ts";
 import { silentLogger } from "../../src/lib/logger.ts";
 import { type ServedBus, startModbusServer } from "../../src/modbus-server/index.ts";
@@ -60,16 +62,22 @@ afterEach(async () => {
   running = null;
 });
 
-async function serve(options: { maxConnections?: number; idleMs?: number } = {}) {
+async function serve(options: { maxConnections?: number; idleMs?: number; host?: string; allow?: string[] } = {}) {
   const port = freePort();
+  const allow =
+    options.allow?.map((text) => {
+      const network = parseNetwork(text);
+      if ("problem" in network) throw new Error(network.problem);
+      return network;
+    }) ?? null;
   running = startModbusServer({
     config: {
       gatewayId: gateway.id,
       gatewaySerial: gateway.serial,
-      host: "127.0.0.1",
+      host: options.host ?? "127.0.0.1",
       port,
       writes: false,
-      allow: null,
+      allow,
       maxConnections: options.maxConnections ?? 16,
       units: [{ unitId: 1, deviceId: gateway.devices[0]?.id ?? "", maxAgeMs: 1000 }],
     },
@@ -177,5 +185,25 @@ describe("connections", () => {
     expect(quiet.isClosed()).toBe(true);
     expect(busy.isClosed()).toBe(false);
     busy.socket.destroy();
+  });
+});
+
+describe("allow over IPv6", () => {
+  test("a client on ::1 is admitted by ::1/128 and by ::/0, refused by fd00::/64; IPv4 networks do not admit it", async () => {
+    const answered = async (allow: string[]) => {
+      const port = await serve({ host: "::1", allow });
+      const master = client(port, "::1");
+      await master.opened;
+      master.socket.write(frame(1, 1, [3, 0, 0, 0, 1]));
+      const answer = await master.take(11);
+      master.socket.destroy();
+      await running?.stop();
+      running = null;
+      return answer.length > 0;
+    };
+    expect(await answered(["::1/128"])).toBe(true);
+    expect(await answered(["fd00::/64", "::/0"])).toBe(true);
+    expect(await answered(["fd00::/64"])).toBe(false);
+    expect(await answered(["127.0.0.0/8", "0.0.0.0/0"])).toBe(false);
   });
 });

@@ -13,6 +13,7 @@ import { hasPymodbus, startModbusPeer } from "../faults/harness/modbus-peer.ts";
 import { eventually, type RunningServe, startServe } from "../faults/harness/serve.ts";
 import { startRecordingReceiver } from "../faults/harness/webhook-receivers.ts";
 import { runCli } from "../harness/cli.ts";
+import { mbpollWrite } from "../harness/mbpoll.ts";
 import {
   type Broker,
   brokerPassword,
@@ -26,28 +27,8 @@ const canRun = hasMosquitto && hasPymodbus && Bun.which("mbpoll") !== null;
 
 /** Writes a holding register of the peer's unit 1 through mbpoll (another Modbus client). */
 async function writeRegister(port: number, address: number, value: number): Promise<void> {
-  const proc = Bun.spawn(
-    [
-      "mbpoll",
-      "-m",
-      "tcp",
-      "-p",
-      String(port),
-      "-a",
-      "1",
-      "-t",
-      "4",
-      "-0",
-      "-r",
-      String(address),
-      "-1",
-      "127.0.0.1",
-      "--",
-      String(value),
-    ],
-    { stdout: "ignore", stderr: "pipe" },
-  );
-  if ((await proc.exited) !== 0) throw new Error(`mbpoll write failed: ${await new Response(proc.stderr).text()}`);
+  const written = await mbpollWrite(port, 1, address, [value]);
+  if (written.code !== 0) throw new Error(`mbpoll write failed: ${written.text}`);
 }
 
 function configYaml(options: { modbusPort: number; broker: string; passwordFile: string; extraMqtt?: string }): string {

@@ -14,6 +14,7 @@ import { openStore, storeFileName } from "../../src/store/index.ts";
 import { migrationJournal, migrationSql } from "../../src/store/sqlite/migrations/index.ts";
 import * as schema from "../../src/store/sqlite/schema.ts";
 import { sqliteOf } from "../../src/store/sqlite/sqlite-internals.ts";
+import { ids, inventory } from "./postgres/inventory-fixture.ts";
 
 const migrationsDir = join(import.meta.dir, "..", "..", "src", "store", "sqlite", "migrations");
 const journalOnDisk = JSON.parse(readFileSync(join(migrationsDir, "meta", "_journal.json"), "utf8")) as {
@@ -266,6 +267,67 @@ describe("upgrading readings to seconds (migration 0006)", () => {
       expect(
         sqliteOf(after).query<{ integrity_check: string }, []>("PRAGMA integrity_check").get()?.integrity_check,
       ).toBe("ok");
+    } finally {
+      await after.close();
+    }
+  });
+});
+
+describe("a device's write in the audit (migration 0024)", () => {
+  test("register writes recorded before it are kept, each still naming its register; a row naming neither a register nor a device is refused", async () => {
+    const dataDir = tempDir();
+    const before = openStore(dataDir);
+    await before.inventory.sync(inventory(), Date.UTC(2026, 0, 1));
+    const db = sqliteOf(before);
+    const registerId = db
+      .query<{ id: number }, [string]>("SELECT id FROM registers WHERE uuid = ?")
+      .get(ids.register(1))?.id;
+    // The table as 0009 made it: a register on every row; one row in it.
+    db.exec(`
+      DROP TABLE register_writes;
+      CREATE TABLE register_writes (id integer PRIMARY KEY NOT NULL, uuid text NOT NULL, org_id integer NOT NULL,
+        register_id integer NOT NULL, actor text NOT NULL, value_before real, value_asked real NOT NULL,
+        result text NOT NULL, read_back real, detail text, requested_at integer NOT NULL, finished_at integer NOT NULL);
+      INSERT INTO register_writes (uuid, org_id, register_id, actor, value_before, value_asked, result, read_back,
+        detail, requested_at, finished_at) VALUES ('w-1', 1, ${registerId}, 'key:fh_live_x', 20, 21.5, 'written', 21.5, NULL, 1000, 1005);`);
+    const entry = journalOnDisk.entries.find((candidate) => candidate.tag === "0024_register_writes_device");
+    if (entry === undefined) throw new Error("journal lacks 0024_register_writes_device");
+    db.run("DELETE FROM __drizzle_migrations WHERE created_at >= ?", [entry.when]);
+    await before.close();
+
+    const after = openStore(dataDir);
+    try {
+      const rows = sqliteOf(after).query("SELECT * FROM register_writes").all();
+      expect(rows).toEqual([
+        {
+          id: 1,
+          uuid: "w-1",
+          org_id: 1,
+          register_id: registerId,
+          modbus_device_id: null,
+          actor: "key:fh_live_x",
+          value_before: 20,
+          value_asked: 21.5,
+          result: "written",
+          read_back: 21.5,
+          detail: null,
+          requested_at: 1000,
+          finished_at: 1005,
+          function_code: null,
+          address: null,
+          values_written: null,
+        },
+      ]);
+      const columns = sqliteOf(after)
+        .query<{ name: string; notnull: number }, []>("PRAGMA table_info(register_writes)")
+        .all();
+      expect(columns.filter((column) => column.notnull === 0).map((column) => column.name)).toContain("register_id");
+      // Neither a register nor a device: refused by the table.
+      expect(() =>
+        sqliteOf(after).exec(
+          "INSERT INTO register_writes (uuid, org_id, actor, result, requested_at, finished_at) VALUES ('w-2', 1, 'a', 'written', 0, 0)",
+        ),
+      ).toThrow(/CHECK/);
     } finally {
       await after.close();
     }

@@ -20,6 +20,7 @@ import { sql } from "drizzle-orm";
 import {
   bigint,
   boolean,
+  check,
   customType,
   doublePrecision,
   index,
@@ -426,6 +427,7 @@ export const adminSessions = pgTable(
   (table) => [index("admin_sessions_user").on(table.userId)],
 );
 
+/** As SQLite's: a register's write, or a device's write through the Modbus TCP server (exactly one target). */
 export const registerWrites = pgTable(
   "register_writes",
   {
@@ -434,17 +436,23 @@ export const registerWrites = pgTable(
     orgId: integer("org_id")
       .notNull()
       .references(() => organizations.id),
-    registerId: integer("register_id")
-      .notNull()
-      .references(() => registers.id),
+    registerId: integer("register_id").references(() => registers.id),
     actor: text("actor").notNull(),
     valueBefore: doublePrecision("value_before"),
-    valueAsked: doublePrecision("value_asked").notNull(),
+    valueAsked: doublePrecision("value_asked"),
     result: text("result").$type<RegisterWriteResult>().notNull(),
     readBack: doublePrecision("read_back"),
     detail: text("detail"),
     requestedAt: ms("requested_at").notNull(),
     finishedAt: ms("finished_at").notNull(),
+    // Added columns go last, where ALTER TABLE puts them (migrations.test.ts compares the order).
+    modbusDeviceId: integer("modbus_device_id").references(() => modbusDevices.id),
+    functionCode: integer("function_code"),
+    address: integer("address"),
+    valuesWritten: text("values_written"),
   },
-  (table) => [index("register_writes_org_requested").on(table.orgId, table.requestedAt)],
+  (table) => [
+    index("register_writes_org_requested").on(table.orgId, table.requestedAt),
+    check("register_writes_one_target", sql`(register_id IS NULL) <> (modbus_device_id IS NULL)`),
+  ],
 );

@@ -1,11 +1,13 @@
 /**
  * Register writes on PostgreSQL, as ../sqlite/writes.ts: the register a write targets, and
  * the audit of every attempt, stored with its `register.written` event in one
- * transaction (event-store.ts, `recordEventIn`: the event and its deliveries).
+ * transaction (event-store.ts, `recordEventIn`: the event and its deliveries); a
+ * device's write through the Modbus TCP server by its device and request.
  */
 import { randomUuid } from "../../lib/ids.ts";
 import type { NewEvent } from "../contract/events.ts";
-import type { WriteAttempt, WriteRecord, WriteStore, WriteTarget } from "../contract/writes.ts";
+import type { DeviceWriteAttempt, WriteAttempt, WriteRecord, WriteStore, WriteTarget } from "../contract/writes.ts";
+import { type StoredWriteRow, writeRecordOf } from "../shared/write-rows.ts";
 import type { Sql } from "./connection.ts";
 import { recordEventIn } from "./event-store.ts";
 import { firstOf, rowsOf } from "./rows.ts";
@@ -35,21 +37,38 @@ export function postgresWriteStore(sql: Sql): WriteStore {
     });
   }
 
+  async function recordDeviceWrite(attempt: DeviceWriteAttempt): Promise<string> {
+    const id = randomUuid();
+    const { functionCode, address, values } = attempt.request;
+    await sql`
+      INSERT INTO register_writes (uuid, org_id, modbus_device_id, actor, result, detail, requested_at, finished_at,
+                                   function_code, address, values_written)
+      VALUES (${id}, ${attempt.orgId}, ${attempt.modbusDeviceId}, ${attempt.actor}, ${attempt.result},
+              ${attempt.detail}, ${attempt.requestedAt}, ${attempt.finishedAt}, ${functionCode}, ${address},
+              ${JSON.stringify(values)})`;
+    return id;
+  }
+
   async function settleReadBack(id: string, readBack: number | null, detail: string): Promise<void> {
     await sql`UPDATE register_writes SET read_back = ${readBack}::float8, detail = ${detail} WHERE uuid = ${id}`;
   }
 
-  function list(filter: { orgId?: number; limit: number }): Promise<WriteRecord[]> {
+  // A register's write reaches its device through the register; a device's write names it.
+  async function list(filter: { orgId?: number; limit: number }): Promise<WriteRecord[]> {
     const orgId = filter.orgId ?? null;
-    return rowsOf(sql`
-      SELECT w.uuid AS id, o.key AS organization, g.serial AS "gatewaySerial", r.uuid AS "registerId",
-             r.name AS "registerName", w.actor, w.value_before AS "valueBefore", w.value_asked AS "valueAsked",
-             w.result, w.read_back AS "readBack", w.detail, w.requested_at::float8 AS "requestedAt",
-             w.finished_at::float8 AS "finishedAt"
+    const rows = await rowsOf<StoredWriteRow>(sql`
+      SELECT w.uuid AS id, o.key AS organization, g.serial AS "gatewaySerial", d.uuid AS "modbusDeviceId",
+             d.name AS "modbusDeviceName", r.uuid AS "registerId", r.name AS "registerName", w.actor,
+             w.value_before AS "valueBefore", w.value_asked AS "valueAsked", w.result, w.read_back AS "readBack",
+             w.detail, w.requested_at::float8 AS "requestedAt", w.finished_at::float8 AS "finishedAt",
+             w.function_code AS "functionCode", w.address, w.values_written AS "valuesWritten"
         FROM register_writes w JOIN organizations o ON o.id = w.org_id
-        JOIN registers r ON r.id = w.register_id JOIN gateways g ON g.id = r.gateway_id
+        LEFT JOIN registers r ON r.id = w.register_id
+        JOIN modbus_devices d ON d.id = COALESCE(w.modbus_device_id, r.modbus_device_id)
+        JOIN gateways g ON g.id = d.gateway_id
        WHERE ${orgId}::int IS NULL OR w.org_id = ${orgId}::int
        ORDER BY w.id DESC LIMIT ${filter.limit}`);
+    return rows.map(writeRecordOf);
   }
 
   async function deleteOlderThan(cutoff: number, maxRows: number): Promise<number> {
@@ -60,5 +79,5 @@ export function postgresWriteStore(sql: Sql): WriteStore {
     return deleted.length;
   }
 
-  return { target, record, settleReadBack, list, deleteOlderThan };
+  return { target, record, recordDeviceWrite, settleReadBack, list, deleteOlderThan };
 }

@@ -5,7 +5,7 @@
  */
 
 import { sql } from "drizzle-orm";
-import { blob, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { blob, check, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { modbusProtocols } from "../../lib/inventory.ts";
 import { registerWriteResults } from "../../lib/register-write.ts";
 import { adminRoles } from "../contract/admin.ts";
@@ -435,9 +435,11 @@ export const historyState = sqliteTable("history_state", {
 });
 
 /**
- * The audit of register writes: every attempt through the API or the admin
- * page, whatever its result; pruned with the readings' retention. Values are in
- * engineering units.
+ * The audit of register writes: every attempt through the API, the admin page or a
+ * gateway's Modbus TCP server, whatever its result; pruned with the readings'
+ * retention. Values are in engineering units. A write through the Modbus TCP server
+ * that covers no configured register whole names its Modbus device and the request as
+ * sent instead of a register (docs/polling.md): exactly one of the two is set.
  */
 export const registerWrites = sqliteTable(
   "register_writes",
@@ -447,19 +449,27 @@ export const registerWrites = sqliteTable(
     orgId: integer("org_id")
       .notNull()
       .references(() => organizations.id),
-    registerId: integer("register_id")
-      .notNull()
-      .references(() => registers.id),
-    /** Who asked: `key:<prefix>` for an API key, `user:<username>` for the admin page. */
+    registerId: integer("register_id").references(() => registers.id),
+    /** Who asked: `key:<prefix>` for an API key, `user:<username>` for the admin page, `modbus:<address>` for a client of the Modbus TCP server. */
     actor: text("actor").notNull(),
     valueBefore: real("value_before"),
-    valueAsked: real("value_asked").notNull(),
+    /** null for a device's write. */
+    valueAsked: real("value_asked"),
     result: text("result", { enum: registerWriteResults }).notNull(),
     /** What the device held after the write (or, after a timeout, at the next read). */
     readBack: real("read_back"),
     detail: text("detail"),
     requestedAt: integer("requested_at").notNull(),
     finishedAt: integer("finished_at").notNull(),
+    /** A device's write: its Modbus device (register_id null). */
+    modbusDeviceId: integer("modbus_device_id").references(() => modbusDevices.id),
+    /** A device's write: function code (5, 6, 15, 16), first address and the values sent as a JSON array (coils 0 or 1). */
+    functionCode: integer("function_code"),
+    address: integer("address"),
+    valuesWritten: text("values_written"),
   },
-  (table) => [index("register_writes_org_requested").on(table.orgId, table.requestedAt)],
+  (table) => [
+    index("register_writes_org_requested").on(table.orgId, table.requestedAt),
+    check("register_writes_one_target", sql`(register_id IS NULL) <> (modbus_device_id IS NULL)`),
+  ],
 );

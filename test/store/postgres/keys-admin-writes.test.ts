@@ -3,7 +3,7 @@
  * engines (engines.ts), the promises of src/store/{keys,admin,writes,secrets,sparkplug}.ts:
  * keys and session tokens kept only as hashes and looked up by them; revocation by
  * id or prefix; a new password ends the sessions; the one-time setup token; write
- * attempts with their events. On PostgreSQL, two pools (two central processes)
+ * attempts with their events, a device's write by its request without one. On PostgreSQL, two pools (two central processes)
  * completing setup at once create one owner, and share one secret.
  */
 import { beforeAll, expect, test } from "bun:test";
@@ -191,6 +191,8 @@ describeOnBothEngines("keys, admin, writes, secrets", t0, (opened, engine) => {
       id: written[1] as string,
       organization: "acme",
       gatewaySerial: "SN-A",
+      modbusDeviceId: ids.deviceA1,
+      modbusDeviceName: "meter",
       registerId: ids.register(1),
       registerName: "r1",
       actor: "key:fh_live_abc",
@@ -201,12 +203,57 @@ describeOnBothEngines("keys, admin, writes, secrets", t0, (opened, engine) => {
       detail: "read at the next poll",
       requestedAt: t0 + 1000,
       finishedAt: t0 + 1005,
+      request: null,
     });
     expect(await store.writes.list({ orgId: acme + 1000, limit: 10 })).toEqual([]);
     expect((await store.writes.list({ limit: 2 })).length).toBe(2);
     expect(await store.writes.deleteOlderThan(t0 + 2000, 1)).toBe(1);
     expect(await store.writes.deleteOlderThan(t0 + 2000, 10)).toBe(1);
     expect((await store.writes.list({ limit: 10 })).map((w) => w.id)).toEqual([written[2] as string]);
+  });
+
+  test("a device's write (no register covered whole): by its device and request, no event, listed among the others", async () => {
+    const gatewayId = (await store.gateways.locate(acme, ids.gatewayA)) ?? -1;
+    const modbusDeviceId = await store.gateways.findModbusDeviceId(gatewayId, ids.deviceA1);
+    expect(modbusDeviceId).toBeNumber();
+    const eventsBefore = (await store.events(acme)).length;
+    const id = await store.writes.recordDeviceWrite({
+      orgId: acme,
+      modbusDeviceId: modbusDeviceId as number,
+      actor: "modbus:10.0.0.7",
+      request: { functionCode: 16, address: 2, values: [0x1234, 65535] },
+      result: "refused",
+      detail: "the device answered exception 2",
+      requestedAt: t0 + 9000,
+      finishedAt: t0 + 9004,
+    });
+    expect((await store.events(acme)).length).toBe(eventsBefore);
+    const [listed] = await store.writes.list({ orgId: acme, limit: 1 });
+    expect(listed).toEqual({
+      id,
+      organization: "acme",
+      gatewaySerial: "SN-A",
+      modbusDeviceId: ids.deviceA1,
+      modbusDeviceName: "meter",
+      registerId: null,
+      registerName: null,
+      actor: "modbus:10.0.0.7",
+      valueBefore: null,
+      valueAsked: null,
+      request: { functionCode: 16, address: 2, values: [0x1234, 65535] },
+      result: "refused",
+      readBack: null,
+      detail: "the device answered exception 2",
+      requestedAt: t0 + 9000,
+      finishedAt: t0 + 9004,
+    });
+    // Exactly one of register and device: a row naming both, or neither, is refused by the table itself.
+    const both = store.query(
+      `INSERT INTO register_writes (uuid, org_id, register_id, modbus_device_id, actor, result, requested_at, finished_at)
+       VALUES ('x', ${acme}, ${(await store.writes.target(gatewayId, ids.register(1)))?.id}, ${modbusDeviceId}, 'a', 'written', 0, 0)`,
+    );
+    await expect(both).rejects.toThrow();
+    expect(await store.writes.deleteOlderThan(t0 + 10_000, 10)).toBeGreaterThanOrEqual(1);
   });
 
   test("a named secret is created once and kept", async () => {

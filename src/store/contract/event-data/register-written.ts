@@ -1,6 +1,7 @@
 /**
  * `register.written` (added, docs/api.md section 9.2; docs/webhooks.md): every register
- * write attempt through the API or the admin page, successful or not, as its audit
+ * write attempt through the API, the admin page or the Modbus TCP server (each register
+ * it covers whole), successful or not, as its audit
  * entry records it. Values are in engineering units.
  */
 import { type Static, Type } from "@sinclair/typebox";
@@ -26,7 +27,7 @@ export const RegisterWrittenData = Type.Object(
     register_id: publicId,
     register_name: Type.String(),
     unit: nullable(Type.String()),
-    /** `key:<key id>` or `user:<admin user name>`. */
+    /** `key:<key id>`, `user:<admin user name>` or `modbus:<client address>`. */
     actor: Type.String(),
     value_before: nullable(Type.Number()),
     value_asked: Type.Number(),

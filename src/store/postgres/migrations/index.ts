@@ -17,6 +17,7 @@ import alertRegister from "./0008_alert_register.sql" with { type: "text" };
 import historyAggregates from "./0009_history_aggregates.sql" with { type: "text" };
 import endpointRateLimit from "./0010_endpoint_rate_limit.sql" with { type: "text" };
 import registerPollInterval from "./0011_register_poll_interval.sql" with { type: "text" };
+import registerWritesDevice from "./0012_register_writes_device.sql" with { type: "text" };
 import journal from "./meta/_journal.json" with { type: "json" };
 
 export const postgresMigrationSql: Record<string, string> = {
@@ -32,6 +33,7 @@ export const postgresMigrationSql: Record<string, string> = {
   "0009_history_aggregates": historyAggregates,
   "0010_endpoint_rate_limit": endpointRateLimit,
   "0011_register_poll_interval": registerPollInterval,
+  "0012_register_writes_device": registerWritesDevice,
 };
 
 export const postgresMigrationJournal: { entries: { tag: string; when: number }[] } = journal;

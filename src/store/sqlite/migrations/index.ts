@@ -29,6 +29,7 @@ import historyAggregates from "./0020_history_aggregates.sql" with { type: "text
 import endpointRateLimit from "./0021_endpoint_rate_limit.sql" with { type: "text" };
 import registerPollInterval from "./0022_register_poll_interval.sql" with { type: "text" };
 import webhookDeliveriesDueDropped from "./0023_webhook_deliveries_due_dropped.sql" with { type: "text" };
+import registerWritesDevice from "./0024_register_writes_device.sql" with { type: "text" };
 import journal from "./meta/_journal.json" with { type: "json" };
 
 export const migrationSql: Record<string, string> = {
@@ -56,6 +57,7 @@ export const migrationSql: Record<string, string> = {
   "0021_endpoint_rate_limit": endpointRateLimit,
   "0022_register_poll_interval": registerPollInterval,
   "0023_webhook_deliveries_due_dropped": webhookDeliveriesDueDropped,
+  "0024_register_writes_device": registerWritesDevice,
 };
 
 export const migrationJournal: { entries: { tag: string; when: number; breakpoints: boolean }[] } = journal;
