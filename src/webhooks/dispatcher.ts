@@ -169,15 +169,17 @@ export function startDispatcher(options: DispatcherOptions) {
       return tokens;
     };
     const starting = await takeDue(queries, slots, clock.now(), allowed, ahead);
-    for (const delivery of starting) start(delivery, endpoints.get(delivery.endpointId));
+    // The attempts started together share one deadline (timeoutMs from now): one timer a turn, not one an attempt.
+    const deadline = starting.length > 0 ? AbortSignal.timeout(timeoutMs) : undefined;
+    for (const delivery of starting) start(delivery, endpoints.get(delivery.endpointId), deadline);
     stats.inFlight = slots.size;
     return waitMs;
   }
 
-  function start(delivery: DueDelivery, endpoint: EndpointRow | undefined): void {
+  function start(delivery: DueDelivery, endpoint: EndpointRow | undefined, deadline: AbortSignal | undefined): void {
     slots.take(delivery);
     if (endpoint?.status === "enabled") pacing.take(endpoint.id, 1);
-    const attempt = attemptDelivery(delivery, endpoint)
+    const attempt = attemptDelivery(delivery, endpoint, deadline)
       .catch((error) => {
         // A store write before sending failed: the message stays due and is taken again.
         writeFailed(error, "webhook attempt");
@@ -189,7 +191,13 @@ export function startDispatcher(options: DispatcherOptions) {
     running.add(attempt);
   }
 
-  async function attemptDelivery(delivery: DueDelivery, endpoint: EndpointRow | undefined): Promise<void> {
+  const now = () => clock.now();
+
+  async function attemptDelivery(
+    delivery: DueDelivery,
+    endpoint: EndpointRow | undefined,
+    deadline: AbortSignal | undefined,
+  ): Promise<void> {
     if (endpoint === undefined || endpoint.status !== "enabled") {
       // Paused since the message was queued: held; deleted: discarded. Never picked up again.
       const status = endpoint !== undefined ? "held" : "discarded";
@@ -197,7 +205,7 @@ export function startDispatcher(options: DispatcherOptions) {
       wake();
       return;
     }
-    const sent = await sendAttempt(endpoint, delivery, { now: () => clock.now(), timeoutMs });
+    const sent = await sendAttempt(endpoint, delivery, { now, timeoutMs, deadline });
     stats.attempts++;
     const outcome = attemptOutcome(
       policy,
