@@ -17,7 +17,9 @@
  * - attempts run concurrently (delivery-slots.ts): a bound overall and a bound
  *   per endpoint, and endpoints are served in turn, so a slow endpoint never
  *   delays the others; a read takes more due messages than the slots free, and
- *   the next turns start those kept without reading (read-ahead.ts);
+ *   the next turns start those kept without reading (read-ahead.ts), and a turn
+ *   that follows settles reuses, for 50 ms, the last read of the endpoints and of
+ *   which have messages due;
  * - an endpoint's `rate_limit_per_s` paces its attempts (pacing.ts), the others not;
  * - an outcome the store cannot take (full disk, held lock) is kept in memory,
  *   its message not sent again, and written once the store takes it
@@ -59,6 +61,9 @@ const settleBatchSize = 500;
 
 /** Due messages read per endpoint beyond its slots, in slots' worth (read-ahead.ts). */
 const readAheadSlots = 3;
+
+/** How long a turn after settles may reuse the last read of the endpoints and of which have messages due. */
+const reuseReadMs = 50;
 
 /** How long messages read ahead may wait for their turn before the store is read again. */
 const readAheadMaxAgeMs = 500;
@@ -116,7 +121,23 @@ export function startDispatcher(options: DispatcherOptions) {
   /** A wake that came while the loop was busy: its next pause is skipped. */
   let woken = false;
 
+  /**
+   * A turn's read of the endpoints and of which have messages due, which turns
+   * woken by settles reuse for `reuseReadMs`; `wakes`: the wakes counted when it
+   * was read (a later one means the store changed since).
+   */
+  let lastRead: { at: number; wakes: number; endpoints: Map<number, EndpointRow>; due: number[] } | null = null;
+  let wakes = 0;
+
+  /** Look again now, reading the store afresh (something else changed it: an event, an operator). */
   function wake(): void {
+    wakes++;
+    woken = true;
+    wakeSignal.wake();
+  }
+
+  /** Look again now: outcomes written freed slots, and what the last turn read may serve them. */
+  function wakeAfterSettle(): void {
     woken = true;
     wakeSignal.wake();
   }
@@ -147,7 +168,10 @@ export function startDispatcher(options: DispatcherOptions) {
         writeFailed(error, "webhook queue read");
       }
       // Woken by an event, or by written outcomes that freed slots: look again at once.
-      if (!woken && !stopped) await wakeSignal.pause(pauseMs);
+      if (!woken && !stopped) {
+        await wakeSignal.pause(pauseMs);
+        if (!woken) lastRead = null;
+      }
     }
   }
 
@@ -158,8 +182,14 @@ export function startDispatcher(options: DispatcherOptions) {
    */
   async function fill(): Promise<number> {
     if (slots.free === 0) return pollEveryMs;
-    // Every endpoint read once a round, not once an attempt.
-    const endpoints = new Map((await queries.endpoints()).map((endpoint) => [endpoint.id, endpoint]));
+    // Every endpoint read once a round, not once an attempt; a turn after settles reuses a recent read.
+    const readAt = clock.monotonic();
+    if (lastRead === null || lastRead.wakes !== wakes || readAt - lastRead.at > reuseReadMs) {
+      const wakesAtRead = wakes;
+      const endpoints = new Map((await queries.endpoints()).map((endpoint) => [endpoint.id, endpoint]));
+      lastRead = { at: readAt, wakes: wakesAtRead, endpoints, due: await queries.dueEndpoints(clock.now()) };
+    }
+    const { endpoints, due } = lastRead;
     let waitMs = pollEveryMs;
     const allowed = (endpointId: number): number => {
       const endpoint = endpoints.get(endpointId);
@@ -168,16 +198,24 @@ export function startDispatcher(options: DispatcherOptions) {
       if (tokens < 1) waitMs = Math.min(waitMs, Math.max(1, pacing.waitFor(endpointId)));
       return tokens;
     };
-    const starting = await takeDue(queries, slots, clock.now(), allowed, ahead);
-    for (const delivery of starting) start(delivery, endpoints.get(delivery.endpointId));
+    const starting = await takeDue(
+      { dueEndpoints: async () => due, dueFor: queries.dueFor },
+      slots,
+      clock.now(),
+      allowed,
+      ahead,
+    );
+    // The attempts started together share one deadline (timeoutMs from now): one timer a turn, not one an attempt.
+    const deadline = starting.length > 0 ? AbortSignal.timeout(timeoutMs) : undefined;
+    for (const delivery of starting) start(delivery, endpoints.get(delivery.endpointId), deadline);
     stats.inFlight = slots.size;
     return waitMs;
   }
 
-  function start(delivery: DueDelivery, endpoint: EndpointRow | undefined): void {
+  function start(delivery: DueDelivery, endpoint: EndpointRow | undefined, deadline: AbortSignal | undefined): void {
     slots.take(delivery);
     if (endpoint?.status === "enabled") pacing.take(endpoint.id, 1);
-    const attempt = attemptDelivery(delivery, endpoint)
+    const attempt = attemptDelivery(delivery, endpoint, deadline)
       .catch((error) => {
         // A store write before sending failed: the message stays due and is taken again.
         writeFailed(error, "webhook attempt");
@@ -189,7 +227,13 @@ export function startDispatcher(options: DispatcherOptions) {
     running.add(attempt);
   }
 
-  async function attemptDelivery(delivery: DueDelivery, endpoint: EndpointRow | undefined): Promise<void> {
+  const now = () => clock.now();
+
+  async function attemptDelivery(
+    delivery: DueDelivery,
+    endpoint: EndpointRow | undefined,
+    deadline: AbortSignal | undefined,
+  ): Promise<void> {
     if (endpoint === undefined || endpoint.status !== "enabled") {
       // Paused since the message was queued: held; deleted: discarded. Never picked up again.
       const status = endpoint !== undefined ? "held" : "discarded";
@@ -197,7 +241,7 @@ export function startDispatcher(options: DispatcherOptions) {
       wake();
       return;
     }
-    const sent = await sendAttempt(endpoint, delivery, { now: () => clock.now(), timeoutMs });
+    const sent = await sendAttempt(endpoint, delivery, { now, timeoutMs, deadline });
     stats.attempts++;
     const outcome = attemptOutcome(
       policy,
@@ -234,7 +278,7 @@ export function startDispatcher(options: DispatcherOptions) {
     })().finally(() => {
       settling = null;
       if (toSettle.length > 0) settleSoon();
-      wake();
+      wakeAfterSettle();
     });
   }
 

@@ -23,7 +23,12 @@ export interface SentAttempt {
 export async function sendAttempt(
   endpoint: EndpointRow,
   delivery: DueDelivery,
-  options: { now: () => number; timeoutMs: number },
+  options: {
+    now: () => number;
+    timeoutMs: number;
+    /** Aborts the attempt at its deadline (attempts started together share one); by default its own timeout. */
+    deadline?: AbortSignal;
+  },
 ): Promise<SentAttempt> {
   // The exact bytes that are signed are the bytes sent; `data` is stored as JSON text.
   const body = eventEnvelope(delivery.messageId, delivery.type, delivery.occurredAt, delivery.data);
@@ -39,7 +44,7 @@ export async function sendAttempt(
       method: "POST",
       body,
       redirect: "manual",
-      signal: AbortSignal.timeout(options.timeoutMs),
+      signal: options.deadline ?? AbortSignal.timeout(options.timeoutMs),
       headers: {
         "content-type": "application/json",
         "user-agent": `fieldhub/${version}`,

@@ -309,6 +309,32 @@ describe("concurrency", () => {
   });
 });
 
+describe("an endpoint changed while its backlog is delivered", () => {
+  // Turns woken by settles reuse the last read of the endpoints for up to 50 ms (docs/webhooks.md,
+  // "Fairness"): a change nobody wakes the dispatcher for still reaches the next attempts.
+  test("its new URL gets the rest; only what was in flight still reaches the old one", async () => {
+    const old = receiver(async () => {
+      await Bun.sleep(5);
+      return new Response(null, { status: 204 });
+    });
+    const next = receiver();
+    const { endpoint: created } = await endpoint(old.url);
+    const queued = new Set<string>();
+    for (let index = 0; index < 300; index++) queued.add(await event());
+    start();
+    await until(() => old.received.length >= 20);
+    await endpointService(site.store, () => Date.now()).update(created.id, { url: next.url });
+    await until(() => next.received.length > 0, 2_000);
+    const oldAtSwitch = old.received.length;
+    await until(() => old.received.length + next.received.length >= queued.size, 10_000);
+    // At most the endpoint's 4 slots were in flight when the new URL got its first message.
+    expect(old.received.length - oldAtSwitch).toBeLessThanOrEqual(4);
+    expect(next.received.length).toBeGreaterThan(200);
+    const ids = [...old.received, ...next.received].map((delivery) => delivery.headers["webhook-id"]);
+    expect(new Set(ids)).toEqual(queued);
+  });
+});
+
 describe("a store that takes no writes", () => {
   test("an outcome the store refuses is kept: the message is not sent again, and is logged once the lock is gone", async () => {
     const hook = receiver();

@@ -57,6 +57,15 @@ export interface PostgresWebhookStoreOptions {
 }
 
 const defaultLeaseMs = 60_000;
+
+/** A settle that brings its endpoint to a pause (the `index`th of its batch). */
+interface Pause {
+  index: number;
+  endpointId: number;
+  attempt: AttemptRow;
+  reason: PauseReason;
+  failed: number;
+}
 /** SQLSTATE of a deadlock: the transaction was rolled back and is safe to run again. */
 const deadlockDetected = "40P01";
 
@@ -211,27 +220,90 @@ export function postgresWebhookStore(sql: Sql, options: PostgresWebhookStoreOpti
   }
 
   /**
-   * Many outcomes in one transaction. Endpoint rows are locked in id order (the
-   * settlements sorted by endpoint, each endpoint's in the order given), so two
-   * processes settling together cannot deadlock on them.
+   * Many outcomes in one transaction, set-based: the endpoints' rows locked in id
+   * order (one statement, so two processes settling together cannot deadlock on
+   * them), then every message's new state and its attempt row in one statement,
+   * then the endpoints' failure counts that changed in one more; a pause (rare)
+   * adds its own statements.
    */
   async function settleAll(settlements: readonly Settlement[]): Promise<SettleOutcome[]> {
-    const order = settlements.map((_, index) => index);
-    order.sort((a, b) => settlements[a]!.delivery.endpointId - settlements[b]!.delivery.endpointId || a - b);
+    if (settlements.length === 0) return [];
     for (let retry = 0; ; retry++) {
       try {
-        return await sql.begin(async (tx) => {
-          const outcomes: SettleOutcome[] = new Array(settlements.length);
-          for (const index of order) {
-            const { delivery, attempt, outcome } = settlements[index]!;
-            outcomes[index] = await settleIn(tx, delivery, attempt, outcome);
-          }
-          return outcomes;
-        });
+        return await sql.begin((tx) => settleAllIn(tx, settlements));
       } catch (error) {
         if (retry >= 3 || (error as { errno?: string }).errno !== deadlockDetected) throw error;
       }
     }
+  }
+
+  async function settleAllIn(tx: Sql, settlements: readonly Settlement[]): Promise<SettleOutcome[]> {
+    const endpointIds = [...new Set(settlements.map((settlement) => settlement.delivery.endpointId))];
+    endpointIds.sort((a, b) => a - b);
+    const locked = (await tx`
+      SELECT id, failed_messages_in_row AS failed FROM webhook_endpoints
+       WHERE id = ANY(${endpointIds}::int[]) ORDER BY id FOR NO KEY UPDATE`) as { id: number; failed: number }[];
+    // The claim check (owner and attempt count) and the message's new state in one statement, its
+    // attempt row written only where the claim held, in the order given.
+    const column = <T>(pick: (settlement: Settlement) => T): T[] => settlements.map(pick);
+    const updated = (await tx`
+      WITH input AS (
+        SELECT * FROM unnest(
+          ${column((s) => s.delivery.id)}::int[], ${column((s) => s.delivery.attempts)}::int[],
+          ${column((s) => settledStatus(s.outcome))}::text[],
+          ${column((s) => (s.outcome.kind === "retry" ? s.outcome.at : null))}::bigint[],
+          ${column((s) => (s.outcome.kind === "retry" ? null : s.attempt.attemptedAt))}::bigint[],
+          ${column((s) => s.attempt.attemptedAt)}::bigint[], ${column((s) => s.attempt.statusCode)}::int[],
+          ${column((s) => s.attempt.durationMs)}::int[], ${column((s) => s.attempt.error)}::text[],
+          ${column((s) => s.attempt.responseExcerpt)}::text[]
+        ) WITH ORDINALITY AS i(id, attempts, status, next_at, completed_at, attempted_at, status_code, duration_ms,
+                               error, excerpt, ord)
+      ), updated AS (
+        UPDATE webhook_deliveries d
+           SET status = COALESCE(i.status, d.status), attempts = d.attempts + 1,
+               next_attempt_at = i.next_at, completed_at = i.completed_at, lease_owner = NULL, lease_until = NULL
+          FROM input i
+         WHERE d.id = i.id AND d.lease_owner = ${owner} AND d.attempts = i.attempts
+        RETURNING d.id
+      ), logged AS (
+        INSERT INTO webhook_attempts (delivery_id, attempted_at, status_code, duration_ms, error, response_excerpt)
+        SELECT i.id, i.attempted_at, i.status_code, i.duration_ms, i.error, i.excerpt
+          FROM input i JOIN updated u ON u.id = i.id
+         ORDER BY i.ord
+      )
+      SELECT id FROM updated`) as { id: number | string }[];
+    const settled = new Set(updated.map((row) => num(row.id)));
+    // Each endpoint's failure count follows its settled outcomes in order, as one settle at a time would.
+    const failedInRow = new Map(locked.map((row) => [num(row.id), num(row.failed)]));
+    const before = new Map(failedInRow);
+    const pauses: Pause[] = [];
+    const outcomes = settlements.map(({ delivery, attempt, outcome }, index): SettleOutcome => {
+      if (!settled.has(delivery.id)) return { paused: false, settled: false };
+      const endpointId = delivery.endpointId;
+      const failed = failedInRow.get(endpointId) ?? 0;
+      if (outcome.kind === "delivered") failedInRow.set(endpointId, 0);
+      else if (outcome.kind === "gone") pauses.push({ index, endpointId, attempt, reason: "gone", failed: failed + 1 });
+      else if (outcome.kind === "failed") {
+        failedInRow.set(endpointId, failed + 1);
+        if (failed + 1 >= outcome.pauseAfter) {
+          pauses.push({ index, endpointId, attempt, reason: "failed_messages", failed: failed + 1 });
+        }
+      }
+      return { paused: false, settled: true };
+    });
+    const changed = [...failedInRow].filter(([id, failed]) => before.get(id) !== failed);
+    if (changed.length > 0) {
+      await tx`
+        UPDATE webhook_endpoints e SET failed_messages_in_row = c.failed
+          FROM unnest(${changed.map(([id]) => id)}::int[], ${changed.map(([, failed]) => failed)}::int[]) AS c(id, failed)
+         WHERE e.id = c.id`;
+    }
+    // Of settles that would pause one endpoint, only the first does and tells (pauseIn).
+    for (const pause of pauses) {
+      const paused = await pauseIn(tx, pause.endpointId, pause.attempt, pause.reason, pause.failed);
+      outcomes[pause.index] = { paused, settled: true };
+    }
+    return outcomes;
   }
 
   /** As on SQLite: a message is one event, its earlier deliveries to the endpoint judged together. */
@@ -349,55 +421,6 @@ export function postgresWebhookStore(sql: Sql, options: PostgresWebhookStoreOpti
     return rows.map(dueFrom);
   }
 
-  async function settleIn(
-    tx: Sql,
-    delivery: DueDelivery,
-    attempt: AttemptRow,
-    outcome: AttemptOutcome,
-  ): Promise<SettleOutcome> {
-    const at = attempt.attemptedAt;
-    await tx`SELECT 1 FROM webhook_endpoints WHERE id = ${delivery.endpointId} FOR NO KEY UPDATE`;
-    // The claim check and the message's new state in one statement.
-    const [status, next, completed] =
-      outcome.kind === "delivered"
-        ? ["delivered", null, at]
-        : outcome.kind === "retry"
-          ? [null, outcome.at, null]
-          : ["failed", null, at];
-    const updated = await tx`
-      UPDATE webhook_deliveries
-         SET status = COALESCE(${status}::text, status), attempts = attempts + 1,
-             next_attempt_at = ${next}::bigint, completed_at = ${completed}::bigint,
-             lease_owner = NULL, lease_until = NULL
-       WHERE id = ${delivery.id} AND lease_owner = ${owner} AND attempts = ${delivery.attempts}
-       RETURNING id`;
-    if ((updated as unknown[]).length === 0) return { paused: false, settled: false };
-    await insertAttempt(tx, delivery.id, attempt);
-    if (outcome.kind === "delivered") {
-      await tx`
-        UPDATE webhook_endpoints SET failed_messages_in_row = 0
-         WHERE id = ${delivery.endpointId} AND failed_messages_in_row <> 0`;
-      return { paused: false, settled: true };
-    }
-    if (outcome.kind === "retry") return { paused: false, settled: true };
-    if (outcome.kind === "gone") {
-      const [row] = (await tx`
-        SELECT failed_messages_in_row AS failed FROM webhook_endpoints WHERE id = ${delivery.endpointId}`) as {
-        failed: number;
-      }[];
-      const failed = (row?.failed ?? 0) + 1;
-      return { paused: await pauseIn(tx, delivery.endpointId, attempt, "gone", failed), settled: true };
-    }
-    const [row] = (await tx`
-      UPDATE webhook_endpoints SET failed_messages_in_row = failed_messages_in_row + 1
-       WHERE id = ${delivery.endpointId} RETURNING failed_messages_in_row AS failed`) as { failed: number }[];
-    const failed = row?.failed ?? 0;
-    if (failed >= outcome.pauseAfter) {
-      return { paused: await pauseIn(tx, delivery.endpointId, attempt, "failed_messages", failed), settled: true };
-    }
-    return { paused: false, settled: true };
-  }
-
   return {
     createEndpoint,
     endpoint,
@@ -426,6 +449,11 @@ export function postgresWebhookStore(sql: Sql, options: PostgresWebhookStoreOpti
     pruneLog,
     pendingCount,
   };
+}
+
+/** A settled message's status; null keeps it (a retry stays pending, or held if its endpoint paused meanwhile). */
+function settledStatus(outcome: AttemptOutcome): DeliveryStatus | null {
+  return outcome.kind === "delivered" ? "delivered" : outcome.kind === "retry" ? null : "failed";
 }
 
 async function enqueueIn(sql: Sql, endpointId: number, eventId: number, now: number): Promise<number> {

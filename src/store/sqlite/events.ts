@@ -20,20 +20,28 @@ export function sqliteEventRecorder({ sqlite }: SqliteConnection): EventRecorder
      ON CONFLICT (message_id) DO NOTHING`,
   );
   // The message for every endpoint that subscribed, in the event's own transaction:
-  // held while an endpoint is paused, due at once otherwise.
-  const fanOut = sqlite.prepare<never, [number, number, string, number]>(
-    `INSERT INTO webhook_deliveries (endpoint_id, event_id, status, next_attempt_at, created_at)
-     SELECT id, ?1, CASE status WHEN 'paused' THEN 'held' ELSE 'pending' END, ?4, ?4
-       FROM webhook_endpoints
-      WHERE org_id = ?2 AND deleted_at IS NULL
-        AND (event_types = '' OR instr(' ' || event_types || ' ', ' ' || ?3 || ' ') > 0)`,
+  // held while an endpoint is paused, due at once otherwise. One row per statement:
+  // an INSERT ... SELECT of several rows inside a transaction keeps a statement
+  // journal, which SQLite writes to a temporary file (a write per event on the SD
+  // card, and a third of a record's time; docs/benchmarks.md, webhook delivery).
+  const subscribers = sqlite.prepare<{ id: number; status: string }, [number, string]>(
+    `SELECT id, CASE status WHEN 'paused' THEN 'held' ELSE 'pending' END AS status FROM webhook_endpoints
+      WHERE org_id = ?1 AND deleted_at IS NULL
+        AND (event_types = '' OR instr(' ' || event_types || ' ', ' ' || ?2 || ' ') > 0)`,
   );
+  const insertDelivery = sqlite.prepare<never, [number, number, string, number]>(
+    `INSERT INTO webhook_deliveries (endpoint_id, event_id, status, next_attempt_at, created_at)
+     VALUES (?1, ?2, ?3, ?4, ?4)`,
+  );
+  const fanOut = (eventId: number, orgId: number, type: string, now: number): void => {
+    for (const endpoint of subscribers.all(orgId, type)) insertDelivery.run(endpoint.id, eventId, endpoint.status, now);
+  };
   return (event, now = event.occurredAt) => {
     const messageId = event.messageId ?? newMessageId();
     const inserted = insert.run(messageId, event.orgId, event.type, event.occurredAt, JSON.stringify(event.data));
     if (inserted.changes === 0) return { messageId, eventId: 0 };
     const eventId = Number(inserted.lastInsertRowid);
-    if (event.type !== testEventType) fanOut.run(eventId, event.orgId, event.type, now);
+    if (event.type !== testEventType) fanOut(eventId, event.orgId, event.type, now);
     return { messageId, eventId };
   };
 }

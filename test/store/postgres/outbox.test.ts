@@ -256,6 +256,34 @@ async function script(outbox: Outbox): Promise<unknown[]> {
     (await webhooks.deliveries(1, 10)).map((d) => d.status),
     (await events.listAfter(1)).length,
   ]);
+  // One batch across two endpoints whose outcomes pause one of them midway: each endpoint's failure
+  // count follows its outcomes in order (a delivery resets it), only the settle reaching the count
+  // pauses, and a retry settled after the pause is held with the rest.
+  await endpoint("e5", 2, "device.online", 11_000);
+  for (let index = 0; index < 5; index++) await events.record(sampleEvent("device.online", 2, 11_001 + index));
+  const [a1, a2] = (await webhooks.dueFor(3, 12_000, 2)) as [DueDelivery, DueDelivery];
+  const b = (await webhooks.dueFor(5, 12_000, 5)) as [DueDelivery, DueDelivery, DueDelivery, DueDelivery, DueDelivery];
+  const failed = { kind: "failed" as const, pauseAfter: 2 };
+  const mixed = await webhooks.settleAll([
+    { delivery: b[0], attempt: attempt(12_001, 500), outcome: failed },
+    { delivery: a1, attempt: attempt(12_002, 204), outcome: { kind: "delivered" } },
+    { delivery: b[1], attempt: attempt(12_003, 204), outcome: { kind: "delivered" } },
+    { delivery: b[2], attempt: attempt(12_004, 500), outcome: failed },
+    { delivery: b[3], attempt: attempt(12_005, 500), outcome: failed },
+    { delivery: a2, attempt: attempt(12_006, 204), outcome: { kind: "delivered" } },
+    { delivery: b[4], attempt: attempt(12_007, 500), outcome: { kind: "retry", at: 20_000 } },
+  ]);
+  const e5Row = await webhooks.endpointById(5);
+  out.push([
+    "mixed batch",
+    mixed.map((outcome) => outcome.paused),
+    e5Row?.status,
+    e5Row?.failedMessagesInRow,
+    e5Row?.pauseReason,
+    (await webhooks.deliveries(5, 10)).map((d) => [name(d.messageId), d.status, d.attempts, d.nextAttemptAt]),
+    (await webhooks.deliveries(3, 10)).map((d) => [name(d.messageId), d.status, d.attempts]),
+    await pausedEvents(2),
+  ]);
   return out;
 }
 
@@ -272,6 +300,12 @@ describe.skipIf(!postgresAvailable)(`the outbox on PostgreSQL (${postgresMissing
     expect(answerOf("resend delivered").slice(1, 2)).toEqual([1]);
     expect(answerOf("resend failed")).toEqual(["resend failed", 2]);
     expect((answerOf("settleAll")[3] as Record<string, number>).delivered).toBe(1);
+    expect(answerOf("mixed batch").slice(1, 5)).toEqual([
+      [false, false, false, false, true, false, false],
+      "paused",
+      2,
+      "2 messages in a row failed every attempt",
+    ]);
     // The script reaches what it is about: a pause, a 410, a discard and a prune that deleted.
     expect(JSON.stringify(expected)).toContain("2 messages in a row failed every attempt");
     expect(JSON.stringify(expected)).toContain("410 Gone");
