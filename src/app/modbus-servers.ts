@@ -70,14 +70,15 @@ export function startModbusServers(options: ModbusServersOptions) {
       if (stored === undefined) return;
       const { actor, result, detail, requestedAt, finishedAt } = write;
       const outcome = { result, detail, requestedAt, finishedAt };
-      if (write.registers.length === 0) {
-        // No register to name (docs/polling.md): the device and the request as sent, and no event.
+      if (write.beyondRegisters) {
+        // Addresses no register names (docs/polling.md): the device and the request as sent, and no event.
         const modbusDeviceId = await store.gateways.findModbusDeviceId(stored.id, write.deviceId);
-        if (modbusDeviceId === null) return;
-        const { request } = write;
-        await store.writes.recordDeviceWrite({ orgId: stored.orgId, modbusDeviceId, actor, request, ...outcome });
-        return;
+        if (modbusDeviceId !== null) {
+          const { request } = write;
+          await store.writes.recordDeviceWrite({ orgId: stored.orgId, modbusDeviceId, actor, request, ...outcome });
+        }
       }
+      if (write.registers.length === 0) return;
       for (const entry of write.registers) {
         const target = await store.writes.target(stored.id, entry.registerId);
         if (target === null) continue;

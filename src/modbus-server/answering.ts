@@ -17,7 +17,7 @@ import { exception, exceptionAnswer, parseRequest, readAnswer, type ServerReques
 import type { ServedBus } from "./served-bus.ts";
 import type { ModbusServerConfig, ServedUnit } from "./server-config.ts";
 import type { ServerStats } from "./stats.ts";
-import { type WriteAuditor, writtenRegisters, writtenValues } from "./write-audit.ts";
+import { type WriteAuditor, writesBeyondRegisters, writtenRegisters, writtenValues } from "./write-audit.ts";
 
 export interface AnswererOptions {
   config: ModbusServerConfig;
@@ -109,6 +109,7 @@ export function createAnswerer(options: AnswererOptions): Answerer {
       deviceId: device.id,
       actor,
       registers,
+      beyondRegisters: writesBeyondRegisters(registers, request.count),
       request: { functionCode: request.functionCode, address: request.start, values: writtenValues(request.payload) },
       result,
       detail,

@@ -4,7 +4,8 @@
  * with the value asked decoded from the words written, and the value before from the
  * words last read. A write that covers no register whole (a part of a 32-bit value,
  * an address fieldhub does not poll, a SunSpec point) is one entry of its device with
- * the request as sent (docs/polling.md).
+ * the request as sent (docs/polling.md); so is one that covers registers whole and
+ * addresses outside them too, besides its registers' entries.
  */
 import type { RegisterWriteResult } from "../lib/register-write.ts";
 import { decodeBits, decodeWords } from "../modbus/decode.ts";
@@ -18,6 +19,9 @@ export interface WrittenRegister {
   registerId: string;
   rawAsked: number;
   rawBefore: number | null;
+  /** Where in the request it starts, and how many addresses it takes. */
+  offset: number;
+  span: number;
 }
 
 /** One write through the server as the audit records it. */
@@ -27,6 +31,8 @@ export interface ServerWrite {
   actor: string;
   /** The registers it covers whole; none: it is recorded by the device and `request`. */
   registers: WrittenRegister[];
+  /** Some address it writes is in no register of `registers`: recorded by the device and `request` as well. */
+  beyondRegisters: boolean;
   /** What the client sent: coils as 0 or 1. */
   request: { functionCode: WriteFunctionCode; address: number; values: number[] };
   result: RegisterWriteResult;
@@ -68,7 +74,20 @@ export function writtenRegisters(
         : before.bits !== null
           ? decodeBits(before.bits, offset)
           : decodeWords(register, before.words, offset);
-    entries.push({ registerId: register.id, rawAsked: asked, rawBefore: typeof held === "number" ? held : null });
+    entries.push({
+      registerId: register.id,
+      rawAsked: asked,
+      rawBefore: typeof held === "number" ? held : null,
+      offset,
+      span: registerSpan(register),
+    });
   }
   return entries;
+}
+
+/** Whether some of the request's `count` addresses belong to none of the registers it covers whole. */
+export function writesBeyondRegisters(registers: readonly WrittenRegister[], count: number): boolean {
+  const covered = new Uint8Array(count);
+  for (const register of registers) covered.fill(1, register.offset, register.offset + register.span);
+  return covered.includes(0);
 }

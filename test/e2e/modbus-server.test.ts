@@ -87,6 +87,7 @@ const actuatorSpec = {
     "1": {
       hr: [
         { address: 0, type: "int16", value: 200 },
+        { address: 1, type: "uint16", value: 0 },
         { address: 2, type: "int32", value: 70_000 },
         { address: 10, type: "uint16", value: 1 },
       ],
@@ -381,6 +382,28 @@ describe.skipIf(!canRun)("writes", () => {
     const lines = text.stdout.trim().split("\n");
     expect(lines[0]).toContain(`actuator fc 16 at 3 (1)\tmodbus:127.0.0.1\t[${0x4242}]\twritten`);
     expect(lines[1]).toContain(`actuator fc 6 at 10 (1)\tmodbus:127.0.0.1\t[${0xbeef}]\twritten`);
+  });
+
+  test("a write that covers a register whole and an address no register names is in the audit both ways", async () => {
+    const before = (await writesListed(0)).length;
+    // Address 0 is the setpoint (int16); address 1 belongs to no register.
+    const [both] = await master(writePort, [{ op: "write", fc: 16, unit: 3, start: 0, values: [230, 0x1234] }]);
+    expect(both).toEqual({ ok: true });
+    const [landed] = await master(actuator.port, [read(3, 1, 0, 2)]);
+    expect(landed).toEqual({ words: [230, 0x1234] });
+
+    const entries = (await writesListed(before + 2)).slice(0, 2);
+    expect(entries).toContainEqual(
+      expect.objectContaining({ register_name: "setpoint", value_asked: 23, request: null, result: "written" }),
+    );
+    expect(entries).toContainEqual(
+      expect.objectContaining({
+        modbus_device_name: "actuator",
+        register_id: null,
+        request: { function_code: 16, address: 0, count: 2, values: [230, 0x1234] },
+        result: "written",
+      }),
+    );
   });
 });
 
