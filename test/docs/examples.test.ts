@@ -30,6 +30,10 @@ const skipped: { startsWith: string; reason: string }[] = [
     reason: "scans a site's RTU line; test/cli/discover.test.ts scans a socat pty",
   },
   {
+    startsWith: "fieldhub discover --host 192.168.1.50 --port 4001 --rtu-over-tcp",
+    reason: "scans a site's serial device server; test/cli/discover.test.ts scans pymodbus framing RTU over TCP",
+  },
+  {
     startsWith: "fieldhub config check found.yaml",
     reason: "checks the file the scan above writes; test/cli/discover.test.ts checks one",
   },
