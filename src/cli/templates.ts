@@ -32,7 +32,7 @@ export function templatesCommand(argv: string[]): void {
   const json = values.json === true;
   if (action === "list") {
     if (positionals.length > 0) throw new UsageError("templates list takes no arguments");
-    process.stdout.write(json ? `${JSON.stringify(deviceTemplates.map(summaryOf), null, 2)}\n` : listText());
+    process.stdout.write(json ? `${JSON.stringify(deviceTemplates().map(summaryOf), null, 2)}\n` : listText());
     return;
   }
   if (action === "show") {
@@ -105,8 +105,8 @@ function columns(rows: readonly (readonly string[])[]): string {
 }
 
 function listText(): string {
-  const rows = deviceTemplates.map((t) => [t.brand, t.model, t.kind, String(t.registers.length), sourceLine(t)]);
-  return `${columns([["BRAND", "MODEL", "KIND", "REGISTERS", "SOURCE"], ...rows])}\n${deviceTemplates.length} templates; \`fieldhub templates show BRAND MODEL\` prints one.\n`;
+  const rows = deviceTemplates().map((t) => [t.brand, t.model, t.kind, String(t.registers.length), sourceLine(t)]);
+  return `${columns([["BRAND", "MODEL", "KIND", "REGISTERS", "SOURCE"], ...rows])}\n${deviceTemplates().length} templates; \`fieldhub templates show BRAND MODEL\` prints one.\n`;
 }
 
 /** Where a register is read, with the type's detail: `float32 ABCD`, `bool bit 3`, `string x16`. */

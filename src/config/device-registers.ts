@@ -120,13 +120,13 @@ export function lookupTemplate(ref: unknown): TemplateLookup {
   const template = findTemplate(brand, model);
   if (template !== undefined) return { kind: "found", template };
 
-  const library = deviceTemplates.map(templateLabel).join(", ");
-  const brands = [...new Set(deviceTemplates.map((t) => t.brand))];
+  const library = deviceTemplates().map(templateLabel).join(", ");
+  const brands = [...new Set(deviceTemplates().map((t) => t.brand))];
   if (!brands.includes(brand)) {
     let suggestion = didYouMean(brand, brands);
     if (suggestion === "") {
       // The brand is off but the model gives it away: `{ brand: SMA, model: SDM630 }`.
-      const byModel = deviceTemplates.find((t) => didYouMean(model, [t.model]) !== "");
+      const byModel = deviceTemplates().find((t) => didYouMean(model, [t.model]) !== "");
       if (byModel !== undefined) suggestion = ` (did you mean ${templateLabel(byModel)}?)`;
     }
     return {
@@ -135,7 +135,9 @@ export function lookupTemplate(ref: unknown): TemplateLookup {
       message: `no template for brand "${brand}"${suggestion}; the library has: ${library}`,
     };
   }
-  const models = deviceTemplates.filter((t) => t.brand === brand).map((t) => t.model);
+  const models = deviceTemplates()
+    .filter((t) => t.brand === brand)
+    .map((t) => t.model);
   return {
     kind: "unknown",
     path: ["template", "model"],

@@ -252,7 +252,7 @@ function checkSunSpec(sunspec: unknown, devicePath: Path, report: Report): void 
     const first = seen.get(id);
     if (first !== undefined) report(path, `lists model ${id} again (also at models[${first}])`);
     else if (knownSunSpecModel(id) === undefined) {
-      report(path, `is not a SunSpec model fieldhub knows: ${id}; it knows ${knownSunSpecModelIds.join(", ")}`);
+      report(path, `is not a SunSpec model fieldhub knows: ${id}; it knows ${knownSunSpecModelIds().join(", ")}`);
     }
     if (first === undefined) seen.set(id, i);
   });

@@ -16,7 +16,6 @@ import type { RegisterWriter } from "../lib/register-write.ts";
 import type { UplinkView } from "../lib/uplink-report.ts";
 import { isStoreUnavailable } from "../store/contract/store-unavailable.ts";
 import type { Store } from "../store/index.ts";
-import { adminPageRoutes } from "./admin/page.ts";
 import { adminRoutes } from "./admin/router.ts";
 import { anonymousRateHeaders, passApiGate } from "./api-gate.ts";
 import { corsPolicy } from "./cors.ts";
@@ -135,6 +134,10 @@ export async function createHttpApp(deps: HttpAppDeps) {
     return response;
   };
 
+  // Imported apart: with code splitting, the HTML import's chunk must import no other
+  // chunk, or a compiled executable looks for that chunk outside its embedded files
+  // (Bun 1.4.5; docs/benchmarks.md, "Footprint").
+  const { adminPageRoutes } = await import("./admin/page.ts");
   // development: false, also when run from source: Bun would otherwise serve the
   // admin page through its hot-reload dev server (unminified, with a reload socket).
   return new Elysia({ normalize: false, serve: { routes: adminPageRoutes, development: false } })

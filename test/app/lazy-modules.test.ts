@@ -1,27 +1,34 @@
 /**
  * Code a box does not use is not loaded (docs/benchmarks.md, "Footprint"): `serve`
- * on SQLite, logging JSON, without `mqtt`, loads neither the PostgreSQL engine, the
- * OpenAPI document, the MQTT publisher nor pino-pretty; the OpenAPI document is
- * loaded by the first request for it and answers as before.
+ * on SQLite, logging JSON, without `mqtt`, without templates or `sunspec:` devices,
+ * loads neither the PostgreSQL engine, the OpenAPI document, the MQTT publisher,
+ * pino-pretty, the template library nor the SunSpec model tables; the OpenAPI
+ * document is loaded by the first request for it and answers as before; a config
+ * that names a template and a SunSpec device loads those two, and is checked as before.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type RunningCli, repoRoot, serveArgs, servedUrl, startCli } from "../harness/cli.ts";
+import { type RunningCli, repoRoot, runCli, serveArgs, servedUrl, startCli } from "../harness/cli.ts";
 
 let workDir = "";
 let server: RunningCli;
 let baseUrl = "";
 let record = "";
 
-const loaded = () =>
-  existsSync(record)
-    ? readFileSync(record, "utf8")
+const loaded = (file = record) =>
+  existsSync(file)
+    ? readFileSync(file, "utf8")
         .split("\n")
         .filter((line) => line !== "")
         .map((path) => (path.startsWith(`${repoRoot}/`) ? path.slice(repoRoot.length + 1) : path))
     : [];
+
+const recordingEnv = (file: string) => ({
+  BUN_OPTIONS: `--preload ${join(repoRoot, "test", "fixtures", "record-module-loads.ts")}`,
+  FIELDHUB_RECORD_LOADS: file,
+});
 
 beforeAll(async () => {
   workDir = mkdtempSync(join(tmpdir(), "fieldhub-lazy-"));
@@ -31,10 +38,7 @@ beforeAll(async () => {
     config,
     "organizations: [{ key: site, name: Site }]\ngateways: [{ serial: GW-1, name: Gateway, bus: { type: tcp } }]\n",
   );
-  server = startCli(serveArgs(config, join(workDir, "data"), "--log-format", "json"), {
-    BUN_OPTIONS: `--preload ${join(repoRoot, "test", "fixtures", "record-module-loads.ts")}`,
-    FIELDHUB_RECORD_LOADS: record,
-  });
+  server = startCli(serveArgs(config, join(workDir, "data"), "--log-format", "json"), recordingEnv(record));
   baseUrl = await server.waitFor(servedUrl, 30_000);
 }, 40_000);
 
@@ -60,4 +64,26 @@ test("the OpenAPI document is loaded by the first request for it, once", async (
   const again = await fetch(`${baseUrl}/openapi.json`);
   expect(await again.json()).toEqual(document);
   expect(loaded()).toEqual(["src/http/docs/openapi.ts"]);
+});
+
+test("a config naming a template and a SunSpec device loads the template library and the model tables", async () => {
+  const file = join(workDir, "check-loads.txt");
+  const config = join(workDir, "devices.yaml");
+  writeFileSync(
+    config,
+    `organizations: [{ key: site, name: Site }]
+gateways:
+  - serial: GW-2
+    name: Gateway
+    bus: { type: tcp }
+    devices:
+      - { name: meter, slave_id: 1, host: 127.0.0.1, template: { brand: Eastron, model: SDM630 } }
+      - { name: inverter, slave_id: 2, host: 127.0.0.1, sunspec: { models: [1, 999] } }
+`,
+  );
+  const result = await runCli(["config", "check", config], 30_000, recordingEnv(file));
+  // Checked as before: the unknown model is named with the models the tables hold.
+  expect(result.code).toBe(1);
+  expect(result.stderr).toContain("is not a SunSpec model fieldhub knows: 999; it knows 1, 101,");
+  expect(loaded(file).sort()).toEqual(["src/config/templates/library.ts", "src/modbus/sunspec/models/index.ts"]);
 });

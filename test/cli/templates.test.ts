@@ -22,7 +22,7 @@ describe("templates list", () => {
     expect(result.code).toBe(0);
     const listed = JSON.parse(result.stdout) as ListedTemplate[];
     expect(listed.length).toBeGreaterThanOrEqual(30);
-    expect(listed.map((t) => `${t.brand}/${t.model}`)).toEqual(deviceTemplates.map((t) => `${t.brand}/${t.model}`));
+    expect(listed.map((t) => `${t.brand}/${t.model}`)).toEqual(deviceTemplates().map((t) => `${t.brand}/${t.model}`));
     for (const entry of listed) {
       const template = findTemplate(entry.brand, entry.model);
       expect(entry).toEqual({
@@ -42,13 +42,13 @@ describe("templates list", () => {
     expect(result.code).toBe(0);
     const lines = result.stdout.trimEnd().split("\n");
     expect(lines[0]).toMatch(/^BRAND\s+MODEL\s+KIND\s+REGISTERS\s+SOURCE$/);
-    expect(lines.length).toBe(deviceTemplates.length + 2);
+    expect(lines.length).toBe(deviceTemplates().length + 2);
     const huawei = lines.find((line) => line.startsWith("Huawei "));
     expect(huawei).toMatch(
       /^Huawei\s+SUN2000\s+hybrid inverter\s+15\s+Solar Inverter Modbus Interface Definitions, Issue 04, 2022-03-29$/,
     );
     expect(lines.at(-1)).toBe(
-      `${deviceTemplates.length} templates; \`fieldhub templates show BRAND MODEL\` prints one.`,
+      `${deviceTemplates().length} templates; \`fieldhub templates show BRAND MODEL\` prints one.`,
     );
   });
 });

@@ -61,7 +61,7 @@ test("docs/config.md shows the example verbatim", () => {
 
 test("docs/config.md lists every template of the library with its register count", () => {
   const docs = readFileSync(join(import.meta.dir, "../../docs/config.md"), "utf8");
-  for (const template of deviceTemplates) {
+  for (const template of deviceTemplates()) {
     const row = docs.split("\n").find((line) => line.startsWith(`| ${template.brand} | ${template.model} |`));
     expect(row).toBeDefined();
     expect(row).toContain(`| ${template.registers.length} `);

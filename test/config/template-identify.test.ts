@@ -36,7 +36,7 @@ describe("matching a template", () => {
   });
 
   test("identify wins over brand and model, and the longest product name wins among matches", () => {
-    const base = deviceTemplates[0]!;
+    const base = deviceTemplates()[0]!;
     const short: DeviceTemplate = { ...base, brand: "Acme", model: "M1" };
     const long: DeviceTemplate = {
       ...base,

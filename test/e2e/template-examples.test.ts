@@ -69,9 +69,11 @@ const deviceName = (index: number) => `T${index + 1}`;
 beforeAll(async () => {
   if (!canRun) return;
   workDir = mkdtempSync(join(tmpdir(), "fieldhub-templates-"));
-  const units = Object.fromEntries(deviceTemplates.map((template, index) => [String(index + 1), unitTables(template)]));
+  const units = Object.fromEntries(
+    deviceTemplates().map((template, index) => [String(index + 1), unitTables(template)]),
+  );
   peer = await startPymodbusPeer({ tcp_port: 0, serial: null, units });
-  const devices = deviceTemplates.map(
+  const devices = deviceTemplates().map(
     (template, index) =>
       `      - { name: ${deviceName(index)}, host: 127.0.0.1, port: ${peer?.port}, slave_id: ${index + 1}, poll_interval_ms: 1000, timeout_ms: 2000, template: { brand: ${JSON.stringify(template.brand)}, model: ${JSON.stringify(template.model)} } }`,
   );
@@ -112,7 +114,7 @@ type ApiRegister = {
 test.skipIf(!canRun)(
   "every template register reads back its example's value and unit through serve and /v1 (needs python3-pymodbus)",
   async () => {
-    const expected = deviceTemplates.flatMap((template, index) =>
+    const expected = deviceTemplates().flatMap((template, index) =>
       template.registers.map((register) => ({
         device: deviceName(index),
         template: `${template.brand} ${template.model}`,

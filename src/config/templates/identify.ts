@@ -19,7 +19,7 @@ const folded = (text: string) => text.toLowerCase().replace(/[^a-z0-9]/gu, "");
 
 export function matchTemplate(
   names: readonly DeviceNames[],
-  library: readonly DeviceTemplate[] = deviceTemplates,
+  library: readonly DeviceTemplate[] = deviceTemplates(),
 ): DeviceTemplate | undefined {
   let best: { template: DeviceTemplate; productLength: number } | undefined;
   for (const template of library) {

@@ -7,7 +7,6 @@
  */
 import type { DataType } from "../register-model.ts";
 import type { SunSpecGroup, SunSpecModel, SunSpecPoint } from "./model-types.ts";
-import { sunSpecModels } from "./models/index.ts";
 
 /** A device's `sunspec:` setting: `true` for every known model, or the models listed. */
 export type SunSpecSelection = true | { models: readonly number[]; repeats?: number };
@@ -38,13 +37,27 @@ export interface SunSpecRegister {
   notImplemented?: number;
 }
 
-const modelsById = new Map(sunSpecModels.map((model) => [model.id, model]));
+let known: { models: readonly SunSpecModel[]; byId: ReadonlyMap<number, SunSpecModel> } | null = null;
 
-export function knownSunSpecModel(id: number): SunSpecModel | undefined {
-  return modelsById.get(id);
+/**
+ * The model tables (models/, about 0.3 MB of source), loaded on first use: a box
+ * with no `sunspec:` device never loads them (docs/benchmarks.md, "Footprint").
+ */
+function knownModels(): NonNullable<typeof known> {
+  if (known === null) {
+    const { sunSpecModels } = require("./models/index.ts") as typeof import("./models/index.ts");
+    known = { models: sunSpecModels, byId: new Map(sunSpecModels.map((model) => [model.id, model])) };
+  }
+  return known;
 }
 
-export const knownSunSpecModelIds: readonly number[] = sunSpecModels.map((model) => model.id);
+export function knownSunSpecModel(id: number): SunSpecModel | undefined {
+  return knownModels().byId.get(id);
+}
+
+export function knownSunSpecModelIds(): readonly number[] {
+  return knownModels().models.map((model) => model.id);
+}
 
 const dataTypes: Record<string, DataType> = {
   int16: "int16",
@@ -94,8 +107,9 @@ const notImplementedRaw: Record<string, number> = {
 
 /** The models a selection asks for that fieldhub knows, in the order given (every known model for `true`). */
 export function selectedModels(selection: SunSpecSelection): SunSpecModel[] {
-  if (selection === true) return [...sunSpecModels];
-  return [...new Set(selection.models)].flatMap((id) => modelsById.get(id) ?? []);
+  const { models, byId } = knownModels();
+  if (selection === true) return [...models];
+  return [...new Set(selection.models)].flatMap((id) => byId.get(id) ?? []);
 }
 
 /**
@@ -123,7 +137,7 @@ function groupLayout(model: SunSpecModel): { group: SunSpecGroup; start: number;
  * one, or not known.
  */
 export function repeatingGroupInstances(id: number, length: number): number | null {
-  const model = modelsById.get(id);
+  const model = knownModels().byId.get(id);
   const repeating = model === undefined ? undefined : groupLayout(model).find((part) => part.instances === null);
   if (repeating === undefined || repeating.group.length === 0) return null;
   // The model's registers run from its id word (offset 0) to offset length + 1.
