@@ -4,25 +4,15 @@
  * the error and that command's usage only; the overview lists every command.
  */
 import { commit, version } from "../lib/version.ts";
-import { adminCommand, adminHelp } from "./admin.ts";
-import { alertsCommand, alertsHelp } from "./alerts.ts";
 import { demoHelp, serveHelp } from "./appliance-help.ts";
 import { CommandError, parseCommandArgs, UsageError } from "./args.ts";
-import { configCommand, configHelp } from "./config.ts";
 import { discoverHelp } from "./discover-options.ts";
-import { edgesCommand, edgesHelp } from "./edges.ts";
-import { endpointsCommand, endpointsHelp } from "./endpoints.ts";
 import { asksForHelp, type CommandHelp, commandUsage, groupUsage } from "./help.ts";
-import { historyCommand, historyHelp } from "./history.ts";
-import { keysCommand, keysHelp } from "./keys.ts";
-import { mirrorCommand, mirrorHelp } from "./mirror.ts";
-import { templatesCommand, templatesHelp } from "./templates.ts";
-import { webhooksCommand, webhooksHelp } from "./webhooks-listen.ts";
-import { writesCommand, writesHelp } from "./writes.ts";
 
 export interface CommandGroup {
   name: string;
-  commands: readonly CommandHelp[];
+  /** Its commands' help, from the group's module, which is loaded only when it runs or its help is asked for. */
+  commands(): Promise<readonly CommandHelp[]>;
   /** "running": a long-running command (serve, demo) that keeps the process alive. */
   run(argv: string[]): Promise<"done" | "running">;
 }
@@ -48,37 +38,103 @@ const keepsRunning =
     return "running";
   };
 
+/** A group whose module is loaded only when it runs or its help is printed. */
+function loadedGroup<Module>(
+  name: string,
+  load: () => Promise<Module>,
+  help: (module: Module) => readonly CommandHelp[],
+  run: (module: Module) => CommandGroup["run"],
+): CommandGroup {
+  return { name, commands: async () => help(await load()), run: async (argv) => run(await load())(argv) };
+}
+
+// A group's module is loaded when it runs (or its help is printed): `serve` never
+// parses the code of the other commands (docs/benchmarks.md, "Footprint").
 export const commandGroups: readonly CommandGroup[] = [
-  // Loaded when they run: the appliance's modules would slow every other command's start.
   {
     name: "serve",
-    commands: [serveHelp],
+    commands: async () => [serveHelp],
     run: keepsRunning(async (argv) => (await import("./serve.ts")).serveCommand(argv)),
   },
   {
     name: "demo",
-    commands: [demoHelp],
+    commands: async () => [demoHelp],
     run: keepsRunning(async (argv) => (await import("./demo.ts")).demoCommand(argv)),
   },
-  { name: "keys", commands: keysHelp, run: ends((argv) => keysCommand(argv, Date.now())) },
-  { name: "alerts", commands: alertsHelp, run: ends(alertsCommand) },
-  { name: "writes", commands: writesHelp, run: ends(writesCommand) },
-  { name: "history", commands: historyHelp, run: ends(historyCommand) },
-  { name: "mirror", commands: mirrorHelp, run: ends(mirrorCommand) },
-  { name: "endpoints", commands: endpointsHelp, run: ends(endpointsCommand) },
-  { name: "edges", commands: edgesHelp, run: ends((argv) => edgesCommand(argv, Date.now())) },
-  { name: "admin", commands: adminHelp, run: ends((argv) => adminCommand(argv, Date.now())) },
-  { name: "webhooks", commands: webhooksHelp, run: keepsRunning(webhooksCommand) },
-  { name: "config", commands: configHelp, run: ends(configCommand) },
-  { name: "templates", commands: templatesHelp, run: ends(templatesCommand) },
+  loadedGroup(
+    "keys",
+    () => import("./keys.ts"),
+    (module) => module.keysHelp,
+    (module) => ends((argv) => module.keysCommand(argv, Date.now())),
+  ),
+  loadedGroup(
+    "alerts",
+    () => import("./alerts.ts"),
+    (module) => module.alertsHelp,
+    (module) => ends(module.alertsCommand),
+  ),
+  loadedGroup(
+    "writes",
+    () => import("./writes.ts"),
+    (module) => module.writesHelp,
+    (module) => ends(module.writesCommand),
+  ),
+  loadedGroup(
+    "history",
+    () => import("./history.ts"),
+    (module) => module.historyHelp,
+    (module) => ends(module.historyCommand),
+  ),
+  loadedGroup(
+    "mirror",
+    () => import("./mirror.ts"),
+    (module) => module.mirrorHelp,
+    (module) => ends(module.mirrorCommand),
+  ),
+  loadedGroup(
+    "endpoints",
+    () => import("./endpoints.ts"),
+    (module) => module.endpointsHelp,
+    (module) => ends(module.endpointsCommand),
+  ),
+  loadedGroup(
+    "edges",
+    () => import("./edges.ts"),
+    (module) => module.edgesHelp,
+    (module) => ends((argv) => module.edgesCommand(argv, Date.now())),
+  ),
+  loadedGroup(
+    "admin",
+    () => import("./admin.ts"),
+    (module) => module.adminHelp,
+    (module) => ends((argv) => module.adminCommand(argv, Date.now())),
+  ),
+  loadedGroup(
+    "webhooks",
+    () => import("./webhooks-listen.ts"),
+    (module) => module.webhooksHelp,
+    (module) => keepsRunning(module.webhooksCommand),
+  ),
+  loadedGroup(
+    "config",
+    () => import("./config.ts"),
+    (module) => module.configHelp,
+    (module) => ends(module.configCommand),
+  ),
+  loadedGroup(
+    "templates",
+    () => import("./templates.ts"),
+    (module) => module.templatesHelp,
+    (module) => ends(module.templatesCommand),
+  ),
   {
     name: "discover",
-    commands: [discoverHelp],
+    commands: async () => [discoverHelp],
     run: ends(async (argv) => (await import("./discover.ts")).discoverCommand(argv)),
   },
   {
     name: "version",
-    commands: [versionHelp],
+    commands: async () => [versionHelp],
     run: async (argv) => {
       parseCommandArgs(argv, {});
       process.stdout.write(`fieldhub ${version} (${commit})\n`);
@@ -87,12 +143,16 @@ export const commandGroups: readonly CommandGroup[] = [
   },
 ];
 
+/** Every command of every group, in the table's order. */
+export async function allCommands(): Promise<readonly CommandHelp[]> {
+  return (await Promise.all(commandGroups.map((group) => group.commands()))).flat();
+}
+
 /** Every command, one line each: `fieldhub --help`, and after an unknown command. */
-export function overview(): string {
-  const width = Math.max(...commandGroups.flatMap((group) => group.commands.map((help) => help.command.length))) + 11;
-  const lines = commandGroups.flatMap((group) =>
-    group.commands.map((help) => `  ${`fieldhub ${help.command}`.padEnd(width)}${help.summary}`),
-  );
+export async function overview(): Promise<string> {
+  const commands = await allCommands();
+  const width = Math.max(...commands.map((help) => help.command.length)) + 11;
+  const lines = commands.map((help) => `  ${`fieldhub ${help.command}`.padEnd(width)}${help.summary}`);
   return [
     `fieldhub ${version}: Modbus data appliance`,
     "",
@@ -105,14 +165,14 @@ export function overview(): string {
 }
 
 /** The usage that fits `argv`: one command's, a group's, or the overview. */
-export function usageFor(argv: readonly string[]): string {
+export async function usageFor(argv: readonly string[]): Promise<string> {
   const [name, action] = argv;
   const group = commandGroups.find((candidate) => candidate.name === name);
   if (group === undefined) return overview();
+  const commands = await group.commands();
   const command =
-    group.commands.find((help) => help.command === `${name} ${action}`) ??
-    group.commands.find((help) => help.command === name);
-  return command === undefined ? groupUsage(group.name, group.commands) : commandUsage(command);
+    commands.find((help) => help.command === `${name} ${action}`) ?? commands.find((help) => help.command === name);
+  return command === undefined ? groupUsage(group.name, commands) : commandUsage(command);
 }
 
 /** Runs the command `argv` names; the exit code, or -1 when it keeps running. */
@@ -120,14 +180,14 @@ export async function runCommandLine(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === "help" || name === "--help" || name === "-h") {
     if (name === undefined) return usageError(argv, "no command given");
-    process.stdout.write(usageFor(rest));
+    process.stdout.write(await usageFor(rest));
     return 0;
   }
   if (name === "--version") return runCommandLine(["version"]);
   const group = commandGroups.find((candidate) => candidate.name === name);
   if (group === undefined) return usageError(argv, `unknown command "${name}"`);
   if (asksForHelp(rest)) {
-    process.stdout.write(usageFor(argv));
+    process.stdout.write(await usageFor(argv));
     return 0;
   }
   try {
@@ -142,7 +202,7 @@ export async function runCommandLine(argv: string[]): Promise<number> {
   }
 }
 
-function usageError(argv: readonly string[], message: string): number {
-  process.stderr.write(`fieldhub: ${message}\n\n${usageFor(argv)}`);
+async function usageError(argv: readonly string[], message: string): Promise<number> {
+  process.stderr.write(`fieldhub: ${message}\n\n${await usageFor(argv)}`);
   return 2;
 }

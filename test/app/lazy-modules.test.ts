@@ -2,9 +2,10 @@
  * Code a box does not use is not loaded (docs/benchmarks.md, "Footprint"): `serve`
  * on SQLite, logging JSON, without `mqtt`, without templates or `sunspec:` devices,
  * loads neither the PostgreSQL engine, the OpenAPI document, the MQTT publisher,
- * pino-pretty, the template library nor the SunSpec model tables; the OpenAPI
- * document is loaded by the first request for it and answers as before; a config
- * that names a template and a SunSpec device loads those two, and is checked as before.
+ * pino-pretty, the template library, the SunSpec model tables nor the code of the
+ * other commands (endpoints, history); the OpenAPI document is loaded by the first
+ * request for it and answers as before; a config that names a template and a
+ * SunSpec device loads those two, and is checked as before.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";

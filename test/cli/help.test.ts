@@ -8,11 +8,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { commandGroups } from "../../src/cli/commands.ts";
+import { allCommands, commandGroups } from "../../src/cli/commands.ts";
 import { dataOption } from "../../src/cli/help.ts";
 import { type CliResult, runCli } from "../harness/cli.ts";
 
-const commands = commandGroups.flatMap((group) => group.commands);
+const commands = await allCommands();
 const words = (command: string) => command.split(" ");
 
 let workDir: string;
@@ -73,9 +73,9 @@ describe("--help", () => {
     ]);
     expect(group!.code).toBe(0);
     expect(usageLinesOf(group!.stdout)).toEqual(
-      commandGroups
-        .find((candidate) => candidate.name === "endpoints")!
-        .commands.map((command) => `  fieldhub ${command.command} ${command.arguments}`),
+      (await commandGroups.find((candidate) => candidate.name === "endpoints")!.commands()).map(
+        (command) => `  fieldhub ${command.command} ${command.arguments}`,
+      ),
     );
     for (const result of [overview!, help!]) {
       expect(result.code).toBe(0);
