@@ -3,10 +3,10 @@
  * its arrival to its answer, and its accounting once answered: counted and timed
  * by route on the metrics registry, and logged as loudly as request-log.ts says.
  */
-import { Counter, Histogram } from "prom-client";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/logger.ts";
 import type { MetricsRegistry } from "../lib/metrics.ts";
+import { Counter, Histogram } from "../lib/prometheus.ts";
 import { newRequestState, type RequestState } from "./api-gate.ts";
 import { requestLogLevel } from "./request-log.ts";
 

@@ -2,7 +2,7 @@
  * Prometheus metrics (prom-client): one registry per running fieldhub, filled by
  * the parts that have something to count and served at /metrics.
  */
-import { Counter, Gauge, Registry } from "prom-client";
+import { Counter, Gauge, Registry } from "./prometheus.ts";
 
 export type MetricsRegistry = Registry;
 

@@ -3,9 +3,9 @@
  * server"): requests by result and clients connected, read from each server's counts
  * at each scrape; the answer time as a histogram, observed as answers go out.
  */
-import { Histogram } from "prom-client";
 import { countedFrom, gaugedFrom, type MetricsRegistry } from "../lib/metrics.ts";
 import { type ModbusServerView, modbusServerResults } from "../lib/modbus-server-view.ts";
+import { Histogram } from "../lib/prometheus.ts";
 
 type Served = { gatewaySerial: string; stats: () => ModbusServerView };
 

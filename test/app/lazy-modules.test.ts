@@ -2,8 +2,9 @@
  * Code a box does not use is not loaded (docs/benchmarks.md, "Footprint"): `serve`
  * on SQLite, logging JSON, without `mqtt`, without templates or `sunspec:` devices,
  * loads neither the PostgreSQL engine, the OpenAPI document, the MQTT publisher,
- * pino-pretty, the template library, the SunSpec model tables nor the code of the
- * other commands (endpoints, history); the OpenAPI document is loaded by the first
+ * pino-pretty, the template library, the SunSpec model tables, the code of the
+ * other commands (endpoints, history) nor prom-client's Pushgateway and default
+ * metrics; the OpenAPI document is loaded by the first
  * request for it and answers as before; a config that names a template and a
  * SunSpec device loads those two, and is checked as before.
  */
