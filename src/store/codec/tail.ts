@@ -2,8 +2,9 @@
  * The open periods' readings in memory, by register, in time order: the copy of
  * `history_tail` that reads use, since that table has no index to find one
  * register's rows by (its inserts must land on its last page). Loaded once at open;
- * about 13 bytes a reading, so one open day of 2,000 registers at one reading a
- * minute peaks near 37 MB (a shorter period trades this for more, smaller blocks).
+ * about 13 bytes a reading, 41 with aggregates, in arrays that double: a store's
+ * period bounds it (four hours by default: about 14 MB for 1,000 registers at one
+ * stored reading a minute with aggregates; a day's period, ~85 MB).
  */
 import type { ReadingAggregate } from "../contract/readings.ts";
 import { type AggregateColumns, aggregateAt, type DecodedBlock, lowerBound, type ReadingColumns } from "./block.ts";

@@ -383,7 +383,7 @@ export const adminSessions = sqliteTable(
 
 /**
  * Reading history in compressed blocks (history/, ../codec/). Closed periods
- * (a UTC day by default) live in `history_blocks`, one or more encoded blocks per
+ * (four hours by default; a UTC day in stores made before 2026-11-27) live in `history_blocks`, one or more encoded blocks per
  * register and period. The key leads with the period, so closing a period appends
  * at the end of the B-tree (few pages written) and retention drops a key prefix.
  * WITHOUT ROWID (migration 0007): the key is the table. Blocks stay under about a

@@ -384,10 +384,35 @@ describe("restarts", () => {
   });
 });
 
+describe("periods", () => {
+  test("a new store's period is four hours: a day of minutes closes into six periods of one 240-reading block each", async () => {
+    const store = freshStore();
+    const history = openBlockHistory(sqliteOf(store));
+    expect(history.periodSeconds).toBe(14_400);
+    const batch: NewReading[] = [];
+    for (let minute = 0; minute < 1440; minute++)
+      batch.push({ registerId: 1, ts: day0 + minute * 60_000, rawValue: minute });
+    history.record(batch);
+    // Four hours in, the first period has ended but is not closed before its grace.
+    await history.closePeriods(day0 + 4 * 3_600_000 + 60_000);
+    expect(history.count()).toEqual({ closed: 0, open: 1440 });
+    await history.closePeriods(day0 + 2 * 86_400_000);
+    const sizes = sqliteOf(store)
+      .query<{ count: number }, []>("SELECT count FROM history_blocks WHERE register_id = 1")
+      .all()
+      .map((row) => row.count);
+    expect(sizes).toEqual([240, 240, 240, 240, 240, 240]);
+    expect(history.count()).toEqual({ closed: 1440, open: 0 });
+  });
+});
+
 describe("layout", () => {
   test("a noisy day is cut into blocks that stay on their B-tree page", async () => {
     const store = freshStore();
-    const history = openBlockHistory(sqliteOf(store), { readingsPerBlock: Number.POSITIVE_INFINITY });
+    const history = openBlockHistory(sqliteOf(store), {
+      periodSeconds: 86_400,
+      readingsPerBlock: Number.POSITIVE_INFINITY,
+    });
     const random = seededRandom(8);
     const batch: NewReading[] = [];
     for (let minute = 0; minute < 1440; minute++) {
@@ -416,7 +441,7 @@ describe("layout", () => {
 describe("readings per block", () => {
   test("a cap cuts a period into blocks of at most that many readings, read back the same", async () => {
     const store = freshStore();
-    const history = openBlockHistory(sqliteOf(store), { readingsPerBlock: 100 });
+    const history = openBlockHistory(sqliteOf(store), { periodSeconds: 86_400, readingsPerBlock: 100 });
     const model = new Model();
     const batch = plant(seededRandom(30), 3, day0, 1440);
     history.record(batch);

@@ -30,7 +30,7 @@ import { decodeTailAggregate, encodeTailAggregate, isStandaloneAggregate } from 
 export interface BlockHistoryOptions {
   /**
    * Length of a period in seconds, used when the store has none yet (a store keeps
-   * its own). Measured in docs/benchmarks.md: a day gives the smallest store; the
+   * its own). Measured in docs/benchmarks.md ("The open period in memory"): the
    * memory the open tail takes grows with it.
    */
   periodSeconds?: number;
@@ -52,7 +52,14 @@ export interface BlockHistoryOptions {
   onOtherWriter?: () => void;
 }
 
-export const dayPeriodSeconds = 86_400;
+/**
+ * A new store's period: four hours, the 240 readings of one full block at one stored
+ * reading a minute, so closing it writes the blocks a day's period wrote (the same
+ * bytes a reading, docs/benchmarks.md) while the open tail in memory holds at most
+ * four hours, not a day (for 1,000 registers with aggregates about 14 MB, not 85).
+ * Stores made with a day's period (before 2026-11-27) keep it.
+ */
+export const defaultPeriodSeconds = 14_400;
 export const defaultReadingsPerBlock = 240;
 /** Before any close: every period is open. */
 const noPeriodClosed = -2_147_483_648;
@@ -80,7 +87,7 @@ export function openBlockHistory(db: Database, options: BlockHistoryOptions = {}
       "SELECT period_s AS periodSeconds, open_period AS openPeriod FROM history_state WHERE id = 1",
     )
     .get();
-  const periodSeconds = stateRow?.periodSeconds ?? options.periodSeconds ?? dayPeriodSeconds;
+  const periodSeconds = stateRow?.periodSeconds ?? options.periodSeconds ?? defaultPeriodSeconds;
   let openPeriod = stateRow?.openPeriod ?? noPeriodClosed;
   const blocks = blockTable(db, options.cachedBlocks ?? 512, options.readingsPerBlock ?? defaultReadingsPerBlock);
   const registersPerTransaction = options.registersPerTransaction ?? 200;
