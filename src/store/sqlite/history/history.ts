@@ -56,7 +56,8 @@ export interface BlockHistoryOptions {
  * A new store's period: four hours, the 240 readings of one full block at one stored
  * reading a minute, so closing it writes the blocks a day's period wrote (the same
  * bytes a reading, docs/benchmarks.md) while the open tail in memory holds at most
- * four hours, not a day (for 1,000 registers with aggregates about 14 MB, not 85).
+ * four hours, not a day: for 1,000 registers with aggregates the history's heap peaks
+ * near 28 MB instead of 85 (scripts/bench/open-tail.ts).
  * Stores made with a day's period (before 2026-11-27) keep it.
  */
 export const defaultPeriodSeconds = 14_400;
