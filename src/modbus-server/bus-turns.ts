@@ -5,12 +5,19 @@
  * clients that keep misses coming would keep a due poll waiting for good. With one at
  * a time, the queue starts a waiting poll as the pass-through turn ends, before the
  * next one is queued, so polling is late by at most one transaction (docs/polling.md,
- * "The Modbus TCP server"). Writes do not wait here: they go ahead of everything.
+ * "The Modbus TCP server"). A poll is queued when its timer fires; on a loaded box that
+ * timer can run late, after its due time has passed. So a read that waited behind
+ * another starts only after the timers already due have run (a zero timeout runs after
+ * them): a poll due meanwhile is queued first and goes next. Writes do not wait here:
+ * they go ahead of everything.
  */
 import type { PollingGateway } from "../modbus/polling-config.ts";
 
 /** Reads waiting for their turn on one connection past this are answered "busy" (exception 6). */
 export const mostWaitingPerConnection = 64;
+
+/** Resolves once the timers already due (a late poll's among them) have run. */
+const afterDueTimers = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 export function createBusTurns(gateway: PollingGateway) {
   const connectionOf = new Map(
@@ -31,8 +38,9 @@ export function createBusTurns(gateway: PollingGateway) {
       }
       if (line.waiting >= mostWaitingPerConnection) return null;
       const current = line;
+      const behindAnother = current.waiting > 0;
       current.waiting++;
-      const turn = current.last.then(work);
+      const turn = (behindAnother ? current.last.then(afterDueTimers) : current.last).then(work);
       current.last = turn.then(
         () => undefined,
         () => undefined,
